@@ -1,0 +1,174 @@
+package sim
+
+import (
+	"math/rand/v2"
+
+	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// Time is virtual time in whole seconds since the trace epoch.
+type Time = workload.Time
+
+// JobRef identifies a job of the run: its index in the workload's job slice.
+type JobRef int32
+
+// NodeAlloc is what a job holds (or is to be given) on one node.
+type NodeAlloc struct {
+	Node  int32 // index into the cluster's Nodes
+	GPUs  int32
+	CPUs  int32
+	MemMB int64
+}
+
+// PendingJob is a queued, eligible job as a policy sees it.
+type PendingJob struct {
+	Ref      JobRef
+	Submit   Time
+	Eligible Time
+	// Limit is the time limit the scheduler plans with (seconds, > 0): the
+	// job's own, or its partition's MaxTime, or its runtime when neither is
+	// known. Policies never see actual runtimes.
+	Limit Time
+	// Part indexes the cluster's Partitions.
+	Part int32
+	// Req is the resolved request: GPUType is empty when the cluster has no
+	// node of the type the trace asked for.
+	Req workload.Request
+}
+
+// RunningJob is a job holding resources.
+type RunningJob struct {
+	Ref   JobRef
+	Start Time
+	// End is Start+Limit: when the job will have ended at the latest. The
+	// actual end may be earlier; policies are not told.
+	End   Time
+	Part  int32
+	Alloc []NodeAlloc
+}
+
+// NodeState is a node's free resources at the view's time.
+type NodeState struct {
+	FreeGPUs  int32
+	FreeCPUs  int32
+	FreeMemMB int64
+}
+
+// View is a read-only snapshot of the cluster and queue at Now. Slices are
+// owned by the controller: a policy must not modify them or keep them after
+// Schedule returns.
+type View interface {
+	Now() Time
+	// Pending lists eligible queued jobs in submit order, ties by JobRef.
+	Pending() []PendingJob
+	// Running lists running jobs by JobRef.
+	Running() []RunningJob
+	// Nodes gives each node's free resources, indexed like Cluster().Nodes.
+	Nodes() []NodeState
+	Cluster() *hwmodels.Cluster
+	// Job returns the workload job behind ref; read only.
+	Job(ref JobRef) *workload.Job
+}
+
+// Start is a policy's decision to start a job now on the given nodes.
+type Start struct {
+	Job   JobRef
+	Alloc []NodeAlloc
+}
+
+// Plan is what one scheduling pass decided. The controller applies Starts in
+// order, checking each against capacity and job state; a bad decision stops
+// the run with an error naming the policy, job and node. The controller
+// does not retain the Plan's slices, so a policy may reuse them.
+type Plan struct {
+	Starts []Start
+}
+
+// Triggers says when a policy wants a scheduling pass: after any instant at
+// which a job was submitted or ended (OnEvent), and/or every Interval
+// seconds (0 = never). The controller turns these into events; policies
+// hold no timers.
+type Triggers struct {
+	OnEvent  bool
+	Interval Time
+}
+
+// Policy runs scheduling passes. Given the same View and rng state it must
+// return the same Plan.
+type Policy interface {
+	Name() string
+	Triggers() Triggers
+	Schedule(v View, rng *rand.Rand) Plan
+}
+
+// State is a job's final state in the simulation.
+type State uint8
+
+// Final states.
+const (
+	Completed State = iota + 1
+	Timeout         // killed at its time limit
+	Cancelled       // cancelled before it started (the trace says so)
+	Rejected        // can never run on this cluster; Record.Reason says why
+	Unfinished      // still pending or running when the run stopped
+)
+
+func (s State) String() string {
+	switch s {
+	case Completed:
+		return "COMPLETED"
+	case Timeout:
+		return "TIMEOUT"
+	case Cancelled:
+		return "CANCELLED"
+	case Rejected:
+		return "REJECTED"
+	case Unfinished:
+		return "UNFINISHED"
+	}
+	return "UNKNOWN"
+}
+
+// JobRecord is what happened to one job. Start and End are
+// workload.Unknown for jobs that never started.
+type JobRecord struct {
+	Ref      JobRef
+	Submit   Time
+	Eligible Time
+	Start    Time
+	End      Time
+	State    State
+	// Reason explains Rejected (and notes remappings such as an unknown
+	// partition); empty otherwise.
+	Reason string
+	// Part indexes the cluster's Partitions; -1 for jobs rejected before a
+	// partition was chosen.
+	Part  int32
+	Alloc []NodeAlloc
+}
+
+// GPUs returns the total GPUs the job held.
+func (r *JobRecord) GPUs() int64 {
+	var n int64
+	for _, a := range r.Alloc {
+		n += int64(a.GPUs)
+	}
+	return n
+}
+
+// Record is the append-only account of a run that reports read.
+type Record struct {
+	Cluster *hwmodels.Cluster
+	Trace   *workload.Trace
+	Policy  string
+	Seed    uint64
+	// Jobs has one entry per workload job, indexed by JobRef.
+	Jobs []JobRecord
+	// End is the virtual time the run stopped at.
+	End Time
+	// Notes are remarks on the run (remapped partitions, ignored GPU types).
+	Notes []string
+	// Events counts the events the engine processed.
+	Events int64
+}

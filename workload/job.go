@@ -1,0 +1,175 @@
+package workload
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Time is a count of seconds. It is used both for instants (seconds since a
+// trace's epoch) and for durations; the simulator never uses floats or
+// time.Time for time.
+type Time int64
+
+// Unknown marks an unknown or absent time or duration.
+const Unknown Time = -1
+
+// Request is what a job asks of the cluster. Counts are totals over the
+// whole job, as sacct's ReqTRES/AllocTRES report them.
+type Request struct {
+	// Nodes is the exact node count the job needs. Zero means "as many as
+	// needed": the job's GPUs (or, without GPUs, its CPUs) are spread over
+	// any nodes, like sbatch -n without -N.
+	Nodes int32
+	// GPUs is the total GPU count; zero for CPU-only jobs.
+	GPUs int32
+	// GPUType restricts the job to nodes with that GPU model ("h100",
+	// "a100"); empty means any type.
+	GPUType string
+	// CPUs is the total CPU count.
+	CPUs int32
+	// MemMB is the total memory in MiB; zero means unspecified.
+	MemMB int64
+}
+
+// DepType is the kind of a job dependency (sbatch --dependency).
+type DepType uint8
+
+// Dependency kinds, as Slurm names them.
+const (
+	DepAfter DepType = iota + 1
+	DepAfterAny
+	DepAfterOK
+	DepAfterNotOK
+	DepSingleton
+)
+
+func (d DepType) String() string {
+	switch d {
+	case DepAfter:
+		return "after"
+	case DepAfterAny:
+		return "afterany"
+	case DepAfterOK:
+		return "afterok"
+	case DepAfterNotOK:
+		return "afternotok"
+	case DepSingleton:
+		return "singleton"
+	}
+	return "unknown"
+}
+
+// Dependency says this job may not start until JobID (the trace's job id)
+// reaches the state Type asks for. Singleton has no JobID.
+type Dependency struct {
+	Type  DepType
+	JobID string
+}
+
+// Field is one trace column the replay does not interpret, kept so that no
+// recorded information is thrown away. Name strings are shared between jobs
+// of one trace.
+type Field struct {
+	Name  string
+	Value string
+}
+
+// Job is one job of a workload.
+type Job struct {
+	// ID is the job id as the trace writes it ("123", "123_4", "123+0").
+	ID        string
+	Name      string
+	User      string
+	Account   string
+	Partition string // may be "a,b" for a multi-partition submission
+	QOS       string
+
+	// ArrayJobID is the array's job id for array tasks, else empty;
+	// ArrayTaskID is the task index, or -1.
+	ArrayJobID  string
+	ArrayTaskID int32
+
+	Request Request
+	// TimeLimit is the requested wall-time limit in seconds, or Unknown.
+	TimeLimit Time
+	// Runtime is how long the job actually ran in the trace, in seconds.
+	Runtime Time
+	// Submit is the submit time in seconds (absolute in the trace's clock
+	// until Trace.Rebase makes it relative to the epoch).
+	Submit Time
+	// CancelAfter is, for a job the trace shows cancelled before it ever
+	// started, how many seconds after Submit the user cancelled it; Unknown
+	// for every other job.
+	CancelAfter Time
+
+	Deps []Dependency
+
+	// TraceState is the final state the trace recorded (COMPLETED, FAILED,
+	// TIMEOUT, CANCELLED, ...). It does not change how a started job uses
+	// resources in the simulation.
+	TraceState string
+	// TraceStart and TraceEnd are the recorded start and end, in the same
+	// clock as Submit, or Unknown.
+	TraceStart Time
+	TraceEnd   Time
+
+	// Extra holds the trace's other columns.
+	Extra []Field
+}
+
+// NewJob returns a Job with every optional time set to Unknown and no array
+// task index, so the zero values of those fields never pass for real data.
+func NewJob(id string) Job {
+	return Job{
+		ID:          id,
+		ArrayTaskID: -1,
+		TimeLimit:   Unknown,
+		Runtime:     0,
+		Submit:      0,
+		CancelAfter: Unknown,
+		TraceStart:  Unknown,
+		TraceEnd:    Unknown,
+	}
+}
+
+// CancelledPending reports whether the trace shows the job cancelled before
+// it started.
+func (j *Job) CancelledPending() bool { return j.CancelAfter != Unknown }
+
+// Trace is a whole workload: jobs sorted by submit time (ties in the
+// trace's order) with times relative to Epoch.
+type Trace struct {
+	// Epoch is the Unix time (seconds) that Time zero stands for. For
+	// sacct traces, whose timestamps carry no zone, it is the wall-clock
+	// reading taken as UTC.
+	Epoch int64
+	Jobs  []Job
+	// Source says where the jobs came from, for run headers.
+	Source string
+	// Notes are human-readable remarks from the reader (skipped records,
+	// mappings applied), in the order they arose.
+	Notes []string
+}
+
+// Rebase sorts jobs stably by submit time and makes every time relative to
+// the first submit, which becomes the epoch. base is the Unix time the jobs'
+// current clock counts from (0 when they hold Unix seconds already).
+func (t *Trace) Rebase(base int64) {
+	slices.SortStableFunc(t.Jobs, func(a, b Job) int { return cmp.Compare(a.Submit, b.Submit) })
+	if len(t.Jobs) == 0 {
+		t.Epoch = base
+		return
+	}
+	first := t.Jobs[0].Submit
+	t.Epoch = base + int64(first)
+	for i := range t.Jobs {
+		j := &t.Jobs[i]
+		j.Submit -= first
+		if j.TraceStart != Unknown {
+			j.TraceStart -= first
+		}
+		if j.TraceEnd != Unknown {
+			j.TraceEnd -= first
+		}
+	}
+}
