@@ -107,11 +107,11 @@ type State uint8
 
 // Final states.
 const (
-	Completed State = iota + 1
-	Timeout         // killed at its time limit
-	Cancelled       // cancelled before it started (the trace says so)
-	Rejected        // can never run on this cluster; Record.Reason says why
-	Unfinished      // still pending or running when the run stopped
+	Completed  State = iota + 1
+	Timeout          // killed at its time limit
+	Cancelled        // cancelled before it started (the trace says so)
+	Rejected         // can never run on this cluster; Record.Reason says why
+	Unfinished       // still pending or running when the run stopped
 )
 
 func (s State) String() string {
