@@ -1,0 +1,35 @@
+# schedsim — build, test, benchmark, fuzz, lint.
+GO      ?= go
+PKGS    := ./...
+FUZZTIME ?= 10s
+
+.PHONY: all build test bench fuzz lint
+
+all: lint test build
+
+build:
+	$(GO) build -o bin/schedsim ./cmd/schedsim
+
+# The tests read ../shared/traces when it is there and skip those parts
+# with a reason when it is not.
+test:
+	$(GO) vet $(PKGS)
+	$(GO) test -count=1 $(PKGS)
+
+# Benchmarks; figures go to BENCHMARKS.md with the command that made them.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 $(PKGS)
+
+# A short run of every fuzz target (go test -fuzz takes one target at a time).
+fuzz:
+	@set -e; for pkg in $$($(GO) list $(PKGS)); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$f"; \
+	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)

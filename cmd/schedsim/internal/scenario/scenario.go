@@ -1,0 +1,314 @@
+// Package scenario owns the scenario file: one YAML document that names
+// everything a run needs (cluster, trace, policy and its parameters, seed,
+// outputs), so a run is reproducible from one file. It decodes and
+// validates the file strictly; the schedsim command builds the run from it.
+package scenario
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Version is the scenario schema version this build reads.
+const Version = 1
+
+// Scenario is a decoded, validated scenario file. Relative paths in it are
+// resolved against the directory of the file.
+type Scenario struct {
+	Version int     `yaml:"version"`
+	Name    string  `yaml:"name"`
+	Seed    uint64  `yaml:"seed"`
+	Cluster Cluster `yaml:"cluster"`
+	Trace   Trace   `yaml:"trace"`
+	Policy  Policy  `yaml:"policy"`
+	Output  Output  `yaml:"output"`
+
+	// Path is the file the scenario came from ("" for the embedded one);
+	// src is its text, for positions inside inline sections.
+	Path string `yaml:"-"`
+	src  []byte
+}
+
+// Cluster names the cluster: exactly one of File, Builtin or Inline.
+type Cluster struct {
+	// File is a cluster spec YAML file (hwmodels schema).
+	File string `yaml:"file"`
+	// Builtin is "example" (the embedded example cluster) or "swf-header"
+	// (the machine an SWF trace's header describes).
+	Builtin string `yaml:"builtin"`
+	// Inline is a cluster spec written in place.
+	Inline yaml.Node `yaml:"inline"`
+}
+
+// Trace names the workload: exactly one of File or Builtin.
+type Trace struct {
+	File string `yaml:"file"`
+	// Builtin is "llnl-thunder-slice", the embedded default trace.
+	Builtin string `yaml:"builtin"`
+	// Format is "sacct" or "swf"; empty means detect from content.
+	Format  string `yaml:"format"`
+	Lenient bool   `yaml:"lenient"`
+	Sacct   Sacct  `yaml:"sacct"`
+	SWF     SWF    `yaml:"swf"`
+	// PartitionMap renames trace partitions onto cluster partitions
+	// ("1": gpu); names not listed are kept.
+	PartitionMap map[string]string `yaml:"partition_map"`
+}
+
+// Sacct holds sacct reader options.
+type Sacct struct {
+	// Delimiter between fields; empty means detect ("|" or "☃").
+	Delimiter string `yaml:"delimiter"`
+	// Fields names the columns of headerless (sacct -n) output, in order.
+	Fields []string `yaml:"fields"`
+}
+
+// SWF holds Standard Workload Format options.
+type SWF struct {
+	// ProcsPerNode maps processors to whole nodes (ceil); 0 leaves
+	// processors as the scheduled unit.
+	ProcsPerNode int `yaml:"procs_per_node"`
+	// ProcsPerGPU maps a job's processors to ceil(procs/ProcsPerGPU) GPUs,
+	// for replaying a CPU log on a GPU cluster; 0 keeps CPUs.
+	ProcsPerGPU int `yaml:"procs_per_gpu"`
+}
+
+// Policy names a scheduling policy and its parameters.
+type Policy struct {
+	Name string    `yaml:"name"`
+	Args yaml.Node `yaml:"args"`
+}
+
+// Output says where results go.
+type Output struct {
+	// Dir receives summary.json and jobs.csv; empty prints the summary only.
+	Dir string `yaml:"dir"`
+}
+
+// Error is a scenario error with its position.
+type Error struct {
+	Path  string
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Path)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	b.WriteString(": ")
+	if e.Field != "" {
+		b.WriteString(e.Field + ": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Load reads and validates a scenario file.
+func Load(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data, path)
+}
+
+// Parse decodes and validates a scenario from data; path names it in errors
+// and anchors relative paths.
+func Parse(data []byte, path string) (*Scenario, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, yamlError(path, err)
+	}
+	if len(root.Content) == 0 {
+		return nil, &Error{Path: path, Msg: "empty scenario (want at least version: 1)"}
+	}
+	s := &Scenario{Path: path, src: data}
+	if err := DecodeStrict(data, path, s); err != nil {
+		return nil, err
+	}
+	if err := s.validate(root.Content[0]); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+var lineField = regexp.MustCompile(`^line (\d+): field (\S+) not found in type`)
+var lineMsg = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+
+// DecodeStrict decodes YAML text into v, rejecting unknown keys, and turns
+// the decoder's errors into "path:line: message" form.
+func DecodeStrict(data []byte, path string, v any) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	err := dec.Decode(v)
+	if err == nil || errors.Is(err, io.EOF) {
+		return nil
+	}
+	return yamlError(path, err)
+}
+
+func yamlError(path string, err error) error {
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg := te.Errors[0]
+		if m := lineField.FindStringSubmatch(msg); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			return &Error{Path: path, Line: n, Msg: "unknown key " + strconv.Quote(m[2])}
+		}
+		if m := lineMsg.FindStringSubmatch(msg); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			return &Error{Path: path, Line: n, Msg: m[2]}
+		}
+		return &Error{Path: path, Msg: msg}
+	}
+	if m := lineMsg.FindStringSubmatch(err.Error()); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return &Error{Path: path, Line: n, Msg: m[2]}
+	}
+	return &Error{Path: path, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+}
+
+// lineOf finds the line of the value at a key path under a mapping node, or
+// of the deepest key found.
+func lineOf(n *yaml.Node, keys ...string) int {
+	line := n.Line
+	for _, k := range keys {
+		if n.Kind != yaml.MappingNode {
+			return line
+		}
+		found := false
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == k {
+				line = n.Content[i].Line
+				n = n.Content[i+1]
+				found = true
+				break
+			}
+		}
+		if !found {
+			return line
+		}
+	}
+	return line
+}
+
+var (
+	clusterBuiltins = []string{"example", "swf-header"}
+	traceBuiltins   = []string{"llnl-thunder-slice"}
+	formats         = []string{"sacct", "swf"}
+)
+
+func (s *Scenario) validate(root *yaml.Node) error {
+	bad := func(msg string, keys ...string) error {
+		return &Error{Path: s.Path, Line: lineOf(root, keys...), Field: strings.Join(keys, "."), Msg: msg}
+	}
+	if s.Version != Version {
+		return bad(fmt.Sprintf("must be %d, got %d", Version, s.Version), "version")
+	}
+	inline := !s.Cluster.Inline.IsZero()
+	switch n := btoi(s.Cluster.File != "") + btoi(s.Cluster.Builtin != "") + btoi(inline); {
+	case n == 0:
+		return bad("give one of file, builtin or inline", "cluster")
+	case n > 1:
+		return bad("give only one of file, builtin or inline", "cluster")
+	}
+	if s.Cluster.Builtin != "" && !slices.Contains(clusterBuiltins, s.Cluster.Builtin) {
+		return bad(fmt.Sprintf("unknown builtin %q (want %s)", s.Cluster.Builtin, strings.Join(clusterBuiltins, ", ")), "cluster", "builtin")
+	}
+	switch {
+	case s.Trace.File == "" && s.Trace.Builtin == "":
+		return bad("give one of file or builtin", "trace")
+	case s.Trace.File != "" && s.Trace.Builtin != "":
+		return bad("give only one of file or builtin", "trace")
+	}
+	if s.Trace.Builtin != "" && !slices.Contains(traceBuiltins, s.Trace.Builtin) {
+		return bad(fmt.Sprintf("unknown builtin %q (want %s)", s.Trace.Builtin, strings.Join(traceBuiltins, ", ")), "trace", "builtin")
+	}
+	if s.Trace.Format != "" && !slices.Contains(formats, s.Trace.Format) {
+		return bad(fmt.Sprintf("unknown format %q (want %s, or leave empty to detect)", s.Trace.Format, strings.Join(formats, ", ")), "trace", "format")
+	}
+	if !(s.Trace.SWF.ProcsPerNode >= 0) {
+		return bad(fmt.Sprintf("must be >= 0, got %d", s.Trace.SWF.ProcsPerNode), "trace", "swf", "procs_per_node")
+	}
+	if !(s.Trace.SWF.ProcsPerGPU >= 0) {
+		return bad(fmt.Sprintf("must be >= 0, got %d", s.Trace.SWF.ProcsPerGPU), "trace", "swf", "procs_per_gpu")
+	}
+	if s.Trace.SWF.ProcsPerGPU > 0 && s.Trace.SWF.ProcsPerNode > 0 {
+		return bad("procs_per_gpu and procs_per_node exclude each other", "trace", "swf")
+	}
+	if s.Policy.Name == "" {
+		return bad("missing (want a policy name such as easy or fifo)", "policy", "name")
+	}
+	return nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Resolve returns p relative to the scenario file's directory, unless it
+// is absolute or the scenario has no file.
+func (s *Scenario) Resolve(p string) string {
+	if p == "" || filepath.IsAbs(p) || s.Path == "" {
+		return p
+	}
+	return filepath.Join(filepath.Dir(s.Path), p)
+}
+
+// Fragment returns the scenario text of an inline section (cluster.inline,
+// policy.args) with every line outside it blanked, so a parser of the
+// section reports line numbers of the scenario file itself. It returns nil
+// for an absent section.
+func (s *Scenario) Fragment(n *yaml.Node) []byte {
+	if n.IsZero() {
+		return nil
+	}
+	first, last := n.Line, maxLine(n)
+	lines := strings.SplitAfter(string(s.src), "\n")
+	var b strings.Builder
+	for i, l := range lines {
+		ln := i + 1
+		switch {
+		case ln < first || ln > last:
+			b.WriteString("\n")
+		case ln == first:
+			// Blank the "key: " before the value on its first line.
+			col := max(n.Column-1, 0)
+			if col > len(l) {
+				col = len(l)
+			}
+			b.WriteString(strings.Repeat(" ", col) + l[col:])
+		default:
+			b.WriteString(l)
+		}
+		if ln > last {
+			break
+		}
+	}
+	return []byte(b.String())
+}
+
+func maxLine(n *yaml.Node) int {
+	m := n.Line
+	for _, c := range n.Content {
+		m = max(m, maxLine(c))
+	}
+	return m
+}
