@@ -285,8 +285,11 @@ func (s *Scenario) Fragment(n *yaml.Node) []byte {
 	var b strings.Builder
 	for i, l := range lines {
 		ln := i + 1
+		if ln > last {
+			break
+		}
 		switch {
-		case ln < first || ln > last:
+		case ln < first:
 			b.WriteString("\n")
 		case ln == first:
 			// Blank the "key: " before the value on its first line.
@@ -297,9 +300,6 @@ func (s *Scenario) Fragment(n *yaml.Node) []byte {
 			b.WriteString(strings.Repeat(" ", col) + l[col:])
 		default:
 			b.WriteString(l)
-		}
-		if ln > last {
-			break
 		}
 	}
 	return []byte(b.String())
