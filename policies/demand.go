@@ -1,0 +1,121 @@
+package policies
+
+import (
+	"math"
+
+	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// demand is a job's request in the shape placement works with, resolved
+// once per job with sim's request arithmetic (sim.PerNode, sim.Units):
+// either count whole nodes each giving the per-node share (Request.Nodes >
+// 0), or count units spread over any nodes (Request.Nodes == 0), a unit
+// being one GPU (with its share of CPUs and memory) or, for CPU-only jobs,
+// one CPU (with its share of memory).
+type demand struct {
+	part    uint64 // the job's partition as a Node.Partitions bit
+	gpuType string // "" = any GPU type
+	spread  bool   // count units over any nodes, not count whole nodes
+	count   int32  // units (spread) or nodes
+	gpus    int32  // per unit or per node
+	cpus    int32  // per unit or per node
+	mem     int64  // MiB per unit or per node
+}
+
+// newDemand resolves job's request. A request with no nodes, GPUs or CPUs
+// is taken as one node, as the controller normalizes it.
+func newDemand(job *sim.PendingJob) demand {
+	r := job.Req
+	d := demand{gpuType: r.GPUType}
+	if job.Part >= 0 && job.Part < hwmodels.MaxPartitions {
+		d.part = 1 << uint(job.Part)
+	}
+	if r.Nodes <= 0 {
+		if u, g, c, m := sim.Units(&r); u > 0 {
+			d.spread, d.count, d.gpus, d.cpus, d.mem = true, u, g, c, m
+			return d
+		}
+		r.Nodes = 1
+	}
+	d.count = r.Nodes
+	d.gpus, d.cpus, d.mem = sim.PerNode(&r)
+	return d
+}
+
+// eligible reports whether the job may run on n at all: n is in the job's
+// partition and, when the job names a GPU type, has that type (as
+// sim.Eligible).
+func (d *demand) eligible(n *hwmodels.Node) bool {
+	return n.Partitions&d.part != 0 && (d.gpuType == "" || n.GPUType == d.gpuType)
+}
+
+// fit returns what fits in f: the number of whole units for a spread
+// demand (not capped at count, unlike sim.UnitsOn), or 1 when the per-node
+// share fits (0 otherwise) for a node-count demand. It does not check
+// eligibility.
+func (d *demand) fit(f sim.NodeState) int32 {
+	if !d.spread {
+		if f.FreeGPUs >= d.gpus && f.FreeCPUs >= d.cpus && f.FreeMemMB >= d.mem {
+			return 1
+		}
+		return 0
+	}
+	n := int32(math.MaxInt32)
+	if d.gpus > 0 {
+		n = min(n, f.FreeGPUs/d.gpus)
+	}
+	if d.cpus > 0 {
+		n = min(n, f.FreeCPUs/d.cpus)
+	}
+	if d.mem > 0 {
+		n = int32(min(int64(n), f.FreeMemMB/d.mem))
+	}
+	return max(n, 0)
+}
+
+// alloc returns what units units (1 for a node-count demand) take on node,
+// as sim.Take does.
+func (d *demand) alloc(node int32, units int32) sim.NodeAlloc {
+	return sim.NodeAlloc{Node: node, GPUs: units * d.gpus, CPUs: units * d.cpus, MemMB: int64(units) * d.mem}
+}
+
+// harder reports whether d can fit nowhere that e cannot: same eligibility
+// and shape, and at least as much of everything. Whether a demand fits by
+// capacity is monotone in this order, which lets a pass remember failures.
+func (d *demand) harder(e *demand) bool {
+	return d.part == e.part && d.gpuType == e.gpuType && d.spread == e.spread &&
+		d.count >= e.count && d.gpus >= e.gpus && d.cpus >= e.cpus && d.mem >= e.mem
+}
+
+// capacity returns how much of d fits in free over the eligible nodes:
+// units for a spread demand, nodes otherwise. Any placement of d needs
+// capacity >= d.count; FirstFit succeeds exactly then.
+func (d *demand) capacity(nodes []hwmodels.Node, free []sim.NodeState) int64 {
+	var c int64
+	for i := range nodes {
+		if d.eligible(&nodes[i]) {
+			c += int64(d.fit(free[i]))
+		}
+	}
+	return c
+}
+
+// take subtracts a from free.
+func take(free []sim.NodeState, a []sim.NodeAlloc) {
+	for _, x := range a {
+		f := &free[x.Node]
+		f.FreeGPUs -= x.GPUs
+		f.FreeCPUs -= x.CPUs
+		f.FreeMemMB -= x.MemMB
+	}
+}
+
+// endAt returns now+limit, saturating instead of overflowing.
+func endAt(now, limit workload.Time) workload.Time {
+	if limit > math.MaxInt64-now {
+		return math.MaxInt64
+	}
+	return now + limit
+}

@@ -1,0 +1,28 @@
+// Package policies holds the scheduling policies schedsim can replay a trace
+// under, behind sim.Policy, and the pieces they are built from.
+//
+// A policy sees only a read-only sim.View (time, queue in priority order,
+// running jobs with their time-limit ends, per-node free resources) and
+// returns a sim.Plan: the jobs to start now and the nodes to start them on.
+// The controller in package sim checks and applies the plan; policies never
+// mutate cluster state and never see actual runtimes.
+//
+// Policies:
+//
+//   - fifo (FIFO): strict priority order, no backfill. Jobs start in queue
+//     order while they fit; the first job that does not fit blocks the rest.
+//   - easy (EASY): textbook EASY backfilling (Mu'alem and Feitelson, "Utilization,
+//     predictability, workloads, and user runtime estimates in scheduling
+//     the IBM SP2 with backfilling", IEEE TPDS 12(6), 2001). The first
+//     job that cannot start gets a reservation at its shadow time; later
+//     jobs may start now only if they do not delay it.
+//
+// Node choice is delegated to a Placer (FirstFit: Slurm's lowest-numbered
+// node first). Placement is all-or-nothing: a Placer stages a whole
+// allocation and the policy commits it or discards it.
+//
+// Policies are built by name from a Registry of Factory functions;
+// Builtin returns the standard set. Nothing registers itself in init.
+//
+// See README.md for the pipeline of one scheduling pass.
+package policies

@@ -1,0 +1,293 @@
+package policies
+
+import (
+	"math/rand/v2"
+
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// EASY is textbook EASY backfilling (Mu'alem and Feitelson, IEEE TPDS
+// 12(6), 2001), with multi-resource, per-node fit.
+//
+// Each pass:
+//
+//  1. Start queued jobs in queue order while they fit.
+//  2. The first job that does not fit (the head) gets a reservation at its
+//     shadow time: the earliest time enough resources free up for it. The
+//     shadow time is found on a copy of the free state by releasing running
+//     jobs (and jobs started in step 1) at their End = start + time limit,
+//     never their actual runtime, in End order; after all jobs with one End
+//     are released, placement is tried again. The nodes that placement
+//     uses at the shadow time are the reserved nodes; what is left free
+//     then is the extra.
+//  3. Every later queued job starts now if it fits now and does not delay
+//     the reservation: either it ends (now + its limit) by the shadow time,
+//     or, with it held at the shadow time, the head can still be placed at
+//     the shadow time. Jobs started this way count against what is free at
+//     the shadow time for the jobs after them.
+//
+// Only the head gets a reservation. If the head could not be placed even
+// with every running job released (which the controller's submit-time
+// rejection rules out for FirstFit) there is no reservation and nothing
+// backfills in that pass.
+//
+// An EASY keeps scratch buffers between passes; it must not be used by two
+// runs at once.
+type EASY struct {
+	pass pass
+
+	// Reservation state of the latest pass.
+	has     bool
+	head    *sim.PendingJob // valid during Schedule only
+	headRef sim.JobRef
+	hd      demand
+	shadow  workload.Time
+	sfree   []sim.NodeState // free state at the shadow time
+	res     []sim.NodeAlloc // reserved nodes
+	// contrib[i] is what node i contributes to the head's capacity at the
+	// shadow time (see demand.capacity), or -1 when it is not eligible;
+	// capSum is the sum over eligible nodes.
+	contrib []int32
+	capSum  int64
+	heap    []release
+	noDelay []failedReq // jobs that would delay the reservation (until the next commit)
+	spare   []sim.NodeAlloc
+	extra   []sim.NodeState
+}
+
+// release is a job's resources coming free at end.
+type release struct {
+	end   workload.Time
+	ref   sim.JobRef
+	alloc []sim.NodeAlloc
+}
+
+var _ sim.Policy = (*EASY)(nil)
+
+// NewEASY returns an EASY policy placing jobs with placer (FirstFit when
+// nil).
+func NewEASY(placer Placer) *EASY {
+	if placer == nil {
+		placer = FirstFit{}
+	}
+	return &EASY{pass: pass{placer: placer}}
+}
+
+// Name returns "easy".
+func (*EASY) Name() string { return "easy" }
+
+// Triggers asks for a pass after every event.
+func (*EASY) Triggers() sim.Triggers { return sim.Triggers{OnEvent: true} }
+
+// Reservation is the reservation an EASY pass made for the first job that
+// could not start.
+type Reservation struct {
+	Job sim.JobRef
+	// Shadow is when the job is guaranteed to start at the latest.
+	Shadow sim.Time
+	// Alloc is where the job would start at Shadow (the reserved nodes),
+	// after the pass's backfilled jobs are accounted for.
+	Alloc []sim.NodeAlloc
+	// Extra is every node's free resources at Shadow beyond Alloc and the
+	// pass's backfilled jobs that are still running then, indexed like the
+	// cluster's nodes.
+	Extra []sim.NodeState
+}
+
+// Reservation returns the reservation the latest Schedule call made, and
+// false if it made none (every queued job started, or none was queued).
+// Its slices are reused by the next Schedule call.
+func (e *EASY) Reservation() (Reservation, bool) {
+	if !e.has {
+		return Reservation{}, false
+	}
+	e.extra = append(e.extra[:0], e.sfree...)
+	take(e.extra, e.res)
+	return Reservation{Job: e.headRef, Shadow: e.shadow, Alloc: e.res, Extra: e.extra}, true
+}
+
+// Schedule implements sim.Policy. The returned Plan's slices are reused by
+// the next call.
+func (e *EASY) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
+	p := &e.pass
+	p.reset(v)
+	e.has = false
+	e.head = nil
+	pend := v.Pending()
+	i := 0
+	for i < len(pend) && p.tryStart(&pend[i]) { // 1. in order while they fit
+		i++
+	}
+	if i == len(pend) {
+		return p.plan()
+	}
+	if !e.reserve(v.Running(), &pend[i]) { // 2. reservation for the head
+		return p.plan()
+	}
+	e.noDelay = e.noDelay[:0]
+	for j := i + 1; j < len(pend); j++ { // 3. backfill
+		e.backfill(&pend[j])
+	}
+	e.head = nil // do not retain the view's slice
+	return p.plan()
+}
+
+// reserve computes the head's shadow time and reserved nodes.
+func (e *EASY) reserve(running []sim.RunningJob, head *sim.PendingJob) bool {
+	p := &e.pass
+	e.head = head
+	e.headRef = head.Ref
+	e.hd = newDemand(head)
+	e.sfree = append(e.sfree[:0], p.free...)
+	e.contrib = e.contrib[:0]
+	e.capSum = 0
+	for i := range p.nodes {
+		c := int32(-1)
+		if e.hd.eligible(&p.nodes[i]) {
+			c = e.hd.fit(e.sfree[i])
+			e.capSum += int64(c)
+		}
+		e.contrib = append(e.contrib, c)
+	}
+
+	h := e.heap[:0]
+	for i := range running {
+		r := &running[i]
+		h = append(h, release{end: r.End, ref: r.Ref, alloc: r.Alloc})
+	}
+	for k, s := range p.starts {
+		h = append(h, release{end: p.ends[k], ref: s.Job, alloc: s.Alloc})
+	}
+	heapify(h)
+	defer func() {
+		clear(h) // drop references to the view's slices
+		e.heap = h[:0]
+	}()
+	for len(h) > 0 {
+		t := h[0].end
+		for len(h) > 0 && h[0].end == t {
+			var r release
+			r, h = pop(h)
+			e.give(r.alloc)
+		}
+		if e.capSum < int64(e.hd.count) {
+			continue // not enough capacity yet: no placer could succeed
+		}
+		var ok bool
+		e.res, ok = p.placer.Place(p.nodes, e.sfree, head, e.res[:0])
+		if ok {
+			e.shadow = t
+			e.has = true
+			return true
+		}
+	}
+	return false
+}
+
+// give adds a to the shadow free state.
+func (e *EASY) give(a []sim.NodeAlloc) {
+	for _, x := range a {
+		f := &e.sfree[x.Node]
+		f.FreeGPUs += x.GPUs
+		f.FreeCPUs += x.CPUs
+		f.FreeMemMB += x.MemMB
+		e.recount(x.Node)
+	}
+}
+
+// hold subtracts a from the shadow free state.
+func (e *EASY) hold(a []sim.NodeAlloc) {
+	for _, x := range a {
+		f := &e.sfree[x.Node]
+		f.FreeGPUs -= x.GPUs
+		f.FreeCPUs -= x.CPUs
+		f.FreeMemMB -= x.MemMB
+		e.recount(x.Node)
+	}
+}
+
+func (e *EASY) recount(n int32) {
+	if old := e.contrib[n]; old >= 0 {
+		c := e.hd.fit(e.sfree[n])
+		e.contrib[n] = c
+		e.capSum += int64(c) - int64(old)
+	}
+}
+
+// backfill starts job now if it fits and does not delay the reservation.
+func (e *EASY) backfill(job *sim.PendingJob) {
+	p := &e.pass
+	short := endAt(p.now, job.Limit) <= e.shadow
+	if !short {
+		for i := range e.noDelay {
+			if f := &e.noDelay[i]; f.part == job.Part && f.req == job.Req {
+				return // an identical job would delay the head, and nothing changed since
+			}
+		}
+	}
+	base, ok := p.stage(job)
+	if !ok {
+		return // does not fit now
+	}
+	if short {
+		p.commit(job, base) // gone by the shadow time
+		e.noDelay = e.noDelay[:0]
+		return
+	}
+	a := p.staged(base)
+	e.hold(a)
+	if e.capSum >= int64(e.hd.count) {
+		var res []sim.NodeAlloc
+		if res, ok = p.placer.Place(p.nodes, e.sfree, e.head, e.spare[:0]); ok {
+			e.res, e.spare = res, e.res // the reserved nodes may have moved
+			p.commit(job, base)
+			e.noDelay = e.noDelay[:0]
+			return
+		}
+	}
+	e.give(a) // would delay the head: undo
+	p.discard(base)
+	if len(e.noDelay) < maxFailed {
+		e.noDelay = append(e.noDelay, failedReq{job.Part, job.Req})
+	}
+}
+
+// heapify orders h as a binary min-heap by (end, ref).
+func heapify(h []release) {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(h, i)
+	}
+}
+
+func pop(h []release) (release, []release) {
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h[n] = release{}
+	h = h[:n]
+	down(h, 0)
+	return top, h
+}
+
+func (r *release) less(s *release) bool {
+	return r.end < s.end || r.end == s.end && r.ref < s.ref
+}
+
+func down(h []release, i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && h[r].less(&h[l]) {
+			m = r
+		}
+		if !h[m].less(&h[i]) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}

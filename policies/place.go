@@ -1,0 +1,53 @@
+package policies
+
+import (
+	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/sim"
+)
+
+// Placer chooses the nodes a job would start on, given every node's free
+// resources.
+//
+// Place appends the job's whole allocation to out and returns it with true,
+// or returns out unchanged (same length) and false when the job does not
+// fit. It is all-or-nothing: nothing is committed, free is not modified,
+// and the caller either commits the staged allocation (subtracting it from
+// its own free state) or discards it by truncating out. nodes and free are
+// indexed alike (cluster order); Place must not retain them. Every returned
+// NodeAlloc names a distinct node eligible for the job (in its partition,
+// of its GPU type when it names one) and fits that node's free resources;
+// together they satisfy the request (see workload.Request and the sim
+// controller's rules). The same arguments give the same result.
+type Placer interface {
+	Place(nodes []hwmodels.Node, free []sim.NodeState, job *sim.PendingJob, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool)
+}
+
+// FirstFit places a job on the lowest-numbered eligible nodes that fit, in
+// cluster order, like Slurm's default linear selection (select/cons_tres
+// without topology): a node-count job takes the first Nodes nodes whose
+// free resources hold the per-node share; a spread job takes as many whole
+// units as each node in turn holds until it has all of them.
+type FirstFit struct{}
+
+var _ Placer = FirstFit{}
+
+// Place implements Placer.
+func (FirstFit) Place(nodes []hwmodels.Node, free []sim.NodeState, job *sim.PendingJob, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
+	d := newDemand(job)
+	base := len(out)
+	need := d.count
+	for i := range nodes {
+		if !d.eligible(&nodes[i]) { // filter: partition and GPU type
+			continue
+		}
+		n := min(d.fit(free[i]), need) // filter: what fits the node's free resources
+		if n == 0 {
+			continue
+		}
+		out = append(out, d.alloc(int32(i), n)) // select: lowest-numbered node first
+		if need -= n; need == 0 {
+			return out, true // commit is the caller's
+		}
+	}
+	return out[:base], false // discard the staged nodes
+}
