@@ -1,0 +1,589 @@
+package reports
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// DefaultSlowdownTau is the bound τ, in seconds, of the bounded slowdown
+// when SummaryOptions leaves it zero. Ten seconds is the customary value
+// (Feitelson, Rudolph, Schwiegelshohn, Sevcik and Wong, "Theory and
+// Practice in Parallel Job Scheduling", JSSPP 1997).
+const DefaultSlowdownTau sim.Time = 10
+
+// SummaryOptions tunes Summarize. The zero value selects the defaults.
+type SummaryOptions struct {
+	// SlowdownTau is the bound τ of the bounded slowdown in seconds; zero
+	// or less selects DefaultSlowdownTau.
+	SlowdownTau sim.Time
+}
+
+// Summary holds the run-level metrics of one Record. Every count and
+// time is exact (integers, sim.Time seconds); every float is computed from
+// integer sums or, for the slowdown, summed in JobRef order, so two runs
+// that produce equal Records produce bit-identical Summaries.
+//
+// Summaries are plain values: they share no memory with the Record.
+type Summary struct {
+	// Policy and Seed identify the run (Record.Policy, Record.Seed).
+	Policy string
+	Seed   uint64
+	// Cluster describes the simulated cluster.
+	Cluster ClusterInfo
+	// Trace describes the replayed workload.
+	Trace TraceInfo
+	// Notes are the run's remarks (Record.Notes), in order.
+	Notes []string
+	// RunEnd is the virtual time the run stopped at (Record.End) and
+	// Events the number of events the engine processed.
+	RunEnd sim.Time
+	Events int64
+
+	// Jobs is the number of jobs in the record; Started the number that
+	// started (whatever their final state).
+	Jobs    int
+	Started int
+	// States counts jobs by final sim.State.
+	States StateCounts
+	// NotStarted breaks down the jobs that never started; these have no
+	// wait time and are left out of Wait and Slowdown.
+	NotStarted NotStarted
+	// TraceStates counts jobs by the final state their trace recorded
+	// (workload.Job.TraceState), sorted by state string; the empty string
+	// stands for "not recorded".
+	TraceStates []TraceStateCount
+
+	// FirstSubmit is the earliest submit time of any job, LastEnd the
+	// latest end of any started job (see Summarize for jobs still running
+	// when the run stopped). Both are workload.Unknown when there is no
+	// such job. Makespan is LastEnd − FirstSubmit, and zero when either is
+	// unknown. [FirstSubmit, LastEnd) is the utilization window.
+	FirstSubmit sim.Time
+	LastEnd     sim.Time
+	Makespan    sim.Time
+
+	// GPU, Node and CPU give utilization over the window.
+	GPU  Utilization
+	Node Utilization
+	CPU  Utilization
+
+	// Wait summarizes start − submit, in seconds, over every job that
+	// started (COMPLETED, TIMEOUT and UNFINISHED jobs that were running
+	// when the run stopped).
+	Wait Stats
+	// Slowdown is the bounded slowdown over finished jobs.
+	Slowdown Slowdown
+
+	// Partitions has one entry per cluster partition, in the cluster's
+	// order, then one per partition name that jobs asked for but the
+	// cluster lacks (jobs with JobRecord.Part < 0), sorted by name.
+	Partitions []PartitionSummary
+}
+
+// ClusterInfo identifies the simulated cluster.
+type ClusterInfo struct {
+	Name       string
+	Nodes      int
+	GPUs       int64 // hwmodels.Cluster.TotalGPUs
+	CPUs       int64 // sum of Node.CPUs
+	Partitions int
+}
+
+// TraceInfo identifies the replayed workload.
+type TraceInfo struct {
+	Source string
+	// Epoch is the Unix time in seconds that simulated time zero stands
+	// for (workload.Trace.Epoch).
+	Epoch int64
+	Jobs  int
+	// Notes are the trace reader's remarks (workload.Trace.Notes), in order.
+	Notes []string
+}
+
+// StateCounts counts jobs by final sim.State.
+type StateCounts struct {
+	Completed  int
+	Timeout    int
+	Cancelled  int
+	Rejected   int
+	Unfinished int
+}
+
+// add counts one job in state st; st must be a valid sim.State.
+func (c *StateCounts) add(st sim.State) {
+	switch st {
+	case sim.Completed:
+		c.Completed++
+	case sim.Timeout:
+		c.Timeout++
+	case sim.Cancelled:
+		c.Cancelled++
+	case sim.Rejected:
+		c.Rejected++
+	case sim.Unfinished:
+		c.Unfinished++
+	}
+}
+
+// NotStarted counts the jobs that never started, by cause.
+type NotStarted struct {
+	// Cancelled jobs were cancelled before they started (sim.Cancelled).
+	Cancelled int
+	// Rejected jobs could never run on the cluster (sim.Rejected).
+	Rejected int
+	// Pending jobs were still queued when the run stopped (sim.Unfinished
+	// without a start). Their wait is at least RunEnd − submit, so leaving
+	// them out biases Wait low; a large Pending count means the run was
+	// cut short.
+	Pending int
+}
+
+// TraceStateCount is the number of jobs whose trace recorded State.
+type TraceStateCount struct {
+	State string
+	Count int
+}
+
+// Utilization is allocated over available resource-seconds in the window.
+type Utilization struct {
+	// Allocated is the resource-seconds held by jobs inside the window;
+	// Available is the resource total times the window length.
+	Allocated int64
+	Available int64
+	// Fraction is Allocated / Available, in [0, 1] for a valid record;
+	// zero when Available is zero.
+	Fraction float64
+}
+
+func utilization(alloc, avail int64) Utilization {
+	u := Utilization{Allocated: alloc, Available: avail}
+	if avail > 0 {
+		u.Fraction = float64(alloc) / float64(avail)
+	}
+	return u
+}
+
+// Stats summarizes a sample of durations in seconds. Quantiles use
+// linear interpolation between order statistics (Hyndman and Fan type 7,
+// the default of R and NumPy; see quantile). All fields are zero when
+// Count is zero.
+type Stats struct {
+	Count int
+	Mean  float64
+	P50   float64
+	P95   float64
+	P99   float64
+	Max   float64
+}
+
+// statsOf summarizes xs, which it sorts in place.
+func statsOf(xs []int64) Stats {
+	if len(xs) == 0 {
+		return Stats{}
+	}
+	slices.Sort(xs)
+	var sum int64
+	for _, x := range xs {
+		sum += x
+	}
+	return Stats{
+		Count: len(xs),
+		Mean:  float64(sum) / float64(len(xs)),
+		P50:   quantile(xs, 50),
+		P95:   quantile(xs, 95),
+		P99:   quantile(xs, 99),
+		Max:   float64(xs[len(xs)-1]),
+	}
+}
+
+// quantile returns the pct-th percentile (0 ≤ pct ≤ 100) of the sorted
+// sample xs by linear interpolation between order statistics, Hyndman and
+// Fan's type 7 (R's default quantile type, NumPy's "linear" method):
+//
+//	h = (n−1)·p,  Q(p) = x[⌊h⌋] + (h − ⌊h⌋)·(x[⌊h⌋+1] − x[⌊h⌋])
+//
+// with x 0-indexed. The percentile is an integer so that ⌊h⌋ and the
+// fraction h − ⌊h⌋ = r/100 are computed exactly in integers; the only
+// rounding is in the final interpolation. quantile returns 0 for an empty
+// sample.
+func quantile(xs []int64, pct int) float64 {
+	n := len(xs)
+	if n == 0 {
+		return 0
+	}
+	h100 := int64(n-1) * int64(pct)
+	lo, r := int(h100/100), h100%100
+	if r == 0 {
+		return float64(xs[lo])
+	}
+	return float64(xs[lo]) + float64(xs[lo+1]-xs[lo])*float64(r)/100
+}
+
+// Slowdown summarizes the bounded slowdown
+//
+//	max(1, (wait + run) / max(run, Tau))
+//
+// of each finished job (COMPLETED or TIMEOUT), where run = end − start and
+// wait = start − submit. Jobs still running when the run stopped are left
+// out: their run time is not known.
+type Slowdown struct {
+	Tau   sim.Time
+	Count int
+	// Mean is the arithmetic mean over the Count jobs, summed in JobRef
+	// order; Max the largest value. Both are zero when Count is zero.
+	Mean float64
+	Max  float64
+}
+
+// PartitionSummary is the per-partition breakdown.
+type PartitionSummary struct {
+	// Name is the partition's name. InCluster is false for a name that
+	// only appears on jobs rejected before a partition was chosen
+	// (JobRecord.Part < 0); their Name is the job's own partition string.
+	Name      string
+	InCluster bool
+	// Jobs is the number of jobs in the partition, Started the number that
+	// started; States counts them by final state.
+	Jobs    int
+	Started int
+	States  StateCounts
+	// Wait summarizes start − submit over the partition's started jobs.
+	Wait Stats
+}
+
+// Summarize computes the run-level metrics of rec. It reads only the
+// record (jobs, cluster, trace) and the options.
+//
+// Definitions, all in whole seconds of simulated time:
+//
+//   - A job started when JobRecord.Start is not workload.Unknown. Its end
+//     is JobRecord.End or, for a job still running when the run stopped
+//     (End unknown), Record.End.
+//   - The window is [FirstSubmit, LastEnd): from the earliest submit of
+//     any job (rejected and cancelled ones included) to the latest end of
+//     any started job. Makespan is its length; it is zero, and LastEnd is
+//     workload.Unknown, when no job started (FirstSubmit is Unknown only
+//     when the record has no jobs).
+//   - GPU utilization is the allocated GPU-seconds inside the window —
+//     each NodeAlloc's GPUs times the part of [start, end) that lies in
+//     the window — divided by TotalGPUs × window length. CPU utilization
+//     is the same with NodeAlloc.CPUs over the sum of Node.CPUs. Node
+//     utilization counts a node busy while at least one job holds an
+//     allocation on it (the union of those intervals), over node count ×
+//     window length.
+//   - Wait is start − submit for every started job. Jobs cancelled before
+//     they started, rejected jobs and jobs still pending at the end are
+//     left out and counted in NotStarted.
+//   - Slowdown is the bounded slowdown (see Slowdown) of finished jobs
+//     with τ = opts.SlowdownTau.
+//
+// Summarize panics if rec breaks the invariants CheckRecord checks: a
+// Record comes from the engine, and a broken one is a bug there.
+func Summarize(rec *sim.Record, opts SummaryOptions) Summary {
+	if err := CheckRecord(rec); err != nil {
+		panic("reports: Summarize: " + err.Error())
+	}
+	tau := opts.SlowdownTau
+	if tau <= 0 {
+		tau = DefaultSlowdownTau
+	}
+	cl := rec.Cluster
+	s := Summary{
+		Policy: rec.Policy,
+		Seed:   rec.Seed,
+		Cluster: ClusterInfo{
+			Name:       cl.Name,
+			Nodes:      len(cl.Nodes),
+			GPUs:       cl.TotalGPUs(),
+			CPUs:       totalCPUs(rec),
+			Partitions: len(cl.Partitions),
+		},
+		Trace: TraceInfo{
+			Source: rec.Trace.Source,
+			Epoch:  rec.Trace.Epoch,
+			Jobs:   len(rec.Trace.Jobs),
+			Notes:  slices.Clone(rec.Trace.Notes),
+		},
+		Notes:       slices.Clone(rec.Notes),
+		RunEnd:      rec.End,
+		Events:      rec.Events,
+		Jobs:        len(rec.Jobs),
+		FirstSubmit: workload.Unknown,
+		LastEnd:     workload.Unknown,
+		Slowdown:    Slowdown{Tau: tau},
+	}
+
+	// Pass 1: the window, state counts and partition rows.
+	parts := newPartitionRows(rec)
+	traceStates := map[string]int{}
+	started := false
+	for i := range rec.Jobs {
+		j := &rec.Jobs[i]
+		if i == 0 || j.Submit < s.FirstSubmit {
+			s.FirstSubmit = j.Submit
+		}
+		if j.Start != workload.Unknown {
+			if e := endOf(rec, j); !started || e > s.LastEnd {
+				s.LastEnd = e
+			}
+			started = true
+		}
+		s.States.add(j.State)
+		traceStates[rec.Trace.Jobs[i].TraceState]++
+		p := &parts.rows[parts.index(rec, j)]
+		p.Jobs++
+		p.States.add(j.State)
+	}
+	for _, st := range slices.Sorted(maps.Keys(traceStates)) {
+		s.TraceStates = append(s.TraceStates, TraceStateCount{State: st, Count: traceStates[st]})
+	}
+	if started {
+		s.Makespan = s.LastEnd - s.FirstSubmit
+	}
+
+	// Pass 2: waits, slowdown and allocated resource-seconds.
+	var (
+		waits          []int64
+		gpuSec, cpuSec int64
+		sldSum         float64
+		busy           = make([][]interval, len(cl.Nodes))
+	)
+	for i := range rec.Jobs {
+		j := &rec.Jobs[i]
+		if j.Start == workload.Unknown {
+			switch j.State {
+			case sim.Cancelled:
+				s.NotStarted.Cancelled++
+			case sim.Rejected:
+				s.NotStarted.Rejected++
+			case sim.Unfinished:
+				s.NotStarted.Pending++
+			}
+			continue
+		}
+		s.Started++
+		wait := int64(j.Start - j.Submit)
+		waits = append(waits, wait)
+		k := parts.index(rec, j)
+		parts.rows[k].Started++
+		parts.waits[k] = append(parts.waits[k], wait)
+
+		end := endOf(rec, j)
+		if j.State == sim.Completed || j.State == sim.Timeout {
+			run := int64(end - j.Start)
+			b := float64(wait+run) / float64(max(run, int64(tau)))
+			b = max(b, 1)
+			sldSum += b
+			s.Slowdown.Count++
+			s.Slowdown.Max = max(s.Slowdown.Max, b)
+		}
+
+		// Clip to the window; by construction nothing lies outside it.
+		from, to := max(j.Start, s.FirstSubmit), min(end, s.LastEnd)
+		if to <= from {
+			continue
+		}
+		d := int64(to - from)
+		for _, a := range j.Alloc {
+			gpuSec += int64(a.GPUs) * d
+			cpuSec += int64(a.CPUs) * d
+			busy[a.Node] = append(busy[a.Node], interval{from, to})
+		}
+	}
+	if s.Slowdown.Count > 0 {
+		s.Slowdown.Mean = sldSum / float64(s.Slowdown.Count)
+	}
+	s.Wait = statsOf(waits)
+
+	window := int64(s.Makespan)
+	var nodeSec int64
+	for _, iv := range busy {
+		nodeSec += unionLength(iv)
+	}
+	s.GPU = utilization(gpuSec, s.Cluster.GPUs*window)
+	s.CPU = utilization(cpuSec, s.Cluster.CPUs*window)
+	s.Node = utilization(nodeSec, int64(s.Cluster.Nodes)*window)
+
+	for k := range parts.rows {
+		parts.rows[k].Wait = statsOf(parts.waits[k])
+	}
+	s.Partitions = parts.rows
+	return s
+}
+
+// endOf returns when started job j released its resources: its End, or
+// the run's end for a job still running when the run stopped.
+func endOf(rec *sim.Record, j *sim.JobRecord) sim.Time {
+	if j.End == workload.Unknown {
+		return rec.End
+	}
+	return j.End
+}
+
+func totalCPUs(rec *sim.Record) int64 {
+	var n int64
+	for i := range rec.Cluster.Nodes {
+		n += int64(rec.Cluster.Nodes[i].CPUs)
+	}
+	return n
+}
+
+// interval is a half-open span of simulated time [from, to).
+type interval struct{ from, to sim.Time }
+
+// unionLength returns the length of the union of ivs, which it sorts.
+func unionLength(ivs []interval) int64 {
+	slices.SortFunc(ivs, func(a, b interval) int {
+		return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to))
+	})
+	var total int64
+	var cur interval
+	for i, iv := range ivs {
+		switch {
+		case i == 0:
+			cur = iv
+		case iv.from <= cur.to:
+			cur.to = max(cur.to, iv.to)
+		default:
+			total += int64(cur.to - cur.from)
+			cur = iv
+		}
+	}
+	if len(ivs) > 0 {
+		total += int64(cur.to - cur.from)
+	}
+	return total
+}
+
+// partitionRows builds Summary.Partitions: one row per cluster partition,
+// then rows for the partition strings of jobs with Part < 0 that name no
+// cluster partition.
+type partitionRows struct {
+	rows  []PartitionSummary
+	waits [][]int64
+	extra map[string]int // name → row index, for Part < 0
+}
+
+func newPartitionRows(rec *sim.Record) *partitionRows {
+	cl := rec.Cluster
+	pr := &partitionRows{extra: map[string]int{}}
+	for i := range cl.Partitions {
+		pr.rows = append(pr.rows, PartitionSummary{Name: cl.Partitions[i].Name, InCluster: true})
+	}
+	// Collect the unknown names first so that their rows are sorted.
+	var names []string
+	seen := map[string]bool{}
+	for i := range rec.Jobs {
+		if rec.Jobs[i].Part >= 0 {
+			continue
+		}
+		name := rec.Trace.Jobs[i].Partition
+		if cl.PartitionIndex(name) >= 0 || seen[name] {
+			continue
+		}
+		seen[name] = true
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		pr.extra[name] = len(pr.rows)
+		pr.rows = append(pr.rows, PartitionSummary{Name: name})
+	}
+	pr.waits = make([][]int64, len(pr.rows))
+	return pr
+}
+
+// index returns the row of job j: its cluster partition, or, for Part <
+// 0, the cluster partition or extra row named by the job's own string.
+func (pr *partitionRows) index(rec *sim.Record, j *sim.JobRecord) int {
+	if j.Part >= 0 {
+		return int(j.Part)
+	}
+	name := rec.Trace.Jobs[j.Ref].Partition
+	if k := rec.Cluster.PartitionIndex(name); k >= 0 {
+		return k
+	}
+	return pr.extra[name]
+}
+
+// partitionName returns the partition name reports show for job j: the
+// cluster partition's name, or the job's own string when Part < 0.
+func partitionName(rec *sim.Record, j *sim.JobRecord) string {
+	if j.Part >= 0 {
+		return rec.Cluster.Partitions[j.Part].Name
+	}
+	return rec.Trace.Jobs[j.Ref].Partition
+}
+
+// CheckRecord reports whether rec satisfies the invariants the writers of
+// this package rely on: Cluster and Trace are set; Jobs has one entry per
+// trace job with Ref equal to its index; every State is a defined final
+// state; a job that never started (Start unknown) has no End and is
+// CANCELLED, REJECTED or UNFINISHED; a started job has Start ≥ Submit, an
+// end (End, or Record.End if End is unknown) ≥ Start, and is COMPLETED or
+// TIMEOUT with a known End, or UNFINISHED; Part is -1 or a partition
+// index; every NodeAlloc names a node of the cluster and holds no negative
+// amount. The error names the first offending job.
+func CheckRecord(rec *sim.Record) error {
+	switch {
+	case rec == nil:
+		return fmt.Errorf("nil record")
+	case rec.Cluster == nil:
+		return fmt.Errorf("record has no cluster")
+	case rec.Trace == nil:
+		return fmt.Errorf("record has no trace")
+	case len(rec.Jobs) != len(rec.Trace.Jobs):
+		return fmt.Errorf("record has %d jobs, trace has %d", len(rec.Jobs), len(rec.Trace.Jobs))
+	}
+	nodes, parts := len(rec.Cluster.Nodes), len(rec.Cluster.Partitions)
+	for i := range rec.Jobs {
+		j := &rec.Jobs[i]
+		bad := func(format string, args ...any) error {
+			return fmt.Errorf("job %d (id %q): %s", i, rec.Trace.Jobs[i].ID, fmt.Sprintf(format, args...))
+		}
+		if int(j.Ref) != i {
+			return bad("ref is %d, want its index %d", j.Ref, i)
+		}
+		if !(j.State >= sim.Completed && j.State <= sim.Unfinished) {
+			return bad("undefined state %d", j.State)
+		}
+		if !(j.Part >= -1 && int(j.Part) < parts) {
+			return bad("partition index %d out of range [-1, %d)", j.Part, parts)
+		}
+		if j.Start == workload.Unknown {
+			if j.End != workload.Unknown {
+				return bad("end %d without a start", j.End)
+			}
+			if j.State == sim.Completed || j.State == sim.Timeout {
+				return bad("state %v without a start", j.State)
+			}
+		} else {
+			if j.State == sim.Cancelled || j.State == sim.Rejected {
+				return bad("state %v with start %d", j.State, j.Start)
+			}
+			if j.Start < j.Submit {
+				return bad("start %d before submit %d", j.Start, j.Submit)
+			}
+			if j.End == workload.Unknown && j.State != sim.Unfinished {
+				return bad("state %v without an end", j.State)
+			}
+			if e := endOf(rec, j); e < j.Start {
+				return bad("end %d before start %d", e, j.Start)
+			}
+		}
+		for k, a := range j.Alloc {
+			if !(a.Node >= 0 && int(a.Node) < nodes) {
+				return bad("alloc[%d]: node index %d out of range [0, %d)", k, a.Node, nodes)
+			}
+			if a.GPUs < 0 || a.CPUs < 0 || a.MemMB < 0 {
+				return bad("alloc[%d]: negative amount", k)
+			}
+		}
+	}
+	return nil
+}
