@@ -1,0 +1,42 @@
+package hwmodels
+
+import (
+	"fmt"
+)
+
+// UniformCluster returns a cluster of nodes identical nodes called
+// node0001, node0002, … (zero-padded to four digits, or more when nodes
+// needs them) in one default partition "all" with no MaxTime and
+// PriorityTier and PriorityJobFactor 1. Each node has cpusPerNode CPUs,
+// gpusPerNode GPUs and memMB MiB of memory. The GPUs are untyped (GPUType
+// "", as Slurm's "Gres=gpu:N") of model CustomGPUModel; with no GPUs the
+// model is "" too. The nodes have no features.
+//
+// It is the machine an SWF log's header describes (MaxNodes nodes sharing
+// MaxProcs processors), for replaying the log. The caller checks values it
+// read from input first: UniformCluster panics if nodes is not in
+// [1, MaxClusterNodes] or a count is negative.
+func UniformCluster(name string, nodes int, cpusPerNode, gpusPerNode int32, memMB int64) *Cluster {
+	if nodes < 1 || nodes > MaxClusterNodes || cpusPerNode < 0 || gpusPerNode < 0 || memMB < 0 {
+		panic(fmt.Sprintf("hwmodels.UniformCluster: nodes=%d cpus=%d gpus=%d mem_mb=%d: want 1 <= nodes <= %d and counts >= 0",
+			nodes, cpusPerNode, gpusPerNode, memMB, MaxClusterNodes))
+	}
+	model := ""
+	if gpusPerNode > 0 {
+		model = CustomGPUModel
+	}
+	width := max(4, decimalLen(uint64(nodes)))
+	c := &Cluster{Name: name, Nodes: make([]Node, nodes)}
+	for i := range c.Nodes {
+		c.Nodes[i] = Node{
+			Name:       string(appendPadded([]byte("node"), uint64(i+1), width)),
+			GPUs:       gpusPerNode,
+			GPUModel:   model,
+			CPUs:       cpusPerNode,
+			MemMB:      memMB,
+			Partitions: 1,
+		}
+	}
+	c.Partitions = []Partition{allPartition(nodes)}
+	return c
+}
