@@ -1,0 +1,141 @@
+// Package reports turns the Record of a run into metrics and output files.
+// It reads records only, never the live engine, and imports sim (record
+// types), workload and hwmodels.
+//
+//   - Summarize computes the run-level metrics (a Summary) from a Record.
+//   - WriteTable prints a Summary as the aligned table schedsim run shows.
+//   - WriteSummaryJSON writes a Summary as summary.json.
+//   - WriteJobsCSV writes one row per job as jobs.csv.
+//   - WriteFileAtomic and WriteOutputs write files atomically (temp file
+//     in the same directory, fsync, rename).
+//
+// Every output is a pure function of the Record: the same Record gives
+// byte-identical files. Counts and times are integers; floats are computed
+// from integer sums (or, for the slowdown, summed in job order) and
+// written with a fixed number of decimals.
+//
+// # Definitions
+//
+// Times are whole seconds of simulated time since the trace epoch
+// (workload.Trace.Epoch, a Unix time). A job started when its
+// JobRecord.Start is known; a started job whose End is unknown was still
+// running when the run stopped and is taken to end at Record.End.
+//
+//   - Window: from the first submit of any job (rejected and cancelled jobs
+//     included) to the last end of any started job. Makespan is its
+//     length, 0 when no job started.
+//   - Utilization: resource-seconds held by jobs inside the window over
+//     resource total × makespan. GPU and CPU count NodeAlloc.GPUs and
+//     NodeAlloc.CPUs; a node counts as busy while at least one job holds
+//     an allocation on it.
+//   - Wait: start − submit of every started job. Jobs cancelled before
+//     they started, rejected jobs and jobs still pending at the end have
+//     no wait; they are counted under jobs.not_started instead.
+//   - Quantiles: linear interpolation between order statistics
+//     (Hyndman and Fan type 7, the default of R and NumPy): for n sorted
+//     values x[0..n-1], h = (n−1)·p and Q(p) = x[⌊h⌋] + (h−⌊h⌋)·(x[⌊h⌋+1]
+//     − x[⌊h⌋]).
+//   - Bounded slowdown: max(1, (wait + run) / max(run, τ)) with run = end −
+//     start and τ = 10 s by default, averaged over finished (COMPLETED or
+//     TIMEOUT) jobs.
+//
+// # summary.json
+//
+// One JSON object. Keys appear in the order below; "a.b" is key b of
+// object a, "a[]" an element of list a. Floats have exactly six decimals;
+// times and counts are integers; "_s" marks seconds.
+//
+//	schema_version                  1; raised only when a key is removed, renamed or changes meaning
+//	policy                          scheduling policy name
+//	seed                            scenario seed (unsigned 64-bit integer)
+//	cluster.name                    cluster name
+//	cluster.nodes                   number of nodes
+//	cluster.gpus                    GPUs over all nodes
+//	cluster.cpus                    CPUs over all nodes
+//	cluster.partitions              number of partitions
+//	trace.source                    where the jobs came from
+//	trace.epoch                     Unix time (seconds) of simulated time 0
+//	trace.epoch_utc                 the same in RFC 3339, UTC: "2024-01-01T00:00:00Z"
+//	trace.jobs                      jobs in the trace
+//	trace.notes                     the trace reader's remarks, list of strings
+//	run.end_s                       simulated time the run stopped at
+//	run.events                      events the engine processed
+//	run.notes                       the run's remarks, list of strings
+//	jobs.total                      jobs in the record
+//	jobs.started                    jobs that started, whatever their final state
+//	jobs.by_state.completed         jobs by final state ...
+//	jobs.by_state.timeout           ... killed at their time limit
+//	jobs.by_state.cancelled         ... cancelled before they started
+//	jobs.by_state.rejected          ... that can never run on the cluster
+//	jobs.by_state.unfinished        ... still pending or running at the end
+//	jobs.not_started.cancelled      jobs without a start, left out of the waits: cancelled before start
+//	jobs.not_started.rejected       ... rejected
+//	jobs.not_started.pending        ... still queued when the run stopped
+//	jobs.by_trace_state[].state     final state the trace recorded ("" = none), list sorted by it
+//	jobs.by_trace_state[].count     jobs with that trace state
+//	window.first_submit_s           first submit of any job; null when there are no jobs
+//	window.last_end_s               last end of a started job; null when none started
+//	window.makespan_s               last_end_s − first_submit_s; 0 when none started
+//	utilization.gpu.fraction        allocated_s / available_s; 0 when available_s is 0
+//	utilization.gpu.allocated_s     GPU-seconds held by jobs in the window
+//	utilization.gpu.available_s     cluster.gpus × makespan_s
+//	utilization.node.fraction       the same for nodes ...
+//	utilization.node.allocated_s    ... node-seconds with at least one job on the node
+//	utilization.node.available_s    ... cluster.nodes × makespan_s
+//	utilization.cpu.fraction        the same for CPUs ...
+//	utilization.cpu.allocated_s     ... CPU-seconds held by jobs in the window
+//	utilization.cpu.available_s     ... cluster.cpus × makespan_s
+//	wait_s.count                    started jobs, whose waits the next keys summarize
+//	wait_s.mean                     mean wait; this and the next are 0 when count is 0
+//	wait_s.p50                      median wait
+//	wait_s.p95                      95th percentile
+//	wait_s.p99                      99th percentile
+//	wait_s.max                      longest wait
+//	bounded_slowdown.tau_s          the bound τ
+//	bounded_slowdown.count          finished (COMPLETED or TIMEOUT) jobs
+//	bounded_slowdown.mean           mean bounded slowdown over them; 0 when count is 0
+//	bounded_slowdown.max            largest bounded slowdown
+//	partitions[].name               partition name; see below for the list's order
+//	partitions[].in_cluster         false for a name the cluster lacks
+//	partitions[].jobs               jobs in the partition
+//	partitions[].started            of which started
+//	partitions[].by_state.completed as jobs.by_state, for the partition
+//	partitions[].by_state.timeout
+//	partitions[].by_state.cancelled
+//	partitions[].by_state.rejected
+//	partitions[].by_state.unfinished
+//	partitions[].wait_s.count       as wait_s, over the partition's started jobs
+//	partitions[].wait_s.mean
+//	partitions[].wait_s.p50
+//	partitions[].wait_s.p95
+//	partitions[].wait_s.p99
+//	partitions[].wait_s.max
+//
+// The partitions list has one entry per cluster partition, in the
+// cluster's order, then one per partition name the cluster lacks, sorted
+// by name. A job counts in the partition it was placed in
+// (JobRecord.Part) or, when it was rejected before one was chosen, in the
+// entry named by its own partition string.
+//
+// # jobs.csv
+//
+// RFC 4180 CSV as encoding/csv writes it (fields quoted when they hold a
+// comma, quote or line break; lines end in "\n"), with this header and one
+// row per job in trace (JobRef) order:
+//
+//	job_id     the trace's job id ("123", "123_4")
+//	user       the trace's user name
+//	partition  the partition the job was placed in, or its own partition
+//	           string if it was rejected before one was chosen
+//	submit_s   submit time, integer seconds since the trace epoch
+//	start_s    start time; empty if the job never started
+//	end_s      end time; empty if it never started or was still running
+//	           when the run stopped
+//	wait_s     start_s − submit_s; empty if it never started
+//	state      final state: COMPLETED, TIMEOUT, CANCELLED, REJECTED or
+//	           UNFINISHED
+//	nodes      number of distinct nodes allocated (0 if never started)
+//	gpus       GPUs allocated over all nodes
+//	node_list  allocated nodes as a Slurm hostlist ("gpu[001-004,009]"),
+//	           sorted; empty if none
+package reports
