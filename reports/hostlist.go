@@ -25,6 +25,9 @@ import (
 //
 // TODO: replace with hwmodels.CompressHostlist once it lands.
 func compressHostlist(names []string) string {
+	if len(names) == 1 {
+		return names[0] // the common case; the same as the general path
+	}
 	type host struct {
 		prefix, digits string
 		num            uint64
