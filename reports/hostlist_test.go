@@ -1,9 +1,11 @@
 package reports
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/schedsim/schedsim/hwmodels"
 )
 
 func TestCompressHostlist(t *testing.T) {
@@ -33,8 +35,21 @@ func TestCompressHostlist(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, compressHostlist(tt.names)); diff != "" {
+			got := compressHostlist(tt.names)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("compressHostlist(%q) mismatch (-want +got):\n%s", tt.names, diff)
+			}
+			// Round trip through hwmodels' expander: the same set of names.
+			if got == "" {
+				return
+			}
+			back, err := hwmodels.ExpandHostlist(got)
+			if err != nil {
+				t.Fatalf("ExpandHostlist(%q): %v", got, err)
+			}
+			want := slices.Compact(slices.Sorted(slices.Values(tt.names)))
+			if diff := cmp.Diff(want, slices.Sorted(slices.Values(back))); diff != "" {
+				t.Errorf("ExpandHostlist(%q) mismatch (-want +got):\n%s", got, diff)
 			}
 		})
 	}
