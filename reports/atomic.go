@@ -24,7 +24,7 @@ const (
 // directory is fsynced (best effort: some file systems refuse). If write or
 // any step fails, or write panics, the temporary file is removed, path is
 // left as it was, and the error is returned (the panic re-raised).
-func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
+func WriteFileAtomic(path string, write func(io.Writer) error) error {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
