@@ -117,9 +117,10 @@ func TestEASYPass(t *testing.T) {
 				Alloc: []sim.NodeAlloc{gpus(0, 8), gpus(1, 4)}, Extra: []sim.NodeState{ns(0, 64, 524288), ns(4, 64, 524288)}}},
 		},
 		{
-			// X starts on n1's free half with limit 30; the head needs a
-			// whole node: X's end at 30 frees n1 before B's at 50... no:
-			// B still holds n1's other half until 50, so the shadow is 50.
+			// B holds half of n1 until 20. X (job 2, limit 30) starts on
+			// the other half; the head needs a whole node. At 20 n1 is
+			// still half held by X, so the shadow is X's end at 30 (20
+			// if X were forgotten).
 			name: "jobs started in this pass are released at now+limit",
 			c:    two,
 			run:  []sim.RunningJob{running(0, -10, 100, gpus(0, 8)), running(1, -10, 20, gpus(1, 4))},
@@ -127,7 +128,6 @@ func TestEASYPass(t *testing.T) {
 				pending(2, 30, workload.Request{GPUs: 4}),
 				pending(3, 10, workload.Request{Nodes: 1, GPUs: 8}),
 			},
-			// B ends at 20, X (job 2) at 30: n1 is whole at 30.
 			want: passResult{
 				Starts: []sim.Start{{Job: 2, Alloc: []sim.NodeAlloc{gpus(1, 4)}}},
 				Res: &policies.Reservation{Job: 3, Shadow: 30,
