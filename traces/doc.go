@@ -1,0 +1,112 @@
+// Package traces reads and writes workload traces: Slurm sacct
+// --parsable/--parsable2 output and the Standard Workload Format (SWF 2.2)
+// of the Parallel Workloads Archive. Readers stream (one job in memory at a
+// time, apart from the sacct job whose step rows are being collected),
+// produce workload.Job values, and report bad input as *ParseError with the
+// file, line, field and value. Nothing panics on user input. The package
+// imports only workload of ours.
+//
+// Open, Load and Read read a whole file (gzip detected by its magic bytes,
+// format detected from the content when not given) into a workload.Trace,
+// sorted by submit time and rebased so that times count from the first
+// submit (Trace.Epoch holds its Unix time). Load and Read also return the
+// SWF header, whose MaxNodes and MaxProcs describe the machine the log was
+// recorded on.
+//
+// # sacct
+//
+// Columns come from the header row, in any order, or for headerless output
+// (sacct -n) from SacctOptions.Fields. JobID (or JobIDRaw) and Submit are
+// required. The delimiter is SacctOptions.Delimiter, else detected ("☃",
+// "|" or a tab); a trailing delimiter (sacct -p) is accepted. sacct does
+// not escape the delimiter: when the last column is free text (JobName,
+// Comment, SubmitLine, WorkDir, ...) surplus fields are joined back into it.
+//
+// Mapping onto workload.Job:
+//
+//   - ID is the JobID as written ("123", "123_4", "123+0"); an array task
+//     "123_4" has ArrayJobID "123" and ArrayTaskID 4; het components
+//     "123+0" stay separate jobs under their own ID.
+//   - A pending array record "123_[5-9%4]" (also "[1,3,5-9]", "[0-100:2]")
+//     is expanded into one PENDING job per task ("123_5", ...). When sacct
+//     cut the expression short with "...", the tasks after the cut are lost
+//     and a note says so.
+//   - Step rows ("123.batch", "123.extern", "123.0", "123_4.batch",
+//     "123+0.1", "123.0+1") are folded into the job row just before them
+//     (only their count is kept, in Notes). Step rows with no such job row
+//     are skipped and counted in a note.
+//   - Submit, Start, End ("YYYY-MM-DDTHH:MM:SS", no zone) are read as UTC
+//     wall-clock readings into Unix seconds; "Unknown", "None" and "" are
+//     workload.Unknown. A job row without a submit time is an error.
+//   - Runtime is Elapsed ("[D-]HH:MM:SS", "MM:SS", fractions dropped), else
+//     ElapsedRaw, else End-Start. TimeLimit is Timelimit, else
+//     TimelimitRaw (minutes); "UNLIMITED" and "Partition_Limit" give
+//     workload.Unknown.
+//   - TraceState is the base word of State ("CANCELLED by 123" gives
+//     CANCELLED); when State says more than that, the raw value is kept in
+//     Extra under the State column's name.
+//   - Request, each count taken from the first source that has it: ReqTRES,
+//     then ReqNodes/ReqCPUS, then AllocTRES, then NNodes/NCPUS (AllocCPUS)
+//     and ReqMem. Counts are whole-job totals. GPUs come from the untyped
+//     "gres/gpu" key (the typed "gres/gpu:TYPE" keys are never added on
+//     top; their sum is used only when the untyped key is absent), then
+//     from old-style ReqGRES ("gpu:v100:2", per node) or AllocGRES (whole
+//     job). GPUType is the single type named by the source that gave the
+//     count (empty with no type or several types). Memory units K, M, G,
+//     T, P with decimals ("1.50G") are converted to MiB, rounding up; an
+//     old-style ReqMem "4000Mc" is per CPU and "64Gn" per node and is
+//     multiplied out.
+//   - Jobs cancelled before they started (State CANCELLED and Start
+//     None/Unknown, or no allocation and Elapsed 0): Runtime 0, CancelAfter
+//     = End - Submit (0 when End is unknown or earlier), TraceStart Unknown.
+//   - Jobs that had not started when sacct ran (PENDING and the like, Start
+//     and End unknown) are kept with Runtime 0 and TraceStart Unknown: they
+//     are real demand whose runtime nobody knows. A note counts them, and
+//     SacctOptions.SkipPending drops them instead.
+//   - Jobs that had started but not ended (RUNNING, End Unknown): Runtime is
+//     the elapsed time so far, a censored value; a note counts them.
+//   - A Dependency column, if present, is parsed into Deps ("afterok:1:2",
+//     "afterany:5+10", "singleton", "?" alternatives are read like ",").
+//   - Every other non-empty column is kept in Extra, in column order, under
+//     its header name. Name strings are shared by all jobs; values are
+//     interned per column (up to 4096 distinct values each).
+//
+// # SWF
+//
+// NewSWFReader reads the leading ';' comments into an SWFHeader ("Key:
+// value" lines; numeric values are read from their leading number, so
+// "MaxNodes: 338 (batch partition; 512 total)" gives 338; every line is
+// also kept in order in Fields). Records are 18 whitespace-separated
+// numbers; -1 means unknown, decimals are rounded to the nearest integer.
+//
+//   - ID is the job number; Submit = UnixStartTime + submit_time (0 when
+//     the header has no UnixStartTime), in Unix seconds.
+//   - Records with submit_time or run_time -1, or with no processor count
+//     (requested and allocated processors both -1 or 0), are skipped and
+//     counted (Skipped, Notes). LLNL-Thunder has 1,190 all -1 records and
+//     1,058 more failed or cancelled ones with no processors.
+//   - Processors are requested_processors (field 8), else
+//     allocated_processors (field 5); the request is CPUs = procs, or see
+//     SWFOptions.ProcsPerNode and ProcsPerGPU.
+//   - TimeLimit is requested_time (field 9); -1 and 0 give Unknown.
+//   - TraceState from status (field 11): 1 COMPLETED, 0 FAILED, 5
+//     CANCELLED, 3 and 4 (last part of a checkpointed job) COMPLETED and
+//     FAILED, 2 (a partial execution) PARTIAL, -1 empty. A cancelled record
+//     with run_time 0 never started: CancelAfter is the wait time (0 when
+//     unknown) and TraceEnd the cancel time.
+//   - wait_time (field 3), when known, gives TraceStart = Submit + wait and
+//     TraceEnd = TraceStart + Runtime.
+//   - User is "u" followed by user_id (field 12), "" when -1. Partition is
+//     partition_number (field 16) as a decimal string, else queue_number
+//     (field 15), else "". The header's Queues and Partitions name them.
+//   - Extra keeps, under their SWF names, every field of 5-8, 10 and 13-18
+//     that is not -1 (allocated_processors, average_cpu_time, used_memory,
+//     requested_processors, requested_memory, group_id, executable_number,
+//     queue_number, partition_number, preceding_job_number, think_time),
+//     as written in the file, and status when it is not 0, 1 or 5.
+//     preceding_job_number and think_time are SWF's feedback model, not a
+//     Slurm dependency, so they do not become Deps.
+//
+// WriteSWF writes jobs back as SWF so that reading the output gives the
+// same jobs.
+package traces

@@ -1,0 +1,861 @@
+package traces
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+// SacctOptions configures a SacctReader. The zero value reads sacct -P
+// output with a header row, auto-detecting the delimiter, strictly.
+type SacctOptions struct {
+	// Delimiter separates fields. "" auto-detects it from the first line:
+	// "☃" (U+2603) when present, else "|", else a tab. sacct's default is
+	// "|"; --delimiter changes it.
+	Delimiter string
+	// Fields names the columns of headerless output (sacct -n), in the
+	// order of the --format list that made it. Entries may be
+	// comma-separated lists and may carry sacct's "%N" width suffix, which
+	// is ignored. Names match case-insensitively. A header row in the input
+	// takes precedence.
+	Fields []string
+	// Lenient skips job rows with bad values (and their step rows) instead
+	// of failing, counts them, and notes the first few by position.
+	Lenient bool
+	// SkipPending drops jobs that had not started by the time of the dump
+	// (PENDING and the like) instead of keeping them with Runtime 0. They
+	// are counted in Notes either way.
+	SkipPending bool
+}
+
+// SacctStats counts what a SacctReader did with its input.
+type SacctStats struct {
+	Lines            int // lines read
+	Jobs             int // jobs returned, array tasks one by one
+	StepsFolded      int // step rows folded into the job row before them
+	OrphanSteps      int // step rows with no job row before them, skipped
+	Pending          int // jobs that had not started by the dump (runtime 0)
+	SkippedPending   int // of Pending, dropped by SkipPending
+	Running          int // jobs with a start but no end: runtime censored
+	CancelledPending int // jobs cancelled before they started
+	ArrayRecords     int // pending array records ("123_[5-9]") expanded
+	ArrayTasks       int // jobs those records expanded to
+	TruncatedArrays  int // array records sacct cut short with "..."
+	Bad              int // bad job rows skipped (Lenient)
+	BadSteps         int // step rows of bad or dropped job rows, skipped
+}
+
+// maxNotedErrors is how many bad lines Lenient readers quote in Notes.
+const maxNotedErrors = 5
+
+// colRole says what a sacct column means to the reader.
+type colRole uint8
+
+const (
+	roleOther colRole = iota
+	roleJobID
+	roleJobIDRaw
+	roleJobName
+	roleUser
+	roleAccount
+	rolePartition
+	roleQOS
+	roleState
+	roleSubmit
+	roleStart
+	roleEnd
+	roleElapsed
+	roleElapsedRaw
+	roleTimelimit
+	roleTimelimitRaw
+	roleReqTRES
+	roleAllocTRES
+	roleNNodes
+	roleReqNodes
+	roleNCPUS
+	roleReqCPUS
+	roleReqMem
+	roleReqGRES
+	roleAllocGRES
+	roleNodeList
+	roleDependency
+	numRoles
+)
+
+// roleOf maps lower-case sacct field names to roles.
+var roleOf = map[string]colRole{
+	"jobid":        roleJobID,
+	"jobidraw":     roleJobIDRaw,
+	"jobname":      roleJobName,
+	"user":         roleUser,
+	"account":      roleAccount,
+	"partition":    rolePartition,
+	"qos":          roleQOS,
+	"state":        roleState,
+	"submit":       roleSubmit,
+	"start":        roleStart,
+	"end":          roleEnd,
+	"elapsed":      roleElapsed,
+	"elapsedraw":   roleElapsedRaw,
+	"timelimit":    roleTimelimit,
+	"timelimitraw": roleTimelimitRaw,
+	"reqtres":      roleReqTRES,
+	"alloctres":    roleAllocTRES,
+	"nnodes":       roleNNodes,
+	"allocnodes":   roleNNodes,
+	"reqnodes":     roleReqNodes,
+	"ncpus":        roleNCPUS,
+	"alloccpus":    roleNCPUS,
+	"reqcpus":      roleReqCPUS,
+	"reqmem":       roleReqMem,
+	"reqgres":      roleReqGRES,
+	"allocgres":    roleAllocGRES,
+	"nodelist":     roleNodeList,
+	"dependency":   roleDependency,
+}
+
+// consumed roles map onto Job fields and are not repeated in Extra.
+var consumed = [numRoles]bool{
+	roleJobID: true, roleJobName: true, roleUser: true, roleAccount: true,
+	rolePartition: true, roleQOS: true, roleSubmit: true, roleStart: true,
+	roleEnd: true, roleElapsed: true, roleTimelimit: true, roleDependency: true,
+	// roleState is consumed only when the raw value equals its base word.
+}
+
+// freeText columns may hold the delimiter (sacct does not escape); when
+// such a column comes last, surplus fields are joined back into it.
+var freeText = map[string]bool{
+	"jobname": true, "comment": true, "admincomment": true, "systemcomment": true,
+	"submitline": true, "workdir": true, "constraints": true, "reason": true,
+	"extra": true, "container": true, "stdout": true, "stderr": true, "stdin": true,
+}
+
+// SacctReader reads sacct --parsable / --parsable2 output one job at a
+// time. Step rows ("123.batch") are folded into the job row before them;
+// only the current job is buffered. See the package documentation for how
+// columns map onto workload.Job.
+type SacctReader struct {
+	lr    *lineReader
+	path  string
+	opts  SacctOptions
+	delim []byte
+	// trailing: lines end with the delimiter (sacct -p, not -P).
+	trailing bool
+
+	names    []string        // column names, one string each, shared by all jobs' Extra
+	col      [numRoles]int   // first column of each role, or -1
+	extra    []int           // columns kept in Job.Extra
+	in       []*interner     // per-column value interner
+	types    *interner       // GPU type names
+	states   *interner       // State base words
+	joinLast bool            // last column is free text
+	fields   [][]byte        // reused split buffer
+	scratch  []byte          // reused for step-id rewriting
+	idCol    int             // column holding the job id
+	pending  []byte          // first data line, when it was read to find the header
+	pendLine int             // its line number
+	cur      heldJob         // the job being collected
+	have     bool            // cur is valid
+	exp      *arrayExpansion // tasks of a pending array record being emitted
+	skipID   string          // job id whose step rows are skipped silently
+	err      error           // sticky
+
+	stats       SacctStats
+	firstOrphan string
+	badErrs     []*ParseError
+}
+
+// heldJob is a parsed job row waiting for its step rows.
+type heldJob struct {
+	job workload.Job
+	// remainder: the row is a pending array record ("123_[5-9]") whose
+	// tasks (ranges, tasks in all) are emitted one job each.
+	remainder bool
+	ranges    []arrayRange
+	tasks     int64
+}
+
+// arrayExpansion emits one job per task of a pending array record.
+type arrayExpansion struct {
+	tmpl   workload.Job
+	ranges []arrayRange
+	r      int   // current range
+	next   int64 // next task in it
+}
+
+// NewSacctReader returns a reader of the sacct output r. path names the
+// input in errors and may be empty. It reads up to the first data line to
+// find the columns: from a header row (one of whose fields is JobID or
+// JobIDRaw) or, for headerless output, from opts.Fields. Columns JobID (or
+// JobIDRaw) and Submit are required. Empty input gives a reader with no
+// jobs. Errors in the input are *ParseError; a bad option is a plain error.
+func NewSacctReader(r io.Reader, path string, opts SacctOptions) (*SacctReader, error) {
+	if strings.ContainsAny(opts.Delimiter, "\n\r") {
+		return nil, fmt.Errorf("traces: sacct delimiter %q contains a line break", opts.Delimiter)
+	}
+	sr := &SacctReader{
+		lr:     newLineReader(r),
+		path:   path,
+		opts:   opts,
+		types:  newInterner(256),
+		states: newInterner(256),
+	}
+	var line []byte
+	var err error
+	for {
+		line, err = sr.lr.next()
+		if err == io.EOF {
+			sr.err = io.EOF
+			return sr, nil
+		}
+		if err != nil {
+			return nil, sr.withPath(err)
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			break
+		}
+	}
+	if opts.Delimiter != "" {
+		sr.delim = []byte(opts.Delimiter)
+	} else {
+		sr.delim = detectDelimiter(line)
+	}
+	sr.trailing = bytes.HasSuffix(line, sr.delim)
+	var names []string
+	if hdr := sr.splitRaw(line); isSacctHeader(hdr) {
+		for i, h := range hdr {
+			name := strings.TrimSpace(string(h))
+			if name == "" {
+				if i == len(hdr)-1 && i > 0 {
+					break // trailing delimiter
+				}
+				return nil, &ParseError{Path: path, Line: sr.lr.line, Err: errKind(ErrSyntax, fmt.Sprintf("empty column name in header (column %d)", i+1))}
+			}
+			names = append(names, name)
+		}
+	} else {
+		if len(opts.Fields) == 0 {
+			return nil, &ParseError{Path: path, Line: sr.lr.line, Err: errKind(ErrNoHeader, "no header row (no JobID column) and no field list given: pass SacctOptions.Fields for sacct -n output")}
+		}
+		for _, f := range opts.Fields {
+			for _, name := range strings.Split(f, ",") {
+				name = strings.TrimSpace(name)
+				if i := strings.IndexByte(name, '%'); i >= 0 {
+					name = name[:i]
+				}
+				if name == "" {
+					return nil, fmt.Errorf("traces: empty name in sacct field list %q", opts.Fields)
+				}
+				names = append(names, name)
+			}
+		}
+		sr.pending = append([]byte(nil), line...)
+		sr.pendLine = sr.lr.line
+	}
+	if err := sr.setColumns(names); err != nil {
+		if sr.pending != nil {
+			return nil, fmt.Errorf("traces: sacct field list: %w", err)
+		}
+		return nil, &ParseError{Path: path, Line: sr.lr.line, Err: err}
+	}
+	return sr, nil
+}
+
+// isSacctHeader reports whether fields are a header row: one of them is
+// JobID or JobIDRaw.
+func isSacctHeader(fields [][]byte) bool {
+	for _, f := range fields {
+		f = bytes.TrimSpace(f)
+		if bytes.EqualFold(f, []byte("JobID")) || bytes.EqualFold(f, []byte("JobIDRaw")) {
+			return true
+		}
+	}
+	return false
+}
+
+// detectDelimiter picks the delimiter of a sacct line.
+func detectDelimiter(line []byte) []byte {
+	for _, d := range []string{"☃", "|", "\t"} {
+		if bytes.Contains(line, []byte(d)) {
+			return []byte(d)
+		}
+	}
+	return []byte("|")
+}
+
+func (sr *SacctReader) setColumns(names []string) error {
+	for i := range sr.col {
+		sr.col[i] = -1
+	}
+	sr.names = names
+	sr.in = make([]*interner, len(names))
+	for i, n := range names {
+		sr.in[i] = newInterner(4096)
+		role := roleOf[strings.ToLower(n)]
+		if role != roleOther && sr.col[role] < 0 {
+			sr.col[role] = i
+		}
+	}
+	sr.idCol = sr.col[roleJobID]
+	if sr.idCol < 0 {
+		sr.idCol = sr.col[roleJobIDRaw]
+	}
+	if sr.idCol < 0 {
+		return errKind(ErrMissingColumn, "no JobID or JobIDRaw column")
+	}
+	if sr.col[roleSubmit] < 0 {
+		return errKind(ErrMissingColumn, "no Submit column (a replay needs submit times)")
+	}
+	for i, n := range names {
+		role := roleOf[strings.ToLower(n)]
+		isFirst := role != roleOther && sr.col[role] == i
+		if isFirst && (consumed[role] || role == roleState || i == sr.idCol) {
+			continue
+		}
+		sr.extra = append(sr.extra, i)
+	}
+	sr.joinLast = freeText[strings.ToLower(names[len(names)-1])]
+	sr.fields = make([][]byte, 0, len(names)+1)
+	return nil
+}
+
+// Columns returns the column names in input order. The slice is shared:
+// do not modify it.
+func (sr *SacctReader) Columns() []string { return sr.names }
+
+// Stats returns the counts so far.
+func (sr *SacctReader) Stats() SacctStats { return sr.stats }
+
+func (sr *SacctReader) withPath(err error) error {
+	var pe *ParseError
+	if errors.As(err, &pe) && pe.Path == "" {
+		pe.Path = sr.path
+	}
+	return err
+}
+
+// splitRaw splits line at every delimiter (for the first line).
+func (sr *SacctReader) splitRaw(line []byte) [][]byte {
+	return bytes.Split(line, sr.delim)
+}
+
+// split splits a data line into exactly len(sr.names) fields.
+func (sr *SacctReader) split(line []byte, lineNo int) ([][]byte, *ParseError) {
+	want := len(sr.names)
+	if sr.trailing && bytes.HasSuffix(line, sr.delim) {
+		line = line[:len(line)-len(sr.delim)]
+	}
+	f := sr.fields[:0]
+	for {
+		i := bytes.Index(line, sr.delim)
+		if i < 0 {
+			f = append(f, line)
+			break
+		}
+		f = append(f, line[:i])
+		line = line[i+len(sr.delim):]
+	}
+	sr.fields = f[:0]
+	switch {
+	case len(f) == want:
+	case len(f) == want+1 && len(f[want]) == 0:
+		f = f[:want]
+	case len(f) > want && sr.joinLast:
+		// Re-join the surplus into the free-text last column: the fields
+		// are consecutive slices of one line, so extend the slice.
+		last, end := f[want-1], f[len(f)-1]
+		n := cap(last) - cap(end) + len(end)
+		f[want-1] = last[:n:n]
+		f = f[:want]
+	default:
+		return nil, &ParseError{Path: sr.path, Line: lineNo, Err: errKind(ErrFieldCount, fmt.Sprintf("%d fields, want %d (delimiter %q)", len(f), want, sr.delim))}
+	}
+	return f, nil
+}
+
+// Next returns the next job, or io.EOF after the last. Errors are
+// *ParseError naming the line, column and value; in strict mode (the
+// default) an error ends the reading and is returned again by later calls.
+func (sr *SacctReader) Next() (workload.Job, error) {
+	for {
+		if sr.exp != nil {
+			if j, ok := sr.exp.nextTask(); ok {
+				sr.stats.Jobs++
+				return j, nil
+			}
+			sr.exp = nil
+		}
+		if sr.err != nil {
+			if sr.err == io.EOF && sr.have {
+				sr.have = false
+				if j, ok := sr.emit(sr.cur); ok {
+					return j, nil
+				}
+				continue
+			}
+			return workload.Job{}, sr.err
+		}
+		var line []byte
+		lineNo := 0
+		if sr.pending != nil {
+			line, lineNo = sr.pending, sr.pendLine
+			sr.pending = nil
+			sr.stats.Lines = lineNo
+		} else {
+			var err error
+			line, err = sr.lr.next()
+			if err != nil {
+				sr.err = sr.withPath(err)
+				continue
+			}
+			lineNo = sr.lr.line
+			sr.stats.Lines = lineNo
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		f, perr := sr.split(line, lineNo)
+		if perr != nil {
+			if sr.lenient(perr) {
+				continue
+			}
+			return workload.Job{}, sr.err
+		}
+		var jobPart []byte
+		var isStep bool
+		jobPart, isStep, sr.scratch = splitStep(f[sr.idCol], sr.scratch)
+		if isStep {
+			switch {
+			case sr.have && string(jobPart) == sr.cur.job.ID:
+				sr.stats.StepsFolded++
+			case sr.skipID != "" && string(jobPart) == sr.skipID:
+				sr.stats.BadSteps++
+			default:
+				if sr.stats.OrphanSteps == 0 {
+					sr.firstOrphan = fmt.Sprintf("%s:%d (%s)", sr.path, lineNo, f[sr.idCol])
+				}
+				sr.stats.OrphanSteps++
+			}
+			continue
+		}
+		h, skip, perr := sr.parseJob(f, jobPart, lineNo)
+		if perr != nil {
+			sr.skipID = string(jobPart)
+			if sr.lenient(perr) {
+				continue
+			}
+			return workload.Job{}, sr.err
+		}
+		if skip {
+			sr.skipID = h.job.ID
+			continue
+		}
+		if sr.have {
+			out := sr.cur
+			sr.cur = h
+			if j, ok := sr.emit(out); ok {
+				return j, nil
+			}
+			continue
+		}
+		sr.cur, sr.have = h, true
+	}
+}
+
+// lenient records a bad line and reports whether reading goes on.
+func (sr *SacctReader) lenient(perr *ParseError) bool {
+	if !sr.opts.Lenient {
+		sr.err = perr
+		return false
+	}
+	sr.stats.Bad++
+	if len(sr.badErrs) < maxNotedErrors {
+		sr.badErrs = append(sr.badErrs, perr)
+	}
+	return true
+}
+
+// emit returns a finished job, or starts the expansion of a pending array
+// record and returns its first task.
+func (sr *SacctReader) emit(h heldJob) (workload.Job, bool) {
+	if !h.remainder {
+		sr.stats.Jobs++
+		return h.job, true
+	}
+	sr.stats.ArrayRecords++
+	sr.stats.ArrayTasks += int(h.tasks)
+	if len(h.ranges) == 0 {
+		return workload.Job{}, false // sacct truncated the whole expression
+	}
+	sr.exp = &arrayExpansion{tmpl: h.job, ranges: h.ranges, next: h.ranges[0].lo}
+	if j, ok := sr.exp.nextTask(); ok {
+		sr.stats.Jobs++
+		return j, true
+	}
+	sr.exp = nil
+	return workload.Job{}, false
+}
+
+func (e *arrayExpansion) nextTask() (workload.Job, bool) {
+	for e.r < len(e.ranges) && e.next > e.ranges[e.r].hi {
+		e.r++
+		if e.r < len(e.ranges) {
+			e.next = e.ranges[e.r].lo
+		}
+	}
+	if e.r >= len(e.ranges) {
+		return workload.Job{}, false
+	}
+	task := e.next
+	e.next += e.ranges[e.r].step
+	j := e.tmpl
+	j.ArrayTaskID = int32(task)
+	j.ID = e.tmpl.ArrayJobID + "_" + strconv.FormatInt(task, 10)
+	if i := strings.IndexByte(e.tmpl.ID, '+'); i >= 0 {
+		j.ID += e.tmpl.ID[i:]
+	}
+	if e.tmpl.Extra != nil {
+		j.Extra = append([]workload.Field(nil), e.tmpl.Extra...)
+	}
+	if e.tmpl.Deps != nil {
+		j.Deps = append([]workload.Dependency(nil), e.tmpl.Deps...)
+	}
+	return j, true
+}
+
+// parseJob turns the fields of a job row into a job. skip reports a job
+// dropped by SkipPending.
+func (sr *SacctReader) parseJob(f [][]byte, jobPart []byte, lineNo int) (h heldJob, skip bool, _ *ParseError) {
+	bad := func(col int, err error) *ParseError {
+		return &ParseError{Path: sr.path, Line: lineNo, Field: sr.names[col], Value: string(f[col]), Err: err}
+	}
+	get := func(r colRole) []byte {
+		if c := sr.col[r]; c >= 0 {
+			return f[c]
+		}
+		return nil
+	}
+	str := func(r colRole) string {
+		if c := sr.col[r]; c >= 0 {
+			return sr.in[c].get(f[c])
+		}
+		return ""
+	}
+
+	id, err := parseJobID(jobPart)
+	if err != nil {
+		return h, false, bad(sr.idCol, err)
+	}
+	j := workload.NewJob(string(jobPart))
+	if id.arrayJob != nil {
+		j.ArrayJobID = sr.in[sr.idCol].get(id.arrayJob)
+		j.ArrayTaskID = int32(id.task)
+	}
+	if id.arrayExpr != nil {
+		rs, tasks, trunc, err := parseArrayExpr(id.arrayExpr)
+		if err != nil {
+			return h, false, bad(sr.idCol, err)
+		}
+		if trunc {
+			sr.stats.TruncatedArrays++
+		}
+		h.remainder, h.ranges, h.tasks = true, rs, tasks
+	}
+	j.Name = str(roleJobName)
+	j.User = str(roleUser)
+	j.Account = str(roleAccount)
+	j.Partition = str(rolePartition)
+	j.QOS = str(roleQOS)
+
+	stateRaw := get(roleState)
+	base, err := stateBase(stateRaw)
+	if err != nil {
+		return h, false, bad(sr.col[roleState], err)
+	}
+	j.TraceState = sr.states.get(base)
+	keepStateRaw := len(base) != len(stateRaw)
+
+	submit, err := parseTimestamp(get(roleSubmit))
+	if err != nil {
+		return h, false, bad(sr.col[roleSubmit], err)
+	}
+	if submit == workload.Unknown {
+		return h, false, bad(sr.col[roleSubmit], errKind(ErrRange, "a job row needs a submit time"))
+	}
+	start, err := parseTimestamp(get(roleStart))
+	if err != nil {
+		return h, false, bad(sr.col[roleStart], err)
+	}
+	end, err := parseTimestamp(get(roleEnd))
+	if err != nil {
+		return h, false, bad(sr.col[roleEnd], err)
+	}
+
+	elapsed, err := parseDuration(get(roleElapsed))
+	if err != nil {
+		return h, false, bad(sr.col[roleElapsed], err)
+	}
+	if raw := get(roleElapsedRaw); raw != nil {
+		er, err := parseSeconds(raw)
+		if err != nil {
+			return h, false, bad(sr.col[roleElapsedRaw], err)
+		}
+		if elapsed == workload.Unknown {
+			elapsed = er
+		}
+	}
+
+	j.TimeLimit, err = parseTimelimit(get(roleTimelimit))
+	if err != nil {
+		return h, false, bad(sr.col[roleTimelimit], err)
+	}
+	if raw := get(roleTimelimitRaw); raw != nil {
+		tl, err := parseTimelimitRaw(raw)
+		if err != nil {
+			return h, false, bad(sr.col[roleTimelimitRaw], err)
+		}
+		if j.TimeLimit == workload.Unknown && len(get(roleTimelimit)) == 0 {
+			j.TimeLimit = tl
+		}
+	}
+
+	// Request: ReqTRES, then the Req* count columns, then AllocTRES, then
+	// NNodes/NCPUS/ReqMem and old-style GRES columns.
+	var req, alloc tres
+	req, alloc = tres{nodes: -1, cpus: -1, gpus: -1, mem: -1, typed: -1}, tres{nodes: -1, cpus: -1, gpus: -1, mem: -1, typed: -1}
+	if c := sr.col[roleReqTRES]; c >= 0 && len(f[c]) > 0 {
+		if req, err = parseTRES(f[c], sr.types); err != nil {
+			return h, false, bad(c, err)
+		}
+	}
+	if c := sr.col[roleAllocTRES]; c >= 0 && len(f[c]) > 0 {
+		if alloc, err = parseTRES(f[c], sr.types); err != nil {
+			return h, false, bad(c, err)
+		}
+	}
+	count := func(r colRole) (int64, *ParseError) {
+		c := sr.col[r]
+		if c < 0 {
+			return -1, nil
+		}
+		n, err := parseCount(f[c])
+		if err != nil {
+			return 0, bad(c, err)
+		}
+		return n, nil
+	}
+	nnodes, perr := count(roleNNodes)
+	if perr != nil {
+		return h, false, perr
+	}
+	reqNodes, perr := count(roleReqNodes)
+	if perr != nil {
+		return h, false, perr
+	}
+	ncpus, perr := count(roleNCPUS)
+	if perr != nil {
+		return h, false, perr
+	}
+	reqCPUs, perr := count(roleReqCPUS)
+	if perr != nil {
+		return h, false, perr
+	}
+	nodes := firstKnown(req.nodes, reqNodes, alloc.nodes, nnodes)
+	cpus := firstKnown(req.cpus, reqCPUs, alloc.cpus, ncpus)
+	mem := firstKnown(req.mem, alloc.mem)
+	if c := sr.col[roleReqMem]; c >= 0 && len(f[c]) > 0 {
+		rm, err := parseReqMem(f[c])
+		if err != nil {
+			return h, false, bad(c, err)
+		}
+		if mem < 0 {
+			mem = rm.mib
+			switch {
+			case rm.perCPU:
+				mem *= max(cpus, 1)
+			case rm.perNode:
+				mem *= max(nodes, 1)
+			}
+		}
+	}
+	gpus, gpuType := int64(-1), ""
+	switch {
+	case req.gpuCount() >= 0:
+		gpus, gpuType = req.gpuCount(), req.gpuType
+	case alloc.gpuCount() >= 0:
+		gpus, gpuType = alloc.gpuCount(), alloc.gpuType
+	}
+	if c := sr.col[roleReqGRES]; c >= 0 && len(f[c]) > 0 {
+		n, typ, err := parseOldGRES(f[c], sr.types)
+		if err != nil {
+			return h, false, bad(c, err)
+		}
+		if gpus < 0 && n >= 0 {
+			gpus, gpuType = n*max(nodes, 1), typ // per node
+		}
+	}
+	if c := sr.col[roleAllocGRES]; c >= 0 && len(f[c]) > 0 {
+		n, typ, err := parseOldGRES(f[c], sr.types)
+		if err != nil {
+			return h, false, bad(c, err)
+		}
+		if gpus < 0 && n >= 0 {
+			gpus, gpuType = n, typ // whole job
+		}
+	}
+	if gpus > 1<<31-1 || mem > maxMemMiB {
+		return h, false, &ParseError{Path: sr.path, Line: lineNo, Err: errKind(ErrRange, "GPU count or memory too large")}
+	}
+	j.Request = workload.Request{
+		Nodes:   int32(max(nodes, 0)),
+		GPUs:    int32(max(gpus, 0)),
+		GPUType: gpuType,
+		CPUs:    int32(max(cpus, 0)),
+		MemMB:   max(mem, 0),
+	}
+
+	if c := sr.col[roleDependency]; c >= 0 {
+		if j.Deps, err = parseDeps(f[c]); err != nil {
+			return h, false, bad(c, err)
+		}
+	}
+
+	// Times and runtime.
+	noAlloc := false
+	if c := sr.col[roleNodeList]; c >= 0 && string(f[c]) == "None assigned" {
+		noAlloc = true
+	}
+	if c := sr.col[roleAllocTRES]; c >= 0 && len(f[c]) == 0 {
+		noAlloc = true
+	}
+	neverStarted := start == workload.Unknown || (noAlloc && elapsed <= 0)
+	j.Submit = submit
+	j.TraceEnd = end
+	switch {
+	case neverStarted && j.TraceState == "CANCELLED":
+		// Cancelled while pending: the end is the cancel time.
+		j.CancelAfter = 0
+		if end != workload.Unknown {
+			j.CancelAfter = max(end-submit, 0)
+		}
+		j.Runtime = 0
+		sr.stats.CancelledPending++
+	case neverStarted && end == workload.Unknown:
+		// Still pending at the dump: real runtime unknown.
+		j.Runtime = 0
+		sr.stats.Pending++
+		if sr.opts.SkipPending {
+			sr.stats.SkippedPending++
+			h.job = j
+			return h, true, nil
+		}
+	default:
+		if !neverStarted {
+			j.TraceStart = start
+		}
+		switch {
+		case elapsed != workload.Unknown:
+			j.Runtime = elapsed
+		case start != workload.Unknown && end != workload.Unknown:
+			if end < start {
+				return h, false, bad(sr.col[roleEnd], errKind(ErrRange, "End is before Start"))
+			}
+			j.Runtime = end - start
+		default:
+			j.Runtime = 0
+		}
+		if !neverStarted && end == workload.Unknown {
+			sr.stats.Running++
+		}
+	}
+
+	// Extra: every other non-empty column, and State when it carried more
+	// than its base word.
+	n := 0
+	for _, c := range sr.extra {
+		if len(f[c]) > 0 {
+			n++
+		}
+	}
+	if keepStateRaw {
+		n++
+	}
+	if n > 0 {
+		j.Extra = make([]workload.Field, 0, n)
+		sc := sr.col[roleState]
+		for _, c := range sr.extra {
+			if keepStateRaw && sc >= 0 && sc < c {
+				j.Extra = append(j.Extra, workload.Field{Name: sr.names[sc], Value: sr.in[sc].get(f[sc])})
+				keepStateRaw = false
+			}
+			if len(f[c]) > 0 {
+				j.Extra = append(j.Extra, workload.Field{Name: sr.names[c], Value: sr.in[c].get(f[c])})
+			}
+		}
+		if keepStateRaw {
+			j.Extra = append(j.Extra, workload.Field{Name: sr.names[sc], Value: sr.in[sc].get(f[sc])})
+		}
+	}
+	h.job = j
+	return h, false, nil
+}
+
+// firstKnown returns the first value that is not -1 (absent), or -1.
+func firstKnown(vs ...int64) int64 {
+	for _, v := range vs {
+		if v >= 0 {
+			return v
+		}
+	}
+	return -1
+}
+
+// Notes returns human-readable remarks on what the reader did, for
+// Trace.Notes; call it after Next has returned io.EOF.
+func (sr *SacctReader) Notes() []string {
+	s := sr.stats
+	var notes []string
+	add := func(format string, args ...any) { notes = append(notes, fmt.Sprintf(format, args...)) }
+	add("sacct timestamps (no zone) read as UTC wall-clock readings")
+	if s.StepsFolded > 0 {
+		add("folded %s step rows into their jobs", fmtCount(s.StepsFolded))
+	}
+	if s.OrphanSteps > 0 {
+		add("skipped %s step rows with no job row before them (first: %s)", fmtCount(s.OrphanSteps), sr.firstOrphan)
+	}
+	if s.ArrayRecords > 0 {
+		add("expanded %s pending array records into %s pending jobs", fmtCount(s.ArrayRecords), fmtCount(s.ArrayTasks))
+	}
+	if s.TruncatedArrays > 0 {
+		add("%s pending array records were cut short by sacct (\"...\"): their remaining tasks are missing", fmtCount(s.TruncatedArrays))
+	}
+	if s.CancelledPending > 0 {
+		add("%s jobs were cancelled before they started: runtime 0, CancelAfter = End - Submit", fmtCount(s.CancelledPending))
+	}
+	if s.Pending > 0 {
+		if s.SkippedPending > 0 {
+			add("dropped %s jobs that had not started by the time of the dump (PENDING)", fmtCount(s.SkippedPending))
+		} else {
+			add("%s jobs had not started by the time of the dump (PENDING): kept with runtime 0, their real runtime is unknown", fmtCount(s.Pending))
+		}
+	}
+	if s.Running > 0 {
+		add("%s jobs had no end time (RUNNING at the dump): runtime is the elapsed time so far (censored)", fmtCount(s.Running))
+	}
+	if s.Bad > 0 {
+		msgs := make([]string, len(sr.badErrs))
+		for i, e := range sr.badErrs {
+			msgs[i] = e.Error()
+		}
+		add("skipped %s bad lines (lenient); first: %s", fmtCount(s.Bad), strings.Join(msgs, "; "))
+	}
+	if s.BadSteps > 0 {
+		add("skipped %s step rows of skipped jobs", fmtCount(s.BadSteps))
+	}
+	return notes
+}

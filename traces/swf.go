@@ -1,0 +1,596 @@
+package traces
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+// SWF field names, 1-based as the Standard Workload Format 2.2 numbers
+// them (Parallel Workloads Archive, "The Standard Workload Format"). They
+// name fields in errors and in Job.Extra.
+var swfFieldNames = [19]string{
+	1:  "job_number",
+	2:  "submit_time",
+	3:  "wait_time",
+	4:  "run_time",
+	5:  "allocated_processors",
+	6:  "average_cpu_time",
+	7:  "used_memory",
+	8:  "requested_processors",
+	9:  "requested_time",
+	10: "requested_memory",
+	11: "status",
+	12: "user_id",
+	13: "group_id",
+	14: "executable_number",
+	15: "queue_number",
+	16: "partition_number",
+	17: "preceding_job_number",
+	18: "think_time",
+}
+
+// swfExtra lists the fields kept in Job.Extra (when not -1), in order.
+var swfExtra = []int{5, 6, 7, 8, 10, 11, 13, 14, 15, 16, 17, 18}
+
+// SWFOptions configures an SWFReader.
+type SWFOptions struct {
+	// ProcsPerNode, when > 0, makes the request Nodes =
+	// ceil(procs/ProcsPerNode) and CPUs = procs. When 0, Nodes is 0 ("any
+	// nodes") and CPUs = procs: processors are the unit scheduled.
+	ProcsPerNode int
+	// ProcsPerGPU, when > 0, maps processors onto GPUs: the request is
+	// GPUs = ceil(procs/ProcsPerGPU), CPUs = 0, Nodes = 0. This is how an
+	// SWF log with no GPUs is replayed on a GPU cluster. It overrides
+	// ProcsPerNode.
+	ProcsPerGPU int
+	// Lenient skips records with bad values instead of failing, counts
+	// them, and notes the first few by position.
+	Lenient bool
+}
+
+// SWFHeader holds the header comments of an SWF file (the leading lines
+// starting with ';'). The typed fields are parsed from their "; Key: value"
+// lines; a value such as "338 (batch partition; 512 total)" gives its
+// leading number. Absent fields are zero.
+type SWFHeader struct {
+	Version        string
+	Computer       string
+	Installation   string
+	MaxJobs        int
+	MaxRecords     int
+	UnixStartTime  int64 // Unix time of submit_time 0
+	TimeZone       int   // seconds from UTC (deprecated by TimeZoneString)
+	TimeZoneString string
+	MaxNodes       int
+	MaxProcs       int
+	MaxRuntime     int64 // seconds
+	MaxMemory      int64 // KB
+	// Queues and Partitions are the "; Queue: N name" and
+	// "; Partition: N name" lines, which name the numbers in fields 15
+	// and 16.
+	Queues     []SWFUnit
+	Partitions []SWFUnit
+	// Fields is every header line in order, so nothing is lost. A line
+	// that is not "Key: value" (a continuation, a blank ";") has an empty
+	// Key and its text after ';' as Value.
+	Fields []SWFHeaderField
+}
+
+// SWFUnit is a numbered queue or partition named in the header.
+type SWFUnit struct {
+	Number int
+	Name   string
+}
+
+// SWFHeaderField is one header comment line.
+type SWFHeaderField struct {
+	Key   string
+	Value string
+}
+
+// Get returns the value of the first header line with key (compared
+// case-insensitively) and whether there was one.
+func (h *SWFHeader) Get(key string) (string, bool) {
+	for _, f := range h.Fields {
+		if f.Key != "" && strings.EqualFold(f.Key, key) {
+			return f.Value, true
+		}
+	}
+	return "", false
+}
+
+// SWFStats counts what an SWFReader did with its input.
+type SWFStats struct {
+	Lines     int // lines read, comments included
+	Records   int // job records (non-comment, non-blank lines)
+	Jobs      int // jobs returned
+	Skipped   int // records without a submit time, run time or processors
+	NoSubmit  int // of Skipped, with submit_time -1
+	NoRuntime int // of Skipped, with run_time -1
+	NoProcs   int // of Skipped, with no processor count (fields 5 and 8 <= 0)
+	Bad       int // bad records skipped (Lenient)
+	Comments  int // comment lines after the first record, ignored
+}
+
+// SWFReader reads a Standard Workload Format (2.2) log one job at a time.
+// See the package documentation for how fields map onto workload.Job.
+type SWFReader struct {
+	lr       *lineReader
+	path     string
+	opts     SWFOptions
+	header   SWFHeader
+	pending  []byte // first record, read while reading the header
+	pendLine int
+	toks     [18][]byte
+	in       [19]*interner
+	err      error // sticky
+	stats    SWFStats
+	badErrs  []*ParseError
+}
+
+// NewSWFReader returns a reader of the SWF log r, having read its header
+// comments (Header). path names the input in errors and may be empty.
+// Errors in the input are *ParseError; a bad option is a plain error.
+func NewSWFReader(r io.Reader, path string, opts SWFOptions) (*SWFReader, error) {
+	if opts.ProcsPerNode < 0 || opts.ProcsPerGPU < 0 {
+		return nil, fmt.Errorf("traces: SWF ProcsPerNode %d and ProcsPerGPU %d must be >= 0", opts.ProcsPerNode, opts.ProcsPerGPU)
+	}
+	sr := &SWFReader{lr: newLineReader(r), path: path, opts: opts}
+	for _, i := range []int{5, 8, 11, 13, 14, 15, 16} {
+		sr.in[i] = newInterner(4096)
+	}
+	for {
+		line, err := sr.lr.next()
+		if err == io.EOF {
+			sr.err = io.EOF
+			break
+		}
+		if err != nil {
+			return nil, sr.withPath(err)
+		}
+		sr.stats.Lines = sr.lr.line
+		t := bytes.TrimLeft(line, " \t")
+		if len(t) == 0 {
+			continue
+		}
+		if t[0] != ';' {
+			sr.pending = append([]byte(nil), line...)
+			sr.pendLine = sr.lr.line
+			break
+		}
+		if err := sr.headerLine(t[1:]); err != nil {
+			return nil, err
+		}
+	}
+	return sr, nil
+}
+
+func (sr *SWFReader) withPath(err error) error {
+	var pe *ParseError
+	if errors.As(err, &pe) && pe.Path == "" {
+		pe.Path = sr.path
+	}
+	return err
+}
+
+// headerKey splits "Key: value" (after the ';'): Key is letters, digits and
+// underscores, followed by ':' and then a space or the end of the line.
+func headerKey(b []byte) (key, val []byte, ok bool) {
+	t := bytes.TrimLeft(b, " \t")
+	i := 0
+	for i < len(t) && (t[i] == '_' || t[i] >= 'a' && t[i] <= 'z' || t[i] >= 'A' && t[i] <= 'Z' || t[i] >= '0' && t[i] <= '9') {
+		i++
+	}
+	if i == 0 || i >= len(t) || t[i] != ':' {
+		return nil, nil, false
+	}
+	if i+1 < len(t) && t[i+1] != ' ' && t[i+1] != '\t' {
+		return nil, nil, false // "http://..."
+	}
+	return t[:i], bytes.TrimSpace(t[i+1:]), true
+}
+
+// headerLine records one header comment (the text after ';').
+func (sr *SWFReader) headerLine(b []byte) error {
+	h := &sr.header
+	key, val, ok := headerKey(b)
+	if !ok {
+		h.Fields = append(h.Fields, SWFHeaderField{Value: string(bytes.TrimRight(b, " \t"))})
+		return nil
+	}
+	k, v := string(key), string(val)
+	h.Fields = append(h.Fields, SWFHeaderField{Key: k, Value: v})
+	num := func() (int64, error) {
+		n, ok := leadingInt(val)
+		if !ok {
+			return 0, &ParseError{Path: sr.path, Line: sr.lr.line, Field: k, Value: v, Err: errKind(ErrSyntax, "want a number, optionally followed by a remark")}
+		}
+		return n, nil
+	}
+	var err error
+	var n int64
+	switch strings.ToLower(k) {
+	case "version":
+		h.Version = v
+	case "computer":
+		h.Computer = v
+	case "installation":
+		h.Installation = v
+	case "maxjobs":
+		n, err = num()
+		h.MaxJobs = int(n)
+	case "maxrecords":
+		n, err = num()
+		h.MaxRecords = int(n)
+	case "unixstarttime":
+		n, err = num()
+		h.UnixStartTime = n
+	case "timezone":
+		n, err = num()
+		h.TimeZone = int(n)
+	case "timezonestring":
+		h.TimeZoneString = v
+	case "maxnodes":
+		n, err = num()
+		h.MaxNodes = int(n)
+	case "maxprocs":
+		n, err = num()
+		h.MaxProcs = int(n)
+	case "maxruntime":
+		n, err = num()
+		h.MaxRuntime = n
+	case "maxmemory":
+		n, err = num()
+		h.MaxMemory = n
+	case "queue", "partition":
+		if u, ok := parseUnit(val); ok {
+			if strings.EqualFold(k, "queue") {
+				h.Queues = append(h.Queues, u)
+			} else {
+				h.Partitions = append(h.Partitions, u)
+			}
+		}
+	}
+	return err
+}
+
+// leadingInt parses the number at the start of a header value: an
+// optionally signed integer (a decimal fraction is dropped), followed by
+// the end or by a non-digit remark.
+func leadingInt(b []byte) (int64, bool) {
+	i := 0
+	if i < len(b) && (b[i] == '-' || b[i] == '+') {
+		i++
+	}
+	j := i
+	for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+		j++
+	}
+	n, ok := parseUint(b[i:j], maxSeconds)
+	if !ok {
+		return 0, false
+	}
+	if j < len(b) && b[j] == '.' {
+		j++
+		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+			j++
+		}
+	}
+	if j < len(b) && b[j] != ' ' && b[j] != '\t' && b[j] != '(' && b[j] != ',' && b[j] != ';' {
+		return 0, false
+	}
+	if b[0] == '-' {
+		n = -n
+	}
+	return n, true
+}
+
+// parseUnit parses "1 DSI" or "1  [fque:1]".
+func parseUnit(b []byte) (SWFUnit, bool) {
+	i := 0
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	n, ok := parseUint(b[:i], math.MaxInt32)
+	if !ok {
+		return SWFUnit{}, false
+	}
+	return SWFUnit{Number: int(n), Name: string(bytes.TrimSpace(b[i:]))}, true
+}
+
+// Header returns the header read by NewSWFReader. Its slices are shared:
+// do not modify them.
+func (sr *SWFReader) Header() SWFHeader { return sr.header }
+
+// Stats returns the counts so far.
+func (sr *SWFReader) Stats() SWFStats { return sr.stats }
+
+// Skipped returns how many records were skipped for having no submit
+// time, run time or processor count (phantom records).
+func (sr *SWFReader) Skipped() int { return sr.stats.Skipped }
+
+// Next returns the next job, or io.EOF after the last. Records without a
+// submit time, run time or processor count are skipped and counted
+// (Skipped). Errors are *ParseError naming the line, field and value; in
+// strict mode (the default) an error ends the reading and is returned
+// again by later calls.
+func (sr *SWFReader) Next() (workload.Job, error) {
+	for {
+		if sr.err != nil {
+			return workload.Job{}, sr.err
+		}
+		var line []byte
+		var lineNo int
+		if sr.pending != nil {
+			line, lineNo = sr.pending, sr.pendLine
+			sr.pending = nil
+		} else {
+			var err error
+			if line, err = sr.lr.next(); err != nil {
+				sr.err = sr.withPath(err)
+				continue
+			}
+			lineNo = sr.lr.line
+			sr.stats.Lines = lineNo
+		}
+		t := bytes.TrimLeft(line, " \t")
+		if len(t) == 0 {
+			continue
+		}
+		if t[0] == ';' {
+			sr.stats.Comments++
+			continue
+		}
+		sr.stats.Records++
+		j, ok, perr := sr.parseRecord(line, lineNo)
+		if perr != nil {
+			if !sr.opts.Lenient {
+				sr.err = perr
+				return workload.Job{}, perr
+			}
+			sr.stats.Bad++
+			if len(sr.badErrs) < maxNotedErrors {
+				sr.badErrs = append(sr.badErrs, perr)
+			}
+			continue
+		}
+		if !ok {
+			continue
+		}
+		sr.stats.Jobs++
+		return j, nil
+	}
+}
+
+// parseSWFNum parses an SWF field: -1 (unknown) or a non-negative number,
+// integer or decimal ("142.00"), rounded to the nearest integer (halves
+// away from zero). Exponents, hex and NaN are not accepted.
+func parseSWFNum(b []byte) (int64, error) {
+	i := 0
+	neg := false
+	if b[0] == '-' || b[0] == '+' {
+		neg = b[0] == '-'
+		i++
+	}
+	var n int64
+	nd := 0
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		if n > (maxSeconds-9)/10 {
+			return 0, errKind(ErrRange, "number too large")
+		}
+		n = n*10 + int64(b[i]-'0')
+		nd++
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			if b[i] >= '5' {
+				n++
+			}
+			nd++
+		}
+		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		}
+	}
+	if i != len(b) || nd == 0 {
+		return 0, errKind(ErrSyntax, "want a number")
+	}
+	if neg {
+		n = -n
+	}
+	if n < -1 {
+		return 0, errKind(ErrRange, "must be >= 0 or -1 (unknown)")
+	}
+	return n, nil
+}
+
+// parseRecord parses one job line. ok is false for a skipped record.
+func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bool, _ *ParseError) {
+	n := 0
+	for len(line) > 0 {
+		line = bytes.TrimLeft(line, " \t")
+		if len(line) == 0 {
+			break
+		}
+		e := bytes.IndexAny(line, " \t")
+		if e < 0 {
+			e = len(line)
+		}
+		if n == 18 {
+			n++
+			break
+		}
+		sr.toks[n] = line[:e]
+		n++
+		line = line[e:]
+	}
+	if n != 18 {
+		what := fmt.Sprintf("%d", n)
+		if n > 18 {
+			what = "more than 18"
+		}
+		return j, false, &ParseError{Path: sr.path, Line: lineNo, Err: errKind(ErrFieldCount, what+" fields, want 18")}
+	}
+	var v [19]int64
+	for i := 1; i <= 18; i++ {
+		x, err := parseSWFNum(sr.toks[i-1])
+		if err != nil {
+			return j, false, sr.bad(lineNo, i, err)
+		}
+		v[i] = x
+	}
+	if v[5] > math.MaxInt32 || v[8] > math.MaxInt32 {
+		f := 5
+		if v[8] > math.MaxInt32 {
+			f = 8
+		}
+		return j, false, sr.bad(lineNo, f, errCountBig)
+	}
+	if v[12] > math.MaxInt32 {
+		return j, false, sr.bad(lineNo, 12, errCountBig)
+	}
+	procs := v[8]
+	if procs <= 0 {
+		procs = v[5]
+	}
+	noSubmit, noRun, noProcs := v[2] < 0, v[4] < 0, procs <= 0
+	if noSubmit || noRun || noProcs {
+		sr.stats.Skipped++
+		if noSubmit {
+			sr.stats.NoSubmit++
+		}
+		if noRun {
+			sr.stats.NoRuntime++
+		}
+		if noProcs {
+			sr.stats.NoProcs++
+		}
+		return j, false, nil
+	}
+
+	j = workload.NewJob(strconv.FormatInt(v[1], 10))
+	j.Submit = workload.Time(sr.header.UnixStartTime + v[2])
+	j.Runtime = workload.Time(v[4])
+	if v[9] > 0 {
+		j.TimeLimit = workload.Time(v[9])
+	}
+	if v[12] >= 0 {
+		j.User = "u" + strconv.FormatInt(v[12], 10)
+	}
+	switch {
+	case v[16] >= 0:
+		j.Partition = numString(v[16])
+	case v[15] >= 0:
+		j.Partition = numString(v[15])
+	}
+	switch v[11] {
+	case 1, 3:
+		j.TraceState = "COMPLETED"
+	case 0, 4:
+		j.TraceState = "FAILED"
+	case 5:
+		j.TraceState = "CANCELLED"
+	case 2:
+		j.TraceState = "PARTIAL"
+	}
+	wait := v[3]
+	if v[11] == 5 && v[4] == 0 {
+		// Cancelled before it started: the wait is the time to the cancel.
+		j.CancelAfter = 0
+		if wait >= 0 {
+			j.CancelAfter = workload.Time(wait)
+			j.TraceEnd = j.Submit + workload.Time(wait)
+		}
+	} else if wait >= 0 {
+		j.TraceStart = j.Submit + workload.Time(wait)
+		j.TraceEnd = j.TraceStart + j.Runtime
+	}
+
+	switch {
+	case sr.opts.ProcsPerGPU > 0:
+		j.Request.GPUs = int32(ceilDiv(procs, int64(sr.opts.ProcsPerGPU)))
+	case sr.opts.ProcsPerNode > 0:
+		j.Request.Nodes = int32(ceilDiv(procs, int64(sr.opts.ProcsPerNode)))
+		j.Request.CPUs = int32(procs)
+	default:
+		j.Request.CPUs = int32(procs)
+	}
+
+	cnt := 0
+	for _, i := range swfExtra {
+		if v[i] != -1 && !(i == 11 && (v[i] == 0 || v[i] == 1 || v[i] == 5)) {
+			cnt++
+		}
+	}
+	if cnt > 0 {
+		j.Extra = make([]workload.Field, 0, cnt)
+		for _, i := range swfExtra {
+			if v[i] == -1 || (i == 11 && (v[i] == 0 || v[i] == 1 || v[i] == 5)) {
+				continue
+			}
+			var val string
+			if in := sr.in[i]; in != nil {
+				val = in.get(sr.toks[i-1])
+			} else {
+				val = string(sr.toks[i-1])
+			}
+			j.Extra = append(j.Extra, workload.Field{Name: swfFieldNames[i], Value: val})
+		}
+	}
+	return j, true, nil
+}
+
+var smallInts = [10]string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}
+
+// numString formats n, sharing the strings of 0..9.
+func numString(n int64) string {
+	if n >= 0 && n < 10 {
+		return smallInts[n]
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+func (sr *SWFReader) bad(lineNo, field int, err error) *ParseError {
+	return &ParseError{Path: sr.path, Line: lineNo, Field: swfFieldNames[field], Value: string(sr.toks[field-1]), Err: err}
+}
+
+// Notes returns human-readable remarks on what the reader did, for
+// Trace.Notes; call it after Next has returned io.EOF.
+func (sr *SWFReader) Notes() []string {
+	s := sr.stats
+	var notes []string
+	add := func(format string, args ...any) { notes = append(notes, fmt.Sprintf(format, args...)) }
+	if s.Skipped > 0 {
+		add("skipped %s SWF records without a submit time, run time or processor count (%s with no submit time, %s no run time, %s no processors)",
+			fmtCount(s.Skipped), fmtCount(s.NoSubmit), fmtCount(s.NoRuntime), fmtCount(s.NoProcs))
+	}
+	switch {
+	case sr.opts.ProcsPerGPU > 0:
+		add("SWF processors mapped to GPUs: GPUs = ceil(procs/%d)", sr.opts.ProcsPerGPU)
+	case sr.opts.ProcsPerNode > 0:
+		add("SWF processors mapped to nodes: nodes = ceil(procs/%d)", sr.opts.ProcsPerNode)
+	}
+	if s.Comments > 0 {
+		add("ignored %s comment lines after the header", fmtCount(s.Comments))
+	}
+	if h := sr.header; h.MaxJobs > 0 && h.MaxJobs != s.Records {
+		add("header MaxJobs %s differs from the %s records in the file", fmtCount(h.MaxJobs), fmtCount(s.Records))
+	}
+	if s.Bad > 0 {
+		msgs := make([]string, len(sr.badErrs))
+		for i, e := range sr.badErrs {
+			msgs[i] = e.Error()
+		}
+		add("skipped %s bad lines (lenient); first: %s", fmtCount(s.Bad), strings.Join(msgs, "; "))
+	}
+	return notes
+}
