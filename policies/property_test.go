@@ -1,0 +1,90 @@
+package policies_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/policytest"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// shadowWatch runs EASY and remembers, for every job that got a
+// reservation, the shadow time of its first one.
+type shadowWatch struct {
+	*policies.EASY
+	first map[sim.JobRef]sim.Time
+}
+
+func (w *shadowWatch) Schedule(v sim.View, rng *rand.Rand) sim.Plan {
+	plan := w.EASY.Schedule(v, rng)
+	if r, ok := w.Reservation(); ok {
+		if _, seen := w.first[r.Job]; !seen {
+			w.first[r.Job] = r.Shadow
+		}
+	}
+	return plan
+}
+
+// TestEASYHeadNeverDelayed checks EASY's guarantee on whole runs: a job
+// that gets a reservation starts no later than the shadow time computed
+// when it first became the blocked head. It holds because running jobs end
+// by their limits, backfilled jobs are admitted only if the head still
+// fits at the shadow time, and later submissions queue behind the head
+// (the generated workloads have no dependencies, which could put a newly
+// eligible job ahead of it).
+func TestEASYHeadNeverDelayed(t *testing.T) {
+	type workloadGen struct {
+		name string
+		gen  func(seed uint64) (*hwmodels.Cluster, *workload.Trace)
+	}
+	gens := []workloadGen{
+		{"tiny", policytest.Workload},
+		{"synthetic", func(seed uint64) (*hwmodels.Cluster, *workload.Trace) {
+			return policytest.Synthetic(seed, 4, 8, 400, 1.2)
+		}},
+	}
+	for _, g := range gens {
+		t.Run(g.name, func(t *testing.T) {
+			var reservations int
+			for seed := range uint64(200) {
+				c, tr := g.gen(seed)
+				w := &shadowWatch{EASY: policies.NewEASY(nil), first: map[sim.JobRef]sim.Time{}}
+				rec, err := sim.Run(sim.Config{Cluster: c, Trace: tr, Policy: w, Seed: seed, Check: true})
+				if err != nil {
+					t.Fatalf("seed %d: %v", seed, err)
+				}
+				reservations += len(w.first)
+				for ref, shadow := range w.first {
+					r := &rec.Jobs[ref]
+					if r.Start == workload.Unknown {
+						if r.State == sim.Unfinished {
+							// TODO: make this an error once sim runs a pass
+							// after a 0-second job ends at an instant whose
+							// pass already ran (see the skipped scenario
+							// "zero-second job frees its node in the same
+							// instant"); until then such a lost wakeup can
+							// strand the queue at the end of a trace.
+							t.Logf("seed %d: job %s never started (known sim lost wakeup after a 0-second job)", seed, tr.Jobs[ref].ID)
+							continue
+						}
+						if r.State != sim.Cancelled {
+							t.Errorf("seed %d: job %s got a reservation at %d but never started (%v)", seed, tr.Jobs[ref].ID, shadow, r.State)
+						}
+						continue
+					}
+					if r.Start > shadow {
+						t.Errorf("seed %d: job %s started at %d, after its first shadow time %d", seed, tr.Jobs[ref].ID, r.Start, shadow)
+					}
+				}
+			}
+			if reservations < 200 {
+				t.Errorf("only %d reservations over 200 seeds: workloads too light to test anything", reservations)
+			}
+			t.Log(fmt.Sprintf("%d reservations checked", reservations))
+		})
+	}
+}
