@@ -56,11 +56,13 @@ type EASY struct {
 	extra   []sim.NodeState
 }
 
-// release is a job's resources coming free at end.
+// release is a job's resources coming free at end: running[idx] of the
+// view for idx >= 0, the pass's start -idx-1 otherwise. It holds no
+// pointers, so building and sifting the heap is cheap.
 type release struct {
-	end   workload.Time
-	ref   sim.JobRef
-	alloc []sim.NodeAlloc
+	end workload.Time
+	ref sim.JobRef
+	idx int32
 }
 
 var _ sim.Policy = (*EASY)(nil)
@@ -68,10 +70,7 @@ var _ sim.Policy = (*EASY)(nil)
 // NewEASY returns an EASY policy placing jobs with placer (FirstFit when
 // nil).
 func NewEASY(placer Placer) *EASY {
-	if placer == nil {
-		placer = FirstFit{}
-	}
-	return &EASY{pass: pass{placer: placer}}
+	return &EASY{pass: newPass(placer, true)}
 }
 
 // Name returns "easy".
@@ -153,23 +152,23 @@ func (e *EASY) reserve(running []sim.RunningJob, head *sim.PendingJob) bool {
 
 	h := e.heap[:0]
 	for i := range running {
-		r := &running[i]
-		h = append(h, release{end: r.End, ref: r.Ref, alloc: r.Alloc})
+		h = append(h, release{end: running[i].End, ref: running[i].Ref, idx: int32(i)})
 	}
 	for k, s := range p.starts {
-		h = append(h, release{end: p.ends[k], ref: s.Job, alloc: s.Alloc})
+		h = append(h, release{end: p.ends[k], ref: s.Job, idx: -int32(k) - 1})
 	}
 	heapify(h)
-	defer func() {
-		clear(h) // drop references to the view's slices
-		e.heap = h[:0]
-	}()
+	defer func() { e.heap = h[:0] }()
 	for len(h) > 0 {
 		t := h[0].end
 		for len(h) > 0 && h[0].end == t {
 			var r release
 			r, h = pop(h)
-			e.give(r.alloc)
+			if r.idx >= 0 {
+				e.give(running[r.idx].Alloc)
+			} else {
+				e.give(p.starts[-r.idx-1].Alloc)
+			}
 		}
 		if e.capSum < int64(e.hd.count) {
 			continue // not enough capacity yet: no placer could succeed
@@ -264,7 +263,6 @@ func pop(h []release) (release, []release) {
 	top := h[0]
 	n := len(h) - 1
 	h[0] = h[n]
-	h[n] = release{}
 	h = h[:n]
 	down(h, 0)
 	return top, h

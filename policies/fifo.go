@@ -22,10 +22,7 @@ var _ sim.Policy = (*FIFO)(nil)
 // NewFIFO returns a FIFO policy placing jobs with placer (FirstFit when
 // nil).
 func NewFIFO(placer Placer) *FIFO {
-	if placer == nil {
-		placer = FirstFit{}
-	}
-	return &FIFO{pass: pass{placer: placer}}
+	return &FIFO{pass: newPass(placer, false)}
 }
 
 // Name returns "fifo".

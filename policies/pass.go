@@ -14,8 +14,15 @@ const maxFailed = 64
 // between passes so that a pass allocates nothing once buffers have grown.
 type pass struct {
 	placer Placer
-	nodes  []hwmodels.Node
-	now    workload.Time
+	// exact is set when the placer succeeds exactly when the capacity is
+	// there (FirstFit), so a refusal needs no capacity count to be known
+	// as one.
+	exact bool
+	// remember enables the memory of failures; a policy that stops at the
+	// first failure has no use for it.
+	remember bool
+	nodes    []hwmodels.Node
+	now      workload.Time
 
 	// free is the free state after the starts staged so far. Until the
 	// first start it aliases the view's slice (read only); the first
@@ -80,7 +87,10 @@ func (p *pass) stage(job *sim.PendingJob) (base int, ok bool) {
 		return base, true
 	}
 	p.allocs = p.allocs[:base]
-	if d.capacity(p.nodes, p.free) < int64(d.count) {
+	if !p.remember {
+		return 0, false
+	}
+	if p.exact || d.capacity(p.nodes, p.free) < int64(d.count) {
 		if len(p.noCap) < maxFailed {
 			p.noCap = append(p.noCap, d)
 		}
@@ -121,3 +131,13 @@ func (p *pass) tryStart(job *sim.PendingJob) bool {
 }
 
 func (p *pass) plan() sim.Plan { return sim.Plan{Starts: p.starts} }
+
+// newPass returns the scratch state of a policy placing with placer
+// (FirstFit when nil).
+func newPass(placer Placer, remember bool) pass {
+	if placer == nil {
+		placer = FirstFit{}
+	}
+	_, exact := placer.(FirstFit)
+	return pass{placer: placer, exact: exact, remember: remember}
+}
