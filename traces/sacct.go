@@ -33,6 +33,19 @@ type SacctOptions struct {
 	SkipPending bool
 }
 
+// JobinfoFields is the --format list of the hb-jobinfo tool of the
+// University of Groningen (github.com/rug-cit-hpc/hb-jobinfo), whose
+// headerless "☃"-delimited output is the fixture
+// ../shared/traces/sacct-parsable_habrok-rug.txt. Pass it as
+// SacctOptions.Fields to read such output.
+var JobinfoFields = []string{
+	"JobID", "JobName", "User", "Partition", "NodeList", "NNodes", "NCPUS", "NTasks", "State", "Submit", "Start",
+	"End", "Timelimit", "Elapsed", "TotalCPU", "CPUTime", "UserCPU", "SystemCPU", "ReqMem", "MaxRSS", "MaxVMSize",
+	"ReqTRES", "AllocTRES", "TRESUsageInMax", "TRESUsageInTot", "TRESUsageOutTot", "MaxDiskRead",
+	"MaxDiskWrite", "MaxRSSNode", "MaxRSSTask", "MaxVMSizeNode", "MaxVMSizeTask", "MaxDiskReadNode",
+	"MaxDiskReadTask", "MaxDiskWriteNode", "MaxDiskWriteTask", "Comment",
+}
+
 // SacctStats counts what a SacctReader did with its input.
 type SacctStats struct {
 	Lines            int // lines read
@@ -734,6 +747,10 @@ func (sr *SacctReader) parseJob(f [][]byte, jobPart []byte, lineNo int) (h heldJ
 		noAlloc = true
 	}
 	neverStarted := start == workload.Unknown || (noAlloc && elapsed <= 0)
+	mult := 1 // jobs this row stands for
+	if h.remainder {
+		mult = int(h.tasks)
+	}
 	j.Submit = submit
 	j.TraceEnd = end
 	switch {
@@ -744,13 +761,13 @@ func (sr *SacctReader) parseJob(f [][]byte, jobPart []byte, lineNo int) (h heldJ
 			j.CancelAfter = max(end-submit, 0)
 		}
 		j.Runtime = 0
-		sr.stats.CancelledPending++
+		sr.stats.CancelledPending += mult
 	case neverStarted && end == workload.Unknown:
 		// Still pending at the dump: real runtime unknown.
 		j.Runtime = 0
-		sr.stats.Pending++
+		sr.stats.Pending += mult
 		if sr.opts.SkipPending {
-			sr.stats.SkippedPending++
+			sr.stats.SkippedPending += mult
 			h.job = j
 			return h, true, nil
 		}
@@ -770,7 +787,7 @@ func (sr *SacctReader) parseJob(f [][]byte, jobPart []byte, lineNo int) (h heldJ
 			j.Runtime = 0
 		}
 		if !neverStarted && end == workload.Unknown {
-			sr.stats.Running++
+			sr.stats.Running += mult
 		}
 	}
 

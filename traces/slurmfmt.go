@@ -34,7 +34,8 @@ func isUnknownTime(b []byte) bool {
 }
 
 // parseTimestamp parses a sacct Submit/Start/End value, taken as a UTC
-// wall-clock reading, into Unix seconds. "Unknown", "None" and "" give
+// wall-clock reading, into Unix seconds (years before 1970 are refused, so
+// no time collides with workload.Unknown). "Unknown", "None" and "" give
 // workload.Unknown. A bare integer is taken as Unix seconds
 // (SLURM_TIME_FORMAT=%s). Both 'T' and ' ' separate date and time.
 func parseTimestamp(b []byte) (workload.Time, error) {
@@ -55,6 +56,9 @@ func parseTimestamp(b []byte) (workload.Time, error) {
 	s, ok6 := digits(b[17:19])
 	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) {
 		return 0, errTimestamp
+	}
+	if y < 1970 {
+		return 0, errKind(ErrRange, "timestamps before 1970 are not supported")
 	}
 	if mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo) || h > 23 || mi > 59 || s > 59 {
 		return 0, errKind(ErrRange, "no such date or time of day")
