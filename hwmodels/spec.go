@@ -900,6 +900,10 @@ func (p *parser) partitionNodes(n *yaml.Node, field string) ([]int32, error) {
 		}
 	}
 	member := make([]bool, len(p.c.Nodes))
+	done := map[string]bool{}
+	// expanded bounds the names all entries expand to, so that a list of
+	// many large hostlists cannot make resolution quadratic.
+	var expanded uint64
 	for i, e := range entries {
 		e = deref(e)
 		ef := fieldOf(i)
@@ -907,6 +911,10 @@ func (p *parser) partitionNodes(n *yaml.Node, field string) ([]int32, error) {
 		if err != nil {
 			return nil, err
 		}
+		if done[s] {
+			continue
+		}
+		done[s] = true
 		if s == "ALL" {
 			for j := range member {
 				member[j] = true
@@ -933,6 +941,9 @@ func (p *parser) partitionNodes(n *yaml.Node, field string) ([]int32, error) {
 		}
 		if total > MaxClusterNodes {
 			return nil, p.errorf(e, ef, ErrRange, "hostlist %q names more than %d nodes", s, MaxClusterNodes)
+		}
+		if expanded += total; expanded > 2*MaxClusterNodes {
+			return nil, p.errorf(e, ef, ErrRange, "the hostlists of %s name more than %d nodes in all", field, 2*MaxClusterNodes)
 		}
 		var names []string
 		for _, pt := range pats {
