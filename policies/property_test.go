@@ -3,8 +3,10 @@ package policies_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/policies/policytest"
@@ -85,6 +87,52 @@ func TestEASYHeadNeverDelayed(t *testing.T) {
 				t.Errorf("only %d reservations over 200 seeds: workloads too light to test anything", reservations)
 			}
 			t.Log(fmt.Sprintf("%d reservations checked", reservations))
+		})
+	}
+}
+
+// TestTimeScaling is a metamorphic test: fifo and easy only compare and
+// add times, so multiplying every submit time, limit, runtime and cancel
+// delay of a trace by k and shifting every submit by d must give the same
+// allocations and states, with every start and end mapped by t -> k*t+d.
+func TestTimeScaling(t *testing.T) {
+	const k, d = 7, 1000
+	for _, name := range policies.Builtin().Names() {
+		t.Run(name, func(t *testing.T) {
+			for seed := range uint64(50) {
+				c, tr := policytest.Workload(seed)
+				scaled := &workload.Trace{Jobs: slices.Clone(tr.Jobs)}
+				for i := range scaled.Jobs {
+					j := &scaled.Jobs[i]
+					j.Submit = k*j.Submit + d
+					j.TimeLimit *= k
+					j.Runtime *= k
+					if j.CancelAfter != workload.Unknown {
+						j.CancelAfter *= k
+					}
+				}
+				run := func(tr *workload.Trace) *sim.Record {
+					p, _ := policies.Builtin().New(name, nil)
+					rec, err := sim.Run(sim.Config{Cluster: c, Trace: tr, Policy: p, Seed: seed, Check: true})
+					if err != nil {
+						t.Fatalf("seed %d: %v", seed, err)
+					}
+					return rec
+				}
+				a, b := run(tr), run(scaled)
+				for i := range a.Jobs {
+					x, y := a.Jobs[i], b.Jobs[i]
+					for _, tp := range []*sim.Time{&x.Start, &x.End} {
+						if *tp != workload.Unknown {
+							*tp = k**tp + d
+						}
+					}
+					x.Submit, x.Eligible = y.Submit, y.Eligible
+					if diff := cmp.Diff(x, y); diff != "" {
+						t.Fatalf("seed %d, job %s: scaled run differs (-want +got):\n%s", seed, tr.Jobs[i].ID, diff)
+					}
+				}
+			}
 		})
 	}
 }
