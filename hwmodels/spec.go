@@ -120,6 +120,9 @@ func LoadCluster(path string) (*Cluster, error) {
 // out of range and dangling references are errors. The first error found is
 // returned as a *ParseError naming the line, the field path and what was
 // expected. ParseCluster never panics, whatever data holds.
+//
+// The nodes of one group share one Features slice (capacity clipped, so an
+// append copies); treat it as read-only or copy it before changing it.
 func ParseCluster(data []byte, path string) (*Cluster, error) {
 	p := &parser{path: path}
 	if len(data) > MaxSpecBytes {
@@ -734,7 +737,9 @@ func parseMemMB(s string) (int64, error) {
 		return 0, errors.New("want 1 to 15 digits, then an optional unit")
 	}
 	v, _ := strconv.ParseInt(num, 10, 64)
-	unit = strings.TrimSuffix(strings.TrimSuffix(unit, "B"), "I")
+	if len(unit) > 1 && (unit[1:] == "B" || unit[1:] == "IB") {
+		unit = unit[:1] // KB, KiB → K
+	}
 	switch unit {
 	case "K":
 		if v%1024 != 0 {

@@ -190,6 +190,7 @@ node_groups:
 		{"missing gpu model", head + "    gpu: {count: 8}\n", `c.yaml:7: node_groups[0].gpu.model: required (one of ` + gpuModelChoices() + `)`, ErrMissing},
 		{"bad gres type", head + "    gpu: {model: custom, type: \"a:b\", count: 8}\n", `c.yaml:7: node_groups[0].gpu.type: want a name of letters, digits, '-', '_' and '.', got "a:b"`, ErrSyntax},
 		{"bad memory unit", strings.Replace(head, "64G", "64Q", 1), `c.yaml:6: node_groups[0].memory: want a size such as "512G", "2T", "1048576K" or MiB as an integer, got "64Q" (unknown unit "Q" (want K, M, G or T))`, ErrSyntax},
+		{"memory in bytes", strings.Replace(head, "64G", "100B", 1), `c.yaml:6: node_groups[0].memory: want a size such as "512G", "2T", "1048576K" or MiB as an integer, got "100B" (unknown unit "B" (want K, M, G or T))`, ErrSyntax},
 		{"memory not whole MiB", strings.Replace(head, "64G", "1000K", 1), `c.yaml:6: node_groups[0].memory: want a size such as "512G", "2T", "1048576K" or MiB as an integer, got "1000K" (not a whole number of MiB)`, ErrSyntax},
 		{"zero memory", strings.Replace(head, "64G", "0", 1), `c.yaml:6: node_groups[0].memory: must be at least 1 MiB, got 0`, ErrRange},
 		{"bad hostlist", strings.Replace(head, `"gpu[001-004]"`, `"gpu[001-004"`, 1), `c.yaml:4: node_groups[0].name: hostlist "gpu[001-004": "[" at offset 3 has no closing "]"`, ErrSyntax},
