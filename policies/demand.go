@@ -56,11 +56,11 @@ func (d *demand) eligible(n *hwmodels.Node) bool {
 // share fits (0 otherwise) for a node-count demand. It does not check
 // eligibility.
 func (d *demand) fit(f sim.NodeState) int32 {
+	if f.FreeGPUs < d.gpus || f.FreeCPUs < d.cpus || f.FreeMemMB < d.mem {
+		return 0 // not even one unit or share: the common case on a busy cluster
+	}
 	if !d.spread {
-		if f.FreeGPUs >= d.gpus && f.FreeCPUs >= d.cpus && f.FreeMemMB >= d.mem {
-			return 1
-		}
-		return 0
+		return 1
 	}
 	n := int32(math.MaxInt32)
 	if d.gpus > 0 {

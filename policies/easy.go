@@ -27,7 +27,8 @@ import (
 //     the shadow time. Jobs started this way count against what is free at
 //     the shadow time for the jobs after them.
 //
-// Only the head gets a reservation. If the head could not be placed even
+// Only the head gets a reservation, and it is computed only once some
+// later job fits now (see AlwaysReserve). If the head could not be placed even
 // with every running job released (which the controller's submit-time
 // rejection rules out for FirstFit) there is no reservation and nothing
 // backfills in that pass.
@@ -35,6 +36,13 @@ import (
 // An EASY keeps scratch buffers between passes; it must not be used by two
 // runs at once.
 type EASY struct {
+	// AlwaysReserve makes every pass compute the blocked head's
+	// reservation, so that Reservation reports it, even when no later job
+	// fits now and so none could delay it. By default the reservation is
+	// computed only when some later job fits now. It changes no decision,
+	// only the cost of a pass.
+	AlwaysReserve bool
+
 	pass pass
 
 	// Reservation state of the latest pass.
@@ -95,7 +103,8 @@ type Reservation struct {
 }
 
 // Reservation returns the reservation the latest Schedule call made, and
-// false if it made none (every queued job started, or none was queued).
+// false if it made none: every queued job started, none was queued, or no
+// later job fit now (unless AlwaysReserve is set).
 // Its slices are reused by the next Schedule call.
 func (e *EASY) Reservation() (Reservation, bool) {
 	if !e.has {
@@ -121,12 +130,17 @@ func (e *EASY) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
 	if i == len(pend) {
 		return p.plan()
 	}
-	if !e.reserve(v.Running(), &pend[i]) { // 2. reservation for the head
+	// 2. The head's reservation is computed when first needed: when a
+	// later job fits now (nothing else could delay the head).
+	head, running := &pend[i], v.Running()
+	if e.AlwaysReserve && !e.reserve(running, head) {
 		return p.plan()
 	}
 	e.noDelay = e.noDelay[:0]
 	for j := i + 1; j < len(pend); j++ { // 3. backfill
-		e.backfill(&pend[j])
+		if !e.backfill(running, head, &pend[j]) {
+			break
+		}
 	}
 	e.head = nil // do not retain the view's slice
 	return p.plan()
@@ -214,25 +228,35 @@ func (e *EASY) recount(n int32) {
 	}
 }
 
-// backfill starts job now if it fits and does not delay the reservation.
-func (e *EASY) backfill(job *sim.PendingJob) {
+// backfill starts job now if it fits and does not delay the head's
+// reservation, computing the reservation first if this is the first job
+// that fits. It returns false when the head cannot be reserved at all, which
+// ends the pass.
+func (e *EASY) backfill(running []sim.RunningJob, head, job *sim.PendingJob) bool {
 	p := &e.pass
-	short := endAt(p.now, job.Limit) <= e.shadow
-	if !short {
+	short := e.has && endAt(p.now, job.Limit) <= e.shadow
+	if e.has && !short {
 		for i := range e.noDelay {
 			if f := &e.noDelay[i]; f.part == job.Part && f.req == job.Req {
-				return // an identical job would delay the head, and nothing changed since
+				return true // an identical job would delay the head, and nothing changed since
 			}
 		}
 	}
 	base, ok := p.stage(job)
 	if !ok {
-		return // does not fit now
+		return true // does not fit now
+	}
+	if !e.has {
+		if !e.reserve(running, head) {
+			p.discard(base)
+			return false
+		}
+		short = endAt(p.now, job.Limit) <= e.shadow
 	}
 	if short {
 		p.commit(job, base) // gone by the shadow time
 		e.noDelay = e.noDelay[:0]
-		return
+		return true
 	}
 	a := p.staged(base)
 	e.hold(a)
@@ -242,7 +266,7 @@ func (e *EASY) backfill(job *sim.PendingJob) {
 			e.res, e.spare = res, e.res // the reserved nodes may have moved
 			p.commit(job, base)
 			e.noDelay = e.noDelay[:0]
-			return
+			return true
 		}
 	}
 	e.give(a) // would delay the head: undo
@@ -250,6 +274,7 @@ func (e *EASY) backfill(job *sim.PendingJob) {
 	if len(e.noDelay) < maxFailed {
 		e.noDelay = append(e.noDelay, failedReq{job.Part, job.Req})
 	}
+	return true
 }
 
 // heapify orders h as a binary min-heap by (end, ref).

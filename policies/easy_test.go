@@ -243,6 +243,7 @@ func TestEASYPass(t *testing.T) {
 		},
 	}
 	e := policies.NewEASY(nil) // one value for every case: scratch reuse must not leak
+	e.AlwaysReserve = true
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := &policytest.View{T: 0, C: tt.c, Run: tt.run, Queue: tt.queue}
@@ -443,17 +444,23 @@ func randomView(seed uint64) *policytest.View {
 // clusters and compares them with the brute-force reference: same starts,
 // same shadow time, reserved nodes and extra.
 func TestEASYMatchesReference(t *testing.T) {
-	e := policies.NewEASY(nil)
+	always, lazy := policies.NewEASY(nil), policies.NewEASY(nil)
+	always.AlwaysReserve = true
 	var reserved int
 	for seed := range uint64(3000) {
 		v := randomView(seed)
 		want := referenceEASY(v)
-		got := runPass(e, v, e)
+		got := runPass(always, v, always)
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("seed %d: EASY differs from the reference (-want +got):\n%s\nview: %s", seed, diff, describe(v))
 		}
 		if got.Res != nil {
 			reserved++
+		}
+		// Computing the reservation lazily changes no decision.
+		v.Free = nil
+		if diff := cmp.Diff(want.Starts, runPass(lazy, v, nil).Starts); diff != "" {
+			t.Fatalf("seed %d: EASY without AlwaysReserve starts differently (-want +got):\n%s\nview: %s", seed, diff, describe(v))
 		}
 	}
 	if reserved < 500 {

@@ -55,6 +55,7 @@ func TestEASYHeadNeverDelayed(t *testing.T) {
 			for seed := range uint64(200) {
 				c, tr := g.gen(seed)
 				w := &shadowWatch{EASY: policies.NewEASY(nil), first: map[sim.JobRef]sim.Time{}}
+				w.AlwaysReserve = true
 				rec, err := sim.Run(sim.Config{Cluster: c, Trace: tr, Policy: w, Seed: seed, Check: true})
 				if err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
