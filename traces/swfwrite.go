@@ -86,7 +86,9 @@ func WriteSWF(w io.Writer, h SWFHeader, t *workload.Trace) error {
 			f[12] = users.number(strings.TrimPrefix(j.User, "u"))
 		}
 		for _, k := range swfExtra {
-			f[k] = "-1"
+			if k != 11 {
+				f[k] = "-1"
+			}
 			if v, ok := extraValue(j, swfFieldNames[k]); ok {
 				if len(v) == 0 {
 					return fmt.Errorf("traces: write swf: job %s: empty %s", j.ID, swfFieldNames[k])
