@@ -25,9 +25,9 @@ func ExampleClusterYAML() []byte {
 //     CPUs, 2 TiB memory, features h100 and nvlink;
 //   - a100-[001-016]: 16 nodes with 8 × A100 SXM 80GB (GRES type a100), 128
 //     CPUs, 1 TiB memory, features a100 and nvlink;
-//   - partition h100 (index 0, the default) of the H100 nodes and partition
-//     a100 (index 1) of the A100 nodes, each with MaxTime 2 days,
-//     PriorityTier 1 and PriorityJobFactor 1.
+//   - partition gpu (index 0, the default) of all nodes, partition h100
+//     (index 1) of the H100 nodes and partition a100 (index 2) of the A100
+//     nodes, each with MaxTime 2 days, PriorityTier 1 and PriorityJobFactor 1.
 //
 // That is 48 nodes and 384 GPUs. The spec is examples/example-cluster.yaml,
 // returned by ExampleClusterYAML. ExampleCluster panics only if the

@@ -271,8 +271,8 @@ func TestExampleCluster(t *testing.T) {
 	if len(c.Nodes) != 48 || c.TotalGPUs() != 384 {
 		t.Fatalf("example: %d nodes, %d GPUs; want 48, 384", len(c.Nodes), c.TotalGPUs())
 	}
-	h100 := Node{Name: "h100-001", GPUs: 8, GPUModel: "h100-sxm-80gb", GPUType: "h100", CPUs: 112, MemMB: 2 << 20, Features: []string{"h100", "nvlink"}, Partitions: 0b01}
-	a100 := Node{Name: "a100-016", GPUs: 8, GPUModel: "a100-sxm-80gb", GPUType: "a100", CPUs: 128, MemMB: 1 << 20, Features: []string{"a100", "nvlink"}, Partitions: 0b10}
+	h100 := Node{Name: "h100-001", GPUs: 8, GPUModel: "h100-sxm-80gb", GPUType: "h100", CPUs: 112, MemMB: 2 << 20, Features: []string{"h100", "nvlink"}, Partitions: 0b011}
+	a100 := Node{Name: "a100-016", GPUs: 8, GPUModel: "a100-sxm-80gb", GPUType: "a100", CPUs: 128, MemMB: 1 << 20, Features: []string{"a100", "nvlink"}, Partitions: 0b101}
 	if diff := cmp.Diff(h100, c.Nodes[0]); diff != "" {
 		t.Errorf("first node (-want +got):\n%s", diff)
 	}
@@ -280,14 +280,15 @@ func TestExampleCluster(t *testing.T) {
 		t.Errorf("last node (-want +got):\n%s", diff)
 	}
 	wantParts := []Partition{
-		{Name: "h100", Nodes: seq(0, 32), MaxTime: 2 * 86400, Default: true, PriorityTier: 1, PriorityJobFactor: 1},
+		{Name: "gpu", Nodes: seq(0, 48), MaxTime: 2 * 86400, Default: true, PriorityTier: 1, PriorityJobFactor: 1},
+		{Name: "h100", Nodes: seq(0, 32), MaxTime: 2 * 86400, PriorityTier: 1, PriorityJobFactor: 1},
 		{Name: "a100", Nodes: seq(32, 48), MaxTime: 2 * 86400, PriorityTier: 1, PriorityJobFactor: 1},
 	}
 	if diff := cmp.Diff(wantParts, c.Partitions); diff != "" {
 		t.Errorf("partitions (-want +got):\n%s", diff)
 	}
-	if c.DefaultPartition != 0 || c.PartitionIndex("a100") != 1 {
-		t.Errorf("DefaultPartition %d, a100 at %d; want 0, 1", c.DefaultPartition, c.PartitionIndex("a100"))
+	if c.DefaultPartition != 0 || c.PartitionIndex("a100") != 2 {
+		t.Errorf("DefaultPartition %d, a100 at %d; want 0, 2", c.DefaultPartition, c.PartitionIndex("a100"))
 	}
 	var names []string
 	for _, n := range c.Nodes {
@@ -358,10 +359,10 @@ func TestValidate(t *testing.T) {
 		{"duplicate node", func(c *Cluster) { c.Nodes[1].Name = c.Nodes[0].Name }, `cluster "example": nodes 0 and 1 are both called "h100-001"`},
 		{"negative", func(c *Cluster) { c.Nodes[2].GPUs = -1 }, `cluster "example": node "h100-003": negative count (gpus -1, cpus 112, mem_mb 2097152)`},
 		{"no partitions", func(c *Cluster) { c.Partitions = nil }, `cluster "example": 0 partitions, want 1 to 64`},
-		{"unsorted", func(c *Cluster) { c.Partitions[0].Nodes[0], c.Partitions[0].Nodes[1] = 1, 0 }, `cluster "example": partition "h100": node indices not strictly ascending at position 1`},
-		{"out of range", func(c *Cluster) { c.Partitions[1].Nodes[15] = 48 }, `cluster "example": partition "a100": node index 48 out of range [0, 48)`},
-		{"bits", func(c *Cluster) { c.Nodes[5].Partitions = 3 }, `cluster "example": node "h100-006": Partitions is 0x3, the partition lists give 0x1`},
-		{"two defaults", func(c *Cluster) { c.Partitions[1].Default = true }, `cluster "example": partition "a100" (1) is marked default but DefaultPartition is 0`},
+		{"unsorted", func(c *Cluster) { c.Partitions[0].Nodes[0], c.Partitions[0].Nodes[1] = 1, 0 }, `cluster "example": partition "gpu": node indices not strictly ascending at position 1`},
+		{"out of range", func(c *Cluster) { c.Partitions[2].Nodes[15] = 48 }, `cluster "example": partition "a100": node index 48 out of range [0, 48)`},
+		{"bits", func(c *Cluster) { c.Nodes[5].Partitions = 5 }, `cluster "example": node "h100-006": Partitions is 0x5, the partition lists give 0x3`},
+		{"two defaults", func(c *Cluster) { c.Partitions[2].Default = true }, `cluster "example": partition "a100" (2) is marked default but DefaultPartition is 0`},
 		{"no default", func(c *Cluster) { c.Partitions[0].Default = false }, `cluster "example": 0 default partitions, want exactly 1`},
 	}
 	for _, tt := range tests {
