@@ -16,7 +16,7 @@ import (
 // jobs per second of wall time. It measures the controller and the policy
 // together, which is what a replay costs.
 func BenchmarkPolicy(b *testing.B) {
-	sizes := []struct{ nodes, jobs int }{{128, 100_000}}
+	sizes := []struct{ nodes, jobs int }{{128, 100_000}, {1024, 100_000}}
 	for _, name := range policies.Builtin().Names() {
 		for _, sz := range sizes {
 			b.Run(fmt.Sprintf("%s/nodes=%d/jobs=%d", name, sz.nodes, sz.jobs), func(b *testing.B) {

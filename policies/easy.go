@@ -28,8 +28,8 @@ import (
 //     the shadow time for the jobs after them.
 //
 // Only the head gets a reservation, and it is computed only once some
-// later job fits now (see AlwaysReserve). If the head could not be placed even
-// with every running job released (which the controller's submit-time
+// later job fits now (see AlwaysReserve). If the head could not be placed
+// even with every running job released (which the controller's submit-time
 // rejection rules out for FirstFit) there is no reservation and nothing
 // backfills in that pass.
 //
@@ -91,7 +91,8 @@ func (*EASY) Triggers() sim.Triggers { return sim.Triggers{OnEvent: true} }
 // could not start.
 type Reservation struct {
 	Job sim.JobRef
-	// Shadow is when the job is guaranteed to start at the latest.
+	// Shadow is when the job will start at the latest, provided no job is
+	// queued ahead of it later (a dependency released, a higher priority).
 	Shadow sim.Time
 	// Alloc is where the job would start at Shadow (the reserved nodes),
 	// after the pass's backfilled jobs are accounted for.
@@ -128,13 +129,13 @@ func (e *EASY) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
 		i++
 	}
 	if i == len(pend) {
-		return p.plan()
+		return e.finish()
 	}
 	// 2. The head's reservation is computed when first needed: when a
 	// later job fits now (nothing else could delay the head).
 	head, running := &pend[i], v.Running()
 	if e.AlwaysReserve && !e.reserve(running, head) {
-		return p.plan()
+		return e.finish()
 	}
 	e.noDelay = e.noDelay[:0]
 	for j := i + 1; j < len(pend); j++ { // 3. backfill
@@ -142,8 +143,13 @@ func (e *EASY) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
 			break
 		}
 	}
-	e.head = nil // do not retain the view's slice
-	return p.plan()
+	return e.finish()
+}
+
+// finish ends a pass: it drops references to the view and returns the plan.
+func (e *EASY) finish() sim.Plan {
+	e.head = nil
+	return e.pass.plan()
 }
 
 // reserve computes the head's shadow time and reserved nodes.

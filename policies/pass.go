@@ -130,7 +130,12 @@ func (p *pass) tryStart(job *sim.PendingJob) bool {
 	return ok
 }
 
-func (p *pass) plan() sim.Plan { return sim.Plan{Starts: p.starts} }
+// plan returns the pass's plan and drops the references to the view.
+func (p *pass) plan() sim.Plan {
+	p.free = nil
+	p.nodes = nil
+	return sim.Plan{Starts: p.starts}
+}
 
 // newPass returns the scratch state of a policy placing with placer
 // (FirstFit when nil).
