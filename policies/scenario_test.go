@@ -53,7 +53,6 @@ func TestScenarios(t *testing.T) {
 	g := func(n int32) workload.Request { return workload.Request{GPUs: n} }
 	tests := []struct {
 		name string
-		skip string // why the case is skipped for now
 		c    *hwmodels.Cluster
 		jobs []workload.Job
 		fifo []outcome
@@ -127,7 +126,6 @@ func TestScenarios(t *testing.T) {
 			// Z runs 0 s: started by the pass at 0, it ends at 0 and
 			// frees the node at once, so a second pass at 0 starts A.
 			name: "zero-second job frees its node in the same instant",
-			skip: "sim runs no second pass at an instant whose pass already ran, so A waits for the next event; unskip when the controller re-arms the pass after a 0-second job ends",
 			c:    one,
 			jobs: []workload.Job{
 				job("Z", 0, 10, 0, g(8)),
@@ -228,9 +226,6 @@ func TestScenarios(t *testing.T) {
 			want []outcome
 		}{{"fifo", tt.fifo}, {"easy", tt.easy}} {
 			t.Run(pol.name+"/"+tt.name, func(t *testing.T) {
-				if tt.skip != "" {
-					t.Skip(tt.skip)
-				}
 				p, err := policies.Builtin().New(pol.name, nil)
 				if err != nil {
 					t.Fatal(err)

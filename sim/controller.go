@@ -361,6 +361,10 @@ func (c *controller) end(ref JobRef) {
 func (c *controller) pass(kind int32) error {
 	if kind == 1 {
 		c.periodicAt = -1
+	} else {
+		// A job that this pass starts with no runtime ends at this same
+		// instant, and the resources it frees need another pass.
+		c.passAt = -1
 	}
 	if len(c.pending) > 0 {
 		plan := c.policy.Schedule(c, c.rng)
