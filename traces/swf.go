@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/schedsim/schedsim/workload"
 )
@@ -191,7 +192,7 @@ func headerKey(b []byte) (key, val []byte, ok bool) {
 	if i == 0 || i >= len(t) || t[i] != ':' {
 		return nil, nil, false
 	}
-	if i+1 < len(t) && t[i+1] != ' ' && t[i+1] != '\t' {
+	if i+1 < len(t) && !unicode.IsSpace(rune(t[i+1])) {
 		return nil, nil, false // "http://..."
 	}
 	return t[:i], bytes.TrimSpace(t[i+1:]), true
@@ -200,17 +201,22 @@ func headerKey(b []byte) (key, val []byte, ok bool) {
 // headerLine records one header comment (the text after ';').
 func (sr *SWFReader) headerLine(b []byte) error {
 	h := &sr.header
+	b = bytes.TrimRightFunc(b, unicode.IsSpace)
 	key, val, ok := headerKey(b)
 	if !ok {
-		h.Fields = append(h.Fields, SWFHeaderField{Value: string(bytes.TrimRight(b, " \t"))})
+		h.Fields = append(h.Fields, SWFHeaderField{Value: string(b)})
 		return nil
 	}
 	k, v := string(key), string(val)
 	h.Fields = append(h.Fields, SWFHeaderField{Key: k, Value: v})
+	signed := strings.EqualFold(k, "TimeZone")
 	num := func() (int64, error) {
 		n, ok := leadingInt(val)
 		if !ok {
 			return 0, &ParseError{Path: sr.path, Line: sr.lr.line, Field: k, Value: v, Err: errKind(ErrSyntax, "want a number, optionally followed by a remark")}
+		}
+		if n < 0 && !signed {
+			return 0, &ParseError{Path: sr.path, Line: sr.lr.line, Field: k, Value: v, Err: errKind(ErrRange, "must be >= 0")}
 		}
 		return n, nil
 	}
