@@ -6,11 +6,11 @@
 // file, line, field and value. Nothing panics on user input. The package
 // imports only workload of ours.
 //
-// Open, Load and Read read a whole file (gzip detected by its magic bytes,
-// format detected from the content when not given) into a workload.Trace,
-// sorted by submit time and rebased so that times count from the first
-// submit (Trace.Epoch holds its Unix time). Load and Read also return the
-// SWF header, whose MaxNodes and MaxProcs describe the machine the log was
+// Open and Read read a whole file (gzip detected by its magic bytes,
+// format detected from the content when not given) into a Result: a
+// workload.Trace sorted by submit time and rebased so that times count
+// from the first submit (Trace.Epoch holds its Unix time), and for SWF the
+// header, whose MaxNodes and MaxProcs describe the machine the log was
 // recorded on.
 //
 // # sacct

@@ -84,7 +84,7 @@ func TestSharedSacctFixture(t *testing.T) {
 		t.Fatalf("independent scan found %d jobs and %d steps, README says 100 and 142", len(ids), steps)
 	}
 
-	res, err := Load(path, Options{Sacct: SacctOptions{Fields: JobinfoFields}})
+	res, err := Open(path, Options{Sacct: SacctOptions{Fields: JobinfoFields}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestSharedSacctFixture(t *testing.T) {
 		t.Errorf("notes:\n%s", notes)
 	}
 	// Delimiter auto-detected; explicit delimiter gives the same.
-	res2, err := Load(path, Options{Format: FormatSacct, Sacct: SacctOptions{Fields: JobinfoFields, Delimiter: "☃"}})
+	res2, err := Open(path, Options{Format: FormatSacct, Sacct: SacctOptions{Fields: JobinfoFields, Delimiter: "☃"}})
 	if err != nil || len(res2.Trace.Jobs) != 100 {
 		t.Errorf("explicit delimiter: %v", err)
 	}
@@ -167,7 +167,7 @@ func TestSharedSWFFixtures(t *testing.T) {
 			if records != tt.records || allMinus1 != tt.allMinus1 {
 				t.Fatalf("independent scan: %d records, %d all -1; README says %d and %d", records, allMinus1, tt.records, tt.allMinus1)
 			}
-			res, err := Load(path, Options{})
+			res, err := Open(path, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -20,7 +20,7 @@ const (
 	FormatSWF   = "swf"
 )
 
-// Options configures Open, Load and Read.
+// Options configures Open and Read.
 type Options struct {
 	// Format is FormatSacct, FormatSWF, or "" to detect it from the
 	// content (DetectFormat).
@@ -32,7 +32,7 @@ type Options struct {
 	Lenient bool
 }
 
-// Result is a whole trace read by Load or Read, with what callers need
+// Result is a whole trace read by Open or Read, with what callers need
 // beyond the jobs.
 type Result struct {
 	// Trace holds the jobs sorted by submit time, times relative to
@@ -56,20 +56,11 @@ var gzipMagic = []byte{0x1f, 0x8b}
 // detectBytes is how much of the input DetectFormat is shown.
 const detectBytes = 64 << 10
 
-// Open reads the whole trace file at path: see Load. It is Load for
-// callers that need only the jobs.
-func Open(path string, opts Options) (*workload.Trace, error) {
-	res, err := Load(path, opts)
-	if err != nil {
-		return nil, err
-	}
-	return res.Trace, nil
-}
-
-// Load reads the whole trace file at path, gunzipping it when it is gzip
+// Open reads the whole trace file at path, gunzipping it when it is gzip
 // (by its magic bytes, whatever its name), detecting the format when
 // opts.Format is "". Errors in the content are *ParseError naming path.
-func Load(path string, opts Options) (*Result, error) {
+// See Read for what the result holds.
+func Open(path string, opts Options) (*Result, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -78,7 +69,7 @@ func Load(path string, opts Options) (*Result, error) {
 	return Read(f, path, opts)
 }
 
-// Read reads a whole trace from r, as Load does for a file; name stands
+// Read reads a whole trace from r, as Open does for a file; name stands
 // for the input in errors and in Trace.Source. The jobs are read with
 // NewSacctReader or NewSWFReader, then Trace.Rebase(0) sorts them by
 // submit time and makes times relative to the first submit (Epoch holds

@@ -75,7 +75,7 @@ func TestLoadGzipByMagic(t *testing.T) {
 	if err := os.WriteFile(p, gz(t, []byte(mustRead(t, "testdata/thunder_excerpt.swf"))), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Load(p, Options{})
+	res, err := Open(p, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,10 +93,10 @@ func TestLoadGzipByMagic(t *testing.T) {
 	if len(tr.Notes) == 0 || !strings.Contains(tr.Notes[0], "skipped 3 SWF records") {
 		t.Errorf("notes %q", tr.Notes)
 	}
-	// Open gives the same jobs.
-	tr2, err := Open(p, Options{Format: FormatSWF})
-	if err != nil || len(tr2.Jobs) != len(tr.Jobs) {
-		t.Errorf("Open: %v", err)
+	// A given format gives the same jobs.
+	res2, err := Open(p, Options{Format: FormatSWF})
+	if err != nil || len(res2.Trace.Jobs) != len(tr.Jobs) {
+		t.Errorf("Open with Format: %v", err)
 	}
 }
 
@@ -139,7 +139,7 @@ func TestReadErrors(t *testing.T) {
 	if !errors.As(err, &pe) || !errors.Is(err, ErrRead) || pe.Path != "c.swf.gz" {
 		t.Errorf("corrupt gzip: %v", err)
 	}
-	if _, err := Load(filepath.Join(t.TempDir(), "missing"), Options{}); !errors.Is(err, os.ErrNotExist) {
+	if _, err := Open(filepath.Join(t.TempDir(), "missing"), Options{}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
 	// Strict by default, lenient on request.
