@@ -68,7 +68,7 @@ func TestDetectFormat(t *testing.T) {
 	}
 }
 
-func TestLoadGzipByMagic(t *testing.T) {
+func TestOpenGzipByMagic(t *testing.T) {
 	dir := t.TempDir()
 	// A gzip file whose name does not say so.
 	p := filepath.Join(dir, "thunder.txt")
