@@ -55,9 +55,9 @@ func WriteJobsCSV(w io.Writer, rec *sim.Record) error {
 		if j.Start != workload.Unknown {
 			row[4] = strconv.FormatInt(int64(j.Start), 10)
 			row[6] = strconv.FormatInt(int64(j.Start-j.Submit), 10)
-			if j.End != workload.Unknown {
-				row[5] = strconv.FormatInt(int64(j.End), 10)
-			}
+		}
+		if j.End != workload.Unknown {
+			row[5] = strconv.FormatInt(int64(j.End), 10)
 		}
 		row[7] = j.State.String()
 		row[8] = strconv.Itoa(len(nodes))

@@ -129,8 +129,9 @@
 //	           string if it was rejected before one was chosen
 //	submit_s   submit time, integer seconds since the trace epoch
 //	start_s    start time; empty if the job never started
-//	end_s      end time; empty if it never started or was still running
-//	           when the run stopped
+//	end_s      end time; for a job cancelled before it started, the time
+//	           it was cancelled; empty if it was rejected, still pending or
+//	           still running when the run stopped
 //	wait_s     start_s − submit_s; empty if it never started
 //	state      final state: COMPLETED, TIMEOUT, CANCELLED, REJECTED or
 //	           UNFINISHED

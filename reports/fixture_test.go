@@ -44,7 +44,7 @@ type fixtureJob struct {
 //	100  gpu          0     0  3600  COMPLETED   gpu001: 4/16                 0  3600
 //	101  gpu         60  3600  7200  TIMEOUT     gpu001: 4/8, gpu002: 4/8  3540  3600
 //	102  debug      120   150   155  COMPLETED   gpu003: 1/2                 30     5
-//	103  gpu        300     -     -  CANCELLED   -                            -     -
+//	103  gpu        300     -   900  CANCELLED   -                            -     -
 //	104  bigmem     400     -     -  REJECTED    - (Part -1: no such part.)   -     -
 //	105  gpu        600   600  3000  COMPLETED   gpu002: 2/8                  0  2400
 //	106  gpu       1000  1800  9000  COMPLETED   gpu003: 4/16               800  7200
@@ -90,7 +90,7 @@ func fixtureRecord() *sim.Record {
 		{"100", "alice", "gpu", "COMPLETED", 0, 0, 3600, sim.Completed, 0, []sim.NodeAlloc{a(0, 4, 16)}},
 		{"101", "bob", "gpu", "TIMEOUT", 60, 3600, 7200, sim.Timeout, 0, []sim.NodeAlloc{a(0, 4, 8), a(1, 4, 8)}},
 		{"102", "carol", "debug", "COMPLETED", 120, 150, 155, sim.Completed, 1, []sim.NodeAlloc{a(2, 1, 2)}},
-		{"103", "alice", "gpu", "CANCELLED", 300, U, U, sim.Cancelled, 0, nil},
+		{"103", "alice", "gpu", "CANCELLED", 300, U, 900, sim.Cancelled, 0, nil}, // cancelled at 900, never started
 		{"104", "dave", "bigmem", "FAILED", 400, U, U, sim.Rejected, -1, nil},
 		{"105", "bob", "gpu", "COMPLETED", 600, 600, 3000, sim.Completed, 0, []sim.NodeAlloc{a(1, 2, 8)}},
 		{"106", "erin", "gpu", "FAILED", 1000, 1800, 9000, sim.Completed, 0, []sim.NodeAlloc{a(2, 4, 16)}},

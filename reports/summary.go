@@ -556,8 +556,13 @@ func CheckRecord(rec *sim.Record) error {
 			return bad("partition index %d out of range [-1, %d)", j.Part, parts)
 		}
 		if j.Start == workload.Unknown {
-			if j.End != workload.Unknown {
+			// Only a job cancelled before it started has an end (its
+			// cancel time) and no start.
+			if j.End != workload.Unknown && j.State != sim.Cancelled {
 				return bad("end %d without a start", j.End)
+			}
+			if j.End != workload.Unknown && j.End < j.Submit {
+				return bad("cancelled at %d before submit %d", j.End, j.Submit)
 			}
 			if j.State == sim.Completed || j.State == sim.Timeout {
 				return bad("state %v without a start", j.State)

@@ -43,6 +43,7 @@ type jobStatus uint8
 
 const (
 	stFuture jobStatus = iota
+	stHeld             // queued, never eligible: cancelled before start in the trace
 	stPending
 	stRunning
 	stDone
@@ -246,6 +247,15 @@ func (c *controller) submit(i int) {
 		return
 	}
 	c.limit[i] = c.planLimit(j, part)
+	if j.CancelledPending() {
+		// The trace shows the user cancelling it before it ever ran, and
+		// nothing about how long it would have run: it waits held (queued
+		// but never eligible, as Slurm shows a held job) until its cancel
+		// time, so it invents no usage and blocks no one.
+		c.status[i] = stHeld
+		c.q.Push(int64(j.Submit+max(j.CancelAfter, 0)), classCancel, int32(i), 0)
+		return
+	}
 	if len(j.Deps) > 0 {
 		c.depsIgnored++
 	}
@@ -253,9 +263,6 @@ func (c *controller) submit(i int) {
 	c.status[i] = stPending
 	c.pending = append(c.pending, PendingJob{Ref: ref, Submit: j.Submit, Eligible: c.now,
 		Limit: c.limit[i], Part: part, Req: req})
-	if j.CancelledPending() {
-		c.q.Push(int64(j.Submit+max(j.CancelAfter, 0)), classCancel, int32(i), 0)
-	}
 	c.trigger()
 }
 
@@ -325,16 +332,13 @@ func (c *controller) reject(ref JobRef, reason string) {
 }
 
 func (c *controller) cancel(ref JobRef) {
-	if c.status[ref] != stPending {
+	if c.status[ref] != stHeld {
 		return
 	}
 	c.status[ref] = stDone
 	r := &c.rec[ref]
 	r.State = Cancelled
 	r.End = c.now
-	c.queueDirty = true
-	c.compact()
-	c.trigger()
 }
 
 func (c *controller) end(ref JobRef) {
@@ -409,11 +413,6 @@ func (c *controller) start(s *Start) error {
 	r.Alloc = alloc
 	run := j.Runtime
 	switch {
-	case j.CancelledPending():
-		// The trace shows no run at all: it starts and ends at once, so no
-		// usage is invented, and keeps its CANCELLED state.
-		run = 0
-		r.State = Cancelled
 	case run > c.limit[ref]:
 		run = c.limit[ref]
 		r.State = Timeout
@@ -523,7 +522,7 @@ func (c *controller) check() {
 func (c *controller) finish() *Record {
 	for i := range c.rec {
 		switch c.status[i] {
-		case stPending, stFuture:
+		case stPending, stFuture, stHeld:
 			c.rec[i].State = Unfinished
 		case stRunning:
 			c.rec[i].State = Unfinished

@@ -37,6 +37,7 @@ type Scenario struct {
 	// src is its text, for positions inside inline sections.
 	Path string `yaml:"-"`
 	src  []byte
+	root *yaml.Node
 }
 
 // Cluster names the cluster: exactly one of File, Builtin or Inline.
@@ -136,11 +137,11 @@ func Parse(data []byte, path string) (*Scenario, error) {
 	if len(root.Content) == 0 {
 		return nil, &Error{Path: path, Msg: "empty scenario (want at least version: 1)"}
 	}
-	s := &Scenario{Path: path, src: data}
+	s := &Scenario{Path: path, src: data, root: root.Content[0]}
 	if err := DecodeStrict(data, path, s); err != nil {
 		return nil, err
 	}
-	if err := s.validate(root.Content[0]); err != nil {
+	if err := s.Validate(); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -185,6 +186,9 @@ func yamlError(path string, err error) error {
 // lineOf finds the line of the value at a key path under a mapping node, or
 // of the deepest key found.
 func lineOf(n *yaml.Node, keys ...string) int {
+	if n == nil {
+		return 0
+	}
 	line := n.Line
 	for _, k := range keys {
 		if n.Kind != yaml.MappingNode {
@@ -212,9 +216,16 @@ var (
 	formats         = []string{"sacct", "swf"}
 )
 
-func (s *Scenario) validate(root *yaml.Node) error {
+// Validate checks the scenario's constraints; Parse calls it, and callers
+// that change a scenario after parsing (command-line overrides) call it
+// again. Errors carry the file line where the scenario came from a file.
+func (s *Scenario) Validate() error {
+	path := s.Path
+	if path == "" {
+		path = "scenario"
+	}
 	bad := func(msg string, keys ...string) error {
-		return &Error{Path: s.Path, Line: lineOf(root, keys...), Field: strings.Join(keys, "."), Msg: msg}
+		return &Error{Path: path, Line: lineOf(s.root, keys...), Field: strings.Join(keys, "."), Msg: msg}
 	}
 	if s.Version != Version {
 		return bad(fmt.Sprintf("must be %d, got %d", Version, s.Version), "version")

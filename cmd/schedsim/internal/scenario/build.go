@@ -1,0 +1,163 @@
+package scenario
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+
+	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/traces"
+	"github.com/schedsim/schedsim/workload"
+)
+
+//go:embed defaults/default.yaml defaults/llnl-thunder-2007-slice.swf.gz
+var defaults embed.FS
+
+// Default returns the embedded default scenario.
+func Default() *Scenario {
+	data, err := defaults.ReadFile("defaults/default.yaml")
+	if err != nil {
+		panic("scenario: embedded default missing: " + err.Error())
+	}
+	s, err := Parse(data, "")
+	if err != nil {
+		panic("scenario: embedded default invalid: " + err.Error())
+	}
+	s.Path = ""
+	return s
+}
+
+// thunderSlice describes the embedded trace for run headers.
+const thunderSlice = "embedded slice of LLNL-Thunder-2007-1.1-cln.swf (jobs 91558-96898, April 2007; " +
+	"Parallel Workloads Archive, Feitelson, Tsafrir & Krakov, JPDC 2014; log courtesy of Moe Jette, LLNL)"
+
+// Run is a scenario resolved into the values a simulation needs.
+type Run struct {
+	Name        string
+	Cluster     *hwmodels.Cluster
+	ClusterDesc string
+	Trace       *workload.Trace
+	Policy      sim.Policy
+	Seed        uint64
+	OutDir      string
+}
+
+// Build loads the cluster and trace and constructs the policy.
+func (s *Scenario) Build(reg policies.Registry) (*Run, error) {
+	r := &Run{Name: s.Name, Seed: s.Seed, OutDir: s.Resolve(s.Output.Dir)}
+	res, err := s.loadTrace()
+	if err != nil {
+		return nil, err
+	}
+	r.Trace = res.Trace
+	if err := s.loadCluster(r, res.SWF); err != nil {
+		return nil, err
+	}
+	workload.MapPartitions(r.Trace, s.Trace.PartitionMap)
+	decode := func(into any) error {
+		frag := s.Fragment(&s.Policy.Args)
+		if frag == nil {
+			return nil
+		}
+		return DecodeStrict(frag, s.pathOr("scenario"), into)
+	}
+	p, err := reg.New(s.Policy.Name, decode)
+	if err != nil {
+		return nil, &Error{Path: s.pathOr("scenario"), Line: lineOf(s.root, "policy", "name"), Field: "policy", Msg: err.Error()}
+	}
+	r.Policy = p
+	return r, nil
+}
+
+func (s *Scenario) pathOr(def string) string {
+	if s.Path == "" {
+		return def
+	}
+	return s.Path
+}
+
+func (s *Scenario) traceOptions() traces.Options {
+	return traces.Options{
+		Format:  s.Trace.Format,
+		Lenient: s.Trace.Lenient,
+		Sacct:   traces.SacctOptions{Delimiter: s.Trace.Sacct.Delimiter, Fields: s.Trace.Sacct.Fields},
+		SWF:     traces.SWFOptions{ProcsPerNode: s.Trace.SWF.ProcsPerNode, ProcsPerGPU: s.Trace.SWF.ProcsPerGPU},
+	}
+}
+
+func (s *Scenario) loadTrace() (*traces.Result, error) {
+	opts := s.traceOptions()
+	if s.Trace.Builtin != "" {
+		data, err := defaults.ReadFile("defaults/llnl-thunder-2007-slice.swf.gz")
+		if err != nil {
+			return nil, err
+		}
+		opts.Format = "swf"
+		res, err := traces.Read(bytes.NewReader(data), "llnl-thunder-2007-slice.swf.gz", opts)
+		if err != nil {
+			return nil, err
+		}
+		res.Trace.Source = thunderSlice
+		return res, nil
+	}
+	return traces.Open(s.Resolve(s.Trace.File), opts)
+}
+
+func (s *Scenario) loadCluster(r *Run, hdr *traces.SWFHeader) error {
+	switch {
+	case s.Cluster.File != "":
+		c, err := hwmodels.LoadCluster(s.Resolve(s.Cluster.File))
+		if err != nil {
+			return err
+		}
+		r.Cluster, r.ClusterDesc = c, s.Cluster.File
+	case !s.Cluster.Inline.IsZero():
+		c, err := hwmodels.ParseCluster(s.Fragment(&s.Cluster.Inline), s.pathOr("scenario"))
+		if err != nil {
+			return err
+		}
+		r.Cluster, r.ClusterDesc = c, "inline in "+s.pathOr("scenario")
+	case s.Cluster.Builtin == "example":
+		r.Cluster, r.ClusterDesc = hwmodels.ExampleCluster(), "embedded example cluster"
+	case s.Cluster.Builtin == "swf-header":
+		if hdr == nil {
+			return &Error{Path: s.pathOr("scenario"), Line: lineOf(s.root, "cluster", "builtin"), Field: "cluster.builtin",
+				Msg: "swf-header needs an SWF trace"}
+		}
+		c, err := headerCluster(hdr, s.Trace.SWF)
+		if err != nil {
+			return &Error{Path: s.pathOr("scenario"), Line: lineOf(s.root, "cluster", "builtin"), Field: "cluster.builtin", Msg: err.Error()}
+		}
+		r.Cluster = c
+		r.ClusterDesc = fmt.Sprintf("the machine the SWF header describes (MaxNodes %d, MaxProcs %d)", hdr.MaxNodes, hdr.MaxProcs)
+	}
+	return nil
+}
+
+// headerCluster builds the machine an SWF header describes: MaxNodes nodes
+// sharing MaxProcs processors, with processors (or, mapped, GPUs) as the
+// scheduled unit.
+func headerCluster(h *traces.SWFHeader, o SWF) (*hwmodels.Cluster, error) {
+	nodes, procs := h.MaxNodes, h.MaxProcs
+	switch {
+	case nodes <= 0 && procs <= 0:
+		return nil, fmt.Errorf("the SWF header gives neither MaxNodes nor MaxProcs")
+	case nodes <= 0:
+		nodes = procs
+	case procs <= 0:
+		procs = nodes
+	}
+	if procs < nodes {
+		// CTC says "MaxNodes: 338 (batch partition; 512 total)" and
+		// MaxProcs 338: one processor per node.
+		nodes = procs
+	}
+	ppn := (procs + nodes - 1) / nodes
+	if o.ProcsPerGPU > 0 {
+		gpn := (ppn + o.ProcsPerGPU - 1) / o.ProcsPerGPU
+		return hwmodels.UniformCluster("swf-header", nodes, int32(ppn), int32(gpn), 0), nil
+	}
+	return hwmodels.UniformCluster("swf-header", nodes, int32(ppn), 0, 0), nil
+}

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/schedsim/schedsim/cmd/schedsim/internal/scenario"
+	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/reports"
+	"github.com/schedsim/schedsim/sim"
+)
+
+type runFlags struct {
+	scenario     string
+	trace        string
+	format       string
+	cluster      string
+	policy       string
+	seed         uint64
+	out          string
+	delimiter    string
+	fields       string
+	procsPerNode int
+	procsPerGPU  int
+	lenient      bool
+	partitionMap string
+}
+
+func newRunCmd() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Replay a trace on a cluster under a policy and print a summary",
+		Long: `Replay a job trace on a modeled cluster under a scheduling policy.
+
+With no flags it runs the embedded default scenario: the example cluster
+(32 x 8 H100 and 16 x 8 A100 nodes) replaying an embedded slice of the
+LLNL Thunder log under EASY backfill. A scenario file (--scenario) names
+everything a run needs; flags override it.`,
+		Example: `  schedsim run
+  schedsim run --policy fifo
+  schedsim run --trace jobs.sacct --cluster my-cluster.yaml --policy easy --out results/
+  schedsim run --trace CTC-SP2-1996-3.1-cln.swf.gz --cluster header
+  schedsim run --trace thunder.swf.gz --procs-per-gpu 12 --partition-map 1=gpu,2=gpu
+  schedsim run --scenario study.yaml --seed 7 --out results/`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd, &f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.scenario, "scenario", "", "scenario file (YAML); default: the embedded default scenario")
+	fl.StringVar(&f.trace, "trace", "", "trace file (sacct -P output or SWF, optionally .gz); replaces the scenario's trace")
+	fl.StringVar(&f.format, "format", "", "trace format: sacct or swf (default: detected from content)")
+	fl.StringVar(&f.cluster, "cluster", "", `cluster spec YAML, or "example", or "header" (the machine an SWF header describes)`)
+	fl.StringVar(&f.policy, "policy", "", "scheduling policy: "+strings.Join(policies.Builtin().Names(), ", "))
+	fl.Uint64Var(&f.seed, "seed", 0, "root random seed (default: the scenario's)")
+	fl.StringVar(&f.out, "out", "", "directory for summary.json and jobs.csv")
+	fl.StringVar(&f.delimiter, "delimiter", "", `sacct field delimiter (default: detected, "|" or "☃")`)
+	fl.StringVar(&f.fields, "fields", "", "comma-separated column names of headerless sacct output (sacct -n)")
+	fl.IntVar(&f.procsPerNode, "procs-per-node", 0, "SWF: map processors to whole nodes, this many per node")
+	fl.IntVar(&f.procsPerGPU, "procs-per-gpu", 0, "SWF: map processors to GPUs, ceil(procs/N) GPUs per job")
+	fl.BoolVar(&f.lenient, "lenient", false, "skip and count bad trace lines instead of failing")
+	fl.StringVar(&f.partitionMap, "partition-map", "", "rename trace partitions onto cluster ones: from=to,from=to")
+	return cmd
+}
+
+func runRun(cmd *cobra.Command, f *runFlags) error {
+	s, err := loadScenario(cmd, f)
+	if err != nil {
+		return badInput(err)
+	}
+	run, err := s.Build(policies.Builtin())
+	if err != nil {
+		return badInput(err)
+	}
+	out := cmd.OutOrStdout()
+	fmt.Fprintf(out, "schedsim %s, scenario %s, cluster: %s\n", versionString(), orDefault(run.Name, "(unnamed)"), run.ClusterDesc)
+	rec, err := simulate(run)
+	if err != nil {
+		return err
+	}
+	if err := reports.CheckRecord(rec); err != nil {
+		return fmt.Errorf("internal error (policy %s, seed %d): inconsistent record: %w", run.Policy.Name(), run.Seed, err)
+	}
+	sum := reports.Summarize(rec, reports.SummaryOptions{})
+	fmt.Fprintln(out)
+	if err := reports.WriteTable(out, sum); err != nil {
+		return err
+	}
+	if run.OutDir != "" {
+		if err := reports.WriteOutputs(run.OutDir, rec, sum); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "\nwrote %s and %s\n", filepath.Join(run.OutDir, "summary.json"), filepath.Join(run.OutDir, "jobs.csv"))
+	}
+	return nil
+}
+
+// simulate runs the engine, turning a broken invariant into an error that
+// carries what is needed to replay it.
+func simulate(run *scenario.Run) (rec *sim.Record, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error (policy %s, seed %d): %v", run.Policy.Name(), run.Seed, p)
+		}
+	}()
+	return sim.Run(sim.Config{Cluster: run.Cluster, Trace: run.Trace, Policy: run.Policy, Seed: run.Seed})
+}
+
+// loadScenario reads the scenario (or the embedded default) and applies the
+// flags the user set on top of it. Paths given as flags are relative to the
+// working directory.
+func loadScenario(cmd *cobra.Command, f *runFlags) (*scenario.Scenario, error) {
+	var s *scenario.Scenario
+	if f.scenario != "" {
+		var err error
+		if s, err = scenario.Load(f.scenario); err != nil {
+			return nil, err
+		}
+	} else {
+		s = scenario.Default()
+	}
+	set := cmd.Flags().Changed
+	abs := func(p string) string {
+		if a, err := filepath.Abs(p); err == nil {
+			return a
+		}
+		return p
+	}
+	if set("trace") {
+		// A new trace replaces the whole trace section: options tuned for
+		// the old one (processor mapping, partition map) do not carry over.
+		s.Trace = scenario.Trace{File: abs(f.trace)}
+	}
+	if set("format") {
+		s.Trace.Format = f.format
+	}
+	if set("delimiter") {
+		s.Trace.Sacct.Delimiter = f.delimiter
+	}
+	if set("fields") {
+		s.Trace.Sacct.Fields = splitList(f.fields)
+	}
+	if set("procs-per-node") {
+		s.Trace.SWF.ProcsPerNode = f.procsPerNode
+	}
+	if set("procs-per-gpu") {
+		s.Trace.SWF.ProcsPerGPU = f.procsPerGPU
+	}
+	if set("lenient") {
+		s.Trace.Lenient = f.lenient
+	}
+	if set("partition-map") {
+		m, err := parseMap(f.partitionMap)
+		if err != nil {
+			return nil, fmt.Errorf("--partition-map: %w", err)
+		}
+		s.Trace.PartitionMap = m
+	}
+	if set("cluster") {
+		s.Cluster = scenario.Cluster{}
+		switch f.cluster {
+		case "example":
+			s.Cluster.Builtin = "example"
+		case "header":
+			s.Cluster.Builtin = "swf-header"
+		default:
+			if _, err := os.Stat(f.cluster); err != nil {
+				return nil, fmt.Errorf("--cluster: %w", err)
+			}
+			s.Cluster.File = abs(f.cluster)
+		}
+	}
+	if set("policy") {
+		s.Policy = scenario.Policy{Name: f.policy}
+	}
+	if set("seed") {
+		s.Seed = f.seed
+	}
+	if set("out") {
+		s.Output.Dir = abs(f.out)
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for p := range strings.SplitSeq(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func parseMap(s string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, kv := range splitList(s) {
+		from, to, ok := strings.Cut(kv, "=")
+		if !ok || from == "" || to == "" {
+			return nil, fmt.Errorf("%q: want from=to", kv)
+		}
+		m[from] = to
+	}
+	return m, nil
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
