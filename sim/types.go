@@ -112,6 +112,8 @@ const (
 	Cancelled        // cancelled before it started (the trace says so)
 	Rejected         // can never run on this cluster; Record.Reason says why
 	Unfinished       // still pending or running when the run stopped
+	Preempted        // preempted and not requeued (PreemptMode=CANCEL)
+	NodeFail         // its node failed and it was not requeued
 )
 
 func (s State) String() string {
@@ -126,6 +128,10 @@ func (s State) String() string {
 		return "REJECTED"
 	case Unfinished:
 		return "UNFINISHED"
+	case Preempted:
+		return "PREEMPTED"
+	case NodeFail:
+		return "NODE_FAIL"
 	}
 	return "UNKNOWN"
 }
