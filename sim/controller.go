@@ -36,6 +36,10 @@ type Config struct {
 	// Check verifies after every event that no node has more allocated
 	// than it holds (for tests; it costs O(nodes + running) per event).
 	Check bool
+	// Reservations are advance reservations (maintenance windows).
+	Reservations []AdvanceReservation
+	// NodeEvents take nodes down and up at given times.
+	NodeEvents []NodeEvent
 }
 
 // jobStatus is a job's lifecycle state inside the controller.
@@ -61,10 +65,12 @@ type controller struct {
 	q       event.Queue
 	nextSub int // next job to submit (jobs are sorted by submit time)
 
-	status []jobStatus
-	req    []workload.Request // resolved requests
-	limit  []Time
-	part   []int32
+	status  []jobStatus
+	req     []workload.Request // resolved requests
+	reason  []PendingReason    // last recorded pending reason
+	reasons []ReasonChange
+	limit   []Time
+	part    []int32
 
 	pending   []PendingJob
 	running   []RunningJob
@@ -103,6 +109,9 @@ func Run(cfg Config) (*Record, error) {
 	if cfg.Policy == nil {
 		return nil, errors.New("sim: no policy")
 	}
+	if len(cfg.Reservations) > 0 || len(cfg.NodeEvents) > 0 {
+		return nil, errors.New("sim: advance reservations and node events are not supported by this controller yet")
+	}
 	c := newController(cfg)
 	if err := c.loop(); err != nil {
 		return nil, err
@@ -129,6 +138,7 @@ func newController(cfg Config) *controller {
 		rng:         rand.New(rand.NewPCG(cfg.Seed, StreamSeed("policy"))),
 		status:      make([]jobStatus, n),
 		req:         make([]workload.Request, n),
+		reason:      make([]PendingReason, n),
 		limit:       make([]Time, n),
 		part:        make([]int32, n),
 		nodes:       make([]NodeState, len(cfg.Cluster.Nodes)),
@@ -262,7 +272,7 @@ func (c *controller) submit(i int) {
 	r.Eligible = c.now
 	c.status[i] = stPending
 	c.pending = append(c.pending, PendingJob{Ref: ref, Submit: j.Submit, Eligible: c.now,
-		Limit: c.limit[i], Part: part, Req: req})
+		Limit: c.limit[i], Part: part, Parts: 1 << uint(part), Req: req})
 	c.trigger()
 }
 
@@ -372,6 +382,12 @@ func (c *controller) pass(kind int32) error {
 	}
 	if len(c.pending) > 0 {
 		plan := c.policy.Schedule(c, c.rng)
+		if len(plan.Preempts) > 0 {
+			return fmt.Errorf("policy %s: preemption is not supported by this controller yet", c.policy.Name())
+		}
+		for _, r := range plan.Reasons {
+			c.setReason(r.Job, r.Reason)
+		}
 		for k := range plan.Starts {
 			if err := c.start(&plan.Starts[k]); err != nil {
 				return err
@@ -383,6 +399,15 @@ func (c *controller) pass(kind int32) error {
 		c.armPeriodic()
 	}
 	return nil
+}
+
+// setReason records a pending job's reason when it changes.
+func (c *controller) setReason(ref JobRef, r PendingReason) {
+	if ref < 0 || int(ref) >= len(c.jobs) || c.status[ref] != stPending || c.reason[ref] == r {
+		return
+	}
+	c.reason[ref] = r
+	c.reasons = append(c.reasons, ReasonChange{At: c.now, Job: ref, Reason: r})
 }
 
 func (c *controller) start(s *Start) error {
@@ -536,6 +561,7 @@ func (c *controller) finish() *Record {
 		Jobs:    c.rec,
 		End:     c.now,
 		Events:  c.events,
+		Reasons: c.reasons,
 	}
 	rec.Notes = append(rec.Notes, countNotes(c.partRemap, "jobs of partition %q, which the cluster lacks, ran in the default partition "+c.cluster.Partitions[c.cluster.DefaultPartition].Name)...)
 	rec.Notes = append(rec.Notes, countNotes(c.typeDropped, "jobs asked for GPU type %q, which their partition lacks; the type was ignored")...)
@@ -570,9 +596,10 @@ func countNotes(m map[string]int, format string) []string {
 
 // View implementation: the controller is its own read-only view.
 
-func (c *controller) Now() Time                    { return c.now }
-func (c *controller) Pending() []PendingJob        { return c.pending }
-func (c *controller) Running() []RunningJob        { return c.running }
-func (c *controller) Nodes() []NodeState           { return c.nodes }
-func (c *controller) Cluster() *hwmodels.Cluster   { return c.cluster }
-func (c *controller) Job(ref JobRef) *workload.Job { return &c.jobs[ref] }
+func (c *controller) Now() Time                          { return c.now }
+func (c *controller) Pending() []PendingJob              { return c.pending }
+func (c *controller) Running() []RunningJob              { return c.running }
+func (c *controller) Nodes() []NodeState                 { return c.nodes }
+func (c *controller) Cluster() *hwmodels.Cluster         { return c.cluster }
+func (c *controller) Job(ref JobRef) *workload.Job       { return &c.jobs[ref] }
+func (c *controller) Reservations() []AdvanceReservation { return c.cfg.Reservations }

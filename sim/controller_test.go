@@ -231,3 +231,40 @@ func TestControllerPeriodicPasses(t *testing.T) {
 		t.Errorf("starts (-want +got):\n%s", d)
 	}
 }
+
+// reasoning is greedy that reports Resources for every job it leaves.
+type reasoning struct{ greedy }
+
+func (r *reasoning) Schedule(v View, rng *rand.Rand) Plan {
+	p := r.greedy.Schedule(v, rng)
+	started := map[JobRef]bool{}
+	for _, s := range p.Starts {
+		started[s.Job] = true
+	}
+	for _, pj := range v.Pending() {
+		if !started[pj.Ref] {
+			p.Reasons = append(p.Reasons, Reason{Job: pj.Ref, Reason: ReasonResources})
+		}
+	}
+	return p
+}
+
+func TestControllerRecordsReasonChanges(t *testing.T) {
+	// a fills n1 and n2 (8 GPUs over two nodes) for [0,10); b and c wait
+	// for Resources from their submits at 0 and 5, and start at 10. The
+	// reason is recorded once per job, when it first changes.
+	a := job("a", 0, 10, 10, 8)
+	a.Request.Nodes = 2
+	tr := &workload.Trace{Jobs: []workload.Job{a, job("b", 0, 5, 5, 4), job("c", 5, 5, 5, 4)}}
+	rec, err := Run(Config{Cluster: twoNodes(), Trace: tr, Policy: &reasoning{}, Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ReasonChange{{0, 1, ReasonResources}, {5, 2, ReasonResources}}
+	if d := cmp.Diff(want, rec.Reasons); d != "" {
+		t.Errorf("reasons (-want +got):\n%s", d)
+	}
+	if rec.Jobs[1].Start != 10 || rec.Jobs[2].Start != 10 {
+		t.Errorf("b, c start at %d, %d; want 10, 10", rec.Jobs[1].Start, rec.Jobs[2].Start)
+	}
+}

@@ -30,8 +30,14 @@ type PendingJob struct {
 	// job's own, or its partition's MaxTime, or its runtime when neither is
 	// known. Policies never see actual runtimes.
 	Limit Time
-	// Part indexes the cluster's Partitions.
+	// Part indexes the cluster's Partitions: the first partition of the
+	// job's list that the cluster has.
 	Part int32
+	// Parts has bit i set for every partition the job may run in (sbatch
+	// -p a,b); Part's bit is always set. The controller takes the job's
+	// partition for a start to be the first of these whose nodes hold the
+	// whole allocation.
+	Parts uint64
 	// Req is the resolved request: GPUType is empty when the cluster has no
 	// node of the type the trace asked for.
 	Req workload.Request
@@ -69,6 +75,10 @@ type View interface {
 	Cluster() *hwmodels.Cluster
 	// Job returns the workload job behind ref; read only.
 	Job(ref JobRef) *workload.Job
+	// Reservations lists the advance reservations (maintenance windows)
+	// that have not ended, by Start then Name. A job may not run on a
+	// reserved node at any time inside the window.
+	Reservations() []AdvanceReservation
 }
 
 // Start is a policy's decision to start a job now on the given nodes.
@@ -82,7 +92,12 @@ type Start struct {
 // the run with an error naming the policy, job and node. The controller
 // does not retain the Plan's slices, so a policy may reuse them.
 type Plan struct {
-	Starts []Start
+	// Preempts are applied first, then Starts.
+	Preempts []Preemption
+	Starts   []Start
+	// Reasons say why jobs left pending wait; the controller records each
+	// change of a job's reason in Record.Reasons.
+	Reasons []Reason
 }
 
 // Triggers says when a policy wants a scheduling pass: after any instant at
@@ -152,6 +167,9 @@ type JobRecord struct {
 	// partition was chosen.
 	Part  int32
 	Alloc []NodeAlloc
+	// Requeues counts how often the job was requeued (preemption, node
+	// failure); its earlier runs are in Record.Runs.
+	Requeues int32
 }
 
 // GPUs returns the total GPUs the job held.
@@ -177,4 +195,8 @@ type Record struct {
 	Notes []string
 	// Events counts the events the engine processed.
 	Events int64
+	// Reasons is every change of a pending job's reason, in event order.
+	Reasons []ReasonChange
+	// Runs are the earlier runs of requeued jobs, in the order they ended.
+	Runs []RunSegment
 }

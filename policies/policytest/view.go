@@ -18,6 +18,8 @@ type View struct {
 	C     *hwmodels.Cluster
 	// Jobs backs Job; nil makes Job return a job with only its ID set.
 	Jobs []workload.Job
+	// Resv backs Reservations.
+	Resv []sim.AdvanceReservation
 }
 
 var _ sim.View = (*View)(nil)
@@ -30,6 +32,9 @@ func (v *View) Pending() []sim.PendingJob { return v.Queue }
 
 // Running implements sim.View.
 func (v *View) Running() []sim.RunningJob { return v.Run }
+
+// Reservations implements sim.View.
+func (v *View) Reservations() []sim.AdvanceReservation { return v.Resv }
 
 // Cluster implements sim.View.
 func (v *View) Cluster() *hwmodels.Cluster { return v.C }
