@@ -428,9 +428,7 @@ func (c *controller) start(s *Start) error {
 		n.FreeCPUs -= a.CPUs
 		n.FreeMemMB -= a.MemMB
 	}
-	off := len(c.allocPool)
-	c.allocPool = append(c.allocPool, s.Alloc...)
-	alloc := c.allocPool[off:len(c.allocPool):len(c.allocPool)]
+	alloc := c.keepAlloc(s.Alloc)
 	c.status[ref] = stRunning
 	c.queueDirty = true
 	r := &c.rec[ref]
@@ -449,6 +447,24 @@ func (c *controller) start(s *Start) error {
 	c.running = slices.Insert(c.running, i, rj)
 	c.q.Push(int64(c.now+max(run, 0)), classEnd, int32(ref), 0)
 	return nil
+}
+
+// allocChunk is how many NodeAllocs one block of the record's allocation
+// store holds. Records keep slices into these blocks, so blocks are filled
+// and never grown: growing by copying would leave every earlier copy alive.
+const allocChunk = 4096
+
+// keepAlloc copies a into the record's allocation store.
+func (c *controller) keepAlloc(a []NodeAlloc) []NodeAlloc {
+	if len(a) > allocChunk {
+		return append([]NodeAlloc(nil), a...)
+	}
+	if cap(c.allocPool)-len(c.allocPool) < len(a) {
+		c.allocPool = make([]NodeAlloc, 0, allocChunk)
+	}
+	off := len(c.allocPool)
+	c.allocPool = append(c.allocPool, a...)
+	return c.allocPool[off:len(c.allocPool):len(c.allocPool)]
 }
 
 // checkAlloc verifies that alloc is a valid placement of job ref now.
