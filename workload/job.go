@@ -88,6 +88,10 @@ type Job struct {
 	// ArrayTaskID is the task index, or -1.
 	ArrayJobID  string
 	ArrayTaskID int32
+	// ArrayThrottle is the array's %N task throttle (sbatch --array=0-9%4):
+	// at most that many of the array's tasks run at once. Zero means no
+	// throttle. Every task of an array carries the same value.
+	ArrayThrottle int32
 
 	Request Request
 	// TimeLimit is the requested wall-time limit in seconds, or Unknown.
@@ -103,6 +107,16 @@ type Job struct {
 	CancelAfter Time
 
 	Deps []Dependency
+
+	// Requeue is sbatch --requeue: the job returns to the queue when it is
+	// preempted or its node fails, instead of ending PREEMPTED or
+	// NODE_FAIL. (The simulator's JobRequeue option makes every job
+	// requeueable.)
+	Requeue bool
+	// CheckpointInterval is how often the job saves its work, in seconds of
+	// run time; a requeued job restarts from its last checkpoint. Zero
+	// means it never checkpoints and restarts from scratch.
+	CheckpointInterval Time
 
 	// TraceState is the final state the trace recorded (COMPLETED, FAILED,
 	// TIMEOUT, CANCELLED, ...). It does not change how a started job uses
@@ -146,6 +160,12 @@ type Trace struct {
 	Jobs  []Job
 	// Source says where the jobs came from, for run headers.
 	Source string
+	// TimeZone is the IANA name of the zone the trace was recorded in
+	// ("US/Eastern"), or "" for UTC or unknown. Times stay absolute Unix
+	// seconds either way; the zone only says which wall clock local-time
+	// figures (arrivals by hour of day, the daily cycle) and wall-clock
+	// writers (sacct) use.
+	TimeZone string
 	// Notes are human-readable remarks from the reader (skipped records,
 	// mappings applied), in the order they arose.
 	Notes []string
