@@ -80,7 +80,7 @@ type controller struct {
 
 	passAt      Time // instant of the pending event-triggered pass, or -1
 	periodicAt  Time // instant of the pending periodic pass, or -1
-	queueDirty  bool // pending list has removed entries to compact
+	removed     int // jobs that left the pending list since the last compact
 	events      int64
 	fitCache    map[fitKey]bool
 	partRemap   map[string]int
@@ -430,7 +430,7 @@ func (c *controller) start(s *Start) error {
 	}
 	alloc := c.keepAlloc(s.Alloc)
 	c.status[ref] = stRunning
-	c.queueDirty = true
+	c.removed++
 	r := &c.rec[ref]
 	r.Start = c.now
 	r.Alloc = alloc
@@ -523,14 +523,30 @@ func (c *controller) checkAlloc(ref JobRef, alloc []NodeAlloc) error {
 	return nil
 }
 
-// compact drops started and cancelled jobs from the pending list, keeping
-// its order.
+// compact drops jobs that left the queue from the pending list, keeping
+// its order. Jobs usually leave from the front (the head starts), so a
+// removed prefix is sliced off without moving the rest; only removals
+// further in shift what follows them.
 func (c *controller) compact() {
-	if !c.queueDirty {
+	if c.removed == 0 {
 		return
 	}
-	c.pending = slices.DeleteFunc(c.pending, func(p PendingJob) bool { return c.status[p.Ref] != stPending })
-	c.queueDirty = false
+	k := 0
+	for k < len(c.pending) && k < c.removed && c.status[c.pending[k].Ref] != stPending {
+		k++
+	}
+	if rest := len(c.pending) - k; rest <= k {
+		// Moving the few that stay is cheap and keeps the backing array's
+		// front in use, so appends do not keep reallocating.
+		copy(c.pending, c.pending[k:])
+		c.pending = c.pending[:rest]
+	} else {
+		c.pending = c.pending[k:]
+	}
+	if c.removed > k {
+		c.pending = slices.DeleteFunc(c.pending, func(p PendingJob) bool { return c.status[p.Ref] != stPending })
+	}
+	c.removed = 0
 }
 
 func (c *controller) check() {
