@@ -181,7 +181,7 @@ func migGeometryChoices() string {
 		names = append(names, g.Name)
 	}
 	for _, g := range gpuCatalog {
-		if g.MIG != "" {
+		if g.MIG != "" && !slices.Contains(names, g.Name) {
 			names = append(names, g.Name)
 		}
 	}

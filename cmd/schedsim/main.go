@@ -55,5 +55,6 @@ The same inputs and seed always give byte-identical outputs.`,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
 	root.AddCommand(newRunCmd(), newVersionCmd())
+	root.AddCommand(newHWCmd())
 	return root
 }
