@@ -24,6 +24,9 @@ type Partition struct {
 	// MaxTime is the longest time limit a job may have, in seconds; zero
 	// means UNLIMITED.
 	MaxTime int64
+	// MaxNodes is the most nodes a job may ask for (Slurm MaxNodes);
+	// zero means UNLIMITED.
+	MaxNodes int32
 	// Default marks the partition jobs without one go to.
 	Default           bool
 	PriorityTier      int32

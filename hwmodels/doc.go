@@ -28,6 +28,7 @@
 //	  - name: gpu                    # required; unique
 //	    nodes: "h100-[001-032]"      # required; see below
 //	    max_time: "2-00:00:00"       # optional; Slurm time, default UNLIMITED
+//	    max_nodes: 16                # optional; most nodes per job, default 0 = UNLIMITED
 //	    default: true                # optional; at most one partition
 //	    priority_tier: 1             # optional; 0 … 65533, default 1
 //	    priority_job_factor: 1       # optional; 0 … 65533, default 1

@@ -145,8 +145,8 @@ var (
 	nodeGroupReserved = []string{"mig", "nvlink", "fabric", "power", "weight", "sockets", "cores_per_socket", "threads_per_core", "gres", "state"}
 	gpuKeys           = []string{"model", "type", "count"}
 	gpuReserved       = []string{"mig", "memory", "nvlink", "power"}
-	partitionKeys     = []string{"name", "nodes", "max_time", "default", "priority_tier", "priority_job_factor"}
-	partitionReserved = []string{"max_nodes", "min_nodes", "default_time", "over_time_limit", "oversubscribe", "exclusive", "preempt_mode", "grace_time", "qos", "state", "tres_billing_weights"}
+	partitionKeys     = []string{"name", "nodes", "max_time", "max_nodes", "default", "priority_tier", "priority_job_factor"}
+	partitionReserved = []string{"min_nodes", "default_time", "over_time_limit", "oversubscribe", "exclusive", "preempt_mode", "grace_time", "qos", "state", "tres_billing_weights"}
 )
 
 // parser decodes one spec; it holds the state that resolution builds up.
@@ -834,6 +834,13 @@ func (p *parser) partitions(n *yaml.Node) error {
 			if part.MaxTime, err = p.maxTime(tn, f.field("max_time")); err != nil {
 				return err
 			}
+		}
+		if mn := f.get("max_nodes"); mn != nil {
+			v, err := p.intRange(mn, f.field("max_nodes"), 0, 1<<31-1)
+			if err != nil {
+				return err
+			}
+			part.MaxNodes = int32(v)
 		}
 		if dn := f.get("default"); dn != nil {
 			if part.Default, err = p.boolean(dn, f.field("default")); err != nil {
