@@ -21,7 +21,7 @@ func nopFactory(func(any) error) (sim.Policy, error) { return nopPolicy{}, nil }
 
 func TestBuiltin(t *testing.T) {
 	reg := policies.Builtin()
-	if diff := cmp.Diff([]string{"easy", "fifo"}, reg.Names()); diff != "" {
+	if diff := cmp.Diff([]string{"easy", "fifo", "slurm"}, reg.Names()); diff != "" {
 		t.Errorf("Builtin names (-want +got):\n%s", diff)
 	}
 	for _, name := range reg.Names() {
@@ -32,7 +32,11 @@ func TestBuiltin(t *testing.T) {
 		if p.Name() != name {
 			t.Errorf("New(%q).Name() = %q", name, p.Name())
 		}
-		if got, want := p.Triggers(), (sim.Triggers{OnEvent: true}); got != want {
+		want := sim.Triggers{OnEvent: true}
+		if name == "slurm" { // gcd(sched_interval 60, bf_interval 30)
+			want.Interval = 30
+		}
+		if got := p.Triggers(); got != want {
 			t.Errorf("%s: Triggers() = %+v, want %+v", name, got, want)
 		}
 		// A decoder that finds no arguments is fine.
@@ -85,10 +89,10 @@ func TestRegistryErrors(t *testing.T) {
 		{
 			name: "unknown policy lists the valid names, sorted",
 			do: func(r policies.Registry) error {
-				_, err := r.New("conservative", nil)
+				_, err := r.New("nope", nil)
 				return err
 			},
-			wantErr: `unknown policy "conservative" (want one of easy, fifo)`,
+			wantErr: `unknown policy "nope" (want one of easy, fifo, slurm)`,
 		},
 		{
 			name: "arguments the policy does not take",

@@ -1,0 +1,677 @@
+package policies
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/policies/priority"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// Slurm is Slurm's scheduling as slurmctld does it with sched/backfill and
+// priority/multifactor (slurm-gpu-facts.md §2–§4, real-slurm-notes.md):
+//
+//   - Queue order: partition PriorityTier (higher first), then job priority
+//     (higher first), then submit time, then job (sort_job_queue2). A job
+//     submitted to several partitions has one queue record per partition.
+//   - Priority: multifactor (age, fair share – Fair Tree or classic –, job
+//     size, partition, QOS, TRES), computed at submit and recomputed for
+//     every pending job at every multiple of PriorityCalcPeriod; usage
+//     decays per period with PriorityDecayHalfLife.
+//   - Main scheduler: after any instant with a submit or a job end, over at
+//     most default_queue_depth records, and over the whole queue at every
+//     multiple of sched_interval. Records in priority order start if they
+//     fit now; the first that does not fit marks its partition failed:
+//     later records of that partition are skipped (reason Priority) and the
+//     partition's nodes are taken out of the available set for the rest of
+//     the pass, so overlapping partitions cannot take them either. No
+//     reservations.
+//   - Backfill: at every multiple of bf_interval, after the main pass of the
+//     same instant. Records in priority order, up to bf_max_job_test (and
+//     bf_max_job_user, bf_max_job_part); each starts now if it fits on
+//     nodes not reserved for a higher-priority record over its
+//     [now, now+limit) window; otherwise it gets a reservation of whole
+//     nodes at its earliest start within bf_window, found as Slurm's
+//     will-run test does (running jobs released at their end = start +
+//     limit, in groups whose end-time window starts at 30 s and doubles),
+//     in bf_resolution slots. Reservations live for one cycle.
+//   - Limits: partition MaxTime and MaxNodes hold a job (PartitionTimeLimit,
+//     PartitionNodeLimit); QOS MaxJobsPerUser, MaxTRESPerUser and GrpTRES
+//     hold a job without blocking its partition or reserving.
+//
+// The pass kinds run at instants decided from the policy's own record of
+// the last full pass and backfill cycle; the controller calls Schedule on
+// events and at multiples of gcd(sched_interval, bf_interval).
+//
+// A Slurm keeps per-job state and fair-share usage between passes; it
+// notices a new run (time going back or another cluster) and starts over.
+// It must not be used by two runs at once.
+type Slurm struct {
+	cfg    *slurmConfig
+	placer Placer
+	pass   pass
+
+	cluster  *hwmodels.Cluster
+	lastNow  sim.Time
+	started  bool
+	epoch    uint32
+	st       []slurmJob
+	order    []qrec
+	lastCalc sim.Time
+	lastFull sim.Time
+	lastBF   sim.Time
+	expRun   int // running jobs expected at the next pass if nothing ends
+
+	tree    *priority.Tree
+	derived bool
+	usage   []float64 // association usage at lastCalc
+	fs      []float64 // fair-share factor per association
+	users   map[string]int32
+	qosIdx  map[string]int32
+	normal  int32
+	limits  bool // some QOS has a limit
+	maxQOS  float64
+	maxPart float64
+	nodesN  float64
+	cpusN   float64
+	partTot []priority.TRES
+	tracked []sim.JobRef // jobs charging usage
+
+	qosUse  []tresUse          // per QOS, running
+	userUse map[uint64]tresUse // per QOS<<32 | user, running
+
+	bf      backfillState
+	reasons []sim.Reason
+	passNew bool
+}
+
+// slurmJob is what the policy keeps per job, indexed by JobRef.
+type slurmJob struct {
+	base     float64 // weighted priority sum without the partition term
+	assoc    int32   // association, -1 = none
+	qos      int32
+	user     int32
+	pi       int32 // index into the view's Pending this pass
+	epoch    uint32
+	started  uint32 // epoch of the pass that started it
+	known    bool
+	charging bool
+	reason   sim.PendingReason // this pass
+	emitted  sim.PendingReason
+	billable float64
+}
+
+// qrec is one queue record: a job in one of its partitions.
+type qrec struct {
+	ref    sim.JobRef
+	part   int32
+	tier   int32
+	prio   uint32
+	submit sim.Time
+}
+
+// tresUse is running TRES (and jobs) counted against a limit.
+type tresUse struct {
+	jobs              int
+	cpu, node, gpu, m int64
+}
+
+var (
+	_ sim.Policy   = (*Slurm)(nil)
+	_ sim.Observer = (*Slurm)(nil)
+)
+
+func newSlurm(cfg *slurmConfig, placer Placer) *Slurm {
+	return &Slurm{cfg: cfg, placer: placer, pass: newPass(placer, true)}
+}
+
+// Name returns "slurm".
+func (*Slurm) Name() string { return "slurm" }
+
+// Triggers asks for a pass after every event and at every multiple of the
+// gcd of sched_interval and bf_interval.
+func (s *Slurm) Triggers() sim.Triggers {
+	return sim.Triggers{OnEvent: true, Interval: gcd(s.cfg.schedInterval, s.cfg.bfInterval)}
+}
+
+func gcd(a, b sim.Time) sim.Time {
+	if a <= 0 {
+		return max(b, 0)
+	}
+	if b <= 0 {
+		return a
+	}
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// reset starts the state of a new run on cluster c.
+func (s *Slurm) reset(c *hwmodels.Cluster) {
+	cfg := s.cfg
+	s.cluster = c
+	s.started = true
+	s.epoch = 0
+	s.st = s.st[:cap(s.st)]
+	clear(s.st) // job grows into this capacity and expects zeros
+	s.st = s.st[:0]
+	s.order = s.order[:0]
+	s.lastCalc, s.lastFull, s.lastBF = -1, -1, -1
+	s.expRun = 0
+	s.tracked = s.tracked[:0]
+	s.users = map[string]int32{}
+	s.tree, _ = priority.NewTree(cfg.calcPeriod, cfg.halfLife, cfg.reset)
+	s.derived = len(cfg.accounts) == 0 && len(cfg.users) == 0
+	if s.derived {
+		s.tree.AddUser("root", "root", 1)
+	}
+	for _, a := range cfg.accounts {
+		s.tree.AddAccount(a.Name, a.Parent, a.Fairshare)
+	}
+	for _, u := range cfg.users {
+		s.tree.AddUser(u.Name, u.Account, u.Fairshare)
+	}
+	s.usage = append(s.usage[:0], make([]float64, s.tree.Len())...)
+	s.refreshFS()
+	s.qosIdx = map[string]int32{}
+	s.maxQOS, s.limits = 0, false
+	for i, q := range cfg.qos {
+		s.qosIdx[q.name] = int32(i)
+		s.maxQOS = max(s.maxQOS, float64(q.priority))
+		if q.maxJobs > 0 || q.maxUser.set || q.grp.set {
+			s.limits = true
+		}
+	}
+	s.normal = s.qosIdx["normal"]
+	s.qosUse = make([]tresUse, len(cfg.qos))
+	s.userUse = map[uint64]tresUse{}
+	s.maxPart, s.nodesN, s.cpusN = 0, float64(len(c.Nodes)), 0
+	for i := range c.Nodes {
+		s.cpusN += float64(c.Nodes[i].CPUs)
+	}
+	s.partTot = s.partTot[:0]
+	for i := range c.Partitions {
+		p := &c.Partitions[i]
+		s.maxPart = max(s.maxPart, float64(p.PriorityJobFactor))
+		var t priority.TRES
+		for _, n := range p.Nodes {
+			node := &c.Nodes[n]
+			t.CPU += float64(node.CPUs)
+			t.MemMB += float64(node.MemMB)
+			t.GPUs += float64(node.GPUs)
+			t.Nodes++
+		}
+		s.partTot = append(s.partTot, t)
+	}
+}
+
+func (s *Slurm) job(ref sim.JobRef) *slurmJob {
+	if int(ref) >= len(s.st) {
+		n := max(int(ref)+1, 2*len(s.st))
+		s.st = slices.Grow(s.st, n-len(s.st))[:n]
+	}
+	return &s.st[ref]
+}
+
+// ident fills in a job's user, QOS and association the first time it is
+// seen, adding the association to a derived tree.
+func (s *Slurm) ident(v sim.View, ref sim.JobRef) *slurmJob {
+	js := s.job(ref)
+	if js.known {
+		return js
+	}
+	*js = slurmJob{known: true, assoc: -1}
+	j := v.Job(ref)
+	user := j.User
+	if user == "" {
+		user = "unknown"
+	}
+	u, ok := s.users[user]
+	if !ok {
+		u = int32(len(s.users))
+		s.users[user] = u
+	}
+	js.user = u
+	js.qos = s.normal
+	if q, ok := s.qosIdx[j.QOS]; ok {
+		js.qos = q
+	}
+	acct := j.Account
+	if acct == "" {
+		acct = "root"
+	}
+	js.assoc = s.tree.User(user, acct)
+	if js.assoc < 0 && s.derived {
+		if !s.tree.HasAccount(acct) {
+			s.tree.AddAccount(acct, "root", 1)
+		}
+		js.assoc, _ = s.tree.AddUser(user, acct, 1)
+		// The new associations have no usage; the factors of the others
+		// depend on how many there are (Fair Tree's rank count).
+		for len(s.usage) < s.tree.Len() {
+			s.usage = append(s.usage, 0)
+		}
+		s.refreshFS()
+	}
+	return js
+}
+
+func (s *Slurm) refreshFS() {
+	if s.cfg.classic {
+		s.fs = s.tree.Classic(s.usage, s.cfg.damp, s.fs)
+	} else {
+		s.fs = s.tree.FairTree(s.usage, s.fs)
+	}
+}
+
+// computeBase sets a pending job's priority sum (without the partition
+// term) as of time at.
+func (s *Slurm) computeBase(pj *sim.PendingJob, js *slurmJob, at sim.Time) {
+	cfg := s.cfg
+	if cfg.basic {
+		js.base = 0
+		return
+	}
+	r := &pj.Req
+	nodes := float64(max(r.Nodes, 1))
+	f := priority.Factors{
+		Age:     priority.AgeFactor(at, pj.Eligible, cfg.maxAge),
+		JobSize: cfg.jobSize.Factor(nodes, float64(r.CPUs), pj.Limit, s.nodesN, s.cpusN),
+		QOS:     priority.Normalized(float64(cfg.qos[js.qos].priority), s.maxQOS, cfg.noNormQOS),
+	}
+	if js.assoc >= 0 && int(js.assoc) < len(s.fs) {
+		f.Fairshare = s.fs[js.assoc]
+	}
+	w := &cfg.weights
+	base := w.Sum(&f)
+	if len(w.TRES) > 0 {
+		req := priority.TRES{CPU: float64(r.CPUs), MemMB: float64(r.MemMB), Nodes: nodes, GPUs: float64(r.GPUs)}
+		tot := &s.partTot[pj.Part]
+		for _, t := range w.TRES {
+			base += t.Weight * priority.Normalized(req.Get(t.Name), tot.Get(t.Name), cfg.noNormTRES)
+		}
+	}
+	js.base = base
+}
+
+// prio returns the job's priority in partition part.
+func (s *Slurm) prio(js *slurmJob, part int32) uint32 {
+	if s.cfg.basic {
+		return 1
+	}
+	pf := priority.Normalized(float64(s.cluster.Partitions[part].PriorityJobFactor), s.maxPart, s.cfg.noNormPart)
+	return priority.Clamp(js.base + s.cfg.weights.Partition*pf)
+}
+
+// recalc settles usage at calculation instant k and recomputes the fair
+// share and every pending job's priority as of k.
+func (s *Slurm) recalc(pend []sim.PendingJob, k sim.Time) {
+	s.lastCalc = k
+	s.usage = append(s.usage[:0], s.tree.UsageAt(k)...)
+	s.refreshFS()
+	for i := range pend {
+		s.computeBase(&pend[i], &s.st[pend[i].Ref], k)
+	}
+}
+
+// JobStarted implements sim.Observer: the job's billable TRES start
+// charging its association.
+func (s *Slurm) JobStarted(ref sim.JobRef, at sim.Time, alloc []sim.NodeAlloc) {
+	s.charge(ref, at, alloc)
+}
+
+// JobEnded implements sim.Observer.
+func (s *Slurm) JobEnded(ref sim.JobRef, at sim.Time, _ []sim.NodeAlloc, _ sim.State) {
+	s.uncharge(ref, at)
+}
+
+func (s *Slurm) charge(ref sim.JobRef, at sim.Time, alloc []sim.NodeAlloc) {
+	if int(ref) >= len(s.st) {
+		return
+	}
+	js := &s.st[ref]
+	if !js.known || js.charging || js.assoc < 0 {
+		return
+	}
+	var t priority.TRES
+	for _, a := range alloc {
+		t.CPU += float64(a.CPUs)
+		t.MemMB += float64(a.MemMB)
+		t.GPUs += float64(a.GPUs)
+		t.Nodes++
+	}
+	js.billable = priority.Billable(s.cfg.billing, &t)
+	js.charging = true
+	s.tree.Charge(js.assoc, at, js.billable)
+	s.tracked = append(s.tracked, ref)
+}
+
+func (s *Slurm) uncharge(ref sim.JobRef, at sim.Time) {
+	if int(ref) >= len(s.st) {
+		return
+	}
+	js := &s.st[ref]
+	if !js.charging {
+		return
+	}
+	js.charging = false
+	s.tree.Charge(js.assoc, at, -js.billable)
+}
+
+// reconcile ends the charging of tracked jobs no longer running, for
+// controllers that do not report ends (sim.Observer): every job end
+// triggers a pass at its instant, so a job missing from Running ended at
+// the latest now.
+func (s *Slurm) reconcile(v sim.View) {
+	if len(s.tracked) == 0 {
+		return
+	}
+	for _, r := range v.Running() {
+		if int(r.Ref) < len(s.st) {
+			s.st[r.Ref].epoch = s.epoch
+		}
+	}
+	now := v.Now()
+	s.tracked = slices.DeleteFunc(s.tracked, func(ref sim.JobRef) bool {
+		js := &s.st[ref]
+		if !js.charging {
+			return true
+		}
+		if js.epoch != s.epoch {
+			s.uncharge(ref, now)
+			return true
+		}
+		return false
+	})
+}
+
+// Schedule implements sim.Policy. The returned Plan's slices are reused by
+// the next call.
+func (s *Slurm) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
+	now := v.Now()
+	if !s.started || now < s.lastNow || v.Cluster() != s.cluster {
+		s.reset(v.Cluster())
+	}
+	s.lastNow = now
+	s.epoch++
+	s.reconcile(v)
+	s.epoch++ // fresh stamp for the pending scan
+	pend := v.Pending()
+	p := &s.pass
+	p.reset(v)
+	p.own = append(p.own[:0], p.free...)
+	p.free = p.own
+
+	// 1. Pending jobs: stamp, identify, priorities.
+	newJobs := false
+	for i := range pend {
+		js := s.ident(v, pend[i].Ref)
+		if js.epoch == 0 {
+			newJobs = true // first pass to see it
+		}
+		js.pi = int32(i)
+		js.epoch = s.epoch
+		js.reason = sim.ReasonNone
+	}
+	recalc := false
+	if k := now / s.cfg.calcPeriod * s.cfg.calcPeriod; k > s.lastCalc {
+		recalc = true
+		s.recalc(pend, k)
+	}
+	s.buildOrder(pend, recalc)
+
+	// 2. Which passes are due.
+	changed := newJobs || len(v.Running()) != s.expRun
+	full := s.cfg.schedInterval > 0 && now%s.cfg.schedInterval == 0 && s.lastFull != now
+	bf := s.cfg.bfInterval > 0 && now%s.cfg.bfInterval == 0 && s.lastBF != now
+	if s.limits {
+		s.loadLimits(v)
+	}
+	if changed || full {
+		if full {
+			s.lastFull = now
+		}
+		s.mainPass(v, pend, full)
+	}
+	if bf {
+		s.lastBF = now
+		s.backfill(v, pend)
+	}
+	s.expRun = len(v.Running()) + len(p.starts)
+
+	// 3. Usage of the jobs started, reasons of those left.
+	for _, st := range p.starts {
+		s.charge(st.Job, now, st.Alloc)
+	}
+	s.reasons = s.reasons[:0]
+	for i := range pend {
+		js := &s.st[pend[i].Ref]
+		if js.started == s.epoch {
+			continue
+		}
+		r := js.reason
+		if r == sim.ReasonNone {
+			if js.emitted != sim.ReasonNone {
+				continue // not looked at this pass: keeps its reason
+			}
+			r = sim.ReasonPriority // behind the records this pass looked at
+		}
+		if r != js.emitted {
+			js.emitted = r
+			s.reasons = append(s.reasons, sim.Reason{Job: pend[i].Ref, Reason: r})
+		}
+	}
+	plan := p.plan()
+	plan.Reasons = s.reasons
+	return plan
+}
+
+// buildOrder keeps s.order: one record per pending job and partition, in
+// queue order. Records of jobs no longer pending are dropped; new jobs are
+// added; the whole is sorted again when priorities changed or jobs came.
+func (s *Slurm) buildOrder(pend []sim.PendingJob, recalc bool) {
+	o := s.order[:0]
+	have := 0
+	for _, r := range s.order {
+		js := &s.st[r.ref]
+		if js.epoch != s.epoch {
+			continue
+		}
+		if recalc {
+			r.prio = s.prio(js, r.part)
+		}
+		o = append(o, r)
+		have++
+	}
+	// Jobs without records: the new ones. A record exists iff the job was
+	// pending at the previous pass; mark the ones we kept.
+	for _, r := range o {
+		s.st[r.ref].started = s.epoch - 1 // scratch mark: has a record
+	}
+	added := false
+	for i := range pend {
+		pj := &pend[i]
+		js := &s.st[pj.Ref]
+		if js.started == s.epoch-1 {
+			continue
+		}
+		parts := pj.Parts | 1<<uint(pj.Part)
+		for p := int32(0); parts != 0 && p < hwmodels.MaxPartitions; p++ {
+			if parts&(1<<uint(p)) == 0 {
+				continue
+			}
+			parts &^= 1 << uint(p)
+			o = append(o, qrec{ref: pj.Ref, part: p, tier: s.cluster.Partitions[p].PriorityTier,
+				prio: s.prio(js, p), submit: pj.Submit})
+			added = true
+		}
+	}
+	for _, r := range o {
+		s.st[r.ref].started = 0
+	}
+	if added || recalc {
+		slices.SortFunc(o, func(a, b qrec) int {
+			if c := cmp.Compare(b.tier, a.tier); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(b.prio, a.prio); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(a.submit, b.submit); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(a.ref, b.ref); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.part, b.part)
+		})
+	}
+	s.order = o
+}
+
+// pendingJob returns the record's job as placement sees it: in the
+// record's partition.
+func (s *Slurm) pendingJob(pend []sim.PendingJob, r *qrec) sim.PendingJob {
+	j := pend[s.st[r.ref].pi]
+	j.Part = r.part
+	return j
+}
+
+// holdReason returns why the record may not start at all now, for reasons
+// other than resources: partition limits, then QOS limits.
+func (s *Slurm) holdReason(v sim.View, job *sim.PendingJob, js *slurmJob) sim.PendingReason {
+	part := &s.cluster.Partitions[job.Part]
+	if tl := v.Job(job.Ref).TimeLimit; part.MaxTime > 0 && tl > 0 && int64(tl) > part.MaxTime {
+		return sim.ReasonPartitionTimeLimit
+	}
+	if part.MaxNodes > 0 && job.Req.Nodes > part.MaxNodes {
+		return sim.ReasonPartitionNodeLimit
+	}
+	if s.limits {
+		return s.qosReason(job, js)
+	}
+	return sim.ReasonNone
+}
+
+// started records that the pass started job.
+func (s *Slurm) markStarted(job *sim.PendingJob) {
+	js := &s.st[job.Ref]
+	js.started = s.epoch
+	js.reason = sim.ReasonNone
+	if s.limits {
+		s.addUse(js, reqUse(&job.Req))
+	}
+}
+
+// mainPass is Slurm's main scheduler (job_scheduler.c _schedule).
+func (s *Slurm) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
+	p := &s.pass
+	var failed uint64
+	depth := 0
+	for k := range s.order {
+		r := &s.order[k]
+		if !full && depth >= s.cfg.queueDepth {
+			break
+		}
+		depth++
+		js := &s.st[r.ref]
+		if js.started == s.epoch {
+			continue
+		}
+		if failed&(1<<uint(r.part)) != 0 {
+			js.reason = sim.ReasonPriority
+			continue
+		}
+		job := s.pendingJob(pend, r)
+		if why := s.holdReason(v, &job, js); why != sim.ReasonNone {
+			js.reason = why
+			continue
+		}
+		if p.tryStart(&job) {
+			s.markStarted(&job)
+			continue
+		}
+		js.reason = sim.ReasonResources
+		if s.cfg.bfMinAgeReserve > 0 && v.Now()-job.Eligible < s.cfg.bfMinAgeReserve {
+			continue // too young to reserve: does not block its partition
+		}
+		failed |= 1 << uint(r.part)
+		for _, n := range s.cluster.Partitions[r.part].Nodes {
+			p.free[n] = sim.NodeState{}
+		}
+	}
+	// Give the blocked nodes back for the backfill pass: the free state is
+	// the view's less the starts.
+	if failed != 0 {
+		p.own = append(p.own[:0], v.Nodes()...)
+		p.free = p.own
+		for _, st := range p.starts {
+			take(p.free, st.Alloc)
+		}
+		p.noCap = p.noCap[:0]
+		p.noPlace = p.noPlace[:0]
+	}
+}
+
+// reqUse is what a pending job would add to limit counters.
+func reqUse(r *workload.Request) tresUse {
+	return tresUse{jobs: 1, cpu: int64(r.CPUs), node: int64(max(r.Nodes, 1)), gpu: int64(r.GPUs), m: r.MemMB}
+}
+
+// loadLimits counts the running jobs against the QOS limits.
+func (s *Slurm) loadLimits(v sim.View) {
+	clear(s.qosUse)
+	clear(s.userUse)
+	for _, r := range v.Running() {
+		js := s.ident(v, r.Ref)
+		u := tresUse{jobs: 1, node: int64(len(r.Alloc))}
+		for _, a := range r.Alloc {
+			u.cpu += int64(a.CPUs)
+			u.gpu += int64(a.GPUs)
+			u.m += a.MemMB
+		}
+		s.addUse(js, u)
+	}
+}
+
+func (s *Slurm) addUse(js *slurmJob, u tresUse) {
+	add := func(t *tresUse) {
+		t.jobs += u.jobs
+		t.cpu += u.cpu
+		t.node += u.node
+		t.gpu += u.gpu
+		t.m += u.m
+	}
+	add(&s.qosUse[js.qos])
+	k := uint64(js.qos)<<32 | uint64(uint32(js.user))
+	t := s.userUse[k]
+	add(&t)
+	s.userUse[k] = t
+}
+
+// over reports whether have+add exceeds limit l on any resource.
+func over(l *limitTRES, have, add tresUse) bool {
+	return l.cpu >= 0 && have.cpu+add.cpu > l.cpu ||
+		l.node >= 0 && have.node+add.node > l.node ||
+		l.gpu >= 0 && have.gpu+add.gpu > l.gpu ||
+		l.memMB >= 0 && have.m+add.m > l.memMB
+}
+
+func (s *Slurm) qosReason(job *sim.PendingJob, js *slurmJob) sim.PendingReason {
+	q := &s.cfg.qos[js.qos]
+	add := reqUse(&job.Req)
+	user := s.userUse[uint64(js.qos)<<32|uint64(uint32(js.user))]
+	switch {
+	case q.maxJobs > 0 && user.jobs+1 > q.maxJobs:
+		return sim.ReasonQOSMaxJobsPerUserLimit
+	case q.maxUser.set && over(&q.maxUser, user, add):
+		return sim.ReasonQOSMaxTRESPerUserLimit
+	case q.grp.set && over(&q.grp, s.qosUse[js.qos], add):
+		return sim.ReasonQOSGrpTRESLimit
+	}
+	return sim.ReasonNone
+}

@@ -1,0 +1,343 @@
+package policies
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/schedsim/schedsim/sim"
+)
+
+// backfillState is the scratch state of one backfill cycle, kept between
+// cycles so that a cycle allocates little once buffers have grown.
+type backfillState struct {
+	res      []bfRes      // reservations of this cycle
+	pool     []int32      // backing store of res' node lists
+	rel      []bfRel      // running jobs (and this pass's starts) by end
+	deferred []sim.JobRef // records whose reservation is not computed yet
+	dparts   []int32      // their partitions
+	mask     []bool       // nodes usable for the window under test
+	wfree    []sim.NodeState
+	contrib  []int32
+	alloc    []sim.NodeAlloc
+	order    []int32 // bf_busy_nodes node order
+	users    map[int32]int
+	parts    [64]int
+}
+
+// bfRes is a reservation: nodes held whole over [lo, hi).
+type bfRes struct {
+	lo, hi sim.Time
+	nodes  []int32
+}
+
+// bfRel is a running job's resources coming free at end.
+type bfRel struct {
+	end   sim.Time
+	ref   sim.JobRef
+	alloc []sim.NodeAlloc
+}
+
+func (s *Slurm) floorRes(t sim.Time) sim.Time {
+	r := s.cfg.bfResolution
+	return t / r * r
+}
+
+func (s *Slurm) ceilRes(t sim.Time) sim.Time {
+	r := s.cfg.bfResolution
+	if t > math.MaxInt64-r {
+		return math.MaxInt64
+	}
+	return (t + r - 1) / r * r
+}
+
+// backfill is one cycle of Slurm's backfill scheduler (backfill.c
+// _attempt_backfill), after the main pass of the same instant.
+//
+// A reservation is computed only when it could change a decision: when a
+// later record fits now on the free nodes (ignoring reservations), every
+// deferred reservation is computed first, in queue order. Records that
+// cannot start now and have no record after them that could never need
+// theirs. The starts are the same as computing every reservation eagerly.
+func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
+	p := &s.pass
+	b := &s.bf
+	cfg := s.cfg
+	now := v.Now()
+	b.res = b.res[:0]
+	b.pool = b.pool[:0]
+	b.deferred = b.deferred[:0]
+	b.dparts = b.dparts[:0]
+	b.rel = b.rel[:0]
+	for _, r := range v.Running() {
+		b.rel = append(b.rel, bfRel{end: r.End, ref: r.Ref, alloc: r.Alloc})
+	}
+	for k, st := range p.starts {
+		b.rel = append(b.rel, bfRel{end: p.ends[k], ref: st.Job, alloc: st.Alloc})
+	}
+	slices.SortFunc(b.rel, func(x, y bfRel) int {
+		if c := cmp.Compare(x.end, y.end); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.ref, y.ref)
+	})
+	if b.users == nil {
+		b.users = map[int32]int{}
+	}
+	clear(b.users)
+	b.parts = [64]int{}
+	tested := 0
+	for k := range s.order {
+		r := &s.order[k]
+		js := &s.st[r.ref]
+		if js.started == s.epoch {
+			continue
+		}
+		if tested >= cfg.bfMaxJobTest {
+			break
+		}
+		if cfg.bfMaxJobUser > 0 && b.users[js.user] >= cfg.bfMaxJobUser ||
+			cfg.bfMaxJobPart > 0 && b.parts[r.part] >= cfg.bfMaxJobPart {
+			continue
+		}
+		tested++
+		b.users[js.user]++
+		b.parts[r.part]++
+		job := s.pendingJob(pend, r)
+		if why := s.holdReason(v, &job, js); why != sim.ReasonNone {
+			js.reason = why
+			continue
+		}
+		if base, ok := p.stage(&job); ok {
+			p.discard(base)
+			s.materialize(v, pend)
+			if s.startNow(&job) {
+				s.markStarted(&job)
+				continue
+			}
+			js.reason = sim.ReasonPriority // the free nodes are reserved for higher-priority jobs
+		} else {
+			js.reason = sim.ReasonResources
+		}
+		if now-job.Eligible >= cfg.bfMinAgeReserve {
+			b.deferred = append(b.deferred, r.ref)
+			b.dparts = append(b.dparts, r.part)
+		}
+	}
+}
+
+// materialize computes the deferred reservations in queue order.
+func (s *Slurm) materialize(v sim.View, pend []sim.PendingJob) {
+	b := &s.bf
+	for i, ref := range b.deferred {
+		r := qrec{ref: ref, part: b.dparts[i]}
+		job := s.pendingJob(pend, &r)
+		s.reserve(v.Now(), &job)
+	}
+	b.deferred = b.deferred[:0]
+	b.dparts = b.dparts[:0]
+}
+
+// setMask marks the nodes not reserved at any time of [lo, hi).
+func (s *Slurm) setMask(lo, hi sim.Time) {
+	b := &s.bf
+	n := len(s.cluster.Nodes)
+	b.mask = slices.Grow(b.mask[:0], n)[:n]
+	for i := range b.mask {
+		b.mask[i] = true
+	}
+	for _, r := range b.res {
+		if r.lo < hi && r.hi > lo {
+			for _, x := range r.nodes {
+				b.mask[x] = false
+			}
+		}
+	}
+}
+
+// startNow starts job if it fits now on nodes not reserved over its
+// window [now, now+limit) (rounded to bf_resolution), committing it to the
+// pass.
+func (s *Slurm) startNow(job *sim.PendingJob) bool {
+	p := &s.pass
+	b := &s.bf
+	now := p.now
+	s.setMask(s.floorRes(now), s.ceilRes(endAt(now, job.Limit)))
+	b.wfree = append(b.wfree[:0], p.free...)
+	for i, ok := range b.mask {
+		if !ok {
+			b.wfree[i] = sim.NodeState{}
+		}
+	}
+	base := len(p.allocs)
+	var ok bool
+	p.allocs, ok = p.placer.Place(p.nodes, b.wfree, job, p.allocs)
+	if !ok {
+		p.allocs = p.allocs[:base]
+		return false
+	}
+	p.commit(job, base)
+	k := len(p.starts) - 1
+	rel := bfRel{end: p.ends[k], ref: job.Ref, alloc: p.starts[k].Alloc}
+	i, _ := slices.BinarySearchFunc(b.rel, rel, func(x, y bfRel) int {
+		if c := cmp.Compare(x.end, y.end); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.ref, y.ref)
+	})
+	b.rel = slices.Insert(b.rel, i, rel)
+	return true
+}
+
+// reserve finds job's earliest start within bf_window and, if there is
+// one, reserves its nodes whole for [start, start+limit), rounded out to
+// bf_resolution (backfill.c steps 5–8).
+func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob) {
+	b := &s.bf
+	limit := job.Limit
+	horizon := endAt(now, s.cfg.bfWindow)
+	startRes := now
+	for range 10000 {
+		if startRes >= horizon {
+			return
+		}
+		s.setMask(s.floorRes(startRes), s.ceilRes(endAt(startRes, limit)))
+		next := sim.Time(math.MaxInt64) // next slot boundary after startRes
+		for _, r := range b.res {
+			if r.lo > startRes {
+				next = min(next, r.lo)
+			}
+			if r.hi > startRes {
+				next = min(next, r.hi)
+			}
+		}
+		t, ok := s.willRun(job, startRes)
+		switch {
+		case !ok && next == math.MaxInt64:
+			return // never, whatever ends
+		case !ok || t > next:
+			startRes = next // TRY_LATER: some reserved nodes free up then
+			continue
+		}
+		lo, hi := s.floorRes(t), s.ceilRes(endAt(t, limit))
+		s.setMask(lo, hi)
+		clash := false
+		for _, a := range b.alloc {
+			if !b.mask[a.Node] {
+				clash = true
+				break
+			}
+		}
+		if clash {
+			startRes = t // the window at t meets another reservation: retry from t
+			continue
+		}
+		if t >= horizon {
+			return
+		}
+		off := len(b.pool)
+		for _, a := range b.alloc {
+			b.pool = append(b.pool, a.Node)
+		}
+		b.res = append(b.res, bfRes{lo: lo, hi: hi, nodes: b.pool[off:len(b.pool):len(b.pool)]})
+		return
+	}
+}
+
+// willRun is cons_tres's will-run test on the nodes of b.mask: the
+// earliest time >= startRes at which job fits, with running jobs (and the
+// pass's starts) released at their ends in groups: the first group is
+// every job ending within 30 s of the first end, and the window doubles
+// (or grows by bf_window_linear) for each further group. The start is the
+// end of the last job released. The placement is left in b.alloc.
+func (s *Slurm) willRun(job *sim.PendingJob, startRes sim.Time) (sim.Time, bool) {
+	p := &s.pass
+	b := &s.bf
+	d := newDemand(job)
+	n := len(p.nodes)
+	b.wfree = slices.Grow(b.wfree[:0], n)[:n]
+	b.contrib = slices.Grow(b.contrib[:0], n)[:n]
+	var capSum int64
+	for i := range p.nodes {
+		if b.mask[i] && d.eligible(&p.nodes[i]) {
+			b.wfree[i] = p.free[i]
+			c := d.fit(b.wfree[i])
+			b.contrib[i] = c
+			capSum += int64(c)
+		} else {
+			b.wfree[i] = sim.NodeState{}
+			b.contrib[i] = -1
+		}
+	}
+	if capSum >= int64(d.count) && s.placeRes(job) {
+		return startRes, true
+	}
+	window := sim.Time(30)
+	for i := 0; i < len(b.rel); {
+		groupEnd := b.rel[i].end + window
+		last := b.rel[i].end
+		for ; i < len(b.rel) && b.rel[i].end <= groupEnd; i++ {
+			last = b.rel[i].end
+			for _, a := range b.rel[i].alloc {
+				if b.contrib[a.Node] < 0 {
+					continue
+				}
+				f := &b.wfree[a.Node]
+				f.FreeGPUs += a.GPUs
+				f.FreeCPUs += a.CPUs
+				f.FreeMemMB += a.MemMB
+				c := d.fit(*f)
+				capSum += int64(c - b.contrib[a.Node])
+				b.contrib[a.Node] = c
+			}
+		}
+		if capSum >= int64(d.count) && s.placeRes(job) {
+			return max(startRes, last), true
+		}
+		if s.cfg.bfWindowLinear > 0 {
+			window += s.cfg.bfWindowLinear
+		} else {
+			window *= 2
+		}
+	}
+	return 0, false
+}
+
+// placeRes places job on b.wfree into b.alloc: with the pass's placer, or
+// with bf_busy_nodes on the nodes busy now first (then the idle ones), each
+// in cluster order.
+func (s *Slurm) placeRes(job *sim.PendingJob) bool {
+	p := &s.pass
+	b := &s.bf
+	if !s.cfg.bfBusyNodes {
+		var ok bool
+		b.alloc, ok = p.placer.Place(p.nodes, b.wfree, job, b.alloc[:0])
+		return ok
+	}
+	b.order = b.order[:0]
+	for pass := range 2 {
+		for i := range p.nodes {
+			busy := p.free[i] != sim.Capacity(&p.nodes[i])
+			if busy == (pass == 0) {
+				b.order = append(b.order, int32(i))
+			}
+		}
+	}
+	d := newDemand(job)
+	need := d.count
+	b.alloc = b.alloc[:0]
+	for _, i := range b.order {
+		if !d.eligible(&p.nodes[i]) {
+			continue
+		}
+		k := min(d.fit(b.wfree[i]), need)
+		if k == 0 {
+			continue
+		}
+		b.alloc = append(b.alloc, d.alloc(i, k))
+		if need -= k; need == 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,533 @@
+package policies
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/policies/priority"
+	"github.com/schedsim/schedsim/sim"
+)
+
+// SlurmArgs are the arguments of the "slurm" policy, named as slurm.conf
+// (SchedulerParameters, Priority*), sacctmgr (accounts, users, QOS) name
+// them. Every field is optional; the defaults are Slurm 22.05's
+// (slurm-gpu-facts.md §2.4, §3): note that every PriorityWeight* defaults
+// to 0, so without weights all jobs have priority 1 and the queue is in
+// PriorityTier, submit-time and job order.
+type SlurmArgs struct {
+	// SchedulerParameters.
+	BfInterval        int64 `yaml:"bf_interval"`         // seconds between backfill cycles (30); -1 disables backfill
+	BfWindow          int64 `yaml:"bf_window"`           // minutes ahead reservations are planned (1440)
+	BfResolution      int64 `yaml:"bf_resolution"`       // seconds of the reservation map's granularity (60)
+	BfMaxJobTest      int   `yaml:"bf_max_job_test"`     // queue records tested per cycle (500 since 21.08)
+	BfMaxJobUser      int   `yaml:"bf_max_job_user"`     // records tested per user per cycle (0 = no cap)
+	BfMaxJobPart      int   `yaml:"bf_max_job_part"`     // records tested per partition per cycle (0 = no cap)
+	BfMinAgeReserve   int64 `yaml:"bf_min_age_reserve"`  // seconds pending before a job may reserve (0)
+	BfContinue        bool  `yaml:"bf_continue"`         // accepted; a simulated cycle never yields locks
+	BfBusyNodes       bool  `yaml:"bf_busy_nodes"`       // reserve busy nodes first
+	BfWindowLinear    int64 `yaml:"bf_window_linear"`    // seconds added to the end-time grouping window per step (0 = doubling)
+	DefaultQueueDepth int   `yaml:"default_queue_depth"` // records per event-triggered main pass (100)
+	SchedInterval     int64 `yaml:"sched_interval"`      // seconds between full main passes (60); -1 disables them
+
+	// priority/multifactor.
+	PriorityType             string  `yaml:"PriorityType"` // priority/multifactor or priority/basic
+	PriorityWeightAge        float64 `yaml:"PriorityWeightAge"`
+	PriorityWeightFairshare  float64 `yaml:"PriorityWeightFairshare"`
+	PriorityWeightJobSize    float64 `yaml:"PriorityWeightJobSize"`
+	PriorityWeightPartition  float64 `yaml:"PriorityWeightPartition"`
+	PriorityWeightQOS        float64 `yaml:"PriorityWeightQOS"`
+	PriorityWeightAssoc      float64 `yaml:"PriorityWeightAssoc"`
+	PriorityWeightTRES       string  `yaml:"PriorityWeightTRES"`       // "CPU=1000,Mem=2000,GRES/gpu=3000"
+	PriorityMaxAge           string  `yaml:"PriorityMaxAge"`           // Slurm time (7-0)
+	PriorityDecayHalfLife    string  `yaml:"PriorityDecayHalfLife"`    // Slurm time (7-0); 0 = no decay
+	PriorityCalcPeriod       string  `yaml:"PriorityCalcPeriod"`       // Slurm time, minutes when bare (5)
+	PriorityUsageResetPeriod string  `yaml:"PriorityUsageResetPeriod"` // NONE|NOW|DAILY|WEEKLY|MONTHLY|QUARTERLY|YEARLY
+	PriorityFavorSmall       string  `yaml:"PriorityFavorSmall"`       // YES or NO
+	PriorityFlags            string  `yaml:"PriorityFlags"`            // comma list
+	FairShareDampeningFactor float64 `yaml:"FairShareDampeningFactor"` // >= 1 (1)
+	TRESBillingWeights       string  `yaml:"TRESBillingWeights"`       // default: CPUs
+
+	// EnforcePartLimits: NO (hold jobs over a partition limit, the
+	// default), or ALL/ANY/YES (Slurm rejects them at submit; see
+	// docs/slurm-policy.md for how the simulator treats them).
+	EnforcePartLimits string `yaml:"EnforcePartLimits"`
+
+	// Associations. Without any, the tree is derived from the jobs: one
+	// account per account seen (shares 1) under root, one user association
+	// per (user, account) seen (shares 1), plus root's own user
+	// association "root", as sacctmgr creates it.
+	Accounts []AccountArgs `yaml:"accounts"`
+	Users    []UserArgs    `yaml:"users"`
+	// QOS definitions; a job names one in workload.Job.QOS, and jobs
+	// without one (or naming an undefined one) get "normal" (priority 0,
+	// no limits, unless defined here).
+	QOS []QOSArgs `yaml:"qos"`
+}
+
+// AccountArgs is a sacctmgr account association.
+type AccountArgs struct {
+	Name      string  `yaml:"name"`
+	Parent    string  `yaml:"parent"`    // default root
+	Fairshare float64 `yaml:"fairshare"` // raw shares (1)
+}
+
+// UserArgs is a sacctmgr user association.
+type UserArgs struct {
+	Name      string  `yaml:"name"`
+	Account   string  `yaml:"account"`
+	Fairshare float64 `yaml:"fairshare"` // raw shares (1)
+}
+
+// QOSArgs is a sacctmgr QOS.
+type QOSArgs struct {
+	Name           string `yaml:"name"`
+	Priority       int64  `yaml:"priority"`
+	MaxJobsPerUser int    `yaml:"MaxJobsPerUser"` // 0 = no limit
+	MaxTRESPerUser string `yaml:"MaxTRESPerUser"` // "cpu=64,gres/gpu=8,node=2,mem=500G"
+	GrpTRES        string `yaml:"GrpTRES"`        // same syntax, all running jobs of the QOS
+}
+
+// slurmConfig is SlurmArgs validated and in the units the policy works in.
+type slurmConfig struct {
+	bfInterval, bfWindow, bfResolution       sim.Time // seconds; bfInterval <= 0 disables
+	bfMaxJobTest, bfMaxJobUser, bfMaxJobPart int
+	bfMinAgeReserve                          sim.Time
+	bfBusyNodes                              bool
+	bfWindowLinear                           sim.Time
+	queueDepth                               int
+	schedInterval                            sim.Time // <= 0 disables full passes
+
+	basic      bool
+	weights    priority.Weights
+	maxAge     sim.Time
+	halfLife   sim.Time
+	calcPeriod sim.Time
+	reset      sim.Time
+	jobSize    priority.JobSize
+	classic    bool
+	noNormPart bool
+	noNormQOS  bool
+	noNormTRES bool
+	damp       float64
+	billing    []priority.TRESWeight
+	enforce    string
+
+	accounts []AccountArgs
+	users    []UserArgs
+	qos      []qosDef
+}
+
+type qosDef struct {
+	name     string
+	priority int64
+	maxJobs  int
+	maxUser  limitTRES
+	grp      limitTRES
+}
+
+// limitTRES is a TRES limit; -1 = none for that resource.
+type limitTRES struct {
+	cpu, node, gpu int64
+	memMB          int64
+	set            bool
+}
+
+func noLimit() limitTRES { return limitTRES{cpu: -1, node: -1, gpu: -1, memMB: -1} }
+
+// defaultSlurmArgs returns the Slurm 22.05 defaults.
+func defaultSlurmArgs() SlurmArgs {
+	return SlurmArgs{
+		BfInterval:               30,
+		BfWindow:                 1440,
+		BfResolution:             60,
+		BfMaxJobTest:             500,
+		DefaultQueueDepth:        100,
+		SchedInterval:            60,
+		PriorityType:             "priority/multifactor",
+		PriorityMaxAge:           "7-0",
+		PriorityDecayHalfLife:    "7-0",
+		PriorityCalcPeriod:       "5",
+		PriorityUsageResetPeriod: "NONE",
+		PriorityFavorSmall:       "NO",
+		PriorityFlags:            "",
+		FairShareDampeningFactor: 1,
+		EnforcePartLimits:        "NO",
+	}
+}
+
+// argError is a bad argument value, with the line of its key when known.
+type argError struct {
+	line  int
+	field string
+	msg   string
+}
+
+func (e *argError) Error() string {
+	if e.line > 0 {
+		return fmt.Sprintf("line %d: %s: %s", e.line, e.field, e.msg)
+	}
+	return e.field + ": " + e.msg
+}
+
+// keyLines maps every key of the args mapping ("bf_window",
+// "accounts[2]", "accounts[2].name") to its line.
+func keyLines(n *yaml.Node) map[string]int {
+	lines := map[string]int{}
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	var walk func(n *yaml.Node, prefix string)
+	walk = func(n *yaml.Node, prefix string) {
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i].Value
+				if prefix != "" {
+					k = prefix + "." + k
+				}
+				lines[k] = n.Content[i].Line
+				walk(n.Content[i+1], k)
+			}
+		case yaml.SequenceNode:
+			for i, c := range n.Content {
+				k := fmt.Sprintf("%s[%d]", prefix, i)
+				lines[k] = c.Line
+				walk(c, k)
+			}
+		}
+	}
+	walk(n, "")
+	return lines
+}
+
+// SlurmFactory is the Factory of "slurm": SlurmArgs decoded strictly,
+// validated, FirstFit placement.
+func SlurmFactory(decode func(into any) error) (sim.Policy, error) {
+	a := defaultSlurmArgs()
+	var lines map[string]int
+	if decode != nil {
+		if err := decode(&a); err != nil {
+			return nil, fmt.Errorf("args: %w", err)
+		}
+		var n yaml.Node
+		if err := decode(&n); err == nil {
+			lines = keyLines(&n)
+		}
+	}
+	cfg, err := a.config(lines)
+	if err != nil {
+		return nil, fmt.Errorf("args: %w", err)
+	}
+	return newSlurm(cfg, FirstFit{}), nil
+}
+
+// NewSlurm returns a slurm policy with args (missing values: zero values
+// are taken as given, so start from DefaultSlurmArgs) placing with placer
+// (FirstFit when nil).
+func NewSlurm(args SlurmArgs, placer Placer) (*Slurm, error) {
+	cfg, err := args.config(nil)
+	if err != nil {
+		return nil, err
+	}
+	if placer == nil {
+		placer = FirstFit{}
+	}
+	return newSlurm(cfg, placer), nil
+}
+
+// DefaultSlurmArgs returns Slurm 22.05's defaults, the arguments the
+// "slurm" policy has when a scenario gives none.
+func DefaultSlurmArgs() SlurmArgs { return defaultSlurmArgs() }
+
+func (a *SlurmArgs) config(lines map[string]int) (*slurmConfig, error) {
+	bad := func(field, format string, args ...any) error {
+		return &argError{line: lines[field], field: field, msg: fmt.Sprintf(format, args...)}
+	}
+	c := &slurmConfig{}
+	intRange := func(field string, v, lo, hi int64) error {
+		if v < lo || v > hi {
+			return bad(field, "must be in [%d, %d], got %d", lo, hi, v)
+		}
+		return nil
+	}
+	switch {
+	case a.BfInterval == -1:
+		c.bfInterval = 0
+	default:
+		if err := intRange("bf_interval", a.BfInterval, 1, 10800); err != nil {
+			return nil, bad("bf_interval", "must be -1 (no backfill) or in [1, 10800] seconds, got %d", a.BfInterval)
+		}
+		c.bfInterval = sim.Time(a.BfInterval)
+	}
+	if err := intRange("bf_window", a.BfWindow, 1, 43200); err != nil {
+		return nil, err
+	}
+	c.bfWindow = sim.Time(a.BfWindow * 60)
+	if err := intRange("bf_resolution", a.BfResolution, 1, 3600); err != nil {
+		return nil, err
+	}
+	c.bfResolution = sim.Time(a.BfResolution)
+	if err := intRange("bf_max_job_test", int64(a.BfMaxJobTest), 1, 1_000_000); err != nil {
+		return nil, err
+	}
+	c.bfMaxJobTest = a.BfMaxJobTest
+	if err := intRange("bf_max_job_user", int64(a.BfMaxJobUser), 0, int64(a.BfMaxJobTest)); err != nil {
+		return nil, bad("bf_max_job_user", "must be in [0, bf_max_job_test=%d], got %d", a.BfMaxJobTest, a.BfMaxJobUser)
+	}
+	c.bfMaxJobUser = a.BfMaxJobUser
+	if err := intRange("bf_max_job_part", int64(a.BfMaxJobPart), 0, int64(a.BfMaxJobTest)); err != nil {
+		return nil, bad("bf_max_job_part", "must be in [0, bf_max_job_test=%d], got %d", a.BfMaxJobTest, a.BfMaxJobPart)
+	}
+	c.bfMaxJobPart = a.BfMaxJobPart
+	if err := intRange("bf_min_age_reserve", a.BfMinAgeReserve, 0, 30*86400); err != nil {
+		return nil, err
+	}
+	c.bfMinAgeReserve = sim.Time(a.BfMinAgeReserve)
+	c.bfBusyNodes = a.BfBusyNodes
+	if err := intRange("bf_window_linear", a.BfWindowLinear, 0, 86400); err != nil {
+		return nil, err
+	}
+	c.bfWindowLinear = sim.Time(a.BfWindowLinear)
+	if err := intRange("default_queue_depth", int64(a.DefaultQueueDepth), 1, 1_000_000); err != nil {
+		return nil, err
+	}
+	c.queueDepth = a.DefaultQueueDepth
+	switch {
+	case a.SchedInterval == -1:
+		c.schedInterval = 0
+	default:
+		if a.SchedInterval < 1 || a.SchedInterval > 86400 {
+			return nil, bad("sched_interval", "must be -1 (no periodic full pass) or in [1, 86400] seconds, got %d", a.SchedInterval)
+		}
+		c.schedInterval = sim.Time(a.SchedInterval)
+	}
+
+	switch a.PriorityType {
+	case "priority/multifactor":
+	case "priority/basic":
+		c.basic = true
+	default:
+		return nil, bad("PriorityType", "unknown %q (want priority/multifactor or priority/basic)", a.PriorityType)
+	}
+	for _, w := range []struct {
+		field string
+		v     float64
+		into  *float64
+	}{
+		{"PriorityWeightAge", a.PriorityWeightAge, &c.weights.Age},
+		{"PriorityWeightFairshare", a.PriorityWeightFairshare, &c.weights.Fairshare},
+		{"PriorityWeightJobSize", a.PriorityWeightJobSize, &c.weights.JobSize},
+		{"PriorityWeightPartition", a.PriorityWeightPartition, &c.weights.Partition},
+		{"PriorityWeightQOS", a.PriorityWeightQOS, &c.weights.QOS},
+		{"PriorityWeightAssoc", a.PriorityWeightAssoc, &c.weights.Assoc},
+	} {
+		if !(w.v >= 0 && w.v <= math.MaxUint32) {
+			return nil, bad(w.field, "must be in [0, 4294967295], got %v", w.v)
+		}
+		*w.into = w.v
+	}
+	var err error
+	if c.weights.TRES, err = priority.ParseTRESWeights(a.PriorityWeightTRES); err != nil {
+		return nil, bad("PriorityWeightTRES", "%v", err)
+	}
+	dur := func(field, s string) (sim.Time, error) {
+		secs, unlimited, err := hwmodels.ParseSlurmDuration(strings.TrimSpace(s))
+		if err != nil {
+			return 0, bad(field, "%v", err)
+		}
+		if unlimited {
+			return 0, bad(field, "must be a finite Slurm time, got %q", s)
+		}
+		return sim.Time(secs), nil
+	}
+	if c.maxAge, err = dur("PriorityMaxAge", a.PriorityMaxAge); err != nil {
+		return nil, err
+	}
+	if c.halfLife, err = dur("PriorityDecayHalfLife", a.PriorityDecayHalfLife); err != nil {
+		return nil, err
+	}
+	if c.calcPeriod, err = dur("PriorityCalcPeriod", a.PriorityCalcPeriod); err != nil {
+		return nil, err
+	}
+	if c.calcPeriod < 60 {
+		return nil, bad("PriorityCalcPeriod", "must be at least 1 minute, got %q", a.PriorityCalcPeriod)
+	}
+	resets := map[string]sim.Time{"NONE": 0, "NOW": 0, "DAILY": 86400, "WEEKLY": 7 * 86400,
+		"MONTHLY": 30 * 86400, "QUARTERLY": 91 * 86400, "YEARLY": 365 * 86400}
+	r, ok := resets[strings.ToUpper(a.PriorityUsageResetPeriod)]
+	if !ok {
+		return nil, bad("PriorityUsageResetPeriod", "unknown %q (want NONE, NOW, DAILY, WEEKLY, MONTHLY, QUARTERLY or YEARLY)", a.PriorityUsageResetPeriod)
+	}
+	if r%c.calcPeriod != 0 {
+		return nil, bad("PriorityUsageResetPeriod", "%s (%d s) is not a multiple of PriorityCalcPeriod (%d s)", a.PriorityUsageResetPeriod, r, c.calcPeriod)
+	}
+	c.reset = r
+	if c.jobSize.FavorSmall, err = yesNo(a.PriorityFavorSmall); err != nil {
+		return nil, bad("PriorityFavorSmall", "%v", err)
+	}
+	for f := range strings.SplitSeq(a.PriorityFlags, ",") {
+		switch f = strings.ToUpper(strings.TrimSpace(f)); f {
+		case "", "FAIR_TREE":
+		case "NO_FAIR_TREE":
+			c.classic = true
+		case "SMALL_RELATIVE_TO_TIME":
+			c.jobSize.SmallRelativeToTime = true
+		case "NO_NORMAL_PART":
+			c.noNormPart = true
+		case "NO_NORMAL_QOS":
+			c.noNormQOS = true
+		case "NO_NORMAL_TRES":
+			c.noNormTRES = true
+		case "ACCRUE_ALWAYS":
+			// Age accrues from eligibility, which the controller sets at
+			// submit: the flag changes nothing here.
+		default:
+			return nil, bad("PriorityFlags", "unsupported flag %q (want FAIR_TREE, NO_FAIR_TREE, SMALL_RELATIVE_TO_TIME, NO_NORMAL_PART, NO_NORMAL_QOS, NO_NORMAL_TRES or ACCRUE_ALWAYS)", f)
+		}
+	}
+	if !(a.FairShareDampeningFactor >= 1 && a.FairShareDampeningFactor <= 10000) {
+		return nil, bad("FairShareDampeningFactor", "must be in [1, 10000], got %v", a.FairShareDampeningFactor)
+	}
+	c.damp = a.FairShareDampeningFactor
+	if c.billing, err = priority.ParseTRESWeights(a.TRESBillingWeights); err != nil {
+		return nil, bad("TRESBillingWeights", "%v", err)
+	}
+	switch e := strings.ToUpper(a.EnforcePartLimits); e {
+	case "NO", "ALL", "ANY", "YES":
+		c.enforce = e
+	default:
+		return nil, bad("EnforcePartLimits", "unknown %q (want NO, ALL, ANY or YES)", a.EnforcePartLimits)
+	}
+
+	// Associations: check them by building a throwaway tree.
+	if len(a.Users) > 0 && len(a.Accounts) == 0 {
+		// Users in root only is allowed.
+	}
+	t, _ := priority.NewTree(c.calcPeriod, 0, 0)
+	for i, ac := range a.Accounts {
+		f := fmt.Sprintf("accounts[%d]", i)
+		sh := ac.Fairshare
+		if _, set := lines[f+".fairshare"]; !set && lines != nil || lines == nil && sh == 0 {
+			sh = 1
+		}
+		if _, err := t.AddAccount(ac.Name, ac.Parent, sh); err != nil {
+			return nil, bad(f, "%v", err)
+		}
+		ac.Fairshare = sh
+		c.accounts = append(c.accounts, ac)
+	}
+	for i, u := range a.Users {
+		f := fmt.Sprintf("users[%d]", i)
+		sh := u.Fairshare
+		if _, set := lines[f+".fairshare"]; !set && lines != nil || lines == nil && sh == 0 {
+			sh = 1
+		}
+		if _, err := t.AddUser(u.Name, u.Account, sh); err != nil {
+			return nil, bad(f, "%v", err)
+		}
+		u.Fairshare = sh
+		c.users = append(c.users, u)
+	}
+	names := map[string]bool{}
+	for i, q := range a.QOS {
+		f := fmt.Sprintf("qos[%d]", i)
+		if q.Name == "" {
+			return nil, bad(f, "name is missing")
+		}
+		if names[q.Name] {
+			return nil, bad(f+".name", "QOS %q is defined twice", q.Name)
+		}
+		names[q.Name] = true
+		if q.Priority < 0 || q.Priority > math.MaxUint32 {
+			return nil, bad(f+".priority", "must be in [0, 4294967295], got %d", q.Priority)
+		}
+		if q.MaxJobsPerUser < 0 {
+			return nil, bad(f+".MaxJobsPerUser", "must be >= 0 (0 = no limit), got %d", q.MaxJobsPerUser)
+		}
+		d := qosDef{name: q.Name, priority: q.Priority, maxJobs: q.MaxJobsPerUser}
+		if d.maxUser, err = parseLimitTRES(q.MaxTRESPerUser); err != nil {
+			return nil, bad(f+".MaxTRESPerUser", "%v", err)
+		}
+		if d.grp, err = parseLimitTRES(q.GrpTRES); err != nil {
+			return nil, bad(f+".GrpTRES", "%v", err)
+		}
+		c.qos = append(c.qos, d)
+	}
+	if !names["normal"] {
+		c.qos = append(c.qos, qosDef{name: "normal", maxUser: noLimit(), grp: noLimit()})
+	}
+	slices.SortStableFunc(c.qos, func(x, y qosDef) int { return strings.Compare(x.name, y.name) })
+	return c, nil
+}
+
+func yesNo(s string) (bool, error) {
+	switch strings.ToUpper(strings.TrimSpace(s)) {
+	case "YES", "TRUE", "1":
+		return true, nil
+	case "NO", "FALSE", "0", "":
+		return false, nil
+	}
+	return false, fmt.Errorf("want YES or NO, got %q", s)
+}
+
+// parseLimitTRES parses "cpu=64,gres/gpu=8,node=2,mem=500G"; -1 clears a
+// resource. Memory takes a K/M/G/T suffix (MiB without).
+func parseLimitTRES(s string) (limitTRES, error) {
+	l := noLimit()
+	if strings.TrimSpace(s) == "" {
+		return l, nil
+	}
+	for item := range strings.SplitSeq(s, ",") {
+		name, val, ok := strings.Cut(strings.TrimSpace(item), "=")
+		if !ok {
+			return l, fmt.Errorf("%q: want NAME=COUNT", item)
+		}
+		name = strings.ToLower(strings.TrimSpace(name))
+		val = strings.TrimSpace(val)
+		mult := int64(1)
+		if name == priority.TRESMem && val != "" && val != "-1" {
+			switch val[len(val)-1] {
+			case 'K', 'k':
+				val = val[:len(val)-1]
+				mult = -1024 // divide
+			case 'M', 'm':
+				val = val[:len(val)-1]
+			case 'G', 'g':
+				val, mult = val[:len(val)-1], 1024
+			case 'T', 't':
+				val, mult = val[:len(val)-1], 1024*1024
+			}
+		}
+		v, err := strconv.ParseInt(val, 10, 64)
+		if err != nil || v < -1 {
+			return l, fmt.Errorf("%q: count %q is not an integer >= -1", item, val)
+		}
+		if v >= 0 {
+			if mult > 0 {
+				v *= mult
+			} else {
+				v /= -mult
+			}
+		}
+		switch name {
+		case priority.TRESCPU:
+			l.cpu = v
+		case priority.TRESNode:
+			l.node = v
+		case priority.TRESGPU:
+			l.gpu = v
+		case priority.TRESMem:
+			l.memMB = v
+		default:
+			return l, fmt.Errorf("%q: unknown TRES %q (want cpu, mem, node or gres/gpu)", item, name)
+		}
+	}
+	l.set = l.cpu >= 0 || l.node >= 0 || l.gpu >= 0 || l.memMB >= 0
+	return l, nil
+}
