@@ -139,10 +139,10 @@ func ParseCluster(data []byte, path string) (*Cluster, error) {
 // "want ..." in messages), and keys reserved for later versions, which are
 // rejected with a message saying so.
 var (
-	clusterKeys       = []string{"version", "name", "node_groups", "partitions"}
-	clusterReserved   = []string{"gpus", "fabric", "topology", "power", "runtime"}
-	nodeGroupKeys     = []string{"name", "count", "gpu", "cpus", "memory", "features"}
-	nodeGroupReserved = []string{"mig", "nvlink", "fabric", "power", "weight", "sockets", "cores_per_socket", "threads_per_core", "gres", "state"}
+	clusterKeys       = []string{"version", "name", "gpu_models", "node_models", "node_groups", "partitions", "fabric", "power", "runtime", "slurm"}
+	clusterReserved   = []string{"gpus", "topology"}
+	nodeGroupKeys     = []string{"name", "count", "model", "gpu", "cpus", "memory", "features", "weight", "mig", "mps", "power"}
+	nodeGroupReserved = []string{"nvlink", "fabric", "sockets", "cores_per_socket", "threads_per_core", "gres", "state"}
 	gpuKeys           = []string{"model", "type", "count"}
 	gpuReserved       = []string{"mig", "memory", "nvlink", "power"}
 	partitionKeys     = []string{"name", "nodes", "max_time", "max_nodes", "default", "priority_tier", "priority_job_factor"}
@@ -462,9 +462,19 @@ func (p *parser) cluster(root *yaml.Node) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.c = &Cluster{Name: name}
+	p.c = &Cluster{Name: name, Power: DefaultPowerModel(), Runtime: DefaultRuntimeModel()}
 	p.groupByName = map[string]int{}
 	p.nodeByName = map[string]int32{}
+	if gm := f.get("gpu_models"); gm != nil {
+		if err := p.gpuModels(gm); err != nil {
+			return nil, err
+		}
+	}
+	if nm := f.get("node_models"); nm != nil {
+		if err := p.nodeModels(nm); err != nil {
+			return nil, err
+		}
+	}
 
 	gn := f.get("node_groups")
 	if gn == nil {
@@ -489,6 +499,16 @@ func (p *parser) cluster(root *yaml.Node) (*Cluster, error) {
 		return nil, err
 	}
 	setPartitionBits(p.c)
+	for _, sec := range []struct {
+		key    string
+		decode func(*yaml.Node) error
+	}{{"fabric", p.fabric}, {"power", p.power}, {"runtime", p.runtime}, {"slurm", p.slurm}} {
+		if n := f.get(sec.key); n != nil {
+			if err := sec.decode(n); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return p.c, nil
 }
 
@@ -581,28 +601,44 @@ func (p *parser) nodeGroup(n *yaml.Node, path string) error {
 		}
 	}
 
-	// The node's resources.
+	// The node's resources: a node model's, overridden by the group's keys.
+	hw, err := p.groupHardware(f)
+	if err != nil {
+		return err
+	}
 	var gpus int32
 	var model, gresType string
+	var cpus, mem int64
+	if hw.model != nil {
+		gpus, model, cpus, mem = hw.model.GPUs, hw.model.GPUModel, int64(hw.model.CPUs), hw.model.MemMB
+		if g, ok := p.c.GPU(model); ok {
+			gresType = g.DefaultType
+		}
+	}
 	if gn := f.get("gpu"); gn != nil {
 		if gpus, model, gresType, err = p.gpu(gn, f.field("gpu")); err != nil {
 			return err
 		}
 	}
-	cn := f.get("cpus")
-	if cn == nil {
+	if cn := f.get("cpus"); cn != nil {
+		if cpus, err = p.intRange(cn, f.field("cpus"), 1, maxCPUsPerNode); err != nil {
+			return err
+		}
+	} else if hw.model == nil {
 		return p.missing(f, "cpus", "CPUs per node, an integer >= 1")
 	}
-	cpus, err := p.intRange(cn, f.field("cpus"), 1, maxCPUsPerNode)
-	if err != nil {
-		return err
-	}
-	mn := f.get("memory")
-	if mn == nil {
+	if mn := f.get("memory"); mn != nil {
+		if mem, err = p.memory(mn, f.field("memory")); err != nil {
+			return err
+		}
+	} else if hw.model == nil {
 		return p.missing(f, "memory", `memory per node, "512G" or MiB as an integer`)
 	}
-	mem, err := p.memory(mn, f.field("memory"))
-	if err != nil {
+	var spec *GPUSpec
+	if g, ok := p.c.GPU(model); ok && gpus > 0 {
+		spec = &g
+	}
+	if err := p.groupSharing(f, &hw, gpus, spec); err != nil {
 		return err
 	}
 	var features []string
@@ -630,8 +666,14 @@ func (p *parser) nodeGroup(n *yaml.Node, path string) error {
 			CPUs:     int32(cpus),
 			MemMB:    mem,
 			Features: features,
+			Group:    int32(len(p.groups)),
 		})
 	}
+	group := NodeGroup{Name: name, First: first, End: int32(len(p.c.Nodes)), GPU: spec, MIG: hw.mig, MPS: hw.mps, Weight: hw.weight, BasePowerW: hw.base}
+	if hw.model != nil {
+		group.NodeModel = hw.model.Name
+	}
+	p.c.Groups = append(p.c.Groups, group)
 	p.groupByName[name] = len(p.groups)
 	p.groups = append(p.groups, groupInfo{name: name, line: nameNode.Line, first: first, end: int32(len(p.c.Nodes)), field: path})
 	return nil
@@ -670,9 +712,9 @@ func (p *parser) gpu(n *yaml.Node, path string) (count int32, model, gresType st
 		return 0, "", "", err
 	}
 	if model != CustomGPUModel {
-		spec, ok := LookupGPU(model)
+		spec, ok := p.c.GPU(model)
 		if !ok {
-			return 0, "", "", p.errorf(mn, f.field("model"), ErrUnknownName, "unknown GPU model %q (want %s)", model, gpuModelChoices())
+			return 0, "", "", p.errorf(mn, f.field("model"), ErrUnknownName, "unknown GPU model %q (want %s)", model, p.gpuChoices())
 		}
 		gresType = spec.DefaultType
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // seq returns the node indices lo, lo+1, …, hi-1.
@@ -140,7 +141,11 @@ partitions:
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			// The hardware fields (groups, power, runtime) have their own
+			// tests (spec_hw_test.go).
+			ignoreHW := cmpopts.IgnoreFields(Cluster{}, "Groups", "Power", "Runtime")
+			ignoreGroup := cmpopts.IgnoreFields(Node{}, "Group")
+			if diff := cmp.Diff(tt.want, got, ignoreHW, ignoreGroup); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 			if err := got.Validate(); err != nil {
@@ -172,10 +177,10 @@ node_groups:
 		{"yaml syntax", "version: 1\nname: [c\n", `c.yaml:1: malformed YAML: did not find expected ',' or ']'`, ErrSyntax},
 		{"tab indentation", "version: 1\n\tname: c\n", `c.yaml:2: malformed YAML: found a tab character that violates indentation`, ErrSyntax},
 		{"two documents", head + "---\nversion: 1\n", `c.yaml:7: a second YAML document (want one document)`, ErrSyntax},
-		{"root not a mapping", "- a\n", `c.yaml:1: want a mapping (version, name, node_groups, partitions), got a list`, ErrSyntax},
-		{"unknown top-level key", head + "nodes: 3\n", `c.yaml:7: nodes: unknown key (want version, name, node_groups, partitions)`, ErrUnknownField},
-		{"unknown node group key", head + "    mgi: 1\n", `c.yaml:7: node_groups[0].mgi: unknown key (want name, count, gpu, cpus, memory, features)`, ErrUnknownField},
-		{"reserved key", head + "    mig: {}\n", `c.yaml:7: node_groups[0].mig: not supported by this version of the schema (want name, count, gpu, cpus, memory, features)`, ErrUnknownField},
+		{"root not a mapping", "- a\n", `c.yaml:1: want a mapping (version, name, gpu_models, node_models, node_groups, partitions, fabric, power, runtime, slurm), got a list`, ErrSyntax},
+		{"unknown top-level key", head + "nodes: 3\n", `c.yaml:7: nodes: unknown key (want version, name, gpu_models, node_models, node_groups, partitions, fabric, power, runtime, slurm)`, ErrUnknownField},
+		{"unknown node group key", head + "    mgi: 1\n", `c.yaml:7: node_groups[0].mgi: unknown key (want name, count, model, gpu, cpus, memory, features, weight, mig, mps, power)`, ErrUnknownField},
+		{"reserved key", head + "    nvlink: {}\n", `c.yaml:7: node_groups[0].nvlink: not supported by this version of the schema (want name, count, model, gpu, cpus, memory, features, weight, mig, mps, power)`, ErrUnknownField},
 		{"duplicate key", head + "    cpus: 9\n", `c.yaml:7: node_groups[0].cpus: key given twice (first at line 5)`, ErrDuplicate},
 		{"missing version", "name: c\n", `c.yaml:1: version: required (the schema version, 1)`, ErrMissing},
 		{"bad version", strings.Replace(head, "version: 1", "version: 2", 1), `c.yaml:1: version: unsupported version 2 (want 1)`, ErrRange},
@@ -215,7 +220,7 @@ node_groups:
 		{"too many partitions", head + "partitions:\n" + strings.Repeat("  - {name: p, nodes: ALL}\n", 64) + "  - {name: q, nodes: ALL}\n", `c.yaml:72: partitions[64]: at most 64 partitions, got 65`, ErrRange},
 		{"reserved node name", "version: 1\nname: c\nnode_groups:\n  - {name: ALL, cpus: 1, memory: 1}\n", `c.yaml:4: node_groups[0].name: node name "ALL" is reserved (it means every node in partitions[].nodes)`, ErrRange},
 		{"bad merge", head + "    <<: 3\n", `c.yaml:7: node_groups[0].<<: want a mapping or a list of mappings to merge, got "3"`, ErrSyntax},
-		{"null node group", "version: 1\nname: c\nnode_groups:\n  -\n", `c.yaml:4: node_groups[0]: want a mapping (name, count, gpu, cpus, memory, features), got null`, ErrSyntax},
+		{"null node group", "version: 1\nname: c\nnode_groups:\n  -\n", `c.yaml:4: node_groups[0]: want a mapping (name, count, model, gpu, cpus, memory, features, weight, mig, mps, power), got null`, ErrSyntax},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -273,7 +278,7 @@ func TestExampleCluster(t *testing.T) {
 		t.Fatalf("example: %d nodes, %d GPUs; want 48, 384", len(c.Nodes), c.TotalGPUs())
 	}
 	h100 := Node{Name: "h100-001", GPUs: 8, GPUModel: "h100-sxm-80gb", GPUType: "h100", CPUs: 112, MemMB: 2 << 20, Features: []string{"h100", "nvlink"}, Partitions: 0b011}
-	a100 := Node{Name: "a100-016", GPUs: 8, GPUModel: "a100-sxm-80gb", GPUType: "a100", CPUs: 128, MemMB: 1 << 20, Features: []string{"a100", "nvlink"}, Partitions: 0b101}
+	a100 := Node{Name: "a100-016", GPUs: 8, GPUModel: "a100-sxm-80gb", GPUType: "a100", CPUs: 128, MemMB: 1 << 20, Features: []string{"a100", "nvlink"}, Partitions: 0b101, Group: 1}
 	if diff := cmp.Diff(h100, c.Nodes[0]); diff != "" {
 		t.Errorf("first node (-want +got):\n%s", diff)
 	}
@@ -322,6 +327,9 @@ func TestUniformCluster(t *testing.T) {
 		Name:       "swf",
 		Nodes:      nodes("node%04d", 3, tmpl),
 		Partitions: []Partition{{Name: "all", Nodes: seq(0, 3), Default: true, PriorityTier: 1, PriorityJobFactor: 1}},
+		Groups:     []NodeGroup{{Name: "node[0001-0003]", End: 3, Weight: 1}},
+		Power:      DefaultPowerModel(),
+		Runtime:    DefaultRuntimeModel(),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -6,11 +6,12 @@ import (
 
 // UniformCluster returns a cluster of nodes identical nodes called
 // node0001, node0002, … (zero-padded to four digits, or more when nodes
-// needs them) in one default partition "all" with no MaxTime and
+// needs them), one node group node[0001-NNNN], in one default partition "all" with no MaxTime and
 // PriorityTier and PriorityJobFactor 1. Each node has cpusPerNode CPUs,
 // gpusPerNode GPUs and memMB MiB of memory. The GPUs are untyped (GPUType
 // "", as Slurm's "Gres=gpu:N") of model CustomGPUModel; with no GPUs the
-// model is "" too. The nodes have no features.
+// model is "" too. The nodes have no features. Power and Runtime are the
+// defaults (DefaultPowerModel, DefaultRuntimeModel); there is no fabric.
 //
 // It is the machine an SWF log's header describes (MaxNodes nodes sharing
 // MaxProcs processors), for replaying the log. The caller checks values it
@@ -38,5 +39,10 @@ func UniformCluster(name string, nodes int, cpusPerNode, gpusPerNode int32, memM
 		}
 	}
 	c.Partitions = []Partition{allPartition(nodes)}
+	c.Groups = []NodeGroup{{Name: c.Nodes[0].Name, First: 0, End: int32(nodes), Weight: 1}}
+	if nodes > 1 {
+		c.Groups[0].Name = string(appendPadded([]byte("node["), 1, width)) + "-" + string(appendPadded(nil, uint64(nodes), width)) + "]"
+	}
+	c.Power, c.Runtime = DefaultPowerModel(), DefaultRuntimeModel()
 	return c
 }

@@ -23,7 +23,8 @@ func (c *Cluster) NodeIndex(name string) int {
 // Partition.Nodes non-empty, ascending, without duplicates and in range;
 // Node.Partitions exactly the set of partitions listing the node; exactly
 // one partition with Default set, at index DefaultPartition; MaxTime,
-// PriorityTier and PriorityJobFactor not negative. It returns the first
+// PriorityTier and PriorityJobFactor not negative; Node.Group in range when
+// Groups is set. It returns the first
 // violation found, or nil.
 func (c *Cluster) Validate() error {
 	if len(c.Nodes) == 0 {
@@ -42,6 +43,9 @@ func (c *Cluster) Validate() error {
 			return fmt.Errorf("cluster %q: nodes %d and %d are both called %q", c.Name, j, i, n.Name)
 		}
 		seen[n.Name] = i
+		if c.Groups != nil && (n.Group < 0 || int(n.Group) >= len(c.Groups)) {
+			return fmt.Errorf("cluster %q: node %q: group %d out of range [0, %d)", c.Name, n.Name, n.Group, len(c.Groups))
+		}
 		if n.GPUs < 0 || n.CPUs < 0 || n.MemMB < 0 {
 			return fmt.Errorf("cluster %q: node %q: negative count (gpus %d, cpus %d, mem_mb %d)", c.Name, n.Name, n.GPUs, n.CPUs, n.MemMB)
 		}
