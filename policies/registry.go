@@ -63,12 +63,14 @@ func (r Registry) New(name string, decode func(into any) error) (sim.Policy, err
 
 // Builtin returns a new Registry holding the standard policies: "fifo"
 // (FIFO) and "easy" (EASY), both placing with FirstFit and taking no
-// arguments, and "slurm" (Slurm, arguments SlurmArgs).
+// arguments, "conservative" (Conservative, no arguments) and "slurm"
+// (Slurm, arguments SlurmArgs).
 func Builtin() Registry {
 	return Registry{
-		"fifo":  FIFOFactory,
-		"easy":  EASYFactory,
-		"slurm": SlurmFactory,
+		"fifo":         FIFOFactory,
+		"easy":         EASYFactory,
+		"conservative": ConservativeFactory,
+		"slurm":        SlurmFactory,
 	}
 }
 

@@ -21,7 +21,7 @@ func nopFactory(func(any) error) (sim.Policy, error) { return nopPolicy{}, nil }
 
 func TestBuiltin(t *testing.T) {
 	reg := policies.Builtin()
-	if diff := cmp.Diff([]string{"easy", "fifo", "slurm"}, reg.Names()); diff != "" {
+	if diff := cmp.Diff([]string{"conservative", "easy", "fifo", "slurm"}, reg.Names()); diff != "" {
 		t.Errorf("Builtin names (-want +got):\n%s", diff)
 	}
 	for _, name := range reg.Names() {
@@ -92,7 +92,7 @@ func TestRegistryErrors(t *testing.T) {
 				_, err := r.New("nope", nil)
 				return err
 			},
-			wantErr: `unknown policy "nope" (want one of easy, fifo, slurm)`,
+			wantErr: `unknown policy "nope" (want one of conservative, easy, fifo, slurm)`,
 		},
 		{
 			name: "arguments the policy does not take",
