@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -14,14 +15,17 @@ import (
 	"github.com/schedsim/schedsim/workload"
 )
 
-// Event classes: at one instant, job ends (completions and time-limit
-// kills) are applied first, then node changes, then submissions, then
-// cancellations of pending jobs, and the scheduling pass last, so a pass
-// sees every resource freed and every job queued at its instant.
+// Event classes: at one instant, job ends (completions, time-limit kills,
+// ends of preemption grace) are applied first, then node changes (node
+// events, failures and repairs, ends of advance reservations), then
+// submissions, then releases of requeued jobs from their begin-time hold,
+// then cancellations of pending jobs, and the scheduling pass last, so a
+// pass sees every resource freed and every job queued at its instant.
 const (
 	classEnd event.Class = iota
 	classNode
 	classSubmit
+	classRelease
 	classCancel
 	classPass
 )
@@ -36,18 +40,58 @@ type Config struct {
 	// Check verifies after every event that no node has more allocated
 	// than it holds (for tests; it costs O(nodes + running) per event).
 	Check bool
-	// Reservations are advance reservations (maintenance windows).
+	// Reservations are advance reservations (maintenance windows): no job
+	// may start on a reserved node if its time limit would reach into the
+	// window. Running jobs are not killed when a window starts (only
+	// OverTimeLimit or TimeLimitSweep can let one overrun into it).
 	Reservations []AdvanceReservation
-	// NodeEvents take nodes down and up at given times.
+	// NodeEvents take nodes down, drain them, and bring them back, at given
+	// times (any order; applied in time order, ties in list order).
 	NodeEvents []NodeEvent
+	// Failures, when set, makes nodes fail and return at random (see
+	// FailureModel).
+	Failures *FailureModel
+
+	// TimeLimitSweep is the period in seconds of the time-limit check. Zero
+	// kills a job exactly when it has run its limit (plus OverTimeLimit),
+	// the textbook model. Slurm's slurmctld checks every 30 s (a
+	// compiled-in constant): with 30, a job that is still running at its
+	// limit plus OverTimeLimit is killed at the next multiple of 30 s of
+	// the simulation clock (counted from the trace epoch, as slurmctld
+	// counts from its own start), so TIMEOUT jobs run 0 to 29 s past their
+	// limit, and a job that ends on its own in that slack completes.
+	TimeLimitSweep Time
+	// OverTimeLimit is how many seconds a job may run past its time limit
+	// before it is killed (Slurm's OverTimeLimit, which slurm.conf gives in
+	// minutes). Policies still plan with the limit alone, as Slurm's
+	// backfill does.
+	OverTimeLimit Time
+	// RequeueDelay is how long a requeued job is held (pending reason
+	// BeginTime) before it may start again: 0 selects DefaultRequeueDelay,
+	// a negative value means no hold.
+	RequeueDelay Time
+	// PreemptGraceTime is Slurm's GraceTime in seconds: a preempted job
+	// keeps running, and holding its resources, for this long before it
+	// ends (or is requeued). Zero ends it at once.
+	PreemptGraceTime Time
+	// JobRequeue makes every job requeueable (Slurm's JobRequeue=1), as if
+	// each had workload.Job.Requeue set. A requeueable job that is
+	// preempted in PreemptRequeue mode or whose node fails returns to the
+	// queue; others end PREEMPTED or NODE_FAIL.
+	JobRequeue bool
+	// KillInvalidDepend cancels a job whose dependency can never be
+	// satisfied (Slurm's DependencyParameters=kill_invalid_depend) instead
+	// of leaving it pending with reason DependencyNeverSatisfied.
+	KillInvalidDepend bool
 }
 
 // jobStatus is a job's lifecycle state inside the controller.
 type jobStatus uint8
 
 const (
-	stFuture jobStatus = iota
-	stHeld             // queued, never eligible: cancelled before start in the trace
+	stFuture  jobStatus = iota
+	stHeld              // queued, never eligible: cancelled before start in the trace
+	stWaiting           // queued, not yet eligible: at a gate (dependency, singleton, throttle, begin time)
 	stPending
 	stRunning
 	stDone
@@ -80,12 +124,37 @@ type controller struct {
 
 	passAt      Time // instant of the pending event-triggered pass, or -1
 	periodicAt  Time // instant of the pending periodic pass, or -1
-	removed     int // jobs that left the pending list since the last compact
+	removed     int  // jobs that left the pending list since the last compact
 	events      int64
 	fitCache    map[fitKey]bool
 	partRemap   map[string]int
 	typeDropped map[string]int
-	depsIgnored int
+
+	obs     Observer
+	lc      *lifecycle      // dependency, singleton and throttle gates; nil when unused
+	partsOf []uint64        // per job: allowed partitions; nil until a job lists several
+	gen     []uint32        // per job: generation of its end event; nil until a run is cut short
+	grace   map[JobRef]bool // jobs in preemption grace → requeue at its end
+	remain  []Time          // per job: work left; nil until a requeue
+	// requeuedAt is each job's last requeue time, its submit time for the
+	// queue order after a requeue; nil until a requeue.
+	requeuedAt []Time
+	runs       []RunSegment // earlier runs of requeued jobs
+	sweep      Time         // TimeLimitSweep
+
+	// Nodes out of service (node events, failure model).
+	off        []uint8     // per node: offDown|offDrain|offFail bits; nil until a node goes out
+	offFree    []NodeState // real free state of out-of-service nodes
+	nodeEvs    []NodeEvent // Config.NodeEvents in time order
+	nodeLog    []NodeEvent
+	nodeQueued int // classNode events in the queue
+	failRng    *rand.Rand
+
+	// Advance reservations.
+	resv     []AdvanceReservation // by Start, Name
+	resvOf   [][]int32            // per node: indices into resv; nil without reservations
+	resvView []AdvanceReservation // those not ended
+	resvNext Time                 // earliest End in resvView
 }
 
 type fitKey struct {
@@ -109,10 +178,14 @@ func Run(cfg Config) (*Record, error) {
 	if cfg.Policy == nil {
 		return nil, errors.New("sim: no policy")
 	}
-	if len(cfg.Reservations) > 0 || len(cfg.NodeEvents) > 0 {
-		return nil, errors.New("sim: advance reservations and node events are not supported by this controller yet")
+	if cfg.TimeLimitSweep < 0 || cfg.OverTimeLimit < 0 || cfg.PreemptGraceTime < 0 {
+		return nil, fmt.Errorf("sim: TimeLimitSweep, OverTimeLimit and PreemptGraceTime must be >= 0, got %d, %d, %d",
+			cfg.TimeLimitSweep, cfg.OverTimeLimit, cfg.PreemptGraceTime)
 	}
 	c := newController(cfg)
+	if err := c.setupNodes(); err != nil {
+		return nil, err
+	}
 	if err := c.loop(); err != nil {
 		return nil, err
 	}
@@ -148,7 +221,10 @@ func newController(cfg Config) *controller {
 		fitCache:    map[fitKey]bool{},
 		partRemap:   map[string]int{},
 		typeDropped: map[string]int{},
+		lc:          newLifecycle(cfg.Trace.Jobs),
+		sweep:       cfg.TimeLimitSweep,
 	}
+	c.obs, _ = cfg.Policy.(Observer)
 	for i := range c.nodes {
 		c.nodes[i] = Capacity(&cfg.Cluster.Nodes[i])
 	}
@@ -185,6 +261,16 @@ func (c *controller) loop() error {
 			return nil
 		}
 		e := c.q.Pop()
+		switch e.Class {
+		case classEnd:
+			if e.Gen != c.genOf(JobRef(e.Arg)) {
+				continue // superseded: the run was cut short or its end moved
+			}
+		case classNode:
+			if c.nodeQueued--; c.idle() {
+				continue // nothing left that a node change could affect
+			}
+		}
 		if Time(e.At) < c.now {
 			panic(fmt.Sprintf("sim: event in the past: t=%d now=%d seq=%d class=%d arg=%d", e.At, c.now, e.Seq(), e.Class, e.Arg))
 		}
@@ -193,6 +279,10 @@ func (c *controller) loop() error {
 		switch e.Class {
 		case classEnd:
 			c.end(JobRef(e.Arg))
+		case classNode:
+			c.nodeEvent(e.Arg, e.Gen)
+		case classRelease:
+			c.release(JobRef(e.Arg))
 		case classCancel:
 			c.cancel(JobRef(e.Arg))
 		case classPass:
@@ -230,8 +320,8 @@ func (c *controller) submit(i int) {
 	ref := JobRef(i)
 	j := &c.jobs[i]
 	r := &c.rec[i]
-	part, reason := c.resolvePartition(j)
-	if part < 0 {
+	parts, reason := c.resolvePartitions(j)
+	if parts == 0 {
 		c.reject(ref, reason)
 		return
 	}
@@ -243,37 +333,92 @@ func (c *controller) submit(i int) {
 	if req.Nodes == 0 && req.GPUs == 0 && req.CPUs == 0 {
 		req.Nodes = 1
 	}
-	if req.GPUType != "" && !c.partitionHasType(part, req.GPUType) {
+	if req.GPUs == 0 && req.CPUs == 0 {
+		// Slurm allocates at least one CPU on every node of a job; a job
+		// holding nothing would also fit a node that is down or full.
+		req.CPUs = req.Nodes
+	}
+	if req.GPUType != "" && !c.partsHaveType(parts, req.GPUType) {
 		c.typeDropped[req.GPUType]++
 		req.GPUType = ""
 	}
-	c.part[i] = part
+	// Keep the partitions that can ever hold the job.
+	fit := parts
+	for m := parts; m != 0; m &= m - 1 {
+		if p := int32(bits.TrailingZeros64(m)); !c.fitsEmpty(p, &req) {
+			fit &^= 1 << uint(p)
+		}
+	}
+	part := c.firstPart(j, parts)
 	c.req[i] = req
 	r.Part = part
 	r.Reason = reason
-	if !c.fitsEmpty(part, &req) {
+	if fit == 0 {
 		c.reject(ref, fmt.Sprintf("request (nodes=%d gpus=%d cpus=%d mem=%dM) exceeds every node set of partition %s",
-			req.Nodes, req.GPUs, req.CPUs, req.MemMB, c.cluster.Partitions[part].Name))
+			req.Nodes, req.GPUs, req.CPUs, req.MemMB, c.partNames(parts)))
 		return
 	}
+	part = c.firstPart(j, fit)
+	c.part[i] = part
+	r.Part = part
+	if fit != 1<<uint(part) {
+		if c.partsOf == nil {
+			c.partsOf = make([]uint64, len(c.jobs))
+		}
+		c.partsOf[i] = fit
+	}
 	c.limit[i] = c.planLimit(j, part)
+	c.joinGroup(ref)
 	if j.CancelledPending() {
 		// The trace shows the user cancelling it before it ever ran, and
 		// nothing about how long it would have run: it waits held (queued
 		// but never eligible, as Slurm shows a held job) until its cancel
 		// time, so it invents no usage and blocks no one.
 		c.status[i] = stHeld
+		c.recordReason(ref, ReasonHeld)
 		c.q.Push(int64(j.Submit+max(j.CancelAfter, 0)), classCancel, int32(i), 0)
 		return
 	}
-	if len(j.Deps) > 0 {
-		c.depsIgnored++
-	}
+	c.enter(ref)
+}
+
+// makeEligible puts a job that passed its gates in the pending list, in
+// (Submit, Ref) order, and asks for a pass.
+func (c *controller) makeEligible(ref JobRef) {
+	r := &c.rec[ref]
+	c.status[ref] = stPending
 	r.Eligible = c.now
-	c.status[i] = stPending
-	c.pending = append(c.pending, PendingJob{Ref: ref, Submit: j.Submit, Eligible: c.now,
-		Limit: c.limit[i], Part: part, Parts: 1 << uint(part), Req: req})
+	if c.reason[ref] != ReasonNone {
+		c.recordReason(ref, ReasonNone)
+	}
+	sub := r.Submit
+	if r.Requeues > 0 {
+		sub = c.requeuedAt[ref] // Slurm gives a requeued job a new submit time
+	}
+	pj := PendingJob{Ref: ref, Submit: sub, Eligible: c.now, Limit: c.limit[ref],
+		Part: c.part[ref], Parts: c.partsMask(ref), Req: c.req[ref]}
+	n := len(c.pending)
+	if n == 0 || !before(&pj, &c.pending[n-1]) {
+		c.pending = append(c.pending, pj)
+	} else {
+		k, _ := slices.BinarySearchFunc(c.pending, &pj, func(a PendingJob, b *PendingJob) int {
+			return cmp.Or(cmp.Compare(a.Submit, b.Submit), cmp.Compare(a.Ref, b.Ref))
+		})
+		c.pending = slices.Insert(c.pending, k, pj)
+	}
 	c.trigger()
+}
+
+func before(a, b *PendingJob) bool {
+	return a.Submit < b.Submit || a.Submit == b.Submit && a.Ref < b.Ref
+}
+
+// partsMask returns the partitions job ref may run in.
+func (c *controller) partsMask(ref JobRef) uint64 {
+	if c.partsOf != nil && c.partsOf[ref] != 0 {
+		return c.partsOf[ref]
+	}
+	return 1 << uint(c.part[ref])
 }
 
 // planLimit is the time limit the scheduler plans with: the job's own, else
@@ -288,24 +433,68 @@ func (c *controller) planLimit(j *workload.Job, part int32) Time {
 	return max(j.Runtime, 1)
 }
 
-func (c *controller) resolvePartition(j *workload.Job) (int32, string) {
+// resolvePartitions returns the set of the cluster's partitions that the
+// job's list (sbatch -p a,b) names, or the default partition when it names
+// none or none the cluster has.
+func (c *controller) resolvePartitions(j *workload.Job) (uint64, string) {
 	if j.Partition == "" {
-		return int32(c.cluster.DefaultPartition), ""
+		return 1 << uint(c.cluster.DefaultPartition), ""
 	}
+	var parts uint64
 	for name := range strings.SplitSeq(j.Partition, ",") {
-		if p := c.cluster.PartitionIndex(strings.TrimSpace(name)); p >= 0 {
-			return int32(p), ""
+		if p := c.cluster.PartitionIndex(strings.TrimSpace(name)); p >= 0 && p < hwmodels.MaxPartitions {
+			parts |= 1 << uint(p)
 		}
+	}
+	if parts != 0 {
+		return parts, ""
 	}
 	c.partRemap[j.Partition]++
 	d := c.cluster.DefaultPartition
-	return int32(d), "partition " + j.Partition + " not in cluster; ran in " + c.cluster.Partitions[d].Name
+	return 1 << uint(d), "partition " + j.Partition + " not in cluster; ran in " + c.cluster.Partitions[d].Name
 }
 
-func (c *controller) partitionHasType(part int32, t string) bool {
-	for _, n := range c.cluster.Partitions[part].Nodes {
-		if c.cluster.Nodes[n].GPUType == t {
-			return true
+// firstPart returns the first partition of the job's list that is in
+// parts (the lowest-numbered one when the list names none of them).
+func (c *controller) firstPart(j *workload.Job, parts uint64) int32 {
+	if parts&(parts-1) == 0 {
+		return int32(bits.TrailingZeros64(parts))
+	}
+	for name := range strings.SplitSeq(j.Partition, ",") {
+		if p := c.cluster.PartitionIndex(strings.TrimSpace(name)); p >= 0 && p < hwmodels.MaxPartitions && parts&(1<<uint(p)) != 0 {
+			return int32(p)
+		}
+	}
+	return int32(bits.TrailingZeros64(parts))
+}
+
+// partOrder calls yield with the partitions of parts, first (the job's
+// Part) first and the others ascending, until yield returns false.
+func partOrder(first int32, parts uint64, yield func(int32) bool) {
+	if !yield(first) {
+		return
+	}
+	for m := parts &^ (1 << uint(first)); m != 0; m &= m - 1 {
+		if !yield(int32(bits.TrailingZeros64(m))) {
+			return
+		}
+	}
+}
+
+func (c *controller) partNames(parts uint64) string {
+	var names []string
+	for m := parts; m != 0; m &= m - 1 {
+		names = append(names, c.cluster.Partitions[bits.TrailingZeros64(m)].Name)
+	}
+	return strings.Join(names, ",")
+}
+
+func (c *controller) partsHaveType(parts uint64, t string) bool {
+	for m := parts; m != 0; m &= m - 1 {
+		for _, n := range c.cluster.Partitions[bits.TrailingZeros64(m)].Nodes {
+			if c.cluster.Nodes[n].GPUType == t {
+				return true
+			}
 		}
 	}
 	return false
@@ -339,6 +528,7 @@ func (c *controller) reject(ref JobRef, reason string) {
 	r := &c.rec[ref]
 	r.State = Rejected
 	r.Reason = reason
+	c.doneUnstarted(ref)
 }
 
 func (c *controller) cancel(ref JobRef) {
@@ -349,27 +539,33 @@ func (c *controller) cancel(ref JobRef) {
 	r := &c.rec[ref]
 	r.State = Cancelled
 	r.End = c.now
+	c.doneUnstarted(ref)
 }
 
+// end is a run's scheduled end: completion, time-limit kill, or the end of
+// a preemption grace time.
 func (c *controller) end(ref JobRef) {
 	if c.status[ref] != stRunning {
 		panic(fmt.Sprintf("sim: end of job %q that is not running: t=%d", c.jobs[ref].ID, c.now))
 	}
+	if requeue, ok := c.grace[ref]; ok {
+		// Preempted during its grace time: PREEMPTED, even if it would
+		// have ended on its own by now (Slurm's job_mgr.c).
+		c.interrupt(ref, Preempted, requeue)
+		return
+	}
+	c.finishRun(ref)
+}
+
+// finishRun ends job ref's run for good, in the state its record holds.
+func (c *controller) finishRun(ref JobRef) {
 	c.status[ref] = stDone
 	r := &c.rec[ref]
 	r.End = c.now
-	for _, a := range r.Alloc {
-		n := &c.nodes[a.Node]
-		n.FreeGPUs += a.GPUs
-		n.FreeCPUs += a.CPUs
-		n.FreeMemMB += a.MemMB
+	c.releaseRun(ref, r.Alloc, r.State)
+	if c.lc != nil {
+		c.lcRunEnded(ref, true, r.State)
 	}
-	i, found := slices.BinarySearchFunc(c.running, ref, func(rj RunningJob, ref JobRef) int { return cmp.Compare(rj.Ref, ref) })
-	if !found {
-		panic(fmt.Sprintf("sim: running job %q missing from the running list: t=%d", c.jobs[ref].ID, c.now))
-	}
-	c.running = slices.Delete(c.running, i, i+1)
-	c.trigger()
 }
 
 func (c *controller) pass(kind int32) error {
@@ -382,8 +578,10 @@ func (c *controller) pass(kind int32) error {
 	}
 	if len(c.pending) > 0 {
 		plan := c.policy.Schedule(c, c.rng)
-		if len(plan.Preempts) > 0 {
-			return fmt.Errorf("policy %s: preemption is not supported by this controller yet", c.policy.Name())
+		for _, p := range plan.Preempts {
+			if err := c.preempt(p); err != nil {
+				return err
+			}
 		}
 		for _, r := range plan.Reasons {
 			c.setReason(r.Job, r.Reason)
@@ -403,7 +601,15 @@ func (c *controller) pass(kind int32) error {
 
 // setReason records a pending job's reason when it changes.
 func (c *controller) setReason(ref JobRef, r PendingReason) {
-	if ref < 0 || int(ref) >= len(c.jobs) || c.status[ref] != stPending || c.reason[ref] == r {
+	if ref < 0 || int(ref) >= len(c.jobs) || c.status[ref] != stPending {
+		return
+	}
+	c.recordReason(ref, r)
+}
+
+// recordReason records job ref's pending reason when it changes.
+func (c *controller) recordReason(ref JobRef, r PendingReason) {
+	if c.reason[ref] == r {
 		return
 	}
 	c.reason[ref] = r
@@ -419,7 +625,8 @@ func (c *controller) start(s *Start) error {
 	if c.status[ref] != stPending {
 		return fmt.Errorf("policy %s: job %s: started at t=%d but it is not pending", c.policy.Name(), j.ID, c.now)
 	}
-	if err := c.checkAlloc(ref, s.Alloc); err != nil {
+	part, err := c.checkAlloc(ref, s.Alloc)
+	if err != nil {
 		return fmt.Errorf("policy %s: job %s at t=%d: %w", c.policy.Name(), j.ID, c.now, err)
 	}
 	for _, a := range s.Alloc {
@@ -434,19 +641,47 @@ func (c *controller) start(s *Start) error {
 	r := &c.rec[ref]
 	r.Start = c.now
 	r.Alloc = alloc
-	run := j.Runtime
-	switch {
-	case run > c.limit[ref]:
-		run = c.limit[ref]
-		r.State = Timeout
-	default:
-		r.State = Completed
-	}
-	rj := RunningJob{Ref: ref, Start: c.now, End: c.now + c.limit[ref], Part: c.part[ref], Alloc: alloc}
+	r.Part = part
+	end, st := c.runEnd(ref, c.now)
+	r.State = st
+	rj := RunningJob{Ref: ref, Start: c.now, End: c.now + c.limit[ref], Part: part, Alloc: alloc}
 	i, _ := slices.BinarySearchFunc(c.running, ref, func(rj RunningJob, ref JobRef) int { return cmp.Compare(rj.Ref, ref) })
 	c.running = slices.Insert(c.running, i, rj)
-	c.q.Push(int64(c.now+max(run, 0)), classEnd, int32(ref), 0)
+	c.q.Push(int64(end), classEnd, int32(ref), c.genOf(ref))
+	if c.lc != nil {
+		c.lcStarted(ref)
+	}
+	if c.obs != nil {
+		c.obs.JobStarted(ref, c.now, alloc)
+	}
 	return nil
+}
+
+// runEnd returns when a run of job ref that starts at start ends on its
+// own, and how: COMPLETED after the work it has left, or TIMEOUT when the
+// time-limit check finds it still running past its limit plus
+// OverTimeLimit (see Config.TimeLimitSweep).
+func (c *controller) runEnd(ref JobRef, start Time) (Time, State) {
+	run := c.jobs[ref].Runtime
+	if c.remain != nil {
+		run = c.remain[ref]
+	}
+	run = max(run, 0)
+	kill := start + c.limit[ref] + c.cfg.OverTimeLimit
+	if s := c.sweep; s > 0 {
+		kill = (kill + s - 1) / s * s // the first sweep at or after it
+	}
+	if start+run <= kill {
+		return start + run, Completed
+	}
+	return kill, Timeout
+}
+
+// plannedEnd returns when job ref's current run, started at start, ends on
+// its own.
+func (c *controller) plannedEnd(ref JobRef, start Time) Time {
+	end, _ := c.runEnd(ref, start)
+	return end
 }
 
 // allocChunk is how many NodeAllocs one block of the record's allocation
@@ -467,30 +702,70 @@ func (c *controller) keepAlloc(a []NodeAlloc) []NodeAlloc {
 	return c.allocPool[off:len(c.allocPool):len(c.allocPool)]
 }
 
-// checkAlloc verifies that alloc is a valid placement of job ref now.
-func (c *controller) checkAlloc(ref JobRef, alloc []NodeAlloc) error {
+// checkAlloc verifies that alloc is a valid placement of job ref now and
+// returns the partition it runs in: the first of the job's partitions (its
+// Part, then the others by index) whose nodes hold the whole allocation.
+func (c *controller) checkAlloc(ref JobRef, alloc []NodeAlloc) (int32, error) {
+	part, err := c.allocPart(ref, alloc)
+	if err != nil {
+		return -1, err
+	}
+	return part, c.checkShares(ref, alloc)
+}
+
+func (c *controller) allocPart(ref JobRef, alloc []NodeAlloc) (int32, error) {
 	req := &c.req[ref]
-	part := c.part[ref]
 	if len(alloc) == 0 {
-		return errors.New("empty allocation")
+		return -1, errors.New("empty allocation")
 	}
 	if req.Nodes > 0 && int32(len(alloc)) != req.Nodes {
-		return fmt.Errorf("allocation has %d nodes, job needs %d", len(alloc), req.Nodes)
+		return -1, fmt.Errorf("allocation has %d nodes, job needs %d", len(alloc), req.Nodes)
 	}
-	var units int32
 	for k, a := range alloc {
 		if a.Node < 0 || int(a.Node) >= len(c.nodes) {
-			return fmt.Errorf("node index %d out of range", a.Node)
+			return -1, fmt.Errorf("node index %d out of range", a.Node)
 		}
-		node := &c.cluster.Nodes[a.Node]
 		for _, b := range alloc[:k] {
 			if b.Node == a.Node {
-				return fmt.Errorf("node %s listed twice", node.Name)
+				return -1, fmt.Errorf("node %s listed twice", c.cluster.Nodes[a.Node].Name)
 			}
 		}
-		if !Eligible(node, part, req.GPUType) {
-			return fmt.Errorf("node %s is not eligible (partition %s, gpu type %q)", node.Name, c.cluster.Partitions[part].Name, req.GPUType)
+		if c.off != nil && c.off[a.Node] != 0 {
+			return -1, fmt.Errorf("node %s is out of service (down or drained)", c.cluster.Nodes[a.Node].Name)
 		}
+		if err := c.checkReserved(a.Node, c.limit[ref]); err != nil {
+			return -1, err
+		}
+	}
+	parts := c.partsMask(ref)
+	part := int32(-1)
+	partOrder(c.part[ref], parts, func(p int32) bool {
+		for _, a := range alloc {
+			if !Eligible(&c.cluster.Nodes[a.Node], p, req.GPUType) {
+				return true // try the next partition
+			}
+		}
+		part = p
+		return false
+	})
+	if part < 0 {
+		for _, a := range alloc {
+			if node := &c.cluster.Nodes[a.Node]; !Eligible(node, c.part[ref], req.GPUType) {
+				return -1, fmt.Errorf("node %s is not eligible (partition %s, gpu type %q)", node.Name, c.partNames(parts), req.GPUType)
+			}
+		}
+		return -1, fmt.Errorf("no partition of %s holds every node of the allocation", c.partNames(parts))
+	}
+	return part, nil
+}
+
+// checkShares verifies that every node's share fits its free resources and
+// that the shares make up the request.
+func (c *controller) checkShares(ref JobRef, alloc []NodeAlloc) error {
+	req := &c.req[ref]
+	var units int32
+	for _, a := range alloc {
+		node := &c.cluster.Nodes[a.Node]
 		free := c.nodes[a.Node]
 		if a.GPUs < 0 || a.CPUs < 0 || a.MemMB < 0 || a.GPUs > free.FreeGPUs || a.CPUs > free.FreeCPUs || a.MemMB > free.FreeMemMB {
 			return fmt.Errorf("node %s: allocation gpus=%d cpus=%d mem=%dM exceeds free gpus=%d cpus=%d mem=%dM",
@@ -570,8 +845,23 @@ func (c *controller) check() {
 				node.Name, c.now, u.FreeGPUs, node.GPUs, u.FreeCPUs, node.CPUs, u.FreeMemMB, node.MemMB))
 		}
 		want := NodeState{node.GPUs - u.FreeGPUs, node.CPUs - u.FreeCPUs, node.MemMB - u.FreeMemMB}
-		if c.nodes[i] != want {
-			panic(fmt.Sprintf("sim: node %s free-state drift at t=%d: have %+v, want %+v", node.Name, c.now, c.nodes[i], want))
+		have := c.nodes[i]
+		if m := c.offMask(int32(i)); m != 0 {
+			if have != (NodeState{}) {
+				panic(fmt.Sprintf("sim: node %s is out of service at t=%d but shows %+v free", node.Name, c.now, have))
+			}
+			if m&offFailed != 0 && u != (NodeState{}) {
+				panic(fmt.Sprintf("sim: node %s is down at t=%d but jobs hold %+v of it", node.Name, c.now, u))
+			}
+			have = c.offFree[i]
+		}
+		if have != want {
+			panic(fmt.Sprintf("sim: node %s free-state drift at t=%d: have %+v, want %+v", node.Name, c.now, have, want))
+		}
+	}
+	for _, rj := range c.running {
+		if c.status[rj.Ref] != stRunning {
+			panic(fmt.Sprintf("sim: job %q in the running list is not running at t=%d", c.jobs[rj.Ref].ID, c.now))
 		}
 	}
 }
@@ -579,7 +869,7 @@ func (c *controller) check() {
 func (c *controller) finish() *Record {
 	for i := range c.rec {
 		switch c.status[i] {
-		case stPending, stFuture, stHeld:
+		case stPending, stFuture, stHeld, stWaiting:
 			c.rec[i].State = Unfinished
 		case stRunning:
 			c.rec[i].State = Unfinished
@@ -594,11 +884,14 @@ func (c *controller) finish() *Record {
 		End:     c.now,
 		Events:  c.events,
 		Reasons: c.reasons,
+		Runs:    c.runs,
+
+		NodeEvents: c.nodeLog,
 	}
 	rec.Notes = append(rec.Notes, countNotes(c.partRemap, "jobs of partition %q, which the cluster lacks, ran in the default partition "+c.cluster.Partitions[c.cluster.DefaultPartition].Name)...)
 	rec.Notes = append(rec.Notes, countNotes(c.typeDropped, "jobs asked for GPU type %q, which their partition lacks; the type was ignored")...)
-	if c.depsIgnored > 0 {
-		rec.Notes = append(rec.Notes, fmt.Sprintf("%d jobs have dependencies; this policy ignores them", c.depsIgnored))
+	if c.lc != nil && c.lc.unknown > 0 {
+		rec.Notes = append(rec.Notes, fmt.Sprintf("%d dependencies name no other job of the trace; they were taken as satisfied", c.lc.unknown))
 	}
 	var unfinished int
 	for i := range c.rec {
@@ -628,10 +921,9 @@ func countNotes(m map[string]int, format string) []string {
 
 // View implementation: the controller is its own read-only view.
 
-func (c *controller) Now() Time                          { return c.now }
-func (c *controller) Pending() []PendingJob              { return c.pending }
-func (c *controller) Running() []RunningJob              { return c.running }
-func (c *controller) Nodes() []NodeState                 { return c.nodes }
-func (c *controller) Cluster() *hwmodels.Cluster         { return c.cluster }
-func (c *controller) Job(ref JobRef) *workload.Job       { return &c.jobs[ref] }
-func (c *controller) Reservations() []AdvanceReservation { return c.cfg.Reservations }
+func (c *controller) Now() Time                    { return c.now }
+func (c *controller) Pending() []PendingJob        { return c.pending }
+func (c *controller) Running() []RunningJob        { return c.running }
+func (c *controller) Nodes() []NodeState           { return c.nodes }
+func (c *controller) Cluster() *hwmodels.Cluster   { return c.cluster }
+func (c *controller) Job(ref JobRef) *workload.Job { return &c.jobs[ref] }

@@ -74,11 +74,34 @@ type AdvanceReservation struct {
 }
 
 // NodeEvent takes a node down (failure, drain) or brings it back up.
+//
+// A node that goes down (Down set, Drain clear) fails: its running jobs end
+// NODE_FAIL, or are requeued when they may be (workload.Job.Requeue or
+// Config.JobRequeue), and their other nodes are freed at once. A drained
+// node (Down and Drain set) keeps its running jobs but takes no new ones.
+// Either way the View shows the node with nothing free until an event with
+// Down clear brings it back. In Record.NodeEvents, Down says the node went
+// out of service and Drain that it only drained.
 type NodeEvent struct {
-	At   Time
-	Node int32
-	Down bool
+	At    Time
+	Node  int32
+	Down  bool
+	Drain bool
 }
+
+// FailureModel draws node failures: every node fails after an
+// exponentially distributed time with mean MTBF seconds of being up, and
+// returns after an exponentially distributed repair time with mean MTTR
+// seconds (each at least one second). Draws come from the run's "failures"
+// random stream, so the same seed gives the same failures.
+type FailureModel struct {
+	MTBF, MTTR Time
+}
+
+// DefaultRequeueDelay is how long a requeued job is held before it may
+// start again (Slurm's requeue_delay, the AuthInfo cred_expire default of
+// 120 s).
+const DefaultRequeueDelay Time = 120
 
 // Observer is an optional Policy capability, type-asserted once when a run
 // starts: the controller reports every job start and end to it as they

@@ -168,7 +168,10 @@ type JobRecord struct {
 	Part  int32
 	Alloc []NodeAlloc
 	// Requeues counts how often the job was requeued (preemption, node
-	// failure); its earlier runs are in Record.Runs.
+	// failure); its earlier runs are in Record.Runs. Submit stays the
+	// trace's submit time; Slurm's new submit time for the rerun (the
+	// requeue) is the End of the job's last run in Record.Runs, and the
+	// rerun is queued (PendingJob.Submit) as of then.
 	Requeues int32
 }
 
@@ -199,4 +202,9 @@ type Record struct {
 	Reasons []ReasonChange
 	// Runs are the earlier runs of requeued jobs, in the order they ended.
 	Runs []RunSegment
+	// NodeEvents are the changes of node availability as they happened
+	// (explicit node events and the failure model's failures and repairs),
+	// in event order. An event that changed nothing (a node taken down
+	// that was down already) is not listed.
+	NodeEvents []NodeEvent
 }

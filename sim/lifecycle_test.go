@@ -1,0 +1,747 @@
+package sim
+
+import (
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// lgreedy is the policy of the lifecycle tests: it walks the queue in order
+// and starts every job that fits on the lowest-numbered nodes of the first
+// of its partitions (Part, then the others by index) that holds it, leaving
+// out nodes with an advance reservation the job's limit would reach into.
+// preempt, when set, is asked for preemptions first. As an Observer it
+// logs every start and end.
+type lgreedy struct {
+	preempt func(v View) []Preemption
+	log     []string
+}
+
+func (g *lgreedy) Name() string       { return "lgreedy" }
+func (g *lgreedy) Triggers() Triggers { return Triggers{OnEvent: true} }
+
+func (g *lgreedy) JobStarted(ref JobRef, at Time, alloc []NodeAlloc) {
+	g.log = append(g.log, fmt.Sprintf("%d start %d on %d nodes", at, ref, len(alloc)))
+}
+
+func (g *lgreedy) JobEnded(ref JobRef, at Time, alloc []NodeAlloc, st State) {
+	g.log = append(g.log, fmt.Sprintf("%d end %d %v", at, ref, st))
+}
+
+// reservedFor reports whether a job with limit lim starting at now may not
+// use node n because of an advance reservation.
+func reservedFor(v View, n int32, lim Time) bool {
+	for _, r := range v.Reservations() {
+		for _, m := range r.Nodes {
+			if m == n && v.Now() < r.End && v.Now()+lim > r.Start {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (g *lgreedy) Schedule(v View, _ *rand.Rand) Plan {
+	var plan Plan
+	if g.preempt != nil {
+		plan.Preempts = g.preempt(v)
+	}
+	free := append([]NodeState(nil), v.Nodes()...)
+	nodes := v.Cluster().Nodes
+	for _, p := range v.Pending() {
+		order := []int32{p.Part}
+		for m := p.Parts &^ (1 << uint(p.Part)); m != 0; m &= m - 1 {
+			order = append(order, int32(bits.TrailingZeros64(m)))
+		}
+		for _, part := range order {
+			need := Needed(&p.Req)
+			var alloc []NodeAlloc
+			for i := range nodes {
+				if need == 0 {
+					break
+				}
+				if !Eligible(&nodes[i], part, p.Req.GPUType) || reservedFor(v, int32(i), p.Limit) {
+					continue
+				}
+				u := min(UnitsOn(&p.Req, free[i]), need)
+				if u == 0 {
+					continue
+				}
+				alloc = append(alloc, Take(&p.Req, int32(i), u))
+				if p.Req.Nodes > 0 {
+					need--
+				} else {
+					need -= u
+				}
+			}
+			if need > 0 {
+				continue
+			}
+			for _, a := range alloc {
+				free[a.Node].FreeGPUs -= a.GPUs
+				free[a.Node].FreeCPUs -= a.CPUs
+				free[a.Node].FreeMemMB -= a.MemMB
+			}
+			plan.Starts = append(plan.Starts, Start{Job: p.Ref, Alloc: alloc})
+			break
+		}
+	}
+	return plan
+}
+
+// life is one job's outcome in the lifecycle tests.
+type life struct {
+	ID         string
+	Eligible   Time
+	Start, End Time
+	State      string
+	Nodes      string
+	Requeues   int32
+}
+
+func lives(rec *Record) []life {
+	var out []life
+	for _, r := range rec.Jobs {
+		var names []string
+		for _, a := range r.Alloc {
+			names = append(names, rec.Cluster.Nodes[a.Node].Name)
+		}
+		out = append(out, life{rec.Trace.Jobs[r.Ref].ID, r.Eligible, r.Start, r.End, r.State.String(),
+			strings.Join(names, ","), r.Requeues})
+	}
+	return out
+}
+
+func dep(t workload.DepType, id string) []workload.Dependency {
+	return []workload.Dependency{{Type: t, JobID: id}}
+}
+
+func run(t *testing.T, cfg Config) *Record {
+	t.Helper()
+	if cfg.Policy == nil {
+		cfg.Policy = &lgreedy{}
+	}
+	if cfg.Cluster == nil {
+		cfg.Cluster = twoNodes()
+	}
+	cfg.Check = true
+	rec, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+const U = workload.Unknown
+
+func TestDependencies(t *testing.T) {
+	// twoNodes: n1 (4 GPUs, partition a) and n2 (4 GPUs, a and b). All
+	// jobs are submitted at 0.
+	p := job("p", 0, 100, 200, 4) // n1 [0,100) COMPLETED
+	tj := job("t", 0, 50, 20, 4)  // n2 [0,20) TIMEOUT
+	ok := job("ok", 0, 10, 100, 4)
+	ok.Deps = dep(workload.DepAfterOK, "p") // eligible when p completes at 100: n1 [100,110)
+	okt := job("okt", 0, 10, 100, 4)
+	okt.Deps = dep(workload.DepAfterOK, "t") // t timed out at 20: never satisfied
+	notok := job("notok", 0, 10, 100, 4)
+	notok.Deps = dep(workload.DepAfterNotOK, "t") // eligible at 20: n2 [20,30)
+	anyj := job("any", 0, 10, 100, 4)
+	anyj.Deps = dep(workload.DepAfterAny, "t") // eligible at 20, queued behind notok: n2 [30,40)
+	notokp := job("notokp", 0, 10, 100, 4)
+	notokp.Deps = dep(workload.DepAfterNotOK, "p") // p completed at 100: never satisfied
+	after := job("after", 0, 5, 10, 0)
+	after.Request.CPUs = 1
+	after.Deps = dep(workload.DepAfter, "p") // p starts in the pass at 0: eligible at 0, n1's CPUs [0,5)
+	outside := job("outside", 0, 5, 10, 0)
+	outside.Request.CPUs = 1
+	outside.Deps = dep(workload.DepAfterOK, "gone") // not in the trace: taken as satisfied
+	tr := &workload.Trace{Jobs: []workload.Job{p, tj, ok, okt, notok, anyj, notokp, after, outside}}
+	rec := run(t, Config{Trace: tr})
+	want := []life{
+		{"p", 0, 0, 100, "COMPLETED", "n1", 0},
+		{"t", 0, 0, 20, "TIMEOUT", "n2", 0},
+		{"ok", 100, 100, 110, "COMPLETED", "n1", 0},
+		{"okt", U, U, U, "UNFINISHED", "", 0},
+		{"notok", 20, 20, 30, "COMPLETED", "n2", 0},
+		{"any", 20, 30, 40, "COMPLETED", "n2", 0},
+		{"notokp", U, U, U, "UNFINISHED", "", 0},
+		{"after", 0, 0, 5, "COMPLETED", "n1", 0},
+		{"outside", 0, 0, 5, "COMPLETED", "n1", 0},
+	}
+	if d := cmp.Diff(want, lives(rec)); d != "" {
+		t.Errorf("outcomes (-want +got):\n%s", d)
+	}
+	wantReasons := []ReasonChange{
+		{0, 2, ReasonDependency}, {0, 3, ReasonDependency}, {0, 4, ReasonDependency},
+		{0, 5, ReasonDependency}, {0, 6, ReasonDependency}, {0, 7, ReasonDependency},
+		{0, 7, ReasonNone}, // p started
+		{20, 3, ReasonDependencyNeverSatisfied}, {20, 4, ReasonNone}, {20, 5, ReasonNone},
+		{100, 2, ReasonNone}, {100, 6, ReasonDependencyNeverSatisfied},
+	}
+	if d := cmp.Diff(wantReasons, rec.Reasons); d != "" {
+		t.Errorf("reasons (-want +got):\n%s", d)
+	}
+	if len(rec.Notes) != 2 || !strings.Contains(rec.Notes[0], "1 dependencies name no other job") {
+		t.Errorf("notes = %q, want one about the unknown dependency first", rec.Notes)
+	}
+
+	// With kill_invalid_depend the never-satisfiable jobs are cancelled
+	// when that becomes known, and a job that waits for any end of okt
+	// follows at once (20), on n1's CPUs as p holds its GPUs.
+	chain := job("chain", 0, 5, 10, 0)
+	chain.Request.CPUs = 1
+	chain.Deps = dep(workload.DepAfterAny, "okt")
+	tr.Jobs = append(tr.Jobs, chain)
+	rec = run(t, Config{Trace: tr, KillInvalidDepend: true})
+	got := lives(rec)
+	for _, w := range []life{
+		{"okt", U, U, 20, "CANCELLED", "", 0},
+		{"notokp", U, U, 100, "CANCELLED", "", 0},
+		{"chain", 20, 20, 25, "COMPLETED", "n1", 0},
+	} {
+		found := false
+		for _, g := range got {
+			if g.ID == w.ID {
+				found = true
+				if d := cmp.Diff(w, g); d != "" {
+					t.Errorf("kill_invalid_depend: %s (-want +got):\n%s", w.ID, d)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("job %s missing", w.ID)
+		}
+	}
+}
+
+func TestSingleton(t *testing.T) {
+	single := func(id string, submit, runtime Time, user string) workload.Job {
+		j := job(id, submit, runtime, 100, 1)
+		j.Name, j.User = "train", user
+		j.Deps = []workload.Dependency{{Type: workload.DepSingleton}}
+		return j
+	}
+	// As Slurm's _find_singleton_job: a singleton job waits while a job
+	// of its user and name runs or an earlier one is queued.
+	x := job("x", 12, 30, 100, 1)
+	x.Name, x.User = "train", "u" // same name and user, no singleton dependency: runs at once
+	tr := &workload.Trace{Jobs: []workload.Job{
+		single("s1", 0, 10, "u"), // nothing else of u/train: [0,10)
+		single("s2", 1, 10, "u"), // waits for s1 to end: [10,20)
+		single("s3", 3, 10, "u"), // behind s2 (earlier, queued) until 20, then x (running) until 42: [42,52)
+		single("o", 3, 10, "v"),  // another user's job of that name: [3,13)
+		x,                        // [12,42), alongside s2
+	}}
+	rec := run(t, Config{Trace: tr})
+	want := []life{
+		{"s1", 0, 0, 10, "COMPLETED", "n1", 0},
+		{"s2", 10, 10, 20, "COMPLETED", "n1", 0},
+		{"s3", 42, 42, 52, "COMPLETED", "n1", 0},
+		{"o", 3, 3, 13, "COMPLETED", "n1", 0},
+		{"x", 12, 12, 42, "COMPLETED", "n1", 0},
+	}
+	if d := cmp.Diff(want, lives(rec)); d != "" {
+		t.Errorf("outcomes (-want +got):\n%s", d)
+	}
+}
+
+func TestArrayThrottle(t *testing.T) {
+	// Array A = 5 tasks of 1 GPU with %2: the cluster could run all five,
+	// the throttle runs two at a time. Runtimes 10, 15, 10, 10, 10:
+	// t0 [0,10), t1 [0,15); t2 takes t0's slot at 10: [10,20); t3 takes
+	// t1's at 15: [15,25); t4 takes t2's at 20: [20,30). "after" waits
+	// for every task of A (afterok on the array id): eligible at 30.
+	var jobs []workload.Job
+	for k, rt := range []Time{10, 15, 10, 10, 10} {
+		j := job(fmt.Sprintf("A_%d", k), 0, rt, 100, 1)
+		j.ArrayJobID, j.ArrayTaskID, j.ArrayThrottle = "A", int32(k), 2
+		jobs = append(jobs, j)
+	}
+	after := job("after", 0, 5, 10, 1)
+	after.Deps = dep(workload.DepAfterOK, "A")
+	jobs = append(jobs, after)
+	rec := run(t, Config{Trace: &workload.Trace{Jobs: jobs}})
+	want := []life{
+		{"A_0", 0, 0, 10, "COMPLETED", "n1", 0},
+		{"A_1", 0, 0, 15, "COMPLETED", "n1", 0},
+		{"A_2", 10, 10, 20, "COMPLETED", "n1", 0},
+		{"A_3", 15, 15, 25, "COMPLETED", "n1", 0},
+		{"A_4", 20, 20, 30, "COMPLETED", "n1", 0},
+		{"after", 30, 30, 35, "COMPLETED", "n1", 0},
+	}
+	if d := cmp.Diff(want, lives(rec)); d != "" {
+		t.Errorf("outcomes (-want +got):\n%s", d)
+	}
+	wantReasons := []ReasonChange{
+		{0, 2, ReasonJobArrayTaskLimit}, {0, 3, ReasonJobArrayTaskLimit}, {0, 4, ReasonJobArrayTaskLimit},
+		{0, 5, ReasonDependency},
+		{10, 2, ReasonNone}, {15, 3, ReasonNone}, {20, 4, ReasonNone}, {30, 5, ReasonNone},
+	}
+	if d := cmp.Diff(wantReasons, rec.Reasons); d != "" {
+		t.Errorf("reasons (-want +got):\n%s", d)
+	}
+}
+
+// preemptAt returns a preempt hook that preempts job victim in mode m at
+// time at (and in every pass of that instant).
+func preemptAt(at Time, victim JobRef, m PreemptMode) func(v View) []Preemption {
+	return func(v View) []Preemption {
+		if v.Now() != at {
+			return nil
+		}
+		for _, r := range v.Running() {
+			if r.Ref == victim {
+				return []Preemption{{Job: victim, Mode: m}}
+			}
+		}
+		return nil
+	}
+}
+
+func TestPreemption(t *testing.T) {
+	// victim (4 GPUs, runtime 1000, checkpoints every 100 s) runs on n1
+	// from 0 and filler on n2 [0,1000). urgent (4 GPUs, 100 s) arrives at
+	// 250 and the policy preempts victim for it.
+	trace := func(requeue bool) *workload.Trace {
+		v := job("victim", 0, 1000, 2000, 4)
+		v.Requeue = requeue
+		v.CheckpointInterval = 100
+		return &workload.Trace{Jobs: []workload.Job{v, job("filler", 0, 1000, 2000, 4), job("urgent", 250, 100, 200, 4)}}
+	}
+	cases := []struct {
+		name    string
+		requeue bool
+		mode    PreemptMode
+		grace   Time
+		want    []life
+		runs    []RunSegment
+		log     []string
+	}{{
+		// Requeue: the run [0,250) is closed PREEMPTED; 200 s of work
+		// were saved (checkpoints at 100 and 200), so 800 s remain. The
+		// job is held until 250+120 = 370; n1 is free again from 350
+		// (urgent [250,350)), so it reruns [370,1170).
+		name: "requeue", requeue: true, mode: PreemptRequeue,
+		want: []life{
+			{"victim", 370, 370, 1170, "COMPLETED", "n1", 1},
+			{"filler", 0, 0, 1000, "COMPLETED", "n2", 0},
+			{"urgent", 250, 250, 350, "COMPLETED", "n1", 0},
+		},
+		runs: []RunSegment{{Job: 0, Start: 0, End: 250, State: Preempted, Alloc: []NodeAlloc{{Node: 0, GPUs: 4, CPUs: 4}}}},
+		log: []string{"0 start 0 on 1 nodes", "0 start 1 on 1 nodes", "250 end 0 PREEMPTED", "250 start 2 on 1 nodes",
+			"350 end 2 COMPLETED", "370 start 0 on 1 nodes", "1000 end 1 COMPLETED", "1170 end 0 COMPLETED"},
+	}, {
+		// GraceTime 30: victim keeps n1 until 280 and its run closes
+		// then; still 200 s saved (the checkpoint at 300 is not reached).
+		// urgent starts at 280 [280,380); victim is held until 400 and
+		// reruns its 800 s [400,1200).
+		name: "requeue with grace", requeue: true, mode: PreemptRequeue, grace: 30,
+		want: []life{
+			{"victim", 400, 400, 1200, "COMPLETED", "n1", 1},
+			{"filler", 0, 0, 1000, "COMPLETED", "n2", 0},
+			{"urgent", 250, 280, 380, "COMPLETED", "n1", 0},
+		},
+		runs: []RunSegment{{Job: 0, Start: 0, End: 280, State: Preempted, Alloc: []NodeAlloc{{Node: 0, GPUs: 4, CPUs: 4}}}},
+	}, {
+		// Cancel: victim ends PREEMPTED at 250 and does not come back.
+		name: "cancel", requeue: true, mode: PreemptCancel,
+		want: []life{
+			{"victim", 0, 0, 250, "PREEMPTED", "n1", 0},
+			{"filler", 0, 0, 1000, "COMPLETED", "n2", 0},
+			{"urgent", 250, 250, 350, "COMPLETED", "n1", 0},
+		},
+	}, {
+		// REQUEUE mode on a job that may not be requeued cancels it.
+		name: "requeue mode, not requeueable", requeue: false, mode: PreemptRequeue,
+		want: []life{
+			{"victim", 0, 0, 250, "PREEMPTED", "n1", 0},
+			{"filler", 0, 0, 1000, "COMPLETED", "n2", 0},
+			{"urgent", 250, 250, 350, "COMPLETED", "n1", 0},
+		},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			pol := &lgreedy{preempt: preemptAt(250, 0, tc.mode)}
+			rec := run(t, Config{Trace: trace(tc.requeue), Policy: pol, PreemptGraceTime: tc.grace})
+			if d := cmp.Diff(tc.want, lives(rec)); d != "" {
+				t.Errorf("outcomes (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tc.runs, rec.Runs); d != "" {
+				t.Errorf("runs (-want +got):\n%s", d)
+			}
+			if tc.log != nil {
+				if d := cmp.Diff(tc.log, pol.log); d != "" {
+					t.Errorf("observer log (-want +got):\n%s", d)
+				}
+			}
+		})
+	}
+}
+
+func TestPreemptionWithoutCheckpointRestartsFromScratch(t *testing.T) {
+	// No checkpoint: preempted at 250 with RequeueDelay 60, the job
+	// reruns its whole 1000 s from 310 (n1 free from 300): [310,1310).
+	v := job("victim", 0, 1000, 2000, 4)
+	tr := &workload.Trace{Jobs: []workload.Job{v, job("filler", 0, 2000, 3000, 4), job("urgent", 250, 50, 100, 4)}}
+	rec := run(t, Config{Trace: tr, Policy: &lgreedy{preempt: preemptAt(250, 0, PreemptRequeue)}, JobRequeue: true, RequeueDelay: 60})
+	if got := lives(rec)[0]; got != (life{"victim", 310, 310, 1310, "COMPLETED", "n1", 1}) {
+		t.Errorf("victim = %+v", got)
+	}
+}
+
+func TestPreemptionErrors(t *testing.T) {
+	tr := &workload.Trace{Jobs: []workload.Job{job("a", 0, 10, 10, 4), job("b", 5, 10, 10, 4)}}
+	bad := func(v View) []Preemption {
+		if v.Now() == 5 {
+			return []Preemption{{Job: 1, Mode: PreemptCancel}} // b is pending, not running
+		}
+		return nil
+	}
+	_, err := Run(Config{Cluster: twoNodes(), Trace: tr, Policy: &lgreedy{preempt: bad}})
+	if err == nil || !strings.Contains(err.Error(), "policy lgreedy: job b: preempted at t=5 but it is not running") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestNodeFailure(t *testing.T) {
+	// wide holds n1 and n2 from 0 (runtime 100). n2 fails at 30 and is
+	// back at 60. small (4 GPUs, any node of a) waits from 10 and gets n1
+	// the moment wide dies at 30: [30,50). onb (partition b = n2 only)
+	// waits for n2's return: [60,70).
+	wide := job("wide", 0, 100, 200, 8)
+	wide.Request.Nodes = 2
+	onb := job("onb", 10, 10, 100, 4)
+	onb.Partition = "b"
+	tr := func() *workload.Trace {
+		return &workload.Trace{Jobs: []workload.Job{wide, job("small", 10, 20, 100, 4), onb}}
+	}
+	events := []NodeEvent{{At: 60, Node: 1}, {At: 30, Node: 1, Down: true}}
+	t.Run("no requeue", func(t *testing.T) {
+		rec := run(t, Config{Trace: tr(), NodeEvents: events})
+		want := []life{
+			{"wide", 0, 0, 30, "NODE_FAIL", "n1,n2", 0},
+			{"small", 10, 30, 50, "COMPLETED", "n1", 0},
+			{"onb", 10, 60, 70, "COMPLETED", "n2", 0},
+		}
+		if d := cmp.Diff(want, lives(rec)); d != "" {
+			t.Errorf("outcomes (-want +got):\n%s", d)
+		}
+		wantEv := []NodeEvent{{At: 30, Node: 1, Down: true}, {At: 60, Node: 1}}
+		if d := cmp.Diff(wantEv, rec.NodeEvents); d != "" {
+			t.Errorf("node events (-want +got):\n%s", d)
+		}
+	})
+	t.Run("requeue", func(t *testing.T) {
+		// wide's run [0,30) closes NODE_FAIL; it is held until 150 and,
+		// without a checkpoint, reruns its 100 s on both nodes
+		// [150,250).
+		rec := run(t, Config{Trace: tr(), NodeEvents: events, JobRequeue: true})
+		want := []life{
+			{"wide", 150, 150, 250, "COMPLETED", "n1,n2", 1},
+			{"small", 10, 30, 50, "COMPLETED", "n1", 0},
+			{"onb", 10, 60, 70, "COMPLETED", "n2", 0},
+		}
+		if d := cmp.Diff(want, lives(rec)); d != "" {
+			t.Errorf("outcomes (-want +got):\n%s", d)
+		}
+		wantRuns := []RunSegment{{Job: 0, Start: 0, End: 30, State: NodeFail,
+			Alloc: []NodeAlloc{{Node: 0, GPUs: 4, CPUs: 4}, {Node: 1, GPUs: 4, CPUs: 4}}}}
+		if d := cmp.Diff(wantRuns, rec.Runs); d != "" {
+			t.Errorf("runs (-want +got):\n%s", d)
+		}
+	})
+	t.Run("drain", func(t *testing.T) {
+		// Draining n2 at 30 lets wide finish [0,100). The drain lifts
+		// at 60, but wide holds both nodes until 100: then small gets n1
+		// [100,120) and onb n2 [100,110).
+		drain := []NodeEvent{{At: 30, Node: 1, Down: true, Drain: true}, {At: 60, Node: 1}}
+		rec := run(t, Config{Trace: tr(), NodeEvents: drain})
+		want := []life{
+			{"wide", 0, 0, 100, "COMPLETED", "n1,n2", 0},
+			{"small", 10, 100, 120, "COMPLETED", "n1", 0},
+			{"onb", 10, 100, 110, "COMPLETED", "n2", 0},
+		}
+		if d := cmp.Diff(want, lives(rec)); d != "" {
+			t.Errorf("outcomes (-want +got):\n%s", d)
+		}
+		// With the drain lasting until 200, onb waits for it although n2
+		// is idle from 100: [200,210).
+		drain[1].At = 200
+		rec = run(t, Config{Trace: tr(), NodeEvents: drain})
+		if got := lives(rec)[2]; got.Start != 200 || got.End != 210 {
+			t.Errorf("onb under a long drain = %+v, want [200,210)", got)
+		}
+		wantEv := []NodeEvent{{At: 30, Node: 1, Down: true, Drain: true}, {At: 200, Node: 1}}
+		if d := cmp.Diff(wantEv, rec.NodeEvents); d != "" {
+			t.Errorf("node events (-want +got):\n%s", d)
+		}
+	})
+	t.Run("bad node", func(t *testing.T) {
+		_, err := Run(Config{Cluster: twoNodes(), Trace: tr(), Policy: &lgreedy{}, NodeEvents: []NodeEvent{{At: 5, Node: 9, Down: true}}})
+		if err == nil || !strings.Contains(err.Error(), "node index 9 out of range") {
+			t.Fatalf("err = %v", err)
+		}
+	})
+}
+
+func TestDownNodeRefusedInPlan(t *testing.T) {
+	// A policy that ignores the node's zero free state and places a job
+	// on a down node is stopped.
+	tr := &workload.Trace{Jobs: []workload.Job{job("x", 10, 10, 10, 4)}}
+	bad := &greedy{bad: func(v View) Plan {
+		return Plan{Starts: []Start{{Job: v.Pending()[0].Ref, Alloc: []NodeAlloc{{Node: 1, GPUs: 4, CPUs: 4}}}}}
+	}}
+	_, err := Run(Config{Cluster: twoNodes(), Trace: tr, Policy: bad, NodeEvents: []NodeEvent{{At: 0, Node: 1, Down: true}}})
+	if err == nil || !strings.Contains(err.Error(), "policy greedy: job x at t=10: node n2 is out of service") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// manyJobs is a trace of n 1-GPU to 4-GPU jobs, some requeueable, some
+// with checkpoints, arriving over time, for the randomized tests.
+func manyJobs(seed uint64, n int) *workload.Trace {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	tr := &workload.Trace{}
+	var at Time
+	for i := range n {
+		at += Time(rng.IntN(200))
+		j := job(fmt.Sprint(i), at, Time(1+rng.IntN(2000)), Time(100+rng.IntN(2000)), int32(1+rng.IntN(4)))
+		j.Requeue = rng.IntN(2) == 0
+		if rng.IntN(3) == 0 {
+			j.CheckpointInterval = Time(50 + rng.IntN(300))
+		}
+		if rng.IntN(4) == 0 {
+			j.Request.Nodes = 2
+			j.Request.GPUs *= 2
+		}
+		tr.Jobs = append(tr.Jobs, j)
+	}
+	return tr
+}
+
+func TestFailureModelDeterminism(t *testing.T) {
+	cfg := func(seed uint64) Config {
+		return Config{Trace: manyJobs(3, 200), Seed: seed, Failures: &FailureModel{MTBF: 20000, MTTR: 1500}}
+	}
+	a, b, c := run(t, cfg(1)), run(t, cfg(1)), run(t, cfg(2))
+	if d := cmp.Diff(a, b); d != "" {
+		t.Fatalf("same seed, different records:\n%s", d)
+	}
+	if len(a.NodeEvents) < 4 || len(a.Runs) == 0 {
+		t.Fatalf("seed 1: %d node events, %d interrupted runs; want failures that hit jobs", len(a.NodeEvents), len(a.Runs))
+	}
+	if cmp.Equal(a.NodeEvents, c.NodeEvents) {
+		t.Errorf("seeds 1 and 2 drew the same failures: %v", a.NodeEvents)
+	}
+	// Failures alternate down/up per node, and the run stops with the
+	// last job: no node event after it.
+	last := map[int32]bool{}
+	for _, ev := range a.NodeEvents {
+		if last[ev.Node] == ev.Down {
+			t.Errorf("node %d: %+v repeats its state", ev.Node, ev)
+		}
+		last[ev.Node] = ev.Down
+		if ev.At > a.End {
+			t.Errorf("node event %+v after the run's end %d", ev, a.End)
+		}
+	}
+	// The policy's stream is not shifted by the failure stream: without
+	// failures the run is the same as ever.
+	plain := run(t, Config{Trace: manyJobs(3, 200), Seed: 1})
+	again := run(t, Config{Trace: manyJobs(3, 200), Seed: 1, Failures: nil})
+	if !cmp.Equal(plain, again) {
+		t.Errorf("runs without failures differ")
+	}
+}
+
+func TestTimeLimitSweep(t *testing.T) {
+	// Both jobs start at 7 with limit 100. "over" would run 1000 s: its
+	// limit passes at 107 and the 30 s sweep kills it at 120 (113 s,
+	// TIMEOUT). "slack" runs 110 s, past its limit, but ends at 117
+	// before the sweep at 120 finds it: COMPLETED. "exact" (limit 90,
+	// runs 500 s) starts at 7 too: 97 → sweep at 120 as well.
+	tr := func() *workload.Trace {
+		return &workload.Trace{Jobs: []workload.Job{job("over", 7, 1000, 100, 1), job("slack", 7, 110, 100, 1), job("exact", 7, 500, 90, 1)}}
+	}
+	rec := run(t, Config{Trace: tr(), TimeLimitSweep: 30})
+	want := []life{
+		{"over", 7, 7, 120, "TIMEOUT", "n1", 0},
+		{"slack", 7, 7, 117, "COMPLETED", "n1", 0},
+		{"exact", 7, 7, 120, "TIMEOUT", "n1", 0},
+	}
+	if d := cmp.Diff(want, lives(rec)); d != "" {
+		t.Errorf("sweep 30 (-want +got):\n%s", d)
+	}
+	// Exact kill (sweep 0) with OverTimeLimit 60: killed at 7+100+60 =
+	// 167; slack completes at 117; exact at 7+90+60 = 157.
+	rec = run(t, Config{Trace: tr(), OverTimeLimit: 60})
+	want = []life{
+		{"over", 7, 7, 167, "TIMEOUT", "n1", 0},
+		{"slack", 7, 7, 117, "COMPLETED", "n1", 0},
+		{"exact", 7, 7, 157, "TIMEOUT", "n1", 0},
+	}
+	if d := cmp.Diff(want, lives(rec)); d != "" {
+		t.Errorf("over time limit 60 (-want +got):\n%s", d)
+	}
+	// The textbook default: killed exactly at the limit.
+	rec = run(t, Config{Trace: tr()})
+	if got := lives(rec)[0]; got.End != 107 || got.State != "TIMEOUT" {
+		t.Errorf("default: over = %+v, want TIMEOUT at 107", got)
+	}
+}
+
+// disjoint is two nodes in two disjoint partitions: n1 in a, n2 in b.
+func disjoint() *hwmodels.Cluster {
+	return &hwmodels.Cluster{
+		Name: "d",
+		Nodes: []hwmodels.Node{
+			{Name: "n1", GPUs: 4, GPUType: "h100", CPUs: 32, MemMB: 262144, Partitions: 1},
+			{Name: "n2", GPUs: 4, GPUType: "h100", CPUs: 32, MemMB: 262144, Partitions: 2},
+		},
+		Partitions: []hwmodels.Partition{
+			{Name: "a", Nodes: []int32{0}, Default: true},
+			{Name: "b", Nodes: []int32{1}},
+		},
+	}
+}
+
+func TestMultiPartition(t *testing.T) {
+	// blocker holds n1 (partition a) [0,100). m (-p a,b) cannot start in
+	// a but can in b: it starts at once on n2 and is recorded in b. m2
+	// (-p b,a) arrives at 5 with n2 taken by m until 50 and n1 by blocker
+	// until 100: it starts in b when m ends, at 50. n (-p nosuch,b) runs
+	// in b (the partition the cluster lacks is left out) after m2.
+	m := job("m", 0, 50, 100, 4)
+	m.Partition = "a,b"
+	m2 := job("m2", 5, 10, 100, 4)
+	m2.Partition = "b,a"
+	n := job("n", 5, 10, 100, 4)
+	n.Partition = "nosuch,b"
+	tr := &workload.Trace{Jobs: []workload.Job{job("blocker", 0, 100, 200, 4), m, m2, n}}
+	rec := run(t, Config{Cluster: disjoint(), Trace: tr})
+	want := []life{
+		{"blocker", 0, 0, 100, "COMPLETED", "n1", 0},
+		{"m", 0, 0, 50, "COMPLETED", "n2", 0},
+		{"m2", 5, 50, 60, "COMPLETED", "n2", 0},
+		{"n", 5, 60, 70, "COMPLETED", "n2", 0},
+	}
+	if d := cmp.Diff(want, lives(rec)); d != "" {
+		t.Errorf("outcomes (-want +got):\n%s", d)
+	}
+	if p := []int32{rec.Jobs[1].Part, rec.Jobs[2].Part, rec.Jobs[3].Part}; !cmp.Equal(p, []int32{1, 1, 1}) {
+		t.Errorf("partitions of m, m2, n = %v, want b (1) for each", p)
+	}
+
+	// An allocation that no single partition of the job holds is refused.
+	w := job("w", 0, 10, 10, 8)
+	w.Request.Nodes = 2
+	w.Partition = "a,b"
+	bad := &greedy{bad: func(v View) Plan {
+		return Plan{Starts: []Start{{Job: 0, Alloc: []NodeAlloc{{Node: 0, GPUs: 4, CPUs: 4}, {Node: 1, GPUs: 4, CPUs: 4}}}}}
+	}}
+	// In disjoint() w could never run (no partition has two nodes) and
+	// would be rejected, so b gets both nodes: w may run only in b.
+	c := disjoint()
+	c.Nodes[0].Partitions = 3
+	c.Partitions[1].Nodes = []int32{0, 1}
+	w.Partition = "a,b"
+	rec, err := Run(Config{Cluster: c, Trace: &workload.Trace{Jobs: []workload.Job{w}}, Policy: bad, Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Jobs[0].Part != 1 || rec.Jobs[0].State != Completed {
+		t.Errorf("w: part %d state %v, want b COMPLETED", rec.Jobs[0].Part, rec.Jobs[0].State)
+	}
+	c.Nodes[0].Partitions = 1
+	c.Partitions[1].Nodes = []int32{1}
+	c.Partitions[0].Nodes = []int32{0}
+	// A spread job of 4 GPUs fits either partition, but not both at once.
+	w.Request = workload.Request{GPUs: 4, CPUs: 4}
+	split := &greedy{bad: func(v View) Plan {
+		return Plan{Starts: []Start{{Job: 0, Alloc: []NodeAlloc{{Node: 0, GPUs: 2, CPUs: 2}, {Node: 1, GPUs: 2, CPUs: 2}}}}}
+	}}
+	_, err = Run(Config{Cluster: c, Trace: &workload.Trace{Jobs: []workload.Job{w}}, Policy: split})
+	if err == nil || !strings.Contains(err.Error(), "not eligible (partition a,b") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestAdvanceReservation(t *testing.T) {
+	// Maintenance on n1 for [100,200). twoNodes, lgreedy (which skips
+	// nodes whose window a job's limit would reach into).
+	resv := []AdvanceReservation{{Name: "maint", Start: 100, End: 200, Nodes: []int32{0}}}
+	// long (limit 150, 4 GPUs) at 0 would overlap the window on n1, so
+	// it takes n2: [0,120). fits (limit 100) on n1 ends by 100: [0,90).
+	// late (limit 50) at 95 finds n2 busy and n1's window 5 s away: it
+	// waits for n2, free at 120: [120,150).
+	tr := &workload.Trace{Jobs: []workload.Job{
+		job("long", 0, 120, 150, 4), job("fits", 0, 90, 100, 4), job("late", 95, 30, 50, 4),
+	}}
+	rec := run(t, Config{Trace: tr, Reservations: resv})
+	want := []life{
+		{"long", 0, 0, 120, "COMPLETED", "n2", 0},
+		{"fits", 0, 0, 90, "COMPLETED", "n1", 0},
+		{"late", 95, 120, 150, "COMPLETED", "n2", 0},
+	}
+	if d := cmp.Diff(want, lives(rec)); d != "" {
+		t.Errorf("outcomes (-want +got):\n%s", d)
+	}
+
+	// With n2 reserved too, late waits for the window's end at 200; the
+	// controller runs a pass then although nothing else happens.
+	resv[0].Nodes = []int32{0, 1}
+	// long's limit is now 100: it ends by the window and takes n1
+	// [0,100); fits takes n2 [0,90).
+	tr.Jobs[0].TimeLimit = 100
+	tr.Jobs[0].Runtime = 100
+	rec = run(t, Config{Trace: tr, Reservations: resv})
+	want = []life{
+		{"long", 0, 0, 100, "COMPLETED", "n1", 0},
+		{"fits", 0, 0, 90, "COMPLETED", "n2", 0},
+		{"late", 95, 200, 230, "COMPLETED", "n1", 0},
+	}
+	if d := cmp.Diff(want, lives(rec)); d != "" {
+		t.Errorf("both nodes reserved (-want +got):\n%s", d)
+	}
+
+	// A policy that ignores the window is stopped.
+	bad := &greedy{}
+	_, err := Run(Config{Cluster: twoNodes(), Trace: &workload.Trace{Jobs: []workload.Job{job("x", 50, 10, 60, 4)}},
+		Policy: bad, Reservations: resv})
+	if err == nil || !strings.Contains(err.Error(), `policy greedy: job x at t=50: node n1 is reserved by "maint" for [100, 200)`) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestReservationsView(t *testing.T) {
+	// The view lists the windows that have not ended, by start.
+	var seen [][]string
+	probe := &greedy{bad: func(v View) Plan {
+		var names []string
+		for _, r := range v.Reservations() {
+			names = append(names, r.Name)
+		}
+		seen = append(seen, names)
+		return Plan{}
+	}}
+	resv := []AdvanceReservation{
+		{Name: "b", Start: 50, End: 60, Nodes: []int32{1}},
+		{Name: "a", Start: 10, End: 30, Nodes: []int32{0}},
+	}
+	tr := &workload.Trace{Jobs: []workload.Job{job("x", 0, 1, 1, 1), job("y", 40, 1, 1, 1), job("z", 70, 1, 1, 1)}}
+	if _, err := Run(Config{Cluster: twoNodes(), Trace: tr, Policy: probe, Reservations: resv}); err != nil {
+		t.Fatal(err)
+	}
+	// Passes at 0, 30 (a ends), 40, 60 (b ends), 70; x, y and z never
+	// start (the probe starts nothing), so passes run while they wait.
+	want := [][]string{{"a", "b"}, {"b"}, {"b"}, nil, nil}
+	if d := cmp.Diff(want, seen); d != "" {
+		t.Errorf("reservations seen (-want +got):\n%s", d)
+	}
+}

@@ -1,0 +1,163 @@
+package sim
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+// preempt applies one of a plan's preemptions.
+func (c *controller) preempt(p Preemption) error {
+	ref := p.Job
+	if ref < 0 || int(ref) >= len(c.jobs) {
+		return fmt.Errorf("policy %s: preemption of unknown job ref %d at t=%d", c.policy.Name(), ref, c.now)
+	}
+	if c.status[ref] != stRunning {
+		return fmt.Errorf("policy %s: job %s: preempted at t=%d but it is not running", c.policy.Name(), c.jobs[ref].ID, c.now)
+	}
+	if p.Mode != PreemptCancel && p.Mode != PreemptRequeue {
+		return fmt.Errorf("policy %s: job %s: preemption at t=%d has unknown mode %d", c.policy.Name(), c.jobs[ref].ID, c.now, p.Mode)
+	}
+	if _, ok := c.grace[ref]; ok {
+		return nil // already on its way out
+	}
+	// PreemptMode=REQUEUE requeues only jobs that may be requeued; others
+	// are cancelled (slurm.conf PreemptMode).
+	requeue := p.Mode == PreemptRequeue && c.requeueable(ref)
+	g := c.cfg.PreemptGraceTime
+	if g <= 0 {
+		c.interrupt(ref, Preempted, requeue)
+		return nil
+	}
+	// GraceTime: the job keeps its resources until now+grace (or its own
+	// earlier end) and then ends PREEMPTED, or is requeued.
+	if c.grace == nil {
+		c.grace = map[JobRef]bool{}
+	}
+	c.grace[ref] = requeue
+	i := c.runningIndex(ref)
+	rj := &c.running[i]
+	if at := c.now + g; at < c.plannedEnd(ref, rj.Start) {
+		c.bumpGen(ref)
+		c.q.Push(int64(at), classEnd, int32(ref), c.gen[ref])
+		rj.End = min(rj.End, at)
+	}
+	return nil
+}
+
+// requeueable reports whether job ref returns to the queue when it is
+// preempted in REQUEUE mode or its node fails.
+func (c *controller) requeueable(ref JobRef) bool {
+	return c.cfg.JobRequeue || c.jobs[ref].Requeue
+}
+
+func (c *controller) bumpGen(ref JobRef) {
+	if c.gen == nil {
+		c.gen = make([]uint32, len(c.jobs))
+	}
+	c.gen[ref]++
+}
+
+func (c *controller) genOf(ref JobRef) uint32 {
+	if c.gen == nil {
+		return 0
+	}
+	return c.gen[ref]
+}
+
+// interrupt cuts job ref's run short now: it ends in state st, or, with
+// requeue, its run is closed as a RunSegment in state st and the job
+// returns to the queue.
+func (c *controller) interrupt(ref JobRef, st State, requeue bool) {
+	c.bumpGen(ref) // its scheduled end no longer applies
+	delete(c.grace, ref)
+	if requeue {
+		c.requeue(ref, st)
+		return
+	}
+	c.rec[ref].State = st
+	c.finishRun(ref)
+}
+
+// requeue closes job ref's run (state st: Preempted or NodeFail) and puts
+// it back in the queue, as Slurm does: a new submit time (now), held with
+// reason BeginTime for the requeue delay, and, when it runs again, its full
+// time limit and the work left since its last checkpoint.
+func (c *controller) requeue(ref JobRef, st State) {
+	r := &c.rec[ref]
+	c.runs = append(c.runs, RunSegment{Job: ref, Start: r.Start, End: c.now, State: st, Alloc: r.Alloc})
+	c.releaseRun(ref, r.Alloc, st)
+	if c.lc != nil {
+		c.lcRunEnded(ref, false, st)
+	}
+
+	j := &c.jobs[ref]
+	if c.remain == nil {
+		c.remain = make([]Time, len(c.jobs))
+		for i := range c.jobs {
+			c.remain[i] = c.jobs[i].Runtime
+		}
+		c.requeuedAt = make([]Time, len(c.jobs))
+	}
+	c.requeuedAt[ref] = c.now
+	if ci := j.CheckpointInterval; ci > 0 {
+		saved := (c.now - r.Start) / ci * ci
+		c.remain[ref] = max(c.remain[ref]-saved, 0)
+	} else {
+		c.remain[ref] = j.Runtime // no checkpoint: from scratch
+	}
+
+	r.Requeues++
+	r.Eligible = workload.Unknown
+	r.Start = workload.Unknown
+	r.End = workload.Unknown
+	r.Alloc = nil
+	r.State = 0
+	c.status[ref] = stWaiting
+	c.recordReason(ref, ReasonBeginTime)
+	d := c.cfg.RequeueDelay
+	switch {
+	case d == 0:
+		d = DefaultRequeueDelay
+	case d < 0:
+		d = 0
+	}
+	c.q.Push(int64(c.now+d), classRelease, int32(ref), 0)
+}
+
+// release ends a requeued job's begin-time hold.
+func (c *controller) release(ref JobRef) {
+	if c.status[ref] != stWaiting || c.reason[ref] != ReasonBeginTime {
+		return
+	}
+	c.admit(ref)
+}
+
+// runningIndex returns job ref's index in the running list; it panics if
+// the job is not there.
+func (c *controller) runningIndex(ref JobRef) int {
+	i, found := slices.BinarySearchFunc(c.running, ref, func(rj RunningJob, ref JobRef) int { return cmp.Compare(rj.Ref, ref) })
+	if !found {
+		panic(fmt.Sprintf("sim: running job %q missing from the running list: t=%d", c.jobs[ref].ID, c.now))
+	}
+	return i
+}
+
+// releaseRun frees a run's resources, drops it from the running list and
+// tells the observer.
+func (c *controller) releaseRun(ref JobRef, alloc []NodeAlloc, st State) {
+	for _, a := range alloc {
+		n := c.freeOf(a.Node)
+		n.FreeGPUs += a.GPUs
+		n.FreeCPUs += a.CPUs
+		n.FreeMemMB += a.MemMB
+	}
+	i := c.runningIndex(ref)
+	c.running = slices.Delete(c.running, i, i+1)
+	if c.obs != nil {
+		c.obs.JobEnded(ref, c.now, alloc, st)
+	}
+	c.trigger()
+}
