@@ -745,3 +745,146 @@ func TestReservationsView(t *testing.T) {
 		t.Errorf("reservations seen (-want +got):\n%s", d)
 	}
 }
+
+// dagTrace is a random trace of n jobs on twoNodes: some arrays with a
+// throttle, and dependencies of every kind on earlier jobs or arrays.
+func dagTrace(seed uint64, n int) *workload.Trace {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	tr := &workload.Trace{}
+	var at Time
+	var ids []string
+	types := []workload.DepType{workload.DepAfter, workload.DepAfterAny, workload.DepAfterOK, workload.DepAfterNotOK}
+	for len(tr.Jobs) < n {
+		at += Time(rng.IntN(60))
+		var deps []workload.Dependency
+		if len(ids) > 0 {
+			for range rng.IntN(3) {
+				deps = append(deps, workload.Dependency{Type: types[rng.IntN(len(types))], JobID: ids[rng.IntN(len(ids))]})
+			}
+		}
+		mk := func(id string) workload.Job {
+			lim := Time(50 + rng.IntN(300))
+			j := job(id, at, Time(rng.IntN(400)), lim, int32(1+rng.IntN(4)))
+			j.Deps = deps
+			j.Requeue = rng.IntN(2) == 0
+			j.CheckpointInterval = Time(rng.IntN(2) * 40)
+			return j
+		}
+		id := fmt.Sprint(len(tr.Jobs))
+		if rng.IntN(5) == 0 { // an array of 2 to 4 tasks
+			tasks, thr := 2+rng.IntN(3), int32(rng.IntN(3))
+			for k := range tasks {
+				j := mk(fmt.Sprintf("%s_%d", id, k))
+				j.ArrayJobID, j.ArrayTaskID, j.ArrayThrottle = id, int32(k), thr
+				tr.Jobs = append(tr.Jobs, j)
+			}
+		} else {
+			tr.Jobs = append(tr.Jobs, mk(id))
+		}
+		ids = append(ids, id)
+	}
+	return tr
+}
+
+// TestDependencyProperty checks on random DAGs, with node failures and
+// requeues, that no job starts before its dependencies are satisfied (as
+// the record shows them), that jobs whose dependency failed never start,
+// that resources are conserved (Check), and that the same seed gives the
+// same record.
+func TestDependencyProperty(t *testing.T) {
+	for seed := uint64(1); seed <= 40; seed++ {
+		tr := dagTrace(seed, 40)
+		cfg := Config{Trace: tr, Seed: seed, Failures: &FailureModel{MTBF: 3000, MTTR: 300}, JobRequeue: seed%2 == 0}
+		rec := run(t, cfg)
+		if again := run(t, cfg); !cmp.Equal(rec, again) {
+			t.Fatalf("seed %d: records differ between two runs", seed)
+		}
+		firstStart := map[JobRef]Time{}
+		for _, r := range rec.Runs {
+			if _, ok := firstStart[r.Job]; !ok {
+				firstStart[r.Job] = r.Start
+			}
+		}
+		for i := range rec.Jobs {
+			r := &rec.Jobs[i]
+			if _, ok := firstStart[r.Ref]; !ok && r.Start != U {
+				firstStart[r.Ref] = r.Start
+			}
+		}
+		// begun: when the job started first or ended without starting;
+		// ended: when it ended for good (U while it has not).
+		begun := func(ref JobRef) Time {
+			if s, ok := firstStart[ref]; ok {
+				return s
+			}
+			switch r := &rec.Jobs[ref]; r.State {
+			case Rejected:
+				return tr.Jobs[ref].Submit
+			case Cancelled:
+				return r.End
+			}
+			return U
+		}
+		ended := func(ref JobRef) Time {
+			switch r := &rec.Jobs[ref]; r.State {
+			case Unfinished:
+				return U
+			case Rejected:
+				return tr.Jobs[ref].Submit
+			default:
+				return r.End
+			}
+		}
+		members := func(id string) []JobRef {
+			var m []JobRef
+			for k := range tr.Jobs {
+				if tr.Jobs[k].ID == id || tr.Jobs[k].ArrayJobID == id {
+					m = append(m, JobRef(k))
+				}
+			}
+			return m
+		}
+		for i := range tr.Jobs {
+			child := JobRef(i)
+			start, started := firstStart[child]
+			for _, d := range tr.Jobs[i].Deps {
+				// when is the time it was satisfied; never that it cannot be.
+				when, never := Time(0), false
+				okAll := true
+				for _, m := range members(d.JobID) {
+					var at Time
+					switch d.Type {
+					case workload.DepAfter:
+						at = begun(m)
+					default:
+						at = ended(m)
+						if rec.Jobs[m].State != Completed {
+							okAll = false
+							if d.Type == workload.DepAfterOK && at != U {
+								never = true
+							}
+						}
+					}
+					if at == U {
+						when = U
+					} else if when != U {
+						when = max(when, at)
+					}
+				}
+				if d.Type == workload.DepAfterNotOK && when != U && okAll {
+					never = true
+				}
+				where := fmt.Sprintf("seed %d: job %s (%v on %s)", seed, tr.Jobs[i].ID, d.Type, d.JobID)
+				switch {
+				case !started:
+				case never:
+					t.Errorf("%s: started at %d although the dependency failed", where, start)
+				case when == U || start < when:
+					t.Errorf("%s: started at %d, dependency satisfied at %d", where, start, when)
+				case rec.Jobs[i].Eligible < when && rec.Jobs[i].Requeues == 0:
+					t.Errorf("%s: eligible at %d, dependency satisfied at %d", where, rec.Jobs[i].Eligible, when)
+				}
+			}
+		}
+	}
+}
