@@ -610,7 +610,7 @@ func (p *parser) fabric(n *yaml.Node) error {
 			// Point at the switch the message names, when it does.
 			line := sn
 			for i, s := range sw {
-				if strings.Contains(err.Error(), strconv.Quote(s.Name)) {
+				if strings.HasPrefix(err.Error(), "switch "+strconv.Quote(s.Name)) {
 					line = deref(items[i])
 					break
 				}
