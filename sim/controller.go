@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/schedsim/schedsim/hwmodels"
@@ -398,19 +399,19 @@ func (c *controller) makeEligible(ref JobRef) {
 	pj := PendingJob{Ref: ref, Submit: sub, Eligible: c.now, Limit: c.limit[ref],
 		Part: c.part[ref], Parts: c.partsMask(ref), Req: c.req[ref]}
 	n := len(c.pending)
-	if n == 0 || !before(&pj, &c.pending[n-1]) {
-		c.pending = append(c.pending, pj)
+	if n == 0 || !queuedBefore(sub, ref, &c.pending[n-1]) {
+		c.pending = append(c.pending, pj) // the usual case: submits come in order
 	} else {
-		k, _ := slices.BinarySearchFunc(c.pending, &pj, func(a PendingJob, b *PendingJob) int {
-			return cmp.Or(cmp.Compare(a.Submit, b.Submit), cmp.Compare(a.Ref, b.Ref))
-		})
+		k := sort.Search(n, func(i int) bool { return queuedBefore(sub, ref, &c.pending[i]) })
 		c.pending = slices.Insert(c.pending, k, pj)
 	}
 	c.trigger()
 }
 
-func before(a, b *PendingJob) bool {
-	return a.Submit < b.Submit || a.Submit == b.Submit && a.Ref < b.Ref
+// queuedBefore reports whether a job submitted at sub with ref ref goes
+// before p in the pending list's (Submit, Ref) order.
+func queuedBefore(sub Time, ref JobRef, p *PendingJob) bool {
+	return sub < p.Submit || sub == p.Submit && ref < p.Ref
 }
 
 // partsMask returns the partitions job ref may run in.
