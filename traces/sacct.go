@@ -31,6 +31,11 @@ type SacctOptions struct {
 	// (PENDING and the like) instead of keeping them with Runtime 0. They
 	// are counted in Notes either way.
 	SkipPending bool
+	// TimeZone is the IANA zone of the host that ran sacct (its
+	// timestamps are local wall-clock readings); Read converts the times
+	// to Unix seconds in that zone and sets Trace.TimeZone. "" reads them
+	// as UTC readings.
+	TimeZone string
 }
 
 // JobinfoFields is the --format list of the hb-jobinfo tool of the
@@ -746,7 +751,9 @@ func (sr *SacctReader) parseJob(f [][]byte, jobPart []byte, lineNo int) (h heldJ
 	if c := sr.col[roleAllocTRES]; c >= 0 && len(f[c]) == 0 {
 		noAlloc = true
 	}
-	neverStarted := start == workload.Unknown || (noAlloc && elapsed <= 0)
+	// A job with elapsed time ran even when its start is unknown (SWF logs
+	// without wait times, written back as sacct).
+	neverStarted := (start == workload.Unknown && !(elapsed > 0)) || (noAlloc && elapsed <= 0)
 	mult := 1 // jobs this row stands for
 	if h.remainder {
 		mult = int(h.tasks)
@@ -786,7 +793,7 @@ func (sr *SacctReader) parseJob(f [][]byte, jobPart []byte, lineNo int) (h heldJ
 		default:
 			j.Runtime = 0
 		}
-		if !neverStarted && end == workload.Unknown {
+		if !neverStarted && start != workload.Unknown && end == workload.Unknown {
 			sr.stats.Running += mult
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
+	_ "time/tzdata" // TimeZoneString zones resolve the same on every machine
 	"unicode"
 
 	"github.com/schedsim/schedsim/workload"
@@ -118,6 +120,11 @@ type SWFStats struct {
 	NoProcs   int // of Skipped, with no processor count (fields 5 and 8 <= 0)
 	Bad       int // bad records skipped (Lenient)
 	Comments  int // comment lines after the first record, ignored
+	// PartialRecords counts partial-execution records (status 2, 3, 4);
+	// FoldedJobs the jobs they were folded into.
+	PartialRecords int
+	FoldedJobs     int
+	FoldedRecords  int // records folded into a job before them (not jobs themselves)
 }
 
 // SWFReader reads a Standard Workload Format (2.2) log one job at a time.
@@ -134,6 +141,13 @@ type SWFReader struct {
 	err      error // sticky
 	stats    SWFStats
 	badErrs  []*ParseError
+	zone     *time.Location // from TimeZoneString; nil when absent or unknown
+	zoneNote string
+
+	held       swfHeld // the job waiting for its partial-execution records
+	have       bool
+	lastStatus int64 // status and job number of the record parseRecord last returned
+	lastNum    int64
 }
 
 // NewSWFReader returns a reader of the SWF log r, having read its header
@@ -243,6 +257,12 @@ func (sr *SWFReader) headerLine(b []byte) error {
 		h.TimeZone = int(n)
 	case "timezonestring":
 		h.TimeZoneString = v
+		if loc, lerr := time.LoadLocation(v); lerr == nil && v != "" {
+			sr.zone = loc
+		} else {
+			sr.zone = nil
+			sr.zoneNote = fmt.Sprintf("header TimeZoneString %q is not a known IANA zone: local-time figures use UTC", v)
+		}
 	case "maxnodes":
 		n, err = num()
 		h.MaxNodes = int(n)
@@ -311,6 +331,15 @@ func parseUnit(b []byte) (SWFUnit, bool) {
 	return SWFUnit{Number: int(n), Name: string(bytes.TrimSpace(b[i:]))}, true
 }
 
+// TimeZone returns the IANA zone of the header's TimeZoneString when it
+// names a known zone, else "".
+func (sr *SWFReader) TimeZone() string {
+	if sr.zone == nil {
+		return ""
+	}
+	return sr.header.TimeZoneString
+}
+
 // Header returns the header read by NewSWFReader. Its slices are shared:
 // do not modify them.
 func (sr *SWFReader) Header() SWFHeader { return sr.header }
@@ -324,55 +353,133 @@ func (sr *SWFReader) Skipped() int { return sr.stats.Skipped }
 
 // Next returns the next job, or io.EOF after the last. Records without a
 // submit time, run time or processor count are skipped and counted
-// (Skipped). Errors are *ParseError naming the line, field and value; in
-// strict mode (the default) an error ends the reading and is returned
+// (Skipped). Partial-execution records (status 2, 3, 4) are folded into
+// the job with the same number just before them (see the package
+// documentation). Errors are *ParseError naming the line, field and value;
+// in strict mode (the default) an error ends the reading and is returned
 // again by later calls.
 func (sr *SWFReader) Next() (workload.Job, error) {
 	for {
 		if sr.err != nil {
+			if sr.have {
+				sr.have = false
+				sr.stats.Jobs++
+				return sr.finish(), nil
+			}
 			return workload.Job{}, sr.err
 		}
-		var line []byte
-		var lineNo int
-		if sr.pending != nil {
-			line, lineNo = sr.pending, sr.pendLine
-			sr.pending = nil
-		} else {
-			var err error
-			if line, err = sr.lr.next(); err != nil {
-				sr.err = sr.withPath(err)
-				continue
-			}
-			lineNo = sr.lr.line
-			sr.stats.Lines = lineNo
-		}
-		t := bytes.TrimLeft(line, " \t")
-		if len(t) == 0 {
-			continue
-		}
-		if t[0] == ';' {
-			sr.stats.Comments++
-			continue
-		}
-		sr.stats.Records++
-		j, ok, perr := sr.parseRecord(line, lineNo)
-		if perr != nil {
-			if !sr.opts.Lenient {
-				sr.err = perr
-				return workload.Job{}, perr
-			}
-			sr.stats.Bad++
-			if len(sr.badErrs) < maxNotedErrors {
-				sr.badErrs = append(sr.badErrs, perr)
+		j, ok, err := sr.nextRecord()
+		if err != nil {
+			sr.err = err
+			if err != io.EOF && sr.have {
+				// A strict error ends the reading at once.
+				sr.have = false
 			}
 			continue
 		}
 		if !ok {
 			continue
 		}
-		sr.stats.Jobs++
-		return j, nil
+		status, num := sr.lastStatus, sr.lastNum
+		partial := status == 2 || status == 3 || status == 4
+		if sr.have && partial && num == sr.held.num {
+			sr.foldPart(&j, status)
+			continue
+		}
+		prev, had := sr.held, sr.have
+		sr.held = swfHeld{job: j, num: num}
+		sr.have = true
+		if partial {
+			sr.held.fromParts = true
+			sr.held.parts = 1
+			sr.stats.PartialRecords++
+		}
+		if had {
+			sr.stats.Jobs++
+			sr.held, prev = prev, sr.held
+			out := sr.finish()
+			sr.held = prev
+			return out, nil
+		}
 	}
+}
+
+// swfHeld is a job waiting for its partial-execution records.
+type swfHeld struct {
+	job       workload.Job
+	num       int64
+	parts     int  // partial-execution records seen
+	fromParts bool // no summary line: the job is made of its parts
+}
+
+// foldPart folds a partial-execution record into the held job.
+func (sr *SWFReader) foldPart(p *workload.Job, status int64) {
+	h := &sr.held
+	h.parts++
+	sr.stats.PartialRecords++
+	sr.stats.FoldedRecords++
+	if !h.fromParts {
+		return // the summary line already holds the totals
+	}
+	j := &h.job
+	j.Runtime += p.Runtime
+	if p.TraceEnd != workload.Unknown {
+		j.TraceEnd = p.TraceEnd
+	}
+	j.TraceState = p.TraceState
+	for k, f := range j.Extra {
+		if f.Name == "status" {
+			j.Extra[k].Value = numString(status)
+		}
+	}
+}
+
+// finish returns the held job and counts it when partial executions were
+// folded into it.
+func (sr *SWFReader) finish() workload.Job {
+	if sr.held.parts > 0 {
+		sr.stats.FoldedJobs++
+	}
+	return sr.held.job
+}
+
+// nextRecord returns the next parsed job record. ok is false for skipped
+// records; err is io.EOF at the end, or a *ParseError (counted when
+// Lenient).
+func (sr *SWFReader) nextRecord() (j workload.Job, ok bool, err error) {
+	var line []byte
+	var lineNo int
+	if sr.pending != nil {
+		line, lineNo = sr.pending, sr.pendLine
+		sr.pending = nil
+	} else {
+		if line, err = sr.lr.next(); err != nil {
+			return j, false, sr.withPath(err)
+		}
+		lineNo = sr.lr.line
+		sr.stats.Lines = lineNo
+	}
+	t := bytes.TrimLeft(line, " \t")
+	if len(t) == 0 {
+		return j, false, nil
+	}
+	if t[0] == ';' {
+		sr.stats.Comments++
+		return j, false, nil
+	}
+	sr.stats.Records++
+	j, ok, perr := sr.parseRecord(line, lineNo)
+	if perr != nil {
+		if sr.opts.Lenient {
+			sr.stats.Bad++
+			if len(sr.badErrs) < maxNotedErrors {
+				sr.badErrs = append(sr.badErrs, perr)
+			}
+			return j, false, nil
+		}
+		return j, false, perr
+	}
+	return j, ok, nil
 }
 
 // parseSWFNum parses an SWF field: -1 (unknown) or a non-negative number,
@@ -481,6 +588,7 @@ func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bo
 		return j, false, nil
 	}
 
+	sr.lastStatus, sr.lastNum = v[11], v[1]
 	j = workload.NewJob(strconv.FormatInt(v[1], 10))
 	j.Submit = workload.Time(sr.header.UnixStartTime + v[2])
 	j.Runtime = workload.Time(v[4])
@@ -587,6 +695,14 @@ func (sr *SWFReader) Notes() []string {
 	}
 	if s.Comments > 0 {
 		add("ignored %s comment lines after the header", fmtCount(s.Comments))
+	}
+	if s.PartialRecords > 0 {
+		add("folded %s partial-execution records (status 2, 3, 4) into %s checkpointed or swapped jobs", fmtCount(s.PartialRecords), fmtCount(s.FoldedJobs))
+	}
+	if sr.zone != nil {
+		add("local-time figures use the header's TimeZoneString %s", sr.header.TimeZoneString)
+	} else if sr.zoneNote != "" {
+		add("%s", sr.zoneNote)
 	}
 	if h := sr.header; h.MaxJobs > 0 && h.MaxJobs != s.Records {
 		add("header MaxJobs %s differs from the %s records in the file", fmtCount(h.MaxJobs), fmtCount(s.Records))

@@ -1,0 +1,564 @@
+package traces
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+// ArrowSchemaVersion is the version of the job table schema, stored in the
+// schema metadata under "schedsim.schema_version". A change that renames,
+// removes or retypes a column increments it; adding a nullable column
+// does not.
+const ArrowSchemaVersion = 1
+
+// Schema metadata keys.
+const (
+	metaVersion  = "schedsim.schema_version"
+	metaEpoch    = "schedsim.epoch"
+	metaSource   = "schedsim.source"
+	metaTimeZone = "schedsim.time_zone"
+	metaNotes    = "schedsim.notes"
+)
+
+var (
+	dictString = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	tsSeconds  = &arrow.TimestampType{Unit: arrow.Second, TimeZone: "UTC"}
+	kvStruct   = arrow.StructOf(
+		arrow.Field{Name: "name", Type: arrow.BinaryTypes.String},
+		arrow.Field{Name: "value", Type: arrow.BinaryTypes.String, Nullable: true},
+	)
+	depStruct = arrow.StructOf(
+		arrow.Field{Name: "type", Type: arrow.BinaryTypes.String},
+		arrow.Field{Name: "job_id", Type: arrow.BinaryTypes.String, Nullable: true},
+	)
+)
+
+// Column indexes of the job table.
+const (
+	acID = iota
+	acName
+	acUser
+	acAccount
+	acPartition
+	acQOS
+	acArrayJobID
+	acArrayTaskID
+	acSubmit
+	acTimeLimit
+	acRuntime
+	acCancelAfter
+	acState
+	acStart
+	acEnd
+	acNodes
+	acGPUs
+	acGPUType
+	acCPUs
+	acMem
+	acDeps
+	acExtra
+	numArrowCols
+)
+
+// ArrowSchema returns the schema of the job table that WriteArrow and
+// WriteParquet write: one row per job, columns
+//
+//	id             utf8                     job id as the trace writes it
+//	name           utf8, null = ""
+//	user           dictionary<int32, utf8>, null = ""
+//	account        dictionary<int32, utf8>, null = ""
+//	partition      dictionary<int32, utf8>, null = ""
+//	qos            dictionary<int32, utf8>, null = ""
+//	array_job_id   utf8, null for jobs that are not array tasks
+//	array_task_id  int32, null for jobs that are not array tasks
+//	submit         timestamp[s, UTC]        Unix time of the submit
+//	time_limit     int64 seconds, null = unknown
+//	runtime        int64 seconds            recorded runtime
+//	cancel_after   int64 seconds, null unless cancelled before starting
+//	trace_state    dictionary<int32, utf8>, null = ""
+//	trace_start    timestamp[s, UTC], null = unknown
+//	trace_end      timestamp[s, UTC], null = unknown
+//	req_nodes      int32                    0 = any
+//	req_gpus       int32
+//	gpu_type       dictionary<int32, utf8>, null = any type
+//	req_cpus       int32
+//	req_mem_mib    int64                    0 = unspecified
+//	deps           list<struct<type: utf8, job_id: utf8>>
+//	extra          list<struct<name: utf8, value: utf8>>  the trace's other columns, in order
+//
+// and metadata schedsim.schema_version, schedsim.epoch (the trace's
+// Epoch, Unix seconds), schedsim.source, schedsim.time_zone and
+// schedsim.notes (the trace's notes, one per line).
+func ArrowSchema(md *arrow.Metadata) *arrow.Schema {
+	f := func(name string, t arrow.DataType, nullable bool) arrow.Field {
+		return arrow.Field{Name: name, Type: t, Nullable: nullable}
+	}
+	fields := []arrow.Field{
+		acID:          f("id", arrow.BinaryTypes.String, false),
+		acName:        f("name", arrow.BinaryTypes.String, true),
+		acUser:        f("user", dictString, true),
+		acAccount:     f("account", dictString, true),
+		acPartition:   f("partition", dictString, true),
+		acQOS:         f("qos", dictString, true),
+		acArrayJobID:  f("array_job_id", arrow.BinaryTypes.String, true),
+		acArrayTaskID: f("array_task_id", arrow.PrimitiveTypes.Int32, true),
+		acSubmit:      f("submit", tsSeconds, false),
+		acTimeLimit:   f("time_limit", arrow.PrimitiveTypes.Int64, true),
+		acRuntime:     f("runtime", arrow.PrimitiveTypes.Int64, false),
+		acCancelAfter: f("cancel_after", arrow.PrimitiveTypes.Int64, true),
+		acState:       f("trace_state", dictString, true),
+		acStart:       f("trace_start", tsSeconds, true),
+		acEnd:         f("trace_end", tsSeconds, true),
+		acNodes:       f("req_nodes", arrow.PrimitiveTypes.Int32, false),
+		acGPUs:        f("req_gpus", arrow.PrimitiveTypes.Int32, false),
+		acGPUType:     f("gpu_type", dictString, true),
+		acCPUs:        f("req_cpus", arrow.PrimitiveTypes.Int32, false),
+		acMem:         f("req_mem_mib", arrow.PrimitiveTypes.Int64, false),
+		acDeps:        f("deps", arrow.ListOf(depStruct), true),
+		acExtra:       f("extra", arrow.ListOf(kvStruct), true),
+	}
+	return arrow.NewSchema(fields, md)
+}
+
+func traceMetadata(t *workload.Trace) arrow.Metadata {
+	return arrow.NewMetadata(
+		[]string{metaVersion, metaEpoch, metaSource, metaTimeZone, metaNotes},
+		[]string{strconv.Itoa(ArrowSchemaVersion), strconv.FormatInt(t.Epoch, 10), t.Source, t.TimeZone, strings.Join(t.Notes, "\n")},
+	)
+}
+
+// arrowRecord builds one record batch holding the jobs of t.
+func arrowRecord(t *workload.Trace, mem memory.Allocator) (arrow.RecordBatch, error) {
+	md := traceMetadata(t)
+	schema := ArrowSchema(&md)
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	str := func(c int, s string) {
+		sb := b.Field(c).(*array.StringBuilder)
+		if s == "" {
+			sb.AppendNull()
+		} else {
+			sb.Append(s)
+		}
+	}
+	dict := func(c int, s string) error {
+		db := b.Field(c).(*array.BinaryDictionaryBuilder)
+		if s == "" {
+			db.AppendNull()
+			return nil
+		}
+		return db.AppendString(s)
+	}
+	ts := func(c int, v workload.Time, epoch int64) {
+		tb := b.Field(c).(*array.TimestampBuilder)
+		if v == workload.Unknown {
+			tb.AppendNull()
+		} else {
+			tb.Append(arrow.Timestamp(epoch + int64(v)))
+		}
+	}
+	i64 := func(c int, v int64, null bool) {
+		ib := b.Field(c).(*array.Int64Builder)
+		if null {
+			ib.AppendNull()
+		} else {
+			ib.Append(v)
+		}
+	}
+	i32 := func(c int, v int32) { b.Field(c).(*array.Int32Builder).Append(v) }
+	for i := range t.Jobs {
+		j := &t.Jobs[i]
+		if j.ID == "" {
+			return nil, fmt.Errorf("traces: write arrow: job %d has no id", i)
+		}
+		b.Field(acID).(*array.StringBuilder).Append(j.ID)
+		str(acName, j.Name)
+		for _, x := range []struct {
+			c int
+			s string
+		}{{acUser, j.User}, {acAccount, j.Account}, {acPartition, j.Partition}, {acQOS, j.QOS}, {acState, j.TraceState}, {acGPUType, j.Request.GPUType}} {
+			if err := dict(x.c, x.s); err != nil {
+				return nil, err
+			}
+		}
+		if j.ArrayJobID == "" && j.ArrayTaskID < 0 {
+			b.Field(acArrayJobID).AppendNull()
+			b.Field(acArrayTaskID).AppendNull()
+		} else {
+			b.Field(acArrayJobID).(*array.StringBuilder).Append(j.ArrayJobID)
+			b.Field(acArrayTaskID).(*array.Int32Builder).Append(j.ArrayTaskID)
+		}
+		b.Field(acSubmit).(*array.TimestampBuilder).Append(arrow.Timestamp(t.Epoch + int64(j.Submit)))
+		i64(acTimeLimit, int64(j.TimeLimit), j.TimeLimit == workload.Unknown)
+		i64(acRuntime, int64(j.Runtime), false)
+		i64(acCancelAfter, int64(j.CancelAfter), j.CancelAfter == workload.Unknown)
+		ts(acStart, j.TraceStart, t.Epoch)
+		ts(acEnd, j.TraceEnd, t.Epoch)
+		i32(acNodes, j.Request.Nodes)
+		i32(acGPUs, j.Request.GPUs)
+		i32(acCPUs, j.Request.CPUs)
+		b.Field(acMem).(*array.Int64Builder).Append(j.Request.MemMB)
+
+		lb := b.Field(acDeps).(*array.ListBuilder)
+		lb.Append(true)
+		sb := lb.ValueBuilder().(*array.StructBuilder)
+		for _, d := range j.Deps {
+			sb.Append(true)
+			sb.FieldBuilder(0).(*array.StringBuilder).Append(d.Type.String())
+			if d.JobID == "" {
+				sb.FieldBuilder(1).AppendNull()
+			} else {
+				sb.FieldBuilder(1).(*array.StringBuilder).Append(d.JobID)
+			}
+		}
+		lb = b.Field(acExtra).(*array.ListBuilder)
+		lb.Append(true)
+		sb = lb.ValueBuilder().(*array.StructBuilder)
+		for _, f := range j.Extra {
+			sb.Append(true)
+			sb.FieldBuilder(0).(*array.StringBuilder).Append(f.Name)
+			sb.FieldBuilder(1).(*array.StringBuilder).Append(f.Value)
+		}
+	}
+	return b.NewRecordBatch(), nil
+}
+
+// WriteArrow writes t as an Arrow IPC file (the "Feather v2" file format)
+// with the schema of ArrowSchema.
+func WriteArrow(w io.Writer, t *workload.Trace) error {
+	mem := memory.NewGoAllocator()
+	rec, err := arrowRecord(t, mem)
+	if err != nil {
+		return err
+	}
+	defer rec.Release()
+	fw, err := ipc.NewFileWriter(w, ipc.WithSchema(rec.Schema()), ipc.WithAllocator(mem))
+	if err != nil {
+		return fmt.Errorf("traces: write arrow: %w", err)
+	}
+	if err := fw.Write(rec); err != nil {
+		return fmt.Errorf("traces: write arrow: %w", err)
+	}
+	if err := fw.Close(); err != nil {
+		return fmt.Errorf("traces: write arrow: %w", err)
+	}
+	return nil
+}
+
+// WriteParquet writes t as a Parquet file with the schema of ArrowSchema
+// (stored in the file, so dictionary columns read back as dictionaries),
+// zstd-compressed, in row groups of up to 128Ki jobs.
+func WriteParquet(w io.Writer, t *workload.Trace) error {
+	mem := memory.NewGoAllocator()
+	rec, err := arrowRecord(t, mem)
+	if err != nil {
+		return err
+	}
+	defer rec.Release()
+	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithMaxRowGroupLength(128<<10), parquet.WithAllocator(mem), parquet.WithCreatedBy("schedsim"))
+	fw, err := pqarrow.NewFileWriter(rec.Schema(), w, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem)))
+	if err != nil {
+		return fmt.Errorf("traces: write parquet: %w", err)
+	}
+	if err := fw.Write(rec); err != nil {
+		return fmt.Errorf("traces: write parquet: %w", err)
+	}
+	if err := fw.Close(); err != nil {
+		return fmt.Errorf("traces: write parquet: %w", err)
+	}
+	return nil
+}
+
+// ReadAtSeeker is what ReadArrow and ReadParquet read from.
+type ReadAtSeeker interface {
+	io.Reader
+	io.ReaderAt
+	io.Seeker
+}
+
+// ReadArrow reads an Arrow IPC file written by WriteArrow (or any file with
+// the columns of ArrowSchema; absent optional columns are left zero). The
+// jobs' times are relative to the returned trace's Epoch, as written.
+// Errors name the row (1-based) and column.
+func ReadArrow(r ReadAtSeeker, path string) (*workload.Trace, error) {
+	mem := memory.NewGoAllocator()
+	fr, err := ipc.NewFileReader(r, ipc.WithAllocator(mem))
+	if err != nil {
+		return nil, &ParseError{Path: path, Line: 1, Err: errors.Join(ErrSyntax, fmt.Errorf("arrow: %w", err))}
+	}
+	defer fr.Close()
+	t, err := traceFromMetadata(fr.Schema().Metadata(), path)
+	if err != nil {
+		return nil, err
+	}
+	row := 0
+	for i := 0; i < fr.NumRecords(); i++ {
+		rec, err := fr.RecordBatch(i)
+		if err != nil {
+			return nil, &ParseError{Path: path, Line: row + 1, Err: errors.Join(ErrRead, err)}
+		}
+		if err := appendJobs(t, rec, path, &row); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// ReadParquet reads a Parquet file written by WriteParquet (or any file
+// with the columns of ArrowSchema), as ReadArrow does.
+func ReadParquet(r ReadAtSeeker, path string) (*workload.Trace, error) {
+	mem := memory.NewGoAllocator()
+	pf, err := file.NewParquetReader(r, file.WithReadProps(parquet.NewReaderProperties(mem)))
+	if err != nil {
+		return nil, &ParseError{Path: path, Line: 1, Err: errors.Join(ErrSyntax, fmt.Errorf("parquet: %w", err))}
+	}
+	defer pf.Close()
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 64 << 10}, mem)
+	if err != nil {
+		return nil, &ParseError{Path: path, Line: 1, Err: errors.Join(ErrSyntax, fmt.Errorf("parquet: %w", err))}
+	}
+	schema, err := fr.Schema()
+	if err != nil {
+		return nil, &ParseError{Path: path, Line: 1, Err: errors.Join(ErrSyntax, fmt.Errorf("parquet: %w", err))}
+	}
+	t, err := traceFromMetadata(schema.Metadata(), path)
+	if err != nil {
+		return nil, err
+	}
+	rr, err := fr.GetRecordReader(context.Background(), nil, nil)
+	if err != nil {
+		return nil, &ParseError{Path: path, Line: 1, Err: errors.Join(ErrRead, err)}
+	}
+	defer rr.Release()
+	row := 0
+	for rr.Next() {
+		if err := appendJobs(t, rr.RecordBatch(), path, &row); err != nil {
+			return nil, err
+		}
+	}
+	if err := rr.Err(); err != nil && err != io.EOF {
+		return nil, &ParseError{Path: path, Line: row + 1, Err: errors.Join(ErrRead, err)}
+	}
+	return t, nil
+}
+
+func traceFromMetadata(md arrow.Metadata, path string) (*workload.Trace, error) {
+	t := &workload.Trace{}
+	get := func(k string) string {
+		if i := md.FindKey(k); i >= 0 {
+			return md.Values()[i]
+		}
+		return ""
+	}
+	if v := get(metaVersion); v != "" && v != strconv.Itoa(ArrowSchemaVersion) {
+		return nil, &ParseError{Path: path, Line: 1, Field: metaVersion, Value: v, Err: errKind(ErrRange, fmt.Sprintf("schema version %s, this build reads %d", v, ArrowSchemaVersion))}
+	}
+	if v := get(metaEpoch); v != "" {
+		e, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, &ParseError{Path: path, Line: 1, Field: metaEpoch, Value: v, Err: errKind(ErrSyntax, "want Unix seconds")}
+		}
+		t.Epoch = e
+	}
+	t.Source = get(metaSource)
+	t.TimeZone = get(metaTimeZone)
+	if n := get(metaNotes); n != "" {
+		t.Notes = strings.Split(n, "\n")
+	}
+	return t, nil
+}
+
+// column finds a column by name.
+func column(rec arrow.RecordBatch, name string) arrow.Array {
+	idx := rec.Schema().FieldIndices(name)
+	if len(idx) == 0 {
+		return nil
+	}
+	return rec.Column(idx[0])
+}
+
+// strAt returns a string cell ("" for null or absent).
+func strAt(a arrow.Array, i int) (string, error) {
+	if a == nil || a.IsNull(i) {
+		return "", nil
+	}
+	switch c := a.(type) {
+	case *array.String:
+		return c.Value(i), nil
+	case *array.LargeString:
+		return c.Value(i), nil
+	case *array.Binary:
+		return string(c.Value(i)), nil
+	case *array.Dictionary:
+		return strAt(c.Dictionary(), c.GetValueIndex(i))
+	}
+	return "", fmt.Errorf("column type %s, want a string", a.DataType())
+}
+
+// intAt returns an integer cell and whether it is set.
+func intAt(a arrow.Array, i int) (int64, bool, error) {
+	if a == nil || a.IsNull(i) {
+		return 0, false, nil
+	}
+	switch c := a.(type) {
+	case *array.Int64:
+		return c.Value(i), true, nil
+	case *array.Int32:
+		return int64(c.Value(i)), true, nil
+	case *array.Int16:
+		return int64(c.Value(i)), true, nil
+	case *array.Uint32:
+		return int64(c.Value(i)), true, nil
+	case *array.Timestamp:
+		v := int64(c.Value(i))
+		switch c.DataType().(*arrow.TimestampType).Unit {
+		case arrow.Millisecond:
+			v /= 1e3
+		case arrow.Microsecond:
+			v /= 1e6
+		case arrow.Nanosecond:
+			v /= 1e9
+		}
+		return v, true, nil
+	}
+	return 0, false, fmt.Errorf("column type %s, want an integer or a timestamp", a.DataType())
+}
+
+func appendJobs(t *workload.Trace, rec arrow.RecordBatch, path string, row *int) error {
+	names := ArrowSchema(nil).Fields()
+	cols := make([]arrow.Array, numArrowCols)
+	for c := range cols {
+		cols[c] = column(rec, names[c].Name)
+	}
+	for _, c := range []int{acID, acSubmit} {
+		if cols[c] == nil {
+			return &ParseError{Path: path, Line: 1, Field: names[c].Name, Err: errKind(ErrMissingColumn, "no "+names[c].Name+" column")}
+		}
+	}
+	n := int(rec.NumRows())
+	for i := 0; i < n; i++ {
+		*row++
+		var cerr error
+		var cname string
+		s := func(c int) string {
+			v, err := strAt(cols[c], i)
+			if err != nil && cerr == nil {
+				cerr, cname = err, names[c].Name
+			}
+			return v
+		}
+		in := func(c int, unknown int64) int64 {
+			v, ok, err := intAt(cols[c], i)
+			if err != nil && cerr == nil {
+				cerr, cname = err, names[c].Name
+			}
+			if !ok {
+				return unknown
+			}
+			return v
+		}
+		j := workload.NewJob(s(acID))
+		if j.ID == "" {
+			return &ParseError{Path: path, Line: *row, Field: "id", Err: errKind(ErrSyntax, "empty job id")}
+		}
+		j.Name = s(acName)
+		j.User = s(acUser)
+		j.Account = s(acAccount)
+		j.Partition = s(acPartition)
+		j.QOS = s(acQOS)
+		j.ArrayJobID = s(acArrayJobID)
+		j.ArrayTaskID = int32(in(acArrayTaskID, -1))
+		j.Submit = workload.Time(in(acSubmit, 0) - t.Epoch)
+		j.TimeLimit = workload.Time(in(acTimeLimit, -1))
+		j.Runtime = workload.Time(in(acRuntime, 0))
+		j.CancelAfter = workload.Time(in(acCancelAfter, -1))
+		j.TraceState = s(acState)
+		if v := in(acStart, -1<<62); v != -1<<62 {
+			j.TraceStart = workload.Time(v - t.Epoch)
+		}
+		if v := in(acEnd, -1<<62); v != -1<<62 {
+			j.TraceEnd = workload.Time(v - t.Epoch)
+		}
+		j.Request.Nodes = int32(in(acNodes, 0))
+		j.Request.GPUs = int32(in(acGPUs, 0))
+		j.Request.GPUType = s(acGPUType)
+		j.Request.CPUs = int32(in(acCPUs, 0))
+		j.Request.MemMB = in(acMem, 0)
+		if cerr == nil {
+			cerr, cname = listCell(cols[acDeps], i, func(a, b string) error {
+				dt, ok := depTypes[a]
+				if !ok {
+					return fmt.Errorf("dependency type %q", a)
+				}
+				j.Deps = append(j.Deps, workload.Dependency{Type: dt, JobID: b})
+				return nil
+			}), "deps"
+		}
+		if cerr == nil {
+			cerr, cname = listCell(cols[acExtra], i, func(a, b string) error {
+				j.Extra = append(j.Extra, workload.Field{Name: a, Value: b})
+				return nil
+			}), "extra"
+		}
+		if cerr != nil {
+			return &ParseError{Path: path, Line: *row, Field: cname, Err: errors.Join(ErrSyntax, cerr)}
+		}
+		if j.Runtime < 0 {
+			return &ParseError{Path: path, Line: *row, Field: "runtime", Value: strconv.FormatInt(int64(j.Runtime), 10), Err: errKind(ErrRange, "must be >= 0")}
+		}
+		t.Jobs = append(t.Jobs, j)
+	}
+	return nil
+}
+
+var depTypes = map[string]workload.DepType{
+	"after": workload.DepAfter, "afterany": workload.DepAfterAny, "afterok": workload.DepAfterOK,
+	"afternotok": workload.DepAfterNotOK, "singleton": workload.DepSingleton,
+}
+
+// listCell calls f for each (first, second) string pair of a
+// list<struct<utf8, utf8>> cell.
+func listCell(a arrow.Array, i int, f func(a, b string) error) error {
+	if a == nil || a.IsNull(i) {
+		return nil
+	}
+	l, ok := a.(*array.List)
+	if !ok {
+		return fmt.Errorf("column type %s, want list<struct<utf8, utf8>>", a.DataType())
+	}
+	st, ok := l.ListValues().(*array.Struct)
+	if !ok || st.NumField() < 2 {
+		return fmt.Errorf("column type %s, want list<struct<utf8, utf8>>", a.DataType())
+	}
+	lo, hi := l.ValueOffsets(i)
+	for k := int(lo); k < int(hi); k++ {
+		x, err := strAt(st.Field(0), k)
+		if err != nil {
+			return err
+		}
+		y, err := strAt(st.Field(1), k)
+		if err != nil {
+			return err
+		}
+		if err := f(x, y); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,224 @@
+package traces
+
+import (
+	"bytes"
+	"cmp"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+// fixtureOptions are the read options each real fixture needs.
+var fixtureOptions = map[string]Options{
+	"sacct-parsable_habrok-rug.txt":                {Sacct: SacctOptions{Fields: JobinfoFields}},
+	"slurm-csv_nrel-eagle_first1000.csv":           {},
+	"alibaba-gpu2023_openb_pod_list_default.csv":   {},
+	"CTC-SP2-1996-3.1-cln.swf.gz":                  {},
+	"LLNL-Thunder-2007-1.1-cln.swf.gz":             {},
+	"KTH-SP2-1996-2.1-cln.swf.gz":                  {},
+	"HPC2N-2002-2.1-cln.first20000.swf.gz":         {},
+	"testdata/habrok_excerpt.sacct":                {Sacct: SacctOptions{Fields: JobinfoFields}},
+	"testdata/synthetic_header.psv":                {},
+	"testdata/thunder_excerpt.swf":                 {},
+	"testdata/ctc_head.swf":                        {},
+	"testdata/eagle_excerpt.csv":                   {},
+	"testdata/alibaba_pods_excerpt.csv":            {},
+	"testdata/helios_schema_excerpt.csv":           {},
+	"testdata/philly_schema_excerpt.json":          {},
+	"testdata/csv_sentinels.csv":                   {Format: FormatCSV, CSV: sentinelMap},
+	"alibaba-gpu2023_openb_node_list_all_node.csv": {Format: "skip"},
+}
+
+// sentinelMap reads testdata/csv_sentinels.csv.
+var sentinelMap = CSVMap{Name: "test", Fields: map[string]CSVColumn{
+	"id": {Column: "JobID"}, "submit": {Column: "Submitted", Unit: "unix"}, "start": {Column: "Started", Unit: "unix"},
+	"end": {Column: "Ended", Unit: "unix"}, "limit": {Column: "Limit", Unit: "min"}, "gpus": {Column: "GPUs"},
+	"mem": {Column: "Mem", Unit: "gib"}, "state": {Column: "State"}, "user": {Column: "Owner"},
+}}
+
+// roundTripFiles lists the fixtures: the shared ones when present, and the
+// testdata excerpts always.
+func roundTripFiles(t *testing.T) []string {
+	var files []string
+	for name, o := range fixtureOptions {
+		if o.Format == "skip" {
+			continue
+		}
+		if strings.HasPrefix(name, "testdata/") {
+			files = append(files, name)
+		}
+	}
+	slices.Sort(files)
+	if dir := sharedTracesOrEmpty(t); dir != "" {
+		var shared []string
+		for name, o := range fixtureOptions {
+			if o.Format != "skip" && !strings.HasPrefix(name, "testdata/") {
+				shared = append(shared, filepath.Join(dir, name))
+			}
+		}
+		slices.Sort(shared)
+		files = append(files, shared...)
+	}
+	return files
+}
+
+// sharedTracesOrEmpty is sharedTraces without the skip.
+func sharedTracesOrEmpty(t *testing.T) string {
+	var dir string
+	t.Run("shared", func(t *testing.T) { dir = sharedTraces(t) })
+	return dir
+}
+
+func optionsFor(path string) Options {
+	if o, ok := fixtureOptions[path]; ok {
+		return o
+	}
+	return fixtureOptions[filepath.Base(path)]
+}
+
+// sacctProjection is what a job keeps through sacct: everything but ids
+// that are not Slurm job ids, Extra "ReqTRES" (re-derived) and the order
+// of Extra.
+func sacctProjection(j workload.Job) workload.Job {
+	if _, err := parseJobID([]byte(j.ID)); err != nil || strings.ContainsAny(j.ID, ".|") {
+		j.ID = ""
+	}
+	var ex []workload.Field
+	for _, f := range j.Extra {
+		if f.Name != "ReqTRES" {
+			ex = append(ex, f)
+		}
+	}
+	slices.SortStableFunc(ex, func(a, b workload.Field) int { return cmp.Compare(a.Name, b.Name) })
+	j.Extra = ex
+	if len(j.Deps) == 0 {
+		j.Deps = nil
+	}
+	return j
+}
+
+// swfProjection is what any job keeps through SWF: submit, runtime, limit,
+// start, the processor count and the outcome class.
+type swfJob struct {
+	Submit, Runtime, Limit, Start workload.Time
+	Procs                         int32
+	Status                        string
+}
+
+func swfProjection(j workload.Job) swfJob {
+	p := swfJob{Submit: j.Submit, Runtime: j.Runtime, Limit: j.TimeLimit, Start: j.TraceStart, Procs: j.Request.CPUs, Status: swfStatus(j.TraceState)}
+	if p.Procs <= 0 {
+		p.Procs = j.Request.GPUs
+	}
+	if p.Limit == 0 {
+		p.Limit = workload.Unknown
+	}
+	if j.CancelledPending() {
+		p.Start = workload.Unknown
+	}
+	return p
+}
+
+// TestRoundTrip reads every fixture, writes it in every writable format
+// and reads it back: Arrow and Parquet keep every field; sacct every field
+// but non-Slurm ids; SWF the fields SWF has. Jobs an SWF cannot hold (no
+// processors) are left out of its comparison.
+func TestRoundTrip(t *testing.T) {
+	for _, path := range roundTripFiles(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			opts := optionsFor(path)
+			res, err := Open(path, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			orig := res.Trace
+			if len(orig.Jobs) == 0 {
+				t.Fatal("no jobs")
+			}
+			for _, format := range WriteFormats() {
+				t.Run(format, func(t *testing.T) {
+					var buf bytes.Buffer
+					wo := WriteOptions{SacctUTC: true}
+					if err := Write(&buf, format, orig, wo); err != nil {
+						t.Fatal(err)
+					}
+					ro := Options{}
+					if format == FormatSacct {
+						ro.Format = FormatSacct
+					}
+					back, err := Read(bytes.NewReader(buf.Bytes()), "written."+format, ro)
+					if err != nil {
+						t.Fatalf("read back: %v", err)
+					}
+					if back.Format != format {
+						t.Errorf("detected %s, want %s", back.Format, format)
+					}
+					got := back.Trace
+					switch format {
+					case FormatArrow, FormatParquet:
+						if got.Epoch != orig.Epoch || got.TimeZone != orig.TimeZone {
+							t.Errorf("epoch, zone = %d %q, want %d %q", got.Epoch, got.TimeZone, orig.Epoch, orig.TimeZone)
+						}
+						diffJobs(t, orig.Jobs, got.Jobs)
+					case FormatSacct:
+						if len(got.Jobs) != len(orig.Jobs) {
+							t.Fatalf("%d jobs back, want %d", len(got.Jobs), len(orig.Jobs))
+						}
+						a, b := mapJobs(orig, sacctProjection), mapJobs(got, sacctProjection)
+						for i := range a {
+							if a[i].ID == "" {
+								b[i].ID = "" // renumbered
+							}
+						}
+						diffJobs(t, a, b)
+					case FormatSWF:
+						var a []swfJob
+						for _, p := range mapJobs(orig, swfProjection) {
+							if p.Procs > 0 {
+								a = append(a, p)
+							}
+						}
+						b := mapJobs(got, swfProjection)
+						diffJobs(t, a, b)
+					}
+				})
+			}
+		})
+	}
+}
+
+func mapJobs[T any](t *workload.Trace, f func(workload.Job) T) []T {
+	out := make([]T, len(t.Jobs))
+	for i, j := range t.Jobs {
+		// Compare absolute times: the readers rebase on the first submit.
+		j.Submit += workload.Time(t.Epoch)
+		if j.TraceStart != workload.Unknown {
+			j.TraceStart += workload.Time(t.Epoch)
+		}
+		if j.TraceEnd != workload.Unknown {
+			j.TraceEnd += workload.Time(t.Epoch)
+		}
+		out[i] = f(j)
+	}
+	return out
+}
+
+// diffJobs compares cheaply and shows the first differing element.
+func diffJobs[T any](t *testing.T, a, b []T) {
+	t.Helper()
+	if len(a) != len(b) {
+		t.Errorf("%d jobs back, want %d", len(b), len(a))
+	}
+	for i := range min(len(a), len(b)) {
+		if !reflect.DeepEqual(a[i], b[i]) {
+			t.Errorf("job %d (-orig +back):\n%s", i, gocmp.Diff(a[i], b[i]))
+			return
+		}
+	}
+}
