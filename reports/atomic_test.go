@@ -1,10 +1,12 @@
 package reports
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -143,43 +145,83 @@ func TestWriteFileAtomicNoDir(t *testing.T) {
 	}
 }
 
-// TestWriteOutputs writes the fixture's outputs twice into a directory it
-// must create and checks them against the goldens, byte for byte, with
-// nothing else left behind.
+// TestWriteOutputs writes the fixture's outputs into two directories it
+// must create and checks that every file is byte-identical between them
+// (plots included), that the text outputs match their goldens, and that
+// nothing else is left behind.
 func TestWriteOutputs(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "out", "run1")
-	for range 2 {
+	base := t.TempDir()
+	dirs := []string{filepath.Join(base, "out", "run1"), filepath.Join(base, "out", "run2")}
+	scenario := []byte("version: 1\nname: fixture\n")
+	for _, dir := range dirs {
 		rec := fixtureRecord()
-		if err := WriteOutputs(dir, rec, Summarize(rec, SummaryOptions{})); err != nil {
+		if err := WriteOutputs(dir, rec, Analyze(rec, fixtureOptions), scenario); err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff([]string{JobsFile, SummaryFile}, dirNames(t, dir)); diff != "" {
-			t.Errorf("directory entries mismatch (-want +got):\n%s", diff)
+	}
+	want := []string{JobsFile, JobsParquetFile, SacctFile, PlotsDir, ReportFile, ScenarioFile, SummaryFile, TimelineParquetFile}
+	slices.Sort(want)
+	if diff := cmp.Diff(want, dirNames(t, dirs[0])); diff != "" {
+		t.Errorf("directory entries mismatch (-want +got):\n%s", diff)
+	}
+	var plots []string
+	for _, f := range Figures(nil, &Timeline{}, "") {
+		plots = append(plots, f.Name+".png", f.Name+".svg")
+	}
+	slices.Sort(plots)
+	if diff := cmp.Diff(plots, dirNames(t, filepath.Join(dirs[0], PlotsDir))); diff != "" {
+		t.Errorf("plots mismatch (-want +got):\n%s", diff)
+	}
+	for _, name := range append(want, prefixAll(PlotsDir+"/", plots)...) {
+		if name == PlotsDir {
+			continue
 		}
-		for file, golden := range map[string]string{JobsFile: "jobs.csv.golden", SummaryFile: "summary.json.golden"} {
-			got, err := os.ReadFile(filepath.Join(dir, file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := os.ReadFile(filepath.Join("testdata", golden))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("%s mismatch (-want +got):\n%s", file, diff)
-			}
+		a, err := os.ReadFile(filepath.Join(dirs[0], name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dirs[1], name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between two writes of the same record", name)
+		}
+		if len(a) == 0 {
+			t.Errorf("%s is empty", name)
+		}
+	}
+	for file, golden := range map[string]string{JobsFile: "jobs.csv.golden", SummaryFile: "summary.json.golden", SacctFile: "jobs.sacct.golden"} {
+		got, err := os.ReadFile(filepath.Join(dirs[0], file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(filepath.Join("testdata", golden))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(string(want), string(got)); diff != "" {
+			t.Errorf("%s mismatch (-want +got):\n%s", file, diff)
 		}
 	}
 
 	// An invalid record fails before jobs.csv is replaced, and leaves the
 	// earlier outputs as they were.
 	rec := fixtureRecord()
-	s := Summarize(rec, SummaryOptions{})
+	a := Analyze(rec, fixtureOptions)
 	rec.Jobs[0].Alloc[0].Node = 99
-	if err := WriteOutputs(dir, rec, s); err == nil || !strings.Contains(err.Error(), "node index 99") {
+	if err := WriteOutputs(dirs[0], rec, a, nil); err == nil || !strings.Contains(err.Error(), "node index 99") {
 		t.Errorf("WriteOutputs error = %v, want a node index error", err)
 	}
-	if diff := cmp.Diff([]string{JobsFile, SummaryFile}, dirNames(t, dir)); diff != "" {
+	if diff := cmp.Diff(want, dirNames(t, dirs[0])); diff != "" {
 		t.Errorf("directory entries after failure mismatch (-want +got):\n%s", diff)
 	}
+}
+
+func prefixAll(prefix string, names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = prefix + n
+	}
+	return out
 }

@@ -6,9 +6,19 @@
 //   - WriteTable prints a Summary as the aligned table schedsim run shows.
 //   - WriteSummaryJSON writes a Summary as summary.json.
 //   - WriteJobsCSV writes one row per job as jobs.csv.
+//   - Analyze computes the Summary, one JobRow per job and the Timeline
+//     (bins of a configurable interval, swept from job starts and ends).
+//   - WriteJobsParquet and WriteTimelineParquet write jobs.parquet and
+//     timeline.parquet (Arrow schema stored; seed and config hash in the
+//     metadata); ReadJobsParquet, ReadTimelineParquet and ReadRunDir read
+//     them back.
+//   - WriteJobsSacct writes jobs.sacct, sacct -P text.
+//   - Figures draws the plots (gonum/plot; PNG and SVG); WriteReport
+//     writes report.html.
 //   - WriteFileAtomic and WriteOutputs write files atomically (temp file
 //     in the same directory, fsync, rename).
 //
+// docs/reports.md documents every output file, column and plot.
 // Every output is a pure function of the Record: the same Record gives
 // byte-identical files. Counts and times are integers; floats are computed
 // from integer sums (or, for the slowdown, summed in job order) and
@@ -48,6 +58,7 @@
 //	schema_version                  1; raised only when a key is removed, renamed or changes meaning
 //	policy                          scheduling policy name
 //	seed                            scenario seed (unsigned 64-bit integer)
+//	config_hash                     identifies the configuration ("sha256:" + hex of the effective scenario YAML); "" if not given
 //	cluster.name                    cluster name
 //	cluster.nodes                   number of nodes
 //	cluster.gpus                    GPUs over all nodes
@@ -68,6 +79,8 @@
 //	jobs.by_state.cancelled         ... cancelled before they started
 //	jobs.by_state.rejected          ... that can never run on the cluster
 //	jobs.by_state.unfinished        ... still pending or running at the end
+//	jobs.by_state.preempted         ... preempted and not requeued
+//	jobs.by_state.node_fail         ... whose node failed and that were not requeued
 //	jobs.not_started.cancelled      jobs without a start, left out of the waits: cancelled before start
 //	jobs.not_started.rejected       ... rejected
 //	jobs.not_started.pending        ... still queued when the run stopped
@@ -88,6 +101,7 @@
 //	wait_s.count                    started jobs, whose waits the next keys summarize
 //	wait_s.mean                     mean wait; this and the next are 0 when count is 0
 //	wait_s.p50                      median wait
+//	wait_s.p90                      90th percentile
 //	wait_s.p95                      95th percentile
 //	wait_s.p99                      99th percentile
 //	wait_s.max                      longest wait
@@ -104,12 +118,80 @@
 //	partitions[].by_state.cancelled
 //	partitions[].by_state.rejected
 //	partitions[].by_state.unfinished
+//	partitions[].by_state.preempted
+//	partitions[].by_state.node_fail
 //	partitions[].wait_s.count       as wait_s, over the partition's started jobs
 //	partitions[].wait_s.mean
 //	partitions[].wait_s.p50
+//	partitions[].wait_s.p90
 //	partitions[].wait_s.p95
 //	partitions[].wait_s.p99
 //	partitions[].wait_s.max
+//	response_s.count                jobs that ended after they started (COMPLETED, TIMEOUT, PREEMPTED, NODE_FAIL)
+//	response_s.mean                 end − submit over them, as wait_s
+//	response_s.p50
+//	response_s.p90
+//	response_s.p95
+//	response_s.p99
+//	response_s.max
+//	wait_by.user[].name             user name; list sorted by it; wait_s as above over the group's started jobs
+//	wait_by.user[].jobs             jobs in the group, started or not
+//	wait_by.user[].wait_s.count
+//	wait_by.user[].wait_s.mean
+//	wait_by.user[].wait_s.p50
+//	wait_by.user[].wait_s.p90
+//	wait_by.user[].wait_s.p95
+//	wait_by.user[].wait_s.p99
+//	wait_by.user[].wait_s.max
+//	wait_by.account[].name          account; sorted
+//	wait_by.account[].jobs          jobs in the group, started or not
+//	wait_by.account[].wait_s.count
+//	wait_by.account[].wait_s.mean
+//	wait_by.account[].wait_s.p50
+//	wait_by.account[].wait_s.p90
+//	wait_by.account[].wait_s.p95
+//	wait_by.account[].wait_s.p99
+//	wait_by.account[].wait_s.max
+//	wait_by.size_class[].name       job-size class by requested GPUs: 0, 1, 2-4, 5-8, 9-16, 17-64, 65+ (in this order)
+//	wait_by.size_class[].jobs       jobs in the group, started or not
+//	wait_by.size_class[].wait_s.count
+//	wait_by.size_class[].wait_s.mean
+//	wait_by.size_class[].wait_s.p50
+//	wait_by.size_class[].wait_s.p90
+//	wait_by.size_class[].wait_s.p95
+//	wait_by.size_class[].wait_s.p99
+//	wait_by.size_class[].wait_s.max
+//	wait_by.gpu_type[].name         requested GPU type, "any" for none; sorted
+//	wait_by.gpu_type[].jobs         jobs in the group, started or not
+//	wait_by.gpu_type[].wait_s.count
+//	wait_by.gpu_type[].wait_s.mean
+//	wait_by.gpu_type[].wait_s.p50
+//	wait_by.gpu_type[].wait_s.p90
+//	wait_by.gpu_type[].wait_s.p95
+//	wait_by.gpu_type[].wait_s.p99
+//	wait_by.gpu_type[].wait_s.max
+//	throughput.finished_jobs        = response_s.count
+//	throughput.jobs_per_day         finished_jobs / (makespan_s / 86400); 0 when makespan_s is 0
+//	throughput.gpu_hours            utilization.gpu.allocated_s / 3600
+//	throughput.gpu_hours_per_day    gpu_hours / (makespan_s / 86400)
+//	fairness.users                  users with at least one finished (COMPLETED or TIMEOUT) job
+//	fairness.jain_user_slowdown     Jain's index (Σx)²/(n·Σx²) over users' mean bounded slowdowns; 0 with no users
+//	fairness.accounts[].name        account (every account with a job), sorted
+//	fairness.accounts[].gpu_hours   GPU-hours its jobs held (earlier runs of requeued jobs included)
+//	fairness.accounts[].share       gpu_hours over all accounts' gpu_hours
+//	fairness.accounts[].target      fair-share target: 1 / number of accounts (Slurm's default Fairshare=1 each)
+//	fragmentation.samples           timeline snapshots (one per bin, at its start)
+//	fragmentation.mean_free_gpus    mean idle GPUs over the snapshots
+//	fragmentation.mean_unusable_free_gpus mean idle GPUs on nodes where no eligible queued job's per-node request fits
+//	fragmentation.unusable_fraction sum of unusable over sum of free GPUs; 0 when none was free
+//	preemption.preemptions          runs that ended PREEMPTED
+//	preemption.requeues             sum of the jobs' requeue counts
+//	failures.node_fail_runs         runs that a node failure ended
+//	failures.lost_gpu_hours         GPU-hours held by those runs
+//	pending_reasons[].reason        pending reason as squeue names it ("None": none recorded), enum order, only those seen
+//	pending_reasons[].job_s         job-seconds queued jobs spent with it as their last recorded reason
+//	timeline.interval_s             bin width of timeline.parquet (output.sample_interval; default 3600, widened to whole hours for at most 2000 bins)
+//	timeline.samples                number of bins
 //
 // The partitions list has one entry per cluster partition, in the
 // cluster's order, then one per partition name the cluster lacks, sorted

@@ -96,8 +96,39 @@ func fixtureRecord() *sim.Record {
 		{"106", "erin", "gpu", "FAILED", 1000, 1800, 9000, sim.Completed, 0, []sim.NodeAlloc{a(2, 4, 16)}},
 		{"107", "frank", "debug", "COMPLETED", 7000, 9000, U, sim.Unfinished, 1, []sim.NodeAlloc{a(2, 2, 4)}},
 	}
-	return buildRecord(fixtureCluster(), rows, 9500)
+	rec := buildRecord(fixtureCluster(), rows, 9500)
+	// Accounts, requests (what the jobs asked for: their allocations; 103
+	// asked for 2 GPUs, 104 for 8) and pending reasons.
+	accounts := map[string]string{"alice": "physics", "bob": "physics", "carol": "bio", "dave": "bio", "erin": "ml", "frank": "ml"}
+	for i := range rec.Trace.Jobs {
+		tj := &rec.Trace.Jobs[i]
+		tj.Account = accounts[tj.User]
+		tj.Name = "job" + tj.ID
+		tj.TimeLimit = 7200
+		for _, a := range rows[i].alloc {
+			tj.Request.GPUs += a.GPUs
+			tj.Request.CPUs += a.CPUs
+			tj.Request.MemMB += a.MemMB
+		}
+		tj.Request.Nodes = int32(len(rows[i].alloc))
+	}
+	rec.Trace.Jobs[3].Request = workload.Request{Nodes: 1, GPUs: 2, CPUs: 8, MemMB: 8 << 10}
+	rec.Trace.Jobs[4].Request = workload.Request{Nodes: 1, GPUs: 8, CPUs: 64, GPUType: "h100"}
+	rec.Trace.Jobs[1].TimeLimit = 3600 // it timed out
+	rec.Trace.Jobs[6].TimeLimit = 10800
+	rec.Trace.Jobs[7].Request.GPUType = "h100"
+	rec.Reasons = []sim.ReasonChange{
+		{At: 60, Job: 1, Reason: sim.ReasonResources},
+		{At: 1000, Job: 6, Reason: sim.ReasonPriority},
+		{At: 1500, Job: 6, Reason: sim.ReasonResources},
+		{At: 7000, Job: 7, Reason: sim.ReasonResources},
+	}
+	return rec
 }
+
+// fixtureOptions are the options the fixture's goldens use: the default
+// τ and interval (one hour), and a made-up config hash.
+var fixtureOptions = SummaryOptions{ConfigHash: "sha256:fixture"}
 
 // buildRecord makes a Record (policy "fifo", seed 42, epoch
 // 2024-01-01T00:00:00Z) from fixture rows.

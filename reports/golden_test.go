@@ -23,8 +23,9 @@ func TestGolden(t *testing.T) {
 		write func(w io.Writer) error
 	}{
 		{"summary.json.golden", func(w io.Writer) error {
-			return WriteSummaryJSON(w, Summarize(fixtureRecord(), SummaryOptions{}))
+			return WriteSummaryJSON(w, Summarize(fixtureRecord(), fixtureOptions))
 		}},
+		{"jobs.sacct.golden", func(w io.Writer) error { return WriteJobsSacct(w, fixtureRecord()) }},
 		{"jobs.csv.golden", func(w io.Writer) error { return WriteJobsCSV(w, fixtureRecord()) }},
 		{"table.txt.golden", func(w io.Writer) error {
 			return WriteTable(w, Summarize(fixtureRecord(), SummaryOptions{}))

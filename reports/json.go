@@ -45,6 +45,7 @@ type jsonSummary struct {
 	SchemaVersion int             `json:"schema_version"`
 	Policy        string          `json:"policy"`
 	Seed          uint64          `json:"seed"`
+	ConfigHash    string          `json:"config_hash"`
 	Cluster       jsonCluster     `json:"cluster"`
 	Trace         jsonTrace       `json:"trace"`
 	Run           jsonRun         `json:"run"`
@@ -54,6 +55,75 @@ type jsonSummary struct {
 	Wait          jsonStats       `json:"wait_s"`
 	Slowdown      jsonSlowdown    `json:"bounded_slowdown"`
 	Partitions    []jsonPartition `json:"partitions"`
+	Response      jsonStats       `json:"response_s"`
+	WaitBy        jsonWaitBy      `json:"wait_by"`
+	Throughput    jsonThroughput  `json:"throughput"`
+	Fairness      jsonFairness    `json:"fairness"`
+	Fragmentation jsonFrag        `json:"fragmentation"`
+	Preemption    jsonPreemption  `json:"preemption"`
+	Failures      jsonFailures    `json:"failures"`
+	Reasons       []jsonReason    `json:"pending_reasons"`
+	Timeline      jsonTimeline    `json:"timeline"`
+}
+
+type jsonGroup struct {
+	Name string    `json:"name"`
+	Jobs int       `json:"jobs"`
+	Wait jsonStats `json:"wait_s"`
+}
+
+type jsonWaitBy struct {
+	User      []jsonGroup `json:"user"`
+	Account   []jsonGroup `json:"account"`
+	SizeClass []jsonGroup `json:"size_class"`
+	GPUType   []jsonGroup `json:"gpu_type"`
+}
+
+type jsonThroughput struct {
+	FinishedJobs   int   `json:"finished_jobs"`
+	JobsPerDay     fixed `json:"jobs_per_day"`
+	GPUHours       fixed `json:"gpu_hours"`
+	GPUHoursPerDay fixed `json:"gpu_hours_per_day"`
+}
+
+type jsonAccount struct {
+	Name     string `json:"name"`
+	GPUHours fixed  `json:"gpu_hours"`
+	Share    fixed  `json:"share"`
+	Target   fixed  `json:"target"`
+}
+
+type jsonFairness struct {
+	Users            int           `json:"users"`
+	JainUserSlowdown fixed         `json:"jain_user_slowdown"`
+	Accounts         []jsonAccount `json:"accounts"`
+}
+
+type jsonFrag struct {
+	Samples              int   `json:"samples"`
+	MeanFreeGPUs         fixed `json:"mean_free_gpus"`
+	MeanUnusableFreeGPUs fixed `json:"mean_unusable_free_gpus"`
+	UnusableFraction     fixed `json:"unusable_fraction"`
+}
+
+type jsonPreemption struct {
+	Preemptions int `json:"preemptions"`
+	Requeues    int `json:"requeues"`
+}
+
+type jsonFailures struct {
+	NodeFailRuns int   `json:"node_fail_runs"`
+	LostGPUHours fixed `json:"lost_gpu_hours"`
+}
+
+type jsonReason struct {
+	Reason string `json:"reason"`
+	JobS   int64  `json:"job_s"`
+}
+
+type jsonTimeline struct {
+	IntervalS int64 `json:"interval_s"`
+	Samples   int   `json:"samples"`
 }
 
 type jsonCluster struct {
@@ -84,6 +154,8 @@ type jsonStates struct {
 	Cancelled  int `json:"cancelled"`
 	Rejected   int `json:"rejected"`
 	Unfinished int `json:"unfinished"`
+	Preempted  int `json:"preempted"`
+	NodeFail   int `json:"node_fail"`
 }
 
 type jsonNotStarted struct {
@@ -127,6 +199,7 @@ type jsonStats struct {
 	Count int   `json:"count"`
 	Mean  fixed `json:"mean"`
 	P50   fixed `json:"p50"`
+	P90   fixed `json:"p90"`
 	P95   fixed `json:"p95"`
 	P99   fixed `json:"p99"`
 	Max   fixed `json:"max"`
@@ -153,6 +226,7 @@ func toJSON(s Summary) jsonSummary {
 		SchemaVersion: SchemaVersion,
 		Policy:        s.Policy,
 		Seed:          s.Seed,
+		ConfigHash:    s.ConfigHash,
 		Cluster: jsonCluster{
 			Name:       s.Cluster.Name,
 			Nodes:      s.Cluster.Nodes,
@@ -201,6 +275,45 @@ func toJSON(s Summary) jsonSummary {
 			Max:   fixed(s.Slowdown.Max),
 		},
 		Partitions: []jsonPartition{},
+		Response:   jsonStatsOf(s.Response),
+		WaitBy: jsonWaitBy{
+			User:      jsonGroups(s.WaitBy.Users),
+			Account:   jsonGroups(s.WaitBy.Accounts),
+			SizeClass: jsonGroups(s.WaitBy.SizeClasses),
+			GPUType:   jsonGroups(s.WaitBy.GPUTypes),
+		},
+		Throughput: jsonThroughput{
+			FinishedJobs:   s.Throughput.Finished,
+			JobsPerDay:     fixed(s.Throughput.JobsPerDay),
+			GPUHours:       fixed(s.Throughput.GPUHours),
+			GPUHoursPerDay: fixed(s.Throughput.GPUHoursPerDay),
+		},
+		Fairness: jsonFairness{
+			Users:            s.Fairness.Users,
+			JainUserSlowdown: fixed(s.Fairness.JainUserSlowdown),
+			Accounts:         []jsonAccount{},
+		},
+		Fragmentation: jsonFrag{
+			Samples:              s.Fragmentation.Samples,
+			MeanFreeGPUs:         fixed(s.Fragmentation.MeanFreeGPUs),
+			MeanUnusableFreeGPUs: fixed(s.Fragmentation.MeanUnusableFreeGPUs),
+			UnusableFraction:     fixed(s.Fragmentation.UnusableFraction),
+		},
+		Preemption: jsonPreemption{Preemptions: s.Disruption.Preemptions, Requeues: s.Disruption.Requeues},
+		Failures: jsonFailures{
+			NodeFailRuns: s.Disruption.NodeFailRuns,
+			LostGPUHours: fixed(float64(s.Disruption.LostGPUSeconds) / 3600),
+		},
+		Reasons:  []jsonReason{},
+		Timeline: jsonTimeline{IntervalS: int64(s.SampleInterval), Samples: s.Samples},
+	}
+	for _, a := range s.Fairness.Accounts {
+		j.Fairness.Accounts = append(j.Fairness.Accounts, jsonAccount{
+			Name: a.Name, GPUHours: fixed(float64(a.GPUSeconds) / 3600), Share: fixed(a.Share), Target: fixed(a.Target),
+		})
+	}
+	for _, r := range s.PendingReasons {
+		j.Reasons = append(j.Reasons, jsonReason{Reason: r.Reason, JobS: r.JobSeconds})
 	}
 	for _, ts := range s.TraceStates {
 		j.Jobs.ByTraceState = append(j.Jobs.ByTraceState, jsonTraceState{State: ts.State, Count: ts.Count})
@@ -225,6 +338,8 @@ func jsonStatesOf(c StateCounts) jsonStates {
 		Cancelled:  c.Cancelled,
 		Rejected:   c.Rejected,
 		Unfinished: c.Unfinished,
+		Preempted:  c.Preempted,
+		NodeFail:   c.NodeFail,
 	}
 }
 
@@ -237,6 +352,7 @@ func jsonStatsOf(st Stats) jsonStats {
 		Count: st.Count,
 		Mean:  fixed(st.Mean),
 		P50:   fixed(st.P50),
+		P90:   fixed(st.P90),
 		P95:   fixed(st.P95),
 		P99:   fixed(st.P99),
 		Max:   fixed(st.Max),
@@ -258,4 +374,12 @@ func nonNil(xs []string) []string {
 		return []string{}
 	}
 	return xs
+}
+
+func jsonGroups(gs []GroupStats) []jsonGroup {
+	out := []jsonGroup{}
+	for _, g := range gs {
+		out = append(out, jsonGroup{Name: g.Name, Jobs: g.Jobs, Wait: jsonStatsOf(g.Wait)})
+	}
+	return out
 }

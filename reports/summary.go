@@ -21,6 +21,13 @@ type SummaryOptions struct {
 	// SlowdownTau is the bound τ of the bounded slowdown in seconds; zero
 	// or less selects DefaultSlowdownTau.
 	SlowdownTau sim.Time
+	// SampleInterval is the timeline's bin width in seconds; zero or less
+	// selects the default (see DefaultSampleInterval).
+	SampleInterval sim.Time
+	// ConfigHash identifies the configuration the run came from (the
+	// command uses the SHA-256 of the effective scenario); it is copied
+	// into the outputs as is.
+	ConfigHash string
 }
 
 // Summary holds the run-level metrics of one Record. Every count and
@@ -83,6 +90,31 @@ type Summary struct {
 	// order, then one per partition name that jobs asked for but the
 	// cluster lacks (jobs with JobRecord.Part < 0), sorted by name.
 	Partitions []PartitionSummary
+
+	// ConfigHash is SummaryOptions.ConfigHash.
+	ConfigHash string
+	// Response summarizes end − submit over jobs that ended after they
+	// started (COMPLETED, TIMEOUT, PREEMPTED, NODE_FAIL).
+	Response Stats
+	// WaitBy breaks Wait down by user, account, job-size class and GPU
+	// type.
+	WaitBy WaitBy
+	// Throughput is the work done per day of the window.
+	Throughput Throughput
+	// Fairness holds Jain's index over users' slowdowns and the accounts'
+	// shares of the GPU time.
+	Fairness Fairness
+	// Fragmentation averages the timeline's free and unusable GPUs.
+	Fragmentation Fragmentation
+	// Disruption counts preemptions, requeues and node-failure losses.
+	Disruption Disruption
+	// PendingReasons gives, for each pending reason in sim.PendingReason
+	// order, the job-seconds queued jobs spent with it as their last
+	// recorded reason; reasons never seen are left out.
+	PendingReasons []ReasonTime
+	// SampleInterval and Samples describe the timeline.
+	SampleInterval sim.Time
+	Samples        int
 }
 
 // ClusterInfo identifies the simulated cluster.
@@ -112,6 +144,8 @@ type StateCounts struct {
 	Cancelled  int
 	Rejected   int
 	Unfinished int
+	Preempted  int
+	NodeFail   int
 }
 
 // add counts one job in state st; st must be a valid sim.State.
@@ -127,6 +161,10 @@ func (c *StateCounts) add(st sim.State) {
 		c.Rejected++
 	case sim.Unfinished:
 		c.Unfinished++
+	case sim.Preempted:
+		c.Preempted++
+	case sim.NodeFail:
+		c.NodeFail++
 	}
 }
 
@@ -176,6 +214,7 @@ type Stats struct {
 	Count int
 	Mean  float64
 	P50   float64
+	P90   float64
 	P95   float64
 	P99   float64
 	Max   float64
@@ -195,6 +234,7 @@ func statsOf(xs []int64) Stats {
 		Count: len(xs),
 		Mean:  float64(sum) / float64(len(xs)),
 		P50:   quantile(xs, 50),
+		P90:   quantile(xs, 90),
 		P95:   quantile(xs, 95),
 		P99:   quantile(xs, 99),
 		Max:   float64(xs[len(xs)-1]),
@@ -285,8 +325,13 @@ type PartitionSummary struct {
 // Summarize panics if rec breaks the invariants CheckRecord checks: a
 // Record comes from the engine, and a broken one is a bug there.
 func Summarize(rec *sim.Record, opts SummaryOptions) Summary {
+	return analyze(rec, opts, "Summarize").Summary
+}
+
+// baseSummary computes the Summary fields that need no timeline.
+func baseSummary(rec *sim.Record, runs [][]runSpan, opts SummaryOptions, caller string) Summary {
 	if err := CheckRecord(rec); err != nil {
-		panic("reports: Summarize: " + err.Error())
+		panic("reports: " + caller + ": " + err.Error())
 	}
 	tau := opts.SlowdownTau
 	if tau <= 0 {
@@ -327,9 +372,9 @@ func Summarize(rec *sim.Record, opts SummaryOptions) Summary {
 		if i == 0 || j.Submit < s.FirstSubmit {
 			s.FirstSubmit = j.Submit
 		}
-		if j.Start != workload.Unknown {
-			if e := endOf(rec, j); !started || e > s.LastEnd {
-				s.LastEnd = e
+		for _, r := range runs[i] {
+			if !started || r.end > s.LastEnd {
+				s.LastEnd = r.end
 			}
 			started = true
 		}
@@ -383,16 +428,20 @@ func Summarize(rec *sim.Record, opts SummaryOptions) Summary {
 			s.Slowdown.Max = max(s.Slowdown.Max, b)
 		}
 
-		// Clip to the window; by construction nothing lies outside it.
-		from, to := max(j.Start, s.FirstSubmit), min(end, s.LastEnd)
-		if to <= from {
-			continue
-		}
-		d := int64(to - from)
-		for _, a := range j.Alloc {
-			gpuSec += int64(a.GPUs) * d
-			cpuSec += int64(a.CPUs) * d
-			busy[a.Node] = append(busy[a.Node], interval{from, to})
+	}
+	for i := range rec.Jobs {
+		for _, r := range runs[i] {
+			// Clip to the window; by construction nothing lies outside it.
+			from, to := max(r.start, s.FirstSubmit), min(r.end, s.LastEnd)
+			if to <= from {
+				continue
+			}
+			d := int64(to - from)
+			for _, a := range r.alloc {
+				gpuSec += int64(a.GPUs) * d
+				cpuSec += int64(a.CPUs) * d
+				busy[a.Node] = append(busy[a.Node], interval{from, to})
+			}
 		}
 	}
 	if s.Slowdown.Count > 0 {
@@ -523,12 +572,15 @@ func partitionName(rec *sim.Record, j *sim.JobRecord) string {
 // CheckRecord reports whether rec satisfies the invariants the writers of
 // this package rely on: Cluster and Trace are set; Jobs has one entry per
 // trace job with Ref equal to its index; every State is a defined final
-// state; a job that never started (Start unknown) has no End and is
-// CANCELLED, REJECTED or UNFINISHED; a started job has Start ≥ Submit, an
-// end (End, or Record.End if End is unknown) ≥ Start, and is COMPLETED or
-// TIMEOUT with a known End, or UNFINISHED; Part is -1 or a partition
-// index; every NodeAlloc names a node of the cluster and holds no negative
-// amount. The error names the first offending job.
+// state; a job that never started (Start unknown) has no End (a job
+// cancelled before it started has its cancel time) and is CANCELLED,
+// REJECTED or UNFINISHED; a started job has Start ≥ Submit, an end (End,
+// or Record.End if End is unknown) ≥ Start, and is COMPLETED, TIMEOUT,
+// PREEMPTED or NODE_FAIL with a known End, or UNFINISHED; Part is -1 or a
+// partition index; every NodeAlloc names a node of the cluster and holds
+// no negative amount; every earlier run (Record.Runs) names a job, is
+// PREEMPTED or NODE_FAIL and lies after the job's submit. The error names
+// the first offending job or run.
 func CheckRecord(rec *sim.Record) error {
 	switch {
 	case rec == nil:
@@ -549,7 +601,7 @@ func CheckRecord(rec *sim.Record) error {
 		if int(j.Ref) != i {
 			return bad("ref is %d, want its index %d", j.Ref, i)
 		}
-		if !(j.State >= sim.Completed && j.State <= sim.Unfinished) {
+		if !(j.State >= sim.Completed && j.State <= sim.NodeFail) {
 			return bad("undefined state %d", j.State)
 		}
 		if !(j.Part >= -1 && int(j.Part) < parts) {
@@ -564,7 +616,7 @@ func CheckRecord(rec *sim.Record) error {
 			if j.End != workload.Unknown && j.End < j.Submit {
 				return bad("cancelled at %d before submit %d", j.End, j.Submit)
 			}
-			if j.State == sim.Completed || j.State == sim.Timeout {
+			if j.State != sim.Cancelled && j.State != sim.Rejected && j.State != sim.Unfinished {
 				return bad("state %v without a start", j.State)
 			}
 		} else {
@@ -587,6 +639,29 @@ func CheckRecord(rec *sim.Record) error {
 			}
 			if a.GPUs < 0 || a.CPUs < 0 || a.MemMB < 0 {
 				return bad("alloc[%d]: negative amount", k)
+			}
+		}
+	}
+	for k := range rec.Runs {
+		r := &rec.Runs[k]
+		if !(r.Job >= 0 && int(r.Job) < len(rec.Jobs)) {
+			return fmt.Errorf("runs[%d]: job %d out of range [0, %d)", k, r.Job, len(rec.Jobs))
+		}
+		bad := func(format string, args ...any) error {
+			return fmt.Errorf("runs[%d] (job id %q): %s", k, rec.Trace.Jobs[r.Job].ID, fmt.Sprintf(format, args...))
+		}
+		if r.State != sim.Preempted && r.State != sim.NodeFail {
+			return bad("state %v, want PREEMPTED or NODE_FAIL", r.State)
+		}
+		if r.Start < rec.Jobs[r.Job].Submit || r.End < r.Start {
+			return bad("run [%d, %d) not after submit %d", r.Start, r.End, rec.Jobs[r.Job].Submit)
+		}
+		for m, a := range r.Alloc {
+			if !(a.Node >= 0 && int(a.Node) < nodes) {
+				return bad("alloc[%d]: node index %d out of range [0, %d)", m, a.Node, nodes)
+			}
+			if a.GPUs < 0 || a.CPUs < 0 || a.MemMB < 0 {
+				return bad("alloc[%d]: negative amount", m)
 			}
 		}
 	}

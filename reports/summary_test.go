@@ -40,24 +40,77 @@ func TestSummarizeFixture(t *testing.T) {
 		GPU:         Utilization{Allocated: 77805, Available: 114000, Fraction: 0.6825},
 		Node:        Utilization{Allocated: 20905, Available: 28500, Fraction: 20905.0 / 28500},
 		CPU:         Utilization{Allocated: 251610, Available: 912000, Fraction: 251610.0 / 912000},
-		Wait:        Stats{Count: 6, Mean: 6370.0 / 6, P50: 415, P95: 3155, P99: 3463, Max: 3540},
+		Wait:        Stats{Count: 6, Mean: 6370.0 / 6, P50: 415, P90: 2770, P95: 3155, P99: 3463, Max: 3540},
 		Slowdown:    Slowdown{Tau: 10, Count: 5, Mean: 1547.0 / 900, Max: 3.5},
 		Partitions: []PartitionSummary{
 			{
 				Name: "gpu", InCluster: true, Jobs: 5, Started: 4,
 				States: StateCounts{Completed: 3, Timeout: 1, Cancelled: 1},
-				Wait:   Stats{Count: 4, Mean: 1085, P50: 400, P95: 3129, P99: 3457.8, Max: 3540},
+				Wait:   Stats{Count: 4, Mean: 1085, P50: 400, P90: 2718, P95: 3129, P99: 3457.8, Max: 3540},
 			},
 			{
 				Name: "debug", InCluster: true, Jobs: 2, Started: 2,
 				States: StateCounts{Completed: 1, Unfinished: 1},
-				Wait:   Stats{Count: 2, Mean: 1015, P50: 1015, P95: 1901.5, P99: 1980.3, Max: 2000},
+				Wait:   Stats{Count: 2, Mean: 1015, P50: 1015, P90: 1803, P95: 1901.5, P99: 1980.3, Max: 2000},
 			},
 			{
 				Name: "bigmem", InCluster: false, Jobs: 1, Started: 0,
 				States: StateCounts{Rejected: 1},
 			},
 		},
+		// Responses (end − submit) of the 5 jobs that ended after starting,
+		// sorted: 35 (102), 2400 (105), 3600 (100), 7140 (101), 8000 (106).
+		// Mean 21175/5; p90 h=3.6: 7140 + 0.6·860; p95 h=3.8; p99 h=3.96.
+		Response: Stats{Count: 5, Mean: 4235, P50: 3600, P90: 7656, P95: 7828, P99: 7965.6, Max: 8000},
+		WaitBy: WaitBy{
+			Users: []GroupStats{
+				{"alice", 2, one(0)},
+				// bob: waits 0 3540; p90 h=0.9: 0.9·3540.
+				{"bob", 2, Stats{Count: 2, Mean: 1770, P50: 1770, P90: 3186, P95: 3363, P99: 3504.6, Max: 3540}},
+				{"carol", 1, one(30)},
+				{"dave", 1, Stats{}},
+				{"erin", 1, one(800)},
+				{"frank", 1, one(2000)},
+			},
+			Accounts: []GroupStats{
+				{"bio", 2, one(30)},
+				// ml: 800 2000; p90 800 + 0.9·1200.
+				{"ml", 2, Stats{Count: 2, Mean: 1400, P50: 1400, P90: 1880, P95: 1940, P99: 1988, Max: 2000}},
+				// physics: 0 0 3540; p90 h=1.8: 0.8·3540; p99 h=1.98: 0.98·3540.
+				{"physics", 4, Stats{Count: 3, Mean: 1180, P50: 0, P90: 2832, P95: 3186, P99: 3469.2, Max: 3540}},
+			},
+			SizeClasses: []GroupStats{
+				{"1", 1, one(30)},
+				// 2-4 GPUs: 100, 103, 105, 106, 107; waits 0 0 800 2000.
+				{"2-4", 5, Stats{Count: 4, Mean: 700, P50: 400, P90: 1640, P95: 1820, P99: 1964, Max: 2000}},
+				{"5-8", 2, one(3540)},
+			},
+			GPUTypes: []GroupStats{
+				// any: 0 0 30 800 3540; p90 h=3.6: 800 + 0.6·2740.
+				{"any", 6, Stats{Count: 5, Mean: 874, P50: 30, P90: 2444, P95: 2992, P99: 3430.4, Max: 3540}},
+				{"h100", 2, one(2000)},
+			},
+		},
+		// 5 finished jobs and 77805 GPU-seconds over 9500 s = 0.109954 days.
+		Throughput: Throughput{Finished: 5, JobsPerDay: 5 * 86400.0 / 9500,
+			GPUHours: 77805.0 / 3600, GPUHoursPerDay: 77805.0 / 3600 * 86400 / 9500},
+		// Users' mean slowdowns: alice 1, bob (119/60 + 1)/2 = 179/120,
+		// carol 3.5, erin 10/9 (frank's job is unfinished, dave's rejected).
+		Fairness: Fairness{Users: 4, JainUserSlowdown: jain(1, 179.0/120, 3.5, 10.0/9),
+			Accounts: []AccountShare{
+				{"bio", 5, 5.0 / 77805, 1.0 / 3},
+				{"ml", 29800, 29800.0 / 77805, 1.0 / 3},
+				{"physics", 48000, 48000.0 / 77805, 1.0 / 3},
+			}},
+		// TestTimelineFixture works out the three snapshots: 8, 0 and 8
+		// free GPUs, all unusable.
+		Fragmentation: Fragmentation{Samples: 3, MeanFreeGPUs: 16.0 / 3, MeanUnusableFreeGPUs: 16.0 / 3, UnusableFraction: 1},
+		// Queued time by reason: None 102 [120,150) + 103 [300,900) = 630;
+		// Priority 106 [1000,1500) = 500; Resources 101 [60,3600) + 106
+		// [1500,1800) + 107 [7000,9000) = 5840.
+		PendingReasons: []ReasonTime{{"None", 630}, {"Priority", 500}, {"Resources", 5840}},
+		SampleInterval: 3600,
+		Samples:        3,
 	}
 	rec := fixtureRecord()
 	got := Summarize(rec, SummaryOptions{})
@@ -167,11 +220,11 @@ func TestSummarizeEdgeCases(t *testing.T) {
 				GPU:    Utilization{Allocated: 240, Available: 400, Fraction: 0.6},
 				Node:   Utilization{Allocated: 30, Available: 50, Fraction: 0.6},
 				CPU:    Utilization{Allocated: 1920, Available: 3200, Fraction: 0.6},
-				Wait:   Stats{Count: 1, Mean: 20, P50: 20, P95: 20, P99: 20, Max: 20},
+				Wait:   Stats{Count: 1, Mean: 20, P50: 20, P90: 20, P95: 20, P99: 20, Max: 20},
 				Partitions: []PartitionSummary{
 					{Name: "all", InCluster: true, Jobs: 1, Started: 1,
 						States: StateCounts{Unfinished: 1},
-						Wait:   Stats{Count: 1, Mean: 20, P50: 20, P95: 20, P99: 20, Max: 20}},
+						Wait:   Stats{Count: 1, Mean: 20, P50: 20, P90: 20, P95: 20, P99: 20, Max: 20}},
 				},
 			},
 		},
@@ -185,6 +238,9 @@ func TestSummarizeEdgeCases(t *testing.T) {
 			want.Policy, want.Seed, want.Cluster, want.Trace = got.Policy, got.Seed, got.Cluster, got.Trace
 			want.Notes, want.RunEnd, want.Events = got.Notes, got.RunEnd, got.Events
 			want.TraceStates = got.TraceStates
+			// The fixture test covers the derived metrics.
+			want.Response, want.WaitBy, want.Throughput, want.Fairness = got.Response, got.WaitBy, got.Throughput, got.Fairness
+			want.Fragmentation, want.PendingReasons, want.SampleInterval, want.Samples = got.Fragmentation, got.PendingReasons, got.SampleInterval, got.Samples
 			if want.Slowdown.Tau == 0 {
 				want.Slowdown.Tau = DefaultSlowdownTau
 			}
@@ -294,4 +350,19 @@ func TestCheckRecord(t *testing.T) {
 	if err := CheckRecord(nil); err == nil {
 		t.Errorf("CheckRecord(nil) = nil, want an error")
 	}
+}
+
+// one is the Stats of a single wait w.
+func one(w float64) Stats {
+	return Stats{Count: 1, Mean: w, P50: w, P90: w, P95: w, P99: w, Max: w}
+}
+
+// jain is Jain's index (Σx)² / (n·Σx²).
+func jain(xs ...float64) float64 {
+	var s, q float64
+	for _, x := range xs {
+		s += x
+		q += x * x
+	}
+	return s * s / (float64(len(xs)) * q)
 }

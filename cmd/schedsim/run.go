@@ -1,12 +1,15 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
+	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/schedsim/schedsim/cmd/schedsim/internal/scenario"
 	"github.com/schedsim/schedsim/policies"
@@ -57,7 +60,7 @@ everything a run needs; flags override it.`,
 	fl.StringVar(&f.cluster, "cluster", "", `cluster spec YAML, or "example", or "header" (the machine an SWF header describes)`)
 	fl.StringVar(&f.policy, "policy", "", "scheduling policy: "+strings.Join(policies.Builtin().Names(), ", "))
 	fl.Uint64Var(&f.seed, "seed", 0, "root random seed (default: the scenario's)")
-	fl.StringVar(&f.out, "out", "", "directory for summary.json and jobs.csv")
+	fl.StringVar(&f.out, "out", "", "directory for the outputs: summary.json, jobs.csv, jobs.parquet, timeline.parquet, jobs.sacct, plots/, report.html")
 	fl.StringVar(&f.delimiter, "delimiter", "", `sacct field delimiter (default: detected, "|" or "☃")`)
 	fl.StringVar(&f.fields, "fields", "", "comma-separated column names of headerless sacct output (sacct -n)")
 	fl.IntVar(&f.procsPerNode, "procs-per-node", 0, "SWF: map processors to whole nodes, this many per node")
@@ -78,25 +81,54 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	}
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "schedsim %s, scenario %s, cluster: %s\n", versionString(), orDefault(run.Name, "(unnamed)"), run.ClusterDesc)
-	rec, err := simulate(run)
+	res, err := analyzeRun(s, run)
 	if err != nil {
 		return err
 	}
-	if err := reports.CheckRecord(rec); err != nil {
-		return fmt.Errorf("internal error (policy %s, seed %d): inconsistent record: %w", run.Policy.Name(), run.Seed, err)
-	}
-	sum := reports.Summarize(rec, reports.SummaryOptions{})
 	fmt.Fprintln(out)
-	if err := reports.WriteTable(out, sum); err != nil {
+	if err := reports.WriteTable(out, res.analysis.Summary); err != nil {
 		return err
 	}
 	if run.OutDir != "" {
-		if err := reports.WriteOutputs(run.OutDir, rec, sum); err != nil {
+		if err := reports.WriteOutputs(run.OutDir, res.rec, res.analysis, res.scenario); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "\nwrote %s and %s\n", filepath.Join(run.OutDir, "summary.json"), filepath.Join(run.OutDir, "jobs.csv"))
+		fmt.Fprintf(out, "\nwrote %s (summary.json, jobs.csv, jobs.parquet, timeline.parquet, jobs.sacct, plots/, report.html)\n", run.OutDir)
 	}
 	return nil
+}
+
+// runResult is a simulated and analyzed scenario.
+type runResult struct {
+	rec      *sim.Record
+	analysis *reports.Analysis
+	// scenario is the effective scenario as YAML (flags applied); its
+	// SHA-256 is the config hash the outputs carry.
+	scenario []byte
+}
+
+// analyzeRun simulates run, built from s, and analyzes the record.
+func analyzeRun(s *scenario.Scenario, run *scenario.Run) (*runResult, error) {
+	// Where the outputs go is not part of the configuration.
+	eff := *s
+	eff.Output.Dir = ""
+	text, err := yaml.Marshal(&eff)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	rec, err := simulate(run)
+	if err != nil {
+		return nil, err
+	}
+	if err := reports.CheckRecord(rec); err != nil {
+		return nil, fmt.Errorf("internal error (policy %s, seed %d): inconsistent record: %w", run.Policy.Name(), run.Seed, err)
+	}
+	sum := sha256.Sum256(text)
+	a := reports.Analyze(rec, reports.SummaryOptions{
+		SampleInterval: sim.Time(s.Output.SampleSeconds()),
+		ConfigHash:     "sha256:" + hex.EncodeToString(sum[:]),
+	})
+	return &runResult{rec: rec, analysis: a, scenario: text}, nil
 }
 
 // simulate runs the engine, turning a broken invariant into an error that

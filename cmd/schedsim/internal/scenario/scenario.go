@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -92,8 +93,24 @@ type Policy struct {
 
 // Output says where results go.
 type Output struct {
-	// Dir receives summary.json and jobs.csv; empty prints the summary only.
+	// Dir receives the outputs (summary.json, jobs.csv, jobs.parquet,
+	// timeline.parquet, jobs.sacct, plots/, report.html); empty prints
+	// the summary only.
 	Dir string `yaml:"dir"`
+	// SampleInterval is the timeline's bin width as a Go duration of
+	// whole seconds ("1h", "15m"); empty means one hour, widened to whole
+	// hours so that a run has at most 2000 bins.
+	SampleInterval string `yaml:"sample_interval"`
+}
+
+// SampleSeconds returns output.sample_interval in seconds, 0 when unset.
+// Validate has checked it.
+func (o Output) SampleSeconds() int64 {
+	d, err := time.ParseDuration(o.SampleInterval)
+	if o.SampleInterval == "" || err != nil {
+		return 0
+	}
+	return int64(d / time.Second)
 }
 
 // Error is a scenario error with its position.
@@ -260,6 +277,11 @@ func (s *Scenario) Validate() error {
 	}
 	if s.Trace.SWF.ProcsPerGPU > 0 && s.Trace.SWF.ProcsPerNode > 0 {
 		return bad("procs_per_gpu and procs_per_node exclude each other", "trace", "swf")
+	}
+	if si := s.Output.SampleInterval; si != "" {
+		if d, err := time.ParseDuration(si); err != nil || d < time.Second || d%time.Second != 0 {
+			return bad(fmt.Sprintf("%q: want a duration of whole seconds, at least 1s (\"1h\", \"15m\")", si), "output", "sample_interval")
+		}
 	}
 	if s.Policy.Name == "" {
 		return bad("missing (want a policy name such as easy or fifo)", "policy", "name")

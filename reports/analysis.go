@@ -1,0 +1,232 @@
+package reports
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// Analysis is everything the reports derive from one Record: the
+// run-level Summary, one JobRow per job and the Timeline. The writers
+// (summary.json, jobs.parquet, timeline.parquet, jobs.sacct, plots,
+// report.html) each read a part of it.
+type Analysis struct {
+	Summary  Summary
+	Jobs     []JobRow
+	Timeline Timeline
+}
+
+// Analyze computes the Analysis of rec. It panics, like Summarize, if rec
+// breaks CheckRecord's invariants.
+func Analyze(rec *sim.Record, opts SummaryOptions) *Analysis {
+	return analyze(rec, opts, "Analyze")
+}
+
+func analyze(rec *sim.Record, opts SummaryOptions, caller string) *Analysis {
+	if err := CheckRecord(rec); err != nil {
+		panic("reports: " + caller + ": " + err.Error())
+	}
+	runs := jobRuns(rec)
+	s := baseSummary(rec, runs, opts, caller)
+	rows := JobRows(rec, s.Slowdown.Tau)
+	s.ConfigHash = opts.ConfigHash
+	s.SampleInterval = sampleInterval(opts.SampleInterval, s.Makespan)
+	tr := buildTimeline(rec, runs, s.FirstSubmit, s.FirstSubmit+s.Makespan, s.SampleInterval, &s)
+	s.Samples = len(tr.tl.Samples)
+	fillDerived(&s, rows, &tr)
+	return &Analysis{Summary: s, Jobs: rows, Timeline: tr.tl}
+}
+
+// WaitBy holds wait statistics by group. Users, Accounts and GPUTypes
+// are sorted by name (the GPU type "any" stands for jobs that named
+// none); SizeClasses follow SizeClasses(). Only groups with at least one
+// job appear.
+type WaitBy struct {
+	Users, Accounts, SizeClasses, GPUTypes []GroupStats
+}
+
+// GroupStats is the wait of the started jobs of one group.
+type GroupStats struct {
+	Name string
+	// Jobs counts the group's jobs, started or not.
+	Jobs int
+	Wait Stats
+}
+
+// Throughput is the work finished per day of the window.
+type Throughput struct {
+	// Finished counts jobs that ended after they started (COMPLETED,
+	// TIMEOUT, PREEMPTED, NODE_FAIL).
+	Finished int
+	// JobsPerDay is Finished over the makespan in days; GPUHoursPerDay
+	// the allocated GPU-hours over the same. Both are 0 for an empty
+	// window.
+	JobsPerDay     float64
+	GPUHours       float64
+	GPUHoursPerDay float64
+}
+
+// Fairness holds fairness measures.
+type Fairness struct {
+	// Users counts the users with at least one finished job, and
+	// JainUserSlowdown is Jain's index (Σx)² / (n·Σx²) over their mean
+	// bounded slowdowns (Jain, Chiu and Hawe, DEC-TR-301, 1984): 1 when
+	// every user sees the same slowdown, 1/n when one user takes all of
+	// it. It is 0 when no user finished a job.
+	Users            int
+	JainUserSlowdown float64
+	// Accounts lists every account with at least one job, sorted by
+	// name, with its share of the GPU-seconds jobs held.
+	Accounts []AccountShare
+}
+
+// AccountShare is one account's use of the GPUs.
+type AccountShare struct {
+	Name       string
+	GPUSeconds int64
+	// Share is GPUSeconds over all accounts' GPU-seconds (0 if none).
+	// Target is the share a fair-share scheduler aims at: Slurm gives
+	// every association Fairshare=1 unless configured otherwise, so each
+	// of the n accounts is entitled to 1/n.
+	Share, Target float64
+}
+
+// Fragmentation averages the timeline's snapshots (see Sample): free
+// GPUs, and free GPUs that no eligible queued job could use because its
+// per-node request fits on none of the nodes holding them (by partition,
+// GPU type, GPUs, CPUs and memory). A job with a node count asks for
+// ⌈GPUs/nodes⌉ GPUs (and likewise CPUs and memory) on each node; one
+// without asks for at least one GPU with ⌈CPUs/GPUs⌉ CPUs.
+type Fragmentation struct {
+	Samples int
+	// MeanFreeGPUs and MeanUnusableFreeGPUs average the snapshots;
+	// UnusableFraction is Σ unusable / Σ free (0 when nothing was free).
+	MeanFreeGPUs, MeanUnusableFreeGPUs, UnusableFraction float64
+}
+
+// Disruption counts what preemption and node failures cost.
+type Disruption struct {
+	// Preemptions counts runs that ended PREEMPTED; Requeues sums
+	// JobRecord.Requeues.
+	Preemptions, Requeues int
+	// NodeFailRuns counts runs that a node failure ended; LostGPUSeconds
+	// is the GPU time those runs held.
+	NodeFailRuns   int
+	LostGPUSeconds int64
+}
+
+// ReasonTime is the queued job-seconds spent with one pending reason.
+type ReasonTime struct {
+	Reason     string
+	JobSeconds int64
+}
+
+// fillDerived computes the Summary fields that come from the job rows and
+// the timeline.
+func fillDerived(s *Summary, rows []JobRow, tr *timelineResult) {
+	type group struct {
+		jobs  int
+		waits []int64
+	}
+	groups := [4]map[string]*group{{}, {}, {}, {}}
+	var responses []int64
+	userSld := map[string][]float64{}
+	accountGPU := map[string]int64{}
+	var gpuSec int64
+	for i := range rows {
+		r := &rows[i]
+		gt := r.GPUType
+		if gt == "" {
+			gt = "any"
+		}
+		for k, name := range [4]string{r.User, r.Account, r.SizeClass, gt} {
+			g := groups[k][name]
+			if g == nil {
+				g = &group{}
+				groups[k][name] = g
+			}
+			g.jobs++
+			if r.Wait != workload.Unknown {
+				g.waits = append(g.waits, int64(r.Wait))
+			}
+		}
+		if r.Response != workload.Unknown {
+			responses = append(responses, int64(r.Response))
+		}
+		if r.HasSlowdown {
+			userSld[r.User] = append(userSld[r.User], r.Slowdown)
+		}
+		accountGPU[r.Account] += r.GPUSeconds
+		gpuSec += r.GPUSeconds
+		s.Disruption.Preemptions += int(r.Preemptions)
+		s.Disruption.Requeues += int(r.Requeues)
+		s.Disruption.LostGPUSeconds += r.LostGPUSeconds
+		s.Disruption.NodeFailRuns += int(r.NodeFails)
+	}
+	s.Response = statsOf(responses)
+	s.Throughput.Finished = len(responses)
+	stats := func(m map[string]*group, order []string) []GroupStats {
+		var out []GroupStats
+		for _, name := range order {
+			if g := m[name]; g != nil {
+				out = append(out, GroupStats{Name: name, Jobs: g.jobs, Wait: statsOf(g.waits)})
+			}
+		}
+		return out
+	}
+	s.WaitBy.Users = stats(groups[0], slices.Sorted(maps.Keys(groups[0])))
+	s.WaitBy.Accounts = stats(groups[1], slices.Sorted(maps.Keys(groups[1])))
+	s.WaitBy.SizeClasses = stats(groups[2], SizeClasses())
+	s.WaitBy.GPUTypes = stats(groups[3], slices.Sorted(maps.Keys(groups[3])))
+
+	if s.Makespan > 0 {
+		days := float64(s.Makespan) / 86400
+		s.Throughput.JobsPerDay = float64(s.Throughput.Finished) / days
+		s.Throughput.GPUHoursPerDay = float64(s.GPU.Allocated) / 3600 / days
+	}
+	s.Throughput.GPUHours = float64(s.GPU.Allocated) / 3600
+
+	// Jain's index over users' mean slowdowns, users in name order.
+	var sum, sumSq float64
+	for _, u := range slices.Sorted(maps.Keys(userSld)) {
+		var m float64
+		for _, x := range userSld[u] {
+			m += x
+		}
+		m /= float64(len(userSld[u]))
+		sum += m
+		sumSq += m * m
+		s.Fairness.Users++
+	}
+	if sumSq > 0 {
+		s.Fairness.JainUserSlowdown = sum * sum / (float64(s.Fairness.Users) * sumSq)
+	}
+	accounts := slices.Sorted(maps.Keys(accountGPU))
+	for _, a := range accounts {
+		s.Fairness.Accounts = append(s.Fairness.Accounts, AccountShare{
+			Name: a, GPUSeconds: accountGPU[a], Share: ratio(accountGPU[a], gpuSec),
+			Target: 1 / float64(len(accounts)),
+		})
+	}
+
+	var free, unusable int64
+	for i := range tr.tl.Samples {
+		free += int64(tr.tl.Samples[i].FreeGPUs)
+		unusable += int64(tr.tl.Samples[i].UnusableFreeGPUs)
+	}
+	if n := len(tr.tl.Samples); n > 0 {
+		s.Fragmentation = Fragmentation{
+			Samples:              n,
+			MeanFreeGPUs:         float64(free) / float64(n),
+			MeanUnusableFreeGPUs: float64(unusable) / float64(n),
+			UnusableFraction:     ratio(unusable, free),
+		}
+	}
+	for r, sec := range tr.reasonSeconds {
+		if sec > 0 {
+			s.PendingReasons = append(s.PendingReasons, ReasonTime{Reason: sim.PendingReason(r).String(), JobSeconds: sec})
+		}
+	}
+}

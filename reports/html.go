@@ -1,0 +1,182 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"strconv"
+)
+
+// ReportInput is what report.html shows: the summary (as summary.json
+// holds it), the figures and the scenario text.
+type ReportInput struct {
+	Summary  []byte // summary.json
+	Figures  []Figure
+	Scenario []byte // the effective scenario, YAML; may be empty
+}
+
+type htmlRow struct{ Label, Value, Note string }
+
+type htmlFigure struct {
+	Name, Title string
+	SVG         template.HTML
+}
+
+type htmlPage struct {
+	Title      string
+	Rows       []htmlRow
+	Partitions []jsonPartition
+	SizeClass  []jsonGroup
+	Accounts   []jsonAccount
+	Figures    []htmlFigure
+	Scenario   string
+}
+
+var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
+	"dur": func(f fixed) string { return FormatSeconds(float64(f)) },
+	"pct": func(f fixed) string { return strconv.FormatFloat(100*float64(f), 'f', 1, 64) + " %" },
+}).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+body { font-family: "Liberation Sans", Arial, Helvetica, sans-serif; margin: 2em auto; max-width: 980px; color: #222; padding: 0 1em; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ccc; }
+table { border-collapse: collapse; margin: 0.5em 0; }
+td, th { padding: 0.2em 0.8em; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.note { color: #666; font-size: 0.9em; }
+figure { margin: 1em 0 2em 0; } figure svg { width: 100%; height: auto; display: block; }
+figcaption { color: #555; font-size: 0.9em; }
+pre { background: #f6f6f6; padding: 1em; overflow-x: auto; font-size: 0.85em; }
+</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+<h2 id="summary">Summary</h2>
+<table id="summary-table">
+{{range .Rows}}<tr><th>{{.Label}}</th><td class="num">{{.Value}}</td><td class="note">{{.Note}}</td></tr>
+{{end}}</table>
+<h2 id="partitions">Partitions</h2>
+<table id="partition-table">
+<tr><th>Partition</th><th class="num">Jobs</th><th class="num">Started</th><th class="num">Wait mean</th><th class="num">p50</th><th class="num">p90</th><th class="num">p95</th><th class="num">p99</th><th class="num">max</th></tr>
+{{range .Partitions}}<tr><td>{{.Name}}</td><td class="num">{{.Jobs}}</td><td class="num">{{.Started}}</td><td class="num">{{dur .Wait.Mean}}</td><td class="num">{{dur .Wait.P50}}</td><td class="num">{{dur .Wait.P90}}</td><td class="num">{{dur .Wait.P95}}</td><td class="num">{{dur .Wait.P99}}</td><td class="num">{{dur .Wait.Max}}</td></tr>
+{{end}}</table>
+<h2 id="sizes">Wait by job size</h2>
+<table id="size-table">
+<tr><th>GPUs requested</th><th class="num">Jobs</th><th class="num">Started</th><th class="num">Wait mean</th><th class="num">p50</th><th class="num">p90</th><th class="num">p95</th><th class="num">p99</th><th class="num">max</th></tr>
+{{range .SizeClass}}<tr><td>{{.Name}}</td><td class="num">{{.Jobs}}</td><td class="num">{{.Wait.Count}}</td><td class="num">{{dur .Wait.Mean}}</td><td class="num">{{dur .Wait.P50}}</td><td class="num">{{dur .Wait.P90}}</td><td class="num">{{dur .Wait.P95}}</td><td class="num">{{dur .Wait.P99}}</td><td class="num">{{dur .Wait.Max}}</td></tr>
+{{end}}</table>
+<h2 id="accounts">GPU-hours by account</h2>
+<table id="account-table">
+<tr><th>Account</th><th class="num">GPU-hours</th><th class="num">Share</th><th class="num">Fair-share target</th></tr>
+{{range .Accounts}}<tr><td>{{.Name}}</td><td class="num">{{printf "%.1f" .GPUHours}}</td><td class="num">{{pct .Share}}</td><td class="num">{{pct .Target}}</td></tr>
+{{end}}</table>
+<h2 id="plots">Plots</h2>
+{{range .Figures}}<figure class="plot" id="plot-{{.Name}}">
+{{.SVG}}
+<figcaption>{{.Title}}</figcaption>
+</figure>
+{{end}}<h2 id="scenario">Scenario</h2>
+<pre id="scenario-text">{{.Scenario}}</pre>
+</body>
+</html>
+`))
+
+// WriteReport writes report.html: one self-contained page (inline CSS and
+// SVG, no script, nothing fetched) with the summary, per-partition,
+// job-size and account tables, every figure and the scenario. The same
+// input gives the same bytes.
+func WriteReport(w io.Writer, in ReportInput) error {
+	var s jsonSummary
+	if err := json.Unmarshal(in.Summary, &s); err != nil {
+		return fmt.Errorf("report: summary: %w", err)
+	}
+	page := htmlPage{
+		Title:      fmt.Sprintf("schedsim report: %s on %s", orNone(s.Policy), orNone(s.Cluster.Name)),
+		Partitions: s.Partitions,
+		SizeClass:  s.WaitBy.SizeClass,
+		Accounts:   s.Fairness.Accounts,
+		Scenario:   string(in.Scenario),
+	}
+	if page.Scenario == "" {
+		page.Scenario = "(not recorded)"
+	}
+	pct := func(f fixed) string { return strconv.FormatFloat(100*float64(f), 'f', 2, 64) + " %" }
+	num := func(f fixed, d int) string { return strconv.FormatFloat(float64(f), 'f', d, 64) }
+	row := func(label, value, note string) { page.Rows = append(page.Rows, htmlRow{label, value, note}) }
+	row("Policy", orNone(s.Policy), fmt.Sprintf("seed %d, config %s", s.Seed, orNone(s.ConfigHash)))
+	row("Cluster", orNone(s.Cluster.Name), fmt.Sprintf("%d nodes, %d GPUs, %d CPUs, %d partitions",
+		s.Cluster.Nodes, s.Cluster.GPUs, s.Cluster.CPUs, s.Cluster.Partitions))
+	row("Trace", strconv.Itoa(s.Trace.Jobs)+" jobs", orNone(s.Trace.Source))
+	row("Epoch", s.Trace.EpochUTC, "simulated time 0")
+	row("Started", strconv.Itoa(s.Jobs.Started), fmt.Sprintf("completed %d, timeout %d, cancelled %d, rejected %d, unfinished %d, preempted %d, node fail %d",
+		s.Jobs.ByState.Completed, s.Jobs.ByState.Timeout, s.Jobs.ByState.Cancelled, s.Jobs.ByState.Rejected,
+		s.Jobs.ByState.Unfinished, s.Jobs.ByState.Preempted, s.Jobs.ByState.NodeFail))
+	row("Makespan", FormatSeconds(float64(s.Window.MakespanS)), "first submit to last end")
+	row("GPU utilization", pct(s.Utilization.GPU.Fraction), "allocated / available over the makespan")
+	row("Node utilization", pct(s.Utilization.Node.Fraction), "")
+	row("CPU utilization", pct(s.Utilization.CPU.Fraction), "")
+	for _, q := range []struct {
+		name string
+		v    fixed
+	}{{"mean", s.Wait.Mean}, {"p50", s.Wait.P50}, {"p90", s.Wait.P90}, {"p95", s.Wait.P95}, {"p99", s.Wait.P99}, {"max", s.Wait.Max}} {
+		row("Wait "+q.name, FormatSeconds(float64(q.v)), num(q.v, 1)+" s")
+	}
+	row("Response mean", FormatSeconds(float64(s.Response.Mean)), "end − submit")
+	row("Bounded slowdown mean", num(s.Slowdown.Mean, 3), fmt.Sprintf("τ = %d s, max %s", s.Slowdown.TauS, num(s.Slowdown.Max, 3)))
+	row("Throughput", num(s.Throughput.JobsPerDay, 1)+" jobs/day", num(s.Throughput.GPUHoursPerDay, 1)+" GPU-hours/day")
+	row("Fairness (Jain, users' slowdown)", num(s.Fairness.JainUserSlowdown, 3), fmt.Sprintf("%d users", s.Fairness.Users))
+	row("Unusable free GPUs", num(s.Fragmentation.MeanUnusableFreeGPUs, 1), fmt.Sprintf("mean of %s free GPUs; %s of free GPU time",
+		num(s.Fragmentation.MeanFreeGPUs, 1), pct(s.Fragmentation.UnusableFraction)))
+	row("Preemptions", strconv.Itoa(s.Preemption.Preemptions), fmt.Sprintf("%d requeues", s.Preemption.Requeues))
+	row("Lost GPU-hours", num(s.Failures.LostGPUHours, 1), fmt.Sprintf("%d runs ended by node failures", s.Failures.NodeFailRuns))
+	row("Timeline", strconv.Itoa(s.Timeline.Samples)+" samples", fmt.Sprintf("every %s", FormatSeconds(float64(s.Timeline.IntervalS))))
+	for _, f := range in.Figures {
+		body, err := f.svgBody()
+		if err != nil {
+			return fmt.Errorf("report: figure %s: %w", f.Name, err)
+		}
+		page.Figures = append(page.Figures, htmlFigure{Name: f.Name, Title: f.Title, SVG: template.HTML(body)})
+	}
+	var b bytes.Buffer
+	if err := reportTmpl.Execute(&b, page); err != nil {
+		return err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// SummaryHeader holds the fields of summary.json that compare and plot
+// need.
+type SummaryHeader struct {
+	Policy     string
+	Seed       uint64
+	ConfigHash string
+	Epoch      int64
+	GPUs, CPUs int64
+	Nodes      int
+	TauS       int64
+	Makespan   int64
+}
+
+// ParseSummaryHeader decodes the identity and cluster totals from
+// summary.json data.
+func ParseSummaryHeader(data []byte) (SummaryHeader, error) {
+	var s jsonSummary
+	if err := json.Unmarshal(data, &s); err != nil {
+		return SummaryHeader{}, err
+	}
+	if s.SchemaVersion != SchemaVersion {
+		return SummaryHeader{}, fmt.Errorf("schema_version %d, this build reads %d", s.SchemaVersion, SchemaVersion)
+	}
+	return SummaryHeader{
+		Policy: s.Policy, Seed: s.Seed, ConfigHash: s.ConfigHash, Epoch: s.Trace.Epoch,
+		GPUs: s.Cluster.GPUs, CPUs: s.Cluster.CPUs, Nodes: s.Cluster.Nodes, TauS: s.Slowdown.TauS,
+		Makespan: s.Window.MakespanS,
+	}, nil
+}

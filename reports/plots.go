@@ -1,0 +1,480 @@
+package reports
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"slices"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+// Figure is one plot of a run, drawable as PNG and SVG.
+type Figure struct {
+	// Name is the file name without extension ("gpu_utilization").
+	Name string
+	// Title is the plot's title, for the HTML report.
+	Title string
+	draw  func(c draw.Canvas)
+}
+
+// Figure size: 9 × 5 inches; PNGs at 100 dots per inch (900 × 500 px).
+const (
+	figWidth  = 9 * vg.Inch
+	figHeight = 5 * vg.Inch
+	figDPI    = 100
+)
+
+// WriteSVG writes the figure as SVG (fonts referenced by name, not
+// embedded). The same figure gives the same bytes.
+func (f *Figure) WriteSVG(w io.Writer) error {
+	c := vgsvg.New(figWidth, figHeight)
+	f.draw(draw.New(c))
+	_, err := c.WriteTo(w)
+	return err
+}
+
+// WritePNG writes the figure as a PNG of 900 × 500 pixels on white.
+func (f *Figure) WritePNG(w io.Writer) error {
+	c := vgimg.NewWith(vgimg.UseWH(figWidth, figHeight), vgimg.UseDPI(figDPI), vgimg.UseBackgroundColor(color.White))
+	f.draw(draw.New(c))
+	_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(w)
+	return err
+}
+
+// svgBody returns the figure's SVG without the XML declaration, for
+// inlining in HTML.
+func (f *Figure) svgBody() ([]byte, error) {
+	var b bytes.Buffer
+	if err := f.WriteSVG(&b); err != nil {
+		return nil, err
+	}
+	out := b.Bytes()
+	if i := bytes.Index(out, []byte("<svg")); i >= 0 {
+		out = out[i:]
+	}
+	return out, nil
+}
+
+// Figures returns the plots of a run from its job rows and timeline (what
+// jobs.parquet and timeline.parquet hold), in a fixed order:
+//
+//   - gpu_utilization: allocated GPUs as a percentage of the cluster's,
+//     per bin, stacked by the partition the jobs ran in;
+//   - queue: queued jobs (top) and the GPUs they ask for (bottom), bin
+//     averages, with the cluster's GPU count for scale;
+//   - wait_cdf: the cumulative distribution of waits of started jobs, per
+//     partition and overall, on a logarithmic time axis (waits under one
+//     second are drawn at one second);
+//   - wait_by_size: box plots of waits by job-size class (SizeClassOf),
+//     logarithmic, same floor; boxes span the quartiles, whiskers reach
+//     the furthest point within 1.5 IQR, points beyond are drawn;
+//   - fragmentation: free GPUs and free GPUs no eligible queued job could
+//     use, at each bin's start.
+//
+// Energy over time is not drawn: the hardware models give no power
+// figures yet. label heads every title (the run's policy, say).
+func Figures(jobs []JobRow, tl *Timeline, label string) []Figure {
+	prefix := ""
+	if label != "" {
+		prefix = label + ": "
+	}
+	return []Figure{
+		{Name: "gpu_utilization", Title: prefix + "GPU utilization by partition", draw: func(c draw.Canvas) {
+			plotUtilization(tl, prefix+"GPU utilization by partition").Draw(c)
+		}},
+		{Name: "queue", Title: prefix + "Queue length and pending GPU demand", draw: func(c draw.Canvas) {
+			drawQueue(c, tl, prefix+"Queue length and pending GPU demand")
+		}},
+		{Name: "wait_cdf", Title: prefix + "Wait-time CDF by partition", draw: func(c draw.Canvas) {
+			plotWaitCDF(jobs, prefix+"Wait-time CDF by partition").Draw(c)
+		}},
+		{Name: "wait_by_size", Title: prefix + "Wait by job size", draw: func(c draw.Canvas) {
+			plotWaitBySize(jobs, prefix+"Wait by job size (GPUs requested)").Draw(c)
+		}},
+		{Name: "fragmentation", Title: prefix + "Free and unusable GPUs", draw: func(c draw.Canvas) {
+			plotFragmentation(tl, prefix+"Fragmentation: free GPUs no queued job can use").Draw(c)
+		}},
+	}
+}
+
+var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+// newPlot returns a plot with sans-serif text, a title and axis labels.
+func newPlot(title, xLabel, yLabel string) *plot.Plot {
+	p := plot.New()
+	for _, ts := range []*font.Font{&p.Title.TextStyle.Font, &p.X.Label.TextStyle.Font, &p.Y.Label.TextStyle.Font,
+		&p.X.Tick.Label.Font, &p.Y.Tick.Label.Font, &p.Legend.TextStyle.Font} {
+		ts.Typeface, ts.Variant = sans.Typeface, sans.Variant
+	}
+	p.Title.Text = title
+	p.Title.TextStyle.Font.Size = vg.Points(14)
+	p.Title.Padding = vg.Points(8)
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// timeAxis sets the x axis of p to dates in UTC for Unix times.
+func timeAxis(p *plot.Plot, tl *Timeline) {
+	p.X.Tick.Marker = dateTicker{}
+	year := ""
+	if len(tl.Samples) > 0 {
+		year = ", " + time.Unix(tl.Epoch+int64(tl.Samples[0].Start), 0).UTC().Format("2006")
+	}
+	p.X.Label.Text = "Date (UTC" + year + ")"
+}
+
+// dateTicker puts ticks on whole hours or days (UTC), 4 to 10 of them.
+type dateTicker struct{}
+
+func (dateTicker) Ticks(lo, hi float64) []plot.Tick {
+	steps := []int64{900, 1800, 3600, 2 * 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86400, 2 * 86400,
+		7 * 86400, 14 * 86400, 28 * 86400, 91 * 86400, 182 * 86400, 364 * 86400}
+	span := hi - lo
+	step := steps[len(steps)-1]
+	for _, s := range steps {
+		if span/float64(s) <= 9 {
+			step = s
+			break
+		}
+	}
+	format := "Jan 2"
+	if step < 86400 {
+		format = "Jan 2 15:04"
+	}
+	var ticks []plot.Tick
+	for t := int64(math.Ceil(lo/float64(step))) * step; float64(t) <= hi; t += step {
+		ticks = append(ticks, plot.Tick{Value: float64(t), Label: time.Unix(t, 0).UTC().Format(format)})
+	}
+	return ticks
+}
+
+// durationTicker labels a logarithmic axis of seconds with round
+// durations.
+type durationTicker struct{}
+
+var durationTicks = []struct {
+	v     float64
+	label string
+}{
+	{1, "1 s"}, {10, "10 s"}, {60, "1 min"}, {600, "10 min"}, {3600, "1 h"}, {6 * 3600, "6 h"},
+	{86400, "1 d"}, {7 * 86400, "7 d"}, {28 * 86400, "28 d"}, {365 * 86400, "1 y"},
+}
+
+func (durationTicker) Ticks(lo, hi float64) []plot.Tick {
+	var ticks []plot.Tick
+	for _, t := range durationTicks {
+		if t.v >= lo && t.v <= hi {
+			ticks = append(ticks, plot.Tick{Value: t.v, Label: t.label})
+		}
+	}
+	return ticks
+}
+
+// steps returns the points of a step line: value v[i] over bin i.
+func steps(tl *Timeline, v func(s *Sample) float64) plotter.XYs {
+	xy := make(plotter.XYs, 0, 2*len(tl.Samples))
+	for i := range tl.Samples {
+		s := &tl.Samples[i]
+		y := v(s)
+		xy = append(xy,
+			plotter.XY{X: float64(tl.Epoch + int64(s.Start)), Y: y},
+			plotter.XY{X: float64(tl.Epoch + int64(s.End)), Y: y})
+	}
+	return xy
+}
+
+func plotUtilization(tl *Timeline, title string) *plot.Plot {
+	p := newPlot(title, "", "GPUs allocated (% of cluster)")
+	timeAxis(p, tl)
+	// Room above 100 % for the legend.
+	p.Y.Min, p.Y.Max = 0, 100+12*float64(len(tl.Partitions)+1)
+	p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 25, Label: "25"},
+		{Value: 50, Label: "50"}, {Value: 75, Label: "75"}, {Value: 100, Label: "100"}})
+	p.Legend.Top = true
+	n := len(tl.Samples)
+	cum := make([]float64, n) // stacked so far, percent
+	type layer struct {
+		name string
+		poly *plotter.Polygon
+	}
+	var layers []layer
+	for k, name := range tl.Partitions {
+		var used bool
+		lower := slices.Clone(cum)
+		for i := range tl.Samples {
+			s := &tl.Samples[i]
+			if s.PartGPUSeconds[k] > 0 {
+				used = true
+			}
+			cum[i] += 100 * ratio(s.PartGPUSeconds[k], tl.GPUs*s.Len())
+		}
+		if !used {
+			continue
+		}
+		var ring plotter.XYs
+		for i := range tl.Samples {
+			s := &tl.Samples[i]
+			ring = append(ring, plotter.XY{X: float64(tl.Epoch + int64(s.Start)), Y: cum[i]},
+				plotter.XY{X: float64(tl.Epoch + int64(s.End)), Y: cum[i]})
+		}
+		for i := n - 1; i >= 0; i-- {
+			s := &tl.Samples[i]
+			ring = append(ring, plotter.XY{X: float64(tl.Epoch + int64(s.End)), Y: lower[i]},
+				plotter.XY{X: float64(tl.Epoch + int64(s.Start)), Y: lower[i]})
+		}
+		poly, err := plotter.NewPolygon(ring)
+		if err != nil {
+			continue
+		}
+		poly.Color = fade(plotutil.Color(len(layers)))
+		poly.LineStyle.Width = 0
+		layers = append(layers, layer{name, poly})
+		p.Add(poly)
+	}
+	// Legend in stacking order, top layer first.
+	for i := len(layers) - 1; i >= 0; i-- {
+		p.Legend.Add(layers[i].name, layers[i].poly)
+	}
+	if n > 0 {
+		total := steps(tl, func(s *Sample) float64 { return 100 * tl.GPUUtil(s) })
+		if l, err := plotter.NewLine(total); err == nil {
+			l.LineStyle.Width = vg.Points(0.8)
+			l.LineStyle.Color = color.Black
+			p.Add(l)
+			p.Legend.Add("all partitions", l)
+		}
+	} else {
+		noData(p)
+	}
+	return p
+}
+
+// fade lightens c for filled areas.
+func fade(c color.Color) color.Color {
+	r, g, b, _ := c.RGBA()
+	mix := func(v uint32) uint8 { return uint8((v>>8)*3/4 + 255/4) }
+	return color.RGBA{mix(r), mix(g), mix(b), 255}
+}
+
+func drawQueue(c draw.Canvas, tl *Timeline, title string) {
+	top := newPlot(title, "", "Queued jobs (mean)")
+	bottom := newPlot("", "", "Pending GPU demand (GPUs)")
+	for _, p := range []*plot.Plot{top, bottom} {
+		timeAxis(p, tl)
+		p.Y.Min = 0
+		p.Legend.Top = true
+	}
+	top.X.Label.Text = ""
+	if len(tl.Samples) > 0 {
+		q, _ := plotter.NewLine(steps(tl, func(s *Sample) float64 { return ratio(s.QueueSeconds, s.Len()) }))
+		q.LineStyle.Color = plotutil.Color(0)
+		q.LineStyle.Width = vg.Points(1)
+		top.Add(q)
+		top.Legend.Add("queued jobs", q)
+		d, _ := plotter.NewLine(steps(tl, func(s *Sample) float64 { return ratio(s.PendingGPUSeconds, s.Len()) }))
+		d.LineStyle.Color = plotutil.Color(1)
+		d.LineStyle.Width = vg.Points(1)
+		bottom.Add(d)
+		bottom.Legend.Add("GPUs requested by queued jobs", d)
+		capLine, _ := plotter.NewLine(plotter.XYs{
+			{X: float64(tl.Epoch + int64(tl.Samples[0].Start)), Y: float64(tl.GPUs)},
+			{X: float64(tl.Epoch + int64(tl.Samples[len(tl.Samples)-1].End)), Y: float64(tl.GPUs)},
+		})
+		capLine.LineStyle.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		capLine.LineStyle.Color = color.Gray{Y: 90}
+		bottom.Add(capLine)
+		bottom.Legend.Add(fmt.Sprintf("cluster GPUs (%d)", tl.GPUs), capLine)
+		var maxQ, maxD float64
+		for i := range tl.Samples {
+			s := &tl.Samples[i]
+			maxQ = max(maxQ, ratio(s.QueueSeconds, s.Len()))
+			maxD = max(maxD, ratio(s.PendingGPUSeconds, s.Len()))
+		}
+		top.Y.Max = max(maxQ, 1) * 1.3
+		bottom.Y.Max = max(maxD, float64(tl.GPUs), 1) * 1.35
+	} else {
+		noData(top)
+		noData(bottom)
+	}
+	tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(8), PadY: vg.Points(6)}
+	canvases := plot.Align([][]*plot.Plot{{top}, {bottom}}, tiles, c)
+	top.Draw(canvases[0][0])
+	bottom.Draw(canvases[1][0])
+}
+
+// waitsByPartition returns the waits (seconds, at least 1) of started
+// jobs per partition in first-seen order, and over all jobs.
+func waitsByPartition(jobs []JobRow) (names []string, by map[string][]float64, all []float64) {
+	by = map[string][]float64{}
+	for i := range jobs {
+		r := &jobs[i]
+		if r.Wait == workload.Unknown {
+			continue
+		}
+		w := max(float64(r.Wait), 1)
+		if _, ok := by[r.Partition]; !ok {
+			names = append(names, r.Partition)
+		}
+		by[r.Partition] = append(by[r.Partition], w)
+		all = append(all, w)
+	}
+	slices.Sort(names)
+	return names, by, all
+}
+
+// cdf returns the empirical CDF of xs (which it sorts) as a step line's
+// points: one point per distinct value.
+func cdf(xs []float64) plotter.XYs {
+	slices.Sort(xs)
+	n := float64(len(xs))
+	var xy plotter.XYs
+	for i, x := range xs {
+		if i+1 < len(xs) && xs[i+1] == x {
+			continue
+		}
+		if len(xy) > 0 {
+			xy = append(xy, plotter.XY{X: x, Y: xy[len(xy)-1].Y})
+		} else {
+			xy = append(xy, plotter.XY{X: x, Y: 0})
+		}
+		xy = append(xy, plotter.XY{X: x, Y: float64(i+1) / n})
+	}
+	return xy
+}
+
+func plotWaitCDF(jobs []JobRow, title string) *plot.Plot {
+	p := newPlot(title, "Wait (log scale; waits under 1 s drawn at 1 s)", "Fraction of started jobs")
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = durationTicker{}
+	p.Y.Min, p.Y.Max = 0, 1
+	// The lower right stays empty: a CDF rises to the right.
+	p.Legend.Top = false
+	p.Legend.Left = false
+	p.Legend.XOffs = -vg.Points(15)
+	p.Legend.YOffs = vg.Points(20)
+	names, by, all := waitsByPartition(jobs)
+	if len(all) == 0 {
+		noData(p)
+		p.X.Min, p.X.Max = 1, 86400
+		return p
+	}
+	maxW := 1.0
+	for k, name := range names {
+		l, err := plotter.NewLine(cdf(by[name]))
+		if err != nil {
+			continue
+		}
+		l.LineStyle.Color = plotutil.Color(k)
+		l.LineStyle.Width = vg.Points(1.2)
+		p.Add(l)
+		p.Legend.Add(fmt.Sprintf("%s (%d jobs)", orNone(name), len(by[name])), l)
+	}
+	l, err := plotter.NewLine(cdf(all))
+	if err == nil {
+		l.LineStyle.Color = color.Black
+		l.LineStyle.Width = vg.Points(1.5)
+		l.LineStyle.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		p.Add(l)
+		p.Legend.Add(fmt.Sprintf("all (%d jobs)", len(all)), l)
+	}
+	maxW = max(maxW, all[len(all)-1])
+	p.X.Min, p.X.Max = 1, 60
+	for _, t := range durationTicks {
+		if p.X.Max = t.v; t.v >= maxW {
+			break
+		}
+	}
+	return p
+}
+
+func plotWaitBySize(jobs []JobRow, title string) *plot.Plot {
+	p := newPlot(title, "Job size (GPUs requested; n = started jobs)", "Wait (log scale)")
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = durationTicker{}
+	by := map[string]plotter.Values{}
+	for i := range jobs {
+		if jobs[i].Wait != workload.Unknown {
+			by[jobs[i].SizeClass] = append(by[jobs[i].SizeClass], max(float64(jobs[i].Wait), 1))
+		}
+	}
+	var names []string
+	maxW := 60.0
+	for _, class := range SizeClasses() {
+		vs := by[class]
+		if len(vs) == 0 {
+			continue
+		}
+		b, err := plotter.NewBoxPlot(vg.Points(28), float64(len(names)), vs)
+		if err != nil {
+			continue
+		}
+		b.FillColor = fade(plotutil.Color(len(names)))
+		b.GlyphStyle.Radius = vg.Points(1.5)
+		p.Add(b)
+		label := class + " GPUs"
+		if class == "1" {
+			label = "1 GPU"
+		}
+		names = append(names, fmt.Sprintf("%s\nn = %d", label, len(vs)))
+		maxW = max(maxW, slices.Max(vs))
+	}
+	if len(names) == 0 {
+		noData(p)
+		names = []string{""}
+	}
+	p.NominalX(names...)
+	p.Y.Min, p.Y.Max = 1, maxW*1.5
+	return p
+}
+
+func plotFragmentation(tl *Timeline, title string) *plot.Plot {
+	p := newPlot(title, "", "GPUs (at each sample)")
+	timeAxis(p, tl)
+	p.Y.Min = 0
+	p.Legend.Top = true
+	if len(tl.Samples) == 0 {
+		noData(p)
+		return p
+	}
+	free, _ := plotter.NewLine(steps(tl, func(s *Sample) float64 { return float64(s.FreeGPUs) }))
+	free.LineStyle.Color = plotutil.Color(2)
+	free.LineStyle.Width = vg.Points(1.2)
+	unusable, _ := plotter.NewLine(steps(tl, func(s *Sample) float64 { return float64(s.UnusableFreeGPUs) }))
+	unusable.LineStyle.Width = 0
+	unusable.FillColor = fade(plotutil.Color(0))
+	// The area first, so the free line stays visible on top of it.
+	p.Add(unusable, free)
+	p.Legend.Add("free GPUs", free)
+	p.Legend.Add("free GPUs no eligible queued job can use", unusable)
+	var maxFree float64
+	for i := range tl.Samples {
+		maxFree = max(maxFree, float64(tl.Samples[i].FreeGPUs))
+	}
+	p.Y.Max = max(maxFree, 1) * 1.25
+	return p
+}
+
+// noData marks an empty plot.
+func noData(p *plot.Plot) {
+	p.Title.Text += " (no data)"
+	p.X.Min, p.X.Max = 0, 1
+	if p.Y.Max <= p.Y.Min {
+		p.Y.Min, p.Y.Max = 0, 1
+	}
+}

@@ -1,0 +1,464 @@
+package reports
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// DefaultSampleInterval is the timeline's bin width, in seconds, when
+// SummaryOptions leaves it zero: one hour, widened to a whole number of
+// hours when the window would otherwise have more than MaxDefaultSamples
+// bins.
+const DefaultSampleInterval sim.Time = 3600
+
+// MaxDefaultSamples bounds the number of bins the default interval gives.
+const MaxDefaultSamples = 2000
+
+// sampleInterval returns the interval to use: opt if positive, else the
+// default for a window of length span.
+func sampleInterval(opt, span sim.Time) sim.Time {
+	if opt > 0 {
+		return opt
+	}
+	d := DefaultSampleInterval
+	if span > d*MaxDefaultSamples {
+		hours := (span + 3600*MaxDefaultSamples - 1) / (3600 * MaxDefaultSamples)
+		d = hours * 3600
+	}
+	return d
+}
+
+// Timeline is the run sampled in bins of Interval seconds over the
+// utilization window [Summary.FirstSubmit, Summary.LastEnd): bin k is
+// [FirstSubmit + k·Interval, FirstSubmit + (k+1)·Interval), the last one
+// cut at LastEnd. It is computed from the record by sweeping job starts
+// and ends, never from the engine.
+type Timeline struct {
+	// Epoch is the trace epoch (Unix seconds) of simulated time 0.
+	Epoch    int64
+	Interval sim.Time
+	// GPUs, Nodes and CPUs are the cluster's totals.
+	GPUs, Nodes, CPUs int64
+	// Partitions names the cluster's partitions, in order;
+	// PartitionGPUs gives each one's GPUs (nodes may be shared).
+	Partitions    []string
+	PartitionGPUs []int64
+	Samples       []Sample
+}
+
+// Sample is one bin of a Timeline. The *Seconds fields integrate over the
+// bin exactly (a job overlapping the bin partly counts for the overlap);
+// the snapshot fields hold the state at Start, after every event at Start.
+type Sample struct {
+	Start, End sim.Time
+	// GPUSeconds, CPUSeconds: resources held by jobs in the bin;
+	// NodeSeconds: node-seconds with at least one job on the node.
+	GPUSeconds, NodeSeconds, CPUSeconds int64
+	// PartGPUSeconds splits GPUSeconds by the partition the jobs ran in,
+	// indexed like Timeline.Partitions.
+	PartGPUSeconds []int64
+	// QueueSeconds integrates the number of queued jobs (submitted or
+	// requeued, not yet started, not cancelled); PendingGPUSeconds their
+	// requested GPUs.
+	QueueSeconds, PendingGPUSeconds int64
+	// Started counts job runs that began in the bin; Ended the jobs whose
+	// final run ended in it (the last bin includes its end instant).
+	Started, Ended int32
+
+	// Queued is the number of queued jobs at Start, and PendingByReason
+	// splits it by the job's last recorded pending reason, indexed by
+	// sim.PendingReason (ReasonNone when the policy gave none).
+	Queued          int32
+	PendingByReason []int32
+	// FreeGPUs is the number of idle GPUs at Start. UnusableFreeGPUs is
+	// the part of them that no eligible queued job could use: the free
+	// GPUs of every node on which no such job's per-node request fits
+	// (see Fragmentation).
+	FreeGPUs, UnusableFreeGPUs int32
+}
+
+// Len returns the bin's length in seconds.
+func (s *Sample) Len() int64 { return int64(s.End - s.Start) }
+
+// GPUUtil returns GPUSeconds over the cluster's GPU-seconds in the bin.
+func (t *Timeline) GPUUtil(s *Sample) float64 { return ratio(s.GPUSeconds, t.GPUs*s.Len()) }
+
+// NodeUtil returns NodeSeconds over the cluster's node-seconds in the bin.
+func (t *Timeline) NodeUtil(s *Sample) float64 { return ratio(s.NodeSeconds, t.Nodes*s.Len()) }
+
+// CPUUtil returns CPUSeconds over the cluster's CPU-seconds in the bin.
+func (t *Timeline) CPUUtil(s *Sample) float64 { return ratio(s.CPUSeconds, t.CPUs*s.Len()) }
+
+func ratio(a, b int64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// numReasons is the number of sim.PendingReason values with a name.
+var numReasons = func() int {
+	n := 0
+	for sim.PendingReason(n).String() != "Unknown" {
+		n++
+	}
+	return n
+}()
+
+// ReasonNames returns the names of the pending reasons, indexed by
+// sim.PendingReason.
+func ReasonNames() []string {
+	out := make([]string, numReasons)
+	for i := range out {
+		out[i] = sim.PendingReason(i).String()
+	}
+	return out
+}
+
+// timelineEvent is one change the snapshot sweep applies. Events at the
+// same instant apply in kind order, then in the order they were made.
+type timelineEvent struct {
+	at   sim.Time
+	kind uint8
+	seq  int32
+	job  sim.JobRef
+	run  int32 // index into runs[job] for evRunEnd and evRunStart
+	arg  int32 // shape for evEligible*, reason for evReason
+}
+
+const (
+	evRunEnd = iota
+	evQueueEnd
+	evEligibleEnd
+	evRunStart
+	evQueueBegin
+	evEligibleBegin
+	evReason
+)
+
+// pendingShape is what an eligible queued GPU job needs on one node.
+type pendingShape struct {
+	parts   uint64
+	gpuType string
+	gpus    int32
+	cpus    int32
+	memMB   int64
+}
+
+// timelineResult holds what the sweep computes besides the Timeline.
+type timelineResult struct {
+	tl            Timeline
+	reasonSeconds []int64 // queued job-seconds by reason, over the whole run
+}
+
+// buildTimeline samples rec over [from, to) in bins of step seconds.
+func buildTimeline(rec *sim.Record, runs [][]runSpan, from, to, step sim.Time, s *Summary) timelineResult {
+	cl := rec.Cluster
+	tl := Timeline{
+		Epoch:    rec.Trace.Epoch,
+		Interval: step,
+		GPUs:     s.Cluster.GPUs,
+		Nodes:    int64(s.Cluster.Nodes),
+		CPUs:     s.Cluster.CPUs,
+	}
+	for i := range cl.Partitions {
+		p := &cl.Partitions[i]
+		tl.Partitions = append(tl.Partitions, p.Name)
+		var g int64
+		for _, n := range p.Nodes {
+			g += int64(cl.Nodes[n].GPUs)
+		}
+		tl.PartitionGPUs = append(tl.PartitionGPUs, g)
+	}
+	res := timelineResult{reasonSeconds: make([]int64, numReasons)}
+	if to > from {
+		for t := from; t < to; t += step {
+			tl.Samples = append(tl.Samples, Sample{
+				Start: t, End: min(t+step, to),
+				PartGPUSeconds:  make([]int64, len(cl.Partitions)),
+				PendingByReason: make([]int32, numReasons),
+			})
+		}
+	}
+	bins := tl.Samples
+	// spread calls f(k, seconds) for every bin k that [a, b) overlaps.
+	spread := func(a, b sim.Time, f func(k int, d int64)) {
+		a, b = max(a, from), min(b, to)
+		if b <= a {
+			return
+		}
+		for k := int((a - from) / step); k < len(bins) && bins[k].Start < b; k++ {
+			if d := min(b, bins[k].End) - max(a, bins[k].Start); d > 0 {
+				f(k, int64(d))
+			}
+		}
+	}
+	binOf := func(t sim.Time) int { return int((t - from) / step) }
+
+	// Integrals: resources held, node busy time, queue.
+	busy := make([][]interval, len(cl.Nodes))
+	var events []timelineEvent
+	shapes := map[pendingShape]int32{}
+	var shapeList []pendingShape
+	seq := int32(0)
+	add := func(e timelineEvent) {
+		e.seq = seq
+		seq++
+		events = append(events, e)
+	}
+	clusterTypes := map[string]bool{}
+	for i := range cl.Nodes {
+		clusterTypes[cl.Nodes[i].GPUType] = true
+	}
+	for i := range rec.Jobs {
+		j := &rec.Jobs[i]
+		req := rec.Trace.Jobs[i].Request
+		for ri, r := range runs[i] {
+			var g, c int64
+			for _, a := range r.alloc {
+				g += int64(a.GPUs)
+				c += int64(a.CPUs)
+				busy[a.Node] = append(busy[a.Node], interval{r.start, r.end})
+			}
+			part := j.Part
+			spread(r.start, r.end, func(k int, d int64) {
+				bins[k].GPUSeconds += g * d
+				bins[k].CPUSeconds += c * d
+				if part >= 0 {
+					bins[k].PartGPUSeconds[part] += g * d
+				}
+			})
+			if r.start >= from && r.start < to {
+				bins[binOf(r.start)].Started++
+			}
+			add(timelineEvent{at: r.start, kind: evRunStart, job: j.Ref, run: int32(ri)})
+			add(timelineEvent{at: r.end, kind: evRunEnd, job: j.Ref, run: int32(ri)})
+		}
+		if j.End != workload.Unknown && j.Start != workload.Unknown && j.End >= from && j.End <= to && len(bins) > 0 {
+			bins[min(binOf(j.End), len(bins)-1)].Ended++
+		}
+
+		// Queued intervals: from submit to the first start, between runs,
+		// and after the last run until the job starts, is cancelled or the
+		// simulation stops. Rejected jobs are never queued.
+		if j.State == sim.Rejected {
+			continue
+		}
+		var queued []interval
+		a := j.Submit
+		for _, r := range runs[i] {
+			if r.start > a {
+				queued = append(queued, interval{a, r.start})
+			}
+			a = r.end
+		}
+		if j.Start == workload.Unknown {
+			switch {
+			case j.State == sim.Cancelled && j.End != workload.Unknown:
+				queued = append(queued, interval{a, j.End})
+			case j.State == sim.Unfinished:
+				queued = append(queued, interval{a, rec.End})
+			}
+		}
+		shape := int32(-1)
+		if req.GPUs > 0 {
+			sh := pendingShape{parts: jobPartitions(rec, j), gpus: 1,
+				cpus: ceilDiv32(req.CPUs, req.GPUs), memMB: ceilDiv64(req.MemMB, int64(req.GPUs))}
+			if clusterTypes[req.GPUType] {
+				sh.gpuType = req.GPUType
+			}
+			if req.Nodes > 0 {
+				sh.gpus = ceilDiv32(req.GPUs, req.Nodes)
+				sh.cpus = ceilDiv32(req.CPUs, req.Nodes)
+				sh.memMB = ceilDiv64(req.MemMB, int64(req.Nodes))
+			}
+			var ok bool
+			if shape, ok = shapes[sh]; !ok {
+				shape = int32(len(shapeList))
+				shapes[sh] = shape
+				shapeList = append(shapeList, sh)
+			}
+		}
+		for _, q := range queued {
+			if q.to <= q.from {
+				continue
+			}
+			gpus := int64(req.GPUs)
+			spread(q.from, q.to, func(k int, d int64) {
+				bins[k].QueueSeconds += d
+				bins[k].PendingGPUSeconds += gpus * d
+			})
+			add(timelineEvent{at: q.from, kind: evQueueBegin, job: j.Ref})
+			add(timelineEvent{at: q.to, kind: evQueueEnd, job: j.Ref})
+			// Only an eligible job can use free GPUs.
+			if shape < 0 || j.Eligible == workload.Unknown {
+				continue
+			}
+			if ef := max(q.from, j.Eligible); ef < q.to {
+				add(timelineEvent{at: ef, kind: evEligibleBegin, job: j.Ref, arg: shape})
+				add(timelineEvent{at: q.to, kind: evEligibleEnd, job: j.Ref, arg: shape})
+			}
+		}
+	}
+	for _, rc := range rec.Reasons {
+		if int(rc.Job) >= 0 && int(rc.Job) < len(rec.Jobs) {
+			add(timelineEvent{at: rc.At, kind: evReason, job: rc.Job, arg: int32(rc.Reason)})
+		}
+	}
+	for n, ivs := range busy {
+		merged := mergeIntervals(ivs)
+		busy[n] = merged
+		for _, iv := range merged {
+			spread(iv.from, iv.to, func(k int, d int64) { bins[k].NodeSeconds += d })
+		}
+	}
+
+	// Snapshot sweep.
+	slices.SortFunc(events, func(a, b timelineEvent) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.kind, b.kind), cmp.Compare(a.seq, b.seq))
+	})
+	freeGPU := make([]int32, len(cl.Nodes))
+	freeCPU := make([]int32, len(cl.Nodes))
+	freeMem := make([]int64, len(cl.Nodes))
+	for n := range cl.Nodes {
+		freeGPU[n], freeCPU[n], freeMem[n] = cl.Nodes[n].GPUs, cl.Nodes[n].CPUs, cl.Nodes[n].MemMB
+	}
+	reason := make([]int32, len(rec.Jobs))
+	queuedNow := make([]bool, len(rec.Jobs))
+	byReason := make([]int32, numReasons)
+	shapeCount := make([]int32, len(shapeList))
+	var queuedCount int32
+	var active []int
+	clampReason := func(r int32) int32 {
+		if r < 0 || int(r) >= numReasons {
+			return 0
+		}
+		return r
+	}
+	snapshot := func(s *Sample) {
+		s.Queued = queuedCount
+		copy(s.PendingByReason, byReason)
+		active = active[:0]
+		for k, c := range shapeCount {
+			if c > 0 {
+				active = append(active, k)
+			}
+		}
+		for n := range cl.Nodes {
+			node := &cl.Nodes[n]
+			if freeGPU[n] <= 0 {
+				continue
+			}
+			s.FreeGPUs += freeGPU[n]
+			usable := false
+			for _, k := range active {
+				sh := &shapeList[k]
+				if node.Partitions&sh.parts != 0 && (sh.gpuType == "" || sh.gpuType == node.GPUType) &&
+					freeGPU[n] >= sh.gpus && freeCPU[n] >= sh.cpus && (node.MemMB == 0 || freeMem[n] >= sh.memMB) {
+					usable = true
+					break
+				}
+			}
+			if !usable {
+				s.UnusableFreeGPUs += freeGPU[n]
+			}
+		}
+	}
+	next := 0 // next bin to snapshot
+	var last sim.Time
+	for i, e := range events {
+		// Integrate the queue by reason up to this event.
+		if i > 0 && e.at > last {
+			d := int64(e.at - last)
+			for r, c := range byReason {
+				res.reasonSeconds[r] += int64(c) * d
+			}
+		}
+		last = e.at
+		for next < len(bins) && bins[next].Start < e.at {
+			snapshot(&bins[next])
+			next++
+		}
+		switch e.kind {
+		case evRunEnd, evRunStart:
+			sign := int32(1)
+			if e.kind == evRunStart {
+				sign = -1
+				if queuedNow[e.job] {
+					byReason[reason[e.job]]--
+					reason[e.job] = 0
+					byReason[0]++
+				} else {
+					reason[e.job] = 0
+				}
+			}
+			for _, a := range runs[e.job][e.run].alloc {
+				freeGPU[a.Node] += sign * a.GPUs
+				freeCPU[a.Node] += sign * a.CPUs
+				freeMem[a.Node] += int64(sign) * a.MemMB
+			}
+		case evQueueBegin:
+			queuedNow[e.job] = true
+			queuedCount++
+			byReason[reason[e.job]]++
+		case evQueueEnd:
+			queuedNow[e.job] = false
+			queuedCount--
+			byReason[reason[e.job]]--
+		case evEligibleBegin:
+			shapeCount[e.arg]++
+		case evEligibleEnd:
+			shapeCount[e.arg]--
+		case evReason:
+			r := clampReason(e.arg)
+			if queuedNow[e.job] {
+				byReason[reason[e.job]]--
+				byReason[r]++
+			}
+			reason[e.job] = r
+		}
+	}
+	for ; next < len(bins); next++ {
+		snapshot(&bins[next])
+	}
+	res.tl = tl
+	res.tl.Samples = bins
+	return res
+}
+
+func ceilDiv32(a, b int32) int32 {
+	if b <= 0 || a <= 0 {
+		return 0
+	}
+	return (a + b - 1) / b
+}
+
+func ceilDiv64(a, b int64) int64 {
+	if b <= 0 || a <= 0 {
+		return 0
+	}
+	return (a + b - 1) / b
+}
+
+// mergeIntervals returns the union of ivs as sorted disjoint intervals;
+// it sorts ivs.
+func mergeIntervals(ivs []interval) []interval {
+	slices.SortFunc(ivs, func(a, b interval) int {
+		return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to))
+	})
+	var out []interval
+	for _, iv := range ivs {
+		if iv.to <= iv.from {
+			continue
+		}
+		if n := len(out); n > 0 && iv.from <= out[n-1].to {
+			out[n-1].to = max(out[n-1].to, iv.to)
+			continue
+		}
+		out = append(out, iv)
+	}
+	return out
+}
