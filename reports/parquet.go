@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/schedsim/schedsim/sim"
@@ -269,12 +270,22 @@ type table struct {
 }
 
 func readParquet(path string, data []byte) (*table, error) {
-	tbl, err := pqarrow.ReadTable(context.Background(), bytes.NewReader(data), nil, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
+	pf, err := file.NewParquetReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	defer pf.Close()
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	t := &table{path: path, rows: int(tbl.NumRows()), cols: map[string]arrow.Array{}, meta: map[string]string{}, tbl: tbl}
-	md := tbl.Schema().Metadata()
+	// The schedsim.* keys are the file's key-value metadata.
+	md := pf.MetaData().KeyValueMetadata()
 	for i, k := range md.Keys() {
 		t.meta[k] = md.Values()[i]
 	}
@@ -353,7 +364,16 @@ func (t *table) ints(name string, null int64) ([]int64, error) {
 		case *array.Int32:
 			out[i] = int64(a.Value(i))
 		case *array.Timestamp:
+			// Parquet has no second unit: the file stores milliseconds.
 			out[i] = int64(a.Value(i))
+			switch a.DataType().(*arrow.TimestampType).Unit {
+			case arrow.Millisecond:
+				out[i] /= 1e3
+			case arrow.Microsecond:
+				out[i] /= 1e6
+			case arrow.Nanosecond:
+				out[i] /= 1e9
+			}
 		default:
 			return nil, fmt.Errorf("%s: column %s: type %s, want an integer", t.path, name, a.DataType())
 		}

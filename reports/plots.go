@@ -478,3 +478,71 @@ func noData(p *plot.Plot) {
 		p.Y.Min, p.Y.Max = 0, 1
 	}
 }
+
+// OverlayFigures draws A and B together: their wait-time CDFs and their
+// GPU utilization over time (bin averages, against days since each run's
+// first submit, so runs of different traces line up).
+func OverlayFigures(a, b *CompareRun) []Figure {
+	runs := []*CompareRun{a, b}
+	return []Figure{
+		{Name: "wait_cdf", Title: "Wait-time CDF, A vs B", draw: func(c draw.Canvas) {
+			p := newPlot("Wait-time CDF: "+a.Label+" vs "+b.Label, "Wait (log scale; waits under 1 s drawn at 1 s)", "Fraction of started jobs")
+			p.X.Scale = plot.LogScale{}
+			p.X.Tick.Marker = durationTicker{}
+			p.Y.Min, p.Y.Max = 0, 1
+			p.Legend.Top, p.Legend.Left = false, false
+			p.Legend.XOffs, p.Legend.YOffs = -vg.Points(15), vg.Points(20)
+			maxW := 60.0
+			for k, r := range runs {
+				_, _, all := waitsByPartition(r.Jobs)
+				if len(all) == 0 {
+					continue
+				}
+				addLine(p, cdf(all), k, fmt.Sprintf("%s (%d jobs)", r.Label, len(all)))
+				maxW = max(maxW, slices.Max(all))
+			}
+			p.X.Min, p.X.Max = 1, 60
+			for _, t := range durationTicks {
+				if p.X.Max = t.v; t.v >= maxW {
+					break
+				}
+			}
+			p.Draw(c)
+		}},
+		{Name: "gpu_utilization", Title: "GPU utilization, A vs B", draw: func(c draw.Canvas) {
+			p := newPlot("GPU utilization: "+a.Label+" vs "+b.Label, "Days since first submit", "GPUs allocated (% of cluster)")
+			p.Y.Min, p.Y.Max = 0, 125
+			p.Legend.Top = true
+			for k, r := range runs {
+				tl := r.Timeline
+				if tl == nil || len(tl.Samples) == 0 {
+					continue
+				}
+				t0 := float64(tl.Samples[0].Start)
+				var xy plotter.XYs
+				for i := range tl.Samples {
+					s := &tl.Samples[i]
+					u := 100 * tl.GPUUtil(s)
+					xy = append(xy, plotter.XY{X: (float64(s.Start) - t0) / 86400, Y: u}, plotter.XY{X: (float64(s.End) - t0) / 86400, Y: u})
+				}
+				addLine(p, xy, k, r.Label)
+			}
+			p.Draw(c)
+		}},
+	}
+}
+
+// addLine adds a line of xys in the k-th colour to p and its legend.
+func addLine(p *plot.Plot, xys plotter.XYs, k int, label string) {
+	l, err := plotter.NewLine(xys)
+	if err != nil {
+		return
+	}
+	l.LineStyle.Color = plotutil.Color(k)
+	l.LineStyle.Width = vg.Points(1.2)
+	if k > 0 {
+		l.LineStyle.Dashes = []vg.Length{vg.Points(5), vg.Points(2)}
+	}
+	p.Add(l)
+	p.Legend.Add(label, l)
+}
