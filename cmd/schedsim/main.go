@@ -56,5 +56,6 @@ The same inputs and seed always give byte-identical outputs.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
 	root.AddCommand(newRunCmd(), newVersionCmd())
 	root.AddCommand(newHWCmd())
+	root.AddCommand(newCompareCmd(), newPlotCmd())
 	return root
 }
