@@ -55,7 +55,8 @@ The same inputs and seed always give byte-identical outputs.`,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
 	root.AddCommand(newRunCmd(), newVersionCmd())
-	root.AddCommand(newHWCmd())
+	root.AddCommand(newTraceCmd())
+	root.AddCommand(newHWCmd(), newClusterCmd())
 	root.AddCommand(newCompareCmd(), newPlotCmd())
 	return root
 }

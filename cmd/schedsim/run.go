@@ -31,6 +31,14 @@ type runFlags struct {
 	procsPerGPU  int
 	lenient      bool
 	partitionMap string
+	// Trace reading and transforms (see trace.go).
+	mapSpec, mapPreset, timeZone string
+	windowFrom, windowTo         string
+	scaleLoad                    float64
+	remapGPU                     string
+	speedup                      float64
+	filterUser, filterPartition  string
+	filterState                  string
 }
 
 func newRunCmd() *cobra.Command {
@@ -55,8 +63,8 @@ everything a run needs; flags override it.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.scenario, "scenario", "", "scenario file (YAML); default: the embedded default scenario")
-	fl.StringVar(&f.trace, "trace", "", "trace file (sacct -P output or SWF, optionally .gz); replaces the scenario's trace")
-	fl.StringVar(&f.format, "format", "", "trace format: sacct or swf (default: detected from content)")
+	fl.StringVar(&f.trace, "trace", "", "trace file (sacct, SWF, CSV, Alibaba, Philly, Arrow, Parquet; optionally .gz); replaces the scenario's trace")
+	fl.StringVar(&f.format, "format", "", "trace format: sacct, swf, csv, eagle, helios, alibaba, philly, arrow, parquet (default: detected from content)")
 	fl.StringVar(&f.cluster, "cluster", "", `cluster spec YAML, or "example", or "header" (the machine an SWF header describes)`)
 	fl.StringVar(&f.policy, "policy", "", "scheduling policy: "+strings.Join(policies.Builtin().Names(), ", "))
 	fl.Uint64Var(&f.seed, "seed", 0, "root random seed (default: the scenario's)")
@@ -65,7 +73,19 @@ everything a run needs; flags override it.`,
 	fl.StringVar(&f.fields, "fields", "", "comma-separated column names of headerless sacct output (sacct -n)")
 	fl.IntVar(&f.procsPerNode, "procs-per-node", 0, "SWF: map processors to whole nodes, this many per node")
 	fl.IntVar(&f.procsPerGPU, "procs-per-gpu", 0, "SWF: map processors to GPUs, ceil(procs/N) GPUs per job")
-	fl.BoolVar(&f.lenient, "lenient", false, "skip and count bad trace lines instead of failing")
+	fl.BoolVar(&f.lenient, "lenient", false, "skip and count bad trace lines instead of failing (alias --skip-bad-rows)")
+	fl.BoolVar(&f.lenient, "skip-bad-rows", false, "same as --lenient")
+	fl.StringVar(&f.mapSpec, "map", "", "CSV trace column map: target=column[:unit],...")
+	fl.StringVar(&f.mapPreset, "map-preset", "", "CSV trace column map preset: eagle, helios")
+	fl.StringVar(&f.timeZone, "time-zone", "", "IANA zone of the trace's wall-clock times (sacct, CSV)")
+	fl.StringVar(&f.windowFrom, "window-from", "", "keep jobs submitted from this time (Unix seconds or 2006-01-02[T15:04:05] UTC)")
+	fl.StringVar(&f.windowTo, "window-to", "", "drop jobs submitted from this time on")
+	fl.Float64Var(&f.scaleLoad, "scale-load", 0, "multiply the arrival rate by this factor, keeping the daily cycle")
+	fl.StringVar(&f.remapGPU, "remap-gpu", "", "move jobs between GPU types: from=to,... (with --speedup)")
+	fl.Float64Var(&f.speedup, "speedup", 0, "runtime divisor for --remap-gpu (default 1)")
+	fl.StringVar(&f.filterUser, "filter-user", "", "keep only these users (comma-separated)")
+	fl.StringVar(&f.filterPartition, "filter-partition", "", "keep only these trace partitions (comma-separated)")
+	fl.StringVar(&f.filterState, "filter-state", "", "keep only these trace states (comma-separated)")
 	fl.StringVar(&f.partitionMap, "partition-map", "", "rename trace partitions onto cluster ones: from=to,from=to")
 	return cmd
 }
@@ -182,8 +202,46 @@ func loadScenario(cmd *cobra.Command, f *runFlags) (*scenario.Scenario, error) {
 	if set("procs-per-gpu") {
 		s.Trace.SWF.ProcsPerGPU = f.procsPerGPU
 	}
-	if set("lenient") {
+	if set("lenient") || set("skip-bad-rows") {
 		s.Trace.Lenient = f.lenient
+	}
+	if set("map") {
+		s.Trace.CSV.Map = f.mapSpec
+	}
+	if set("map-preset") {
+		s.Trace.CSV.Preset = f.mapPreset
+	}
+	if set("time-zone") {
+		s.Trace.TimeZone = f.timeZone
+	}
+	tf := &s.Trace.Transforms
+	if set("window-from") {
+		tf.Window.From = f.windowFrom
+	}
+	if set("window-to") {
+		tf.Window.To = f.windowTo
+	}
+	if set("scale-load") {
+		tf.ScaleLoad = f.scaleLoad
+	}
+	if set("remap-gpu") {
+		m, err := parseMap(f.remapGPU)
+		if err != nil {
+			return nil, fmt.Errorf("--remap-gpu: %w", err)
+		}
+		tf.RemapGPU = m
+	}
+	if set("speedup") {
+		tf.Speedup = f.speedup
+	}
+	if set("filter-user") {
+		tf.Filter.Users = splitList(f.filterUser)
+	}
+	if set("filter-partition") {
+		tf.Filter.Partitions = splitList(f.filterPartition)
+	}
+	if set("filter-state") {
+		tf.Filter.States = splitList(f.filterState)
 	}
 	if set("partition-map") {
 		m, err := parseMap(f.partitionMap)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"strconv"
+	"time"
 
 	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/policies"
@@ -78,17 +80,111 @@ func (s *Scenario) pathOr(def string) string {
 	return s.Path
 }
 
-func (s *Scenario) traceOptions() traces.Options {
-	return traces.Options{
+func (s *Scenario) traceOptions() (traces.Options, error) {
+	o := traces.Options{
 		Format:  s.Trace.Format,
 		Lenient: s.Trace.Lenient,
-		Sacct:   traces.SacctOptions{Delimiter: s.Trace.Sacct.Delimiter, Fields: s.Trace.Sacct.Fields},
+		Sacct:   traces.SacctOptions{Delimiter: s.Trace.Sacct.Delimiter, Fields: s.Trace.Sacct.Fields, TimeZone: s.Trace.TimeZone},
 		SWF:     traces.SWFOptions{ProcsPerNode: s.Trace.SWF.ProcsPerNode, ProcsPerGPU: s.Trace.SWF.ProcsPerGPU},
 	}
+	var m traces.CSVMap
+	if p := s.Trace.CSV.Preset; p != "" {
+		var ok bool
+		if m, ok = traces.CSVPreset(p); !ok {
+			return o, &Error{Path: s.pathOr("scenario"), Line: lineOf(s.root, "trace", "csv", "preset"), Field: "trace.csv.preset",
+				Msg: fmt.Sprintf("unknown preset %q (want one of %v)", p, traces.CSVPresets())}
+		}
+		if o.Format == "" && s.Trace.CSV.Map == "" {
+			o.Format = p
+		}
+	}
+	if s.Trace.CSV.Map != "" {
+		var err error
+		if m, err = traces.ParseCSVMap(s.Trace.CSV.Map, m); err != nil {
+			return o, &Error{Path: s.pathOr("scenario"), Line: lineOf(s.root, "trace", "csv", "map"), Field: "trace.csv.map", Msg: err.Error()}
+		}
+	}
+	m.TimeZone = s.Trace.TimeZone
+	o.CSV = m
+	return o, nil
+}
+
+// applyTransforms applies the trace section's transforms in the order
+// filter, window, remap_gpu, scale_load.
+func (s *Scenario) applyTransforms(t *workload.Trace) error {
+	tf := s.Trace.Transforms
+	bad := func(key string, err error) error {
+		return &Error{Path: s.pathOr("scenario"), Line: lineOf(s.root, "trace", "transforms", key), Field: "trace.transforms." + key, Msg: err.Error()}
+	}
+	f := tf.Filter
+	if len(f.Users)+len(f.Partitions)+len(f.States) > 0 {
+		workload.Filter{Users: f.Users, Partitions: f.Partitions, States: f.States}.Apply(t)
+	}
+	if tf.Window.From != "" || tf.Window.To != "" {
+		from, err := ParseWhen(tf.Window.From)
+		if err != nil {
+			return bad("window", err)
+		}
+		to, err := ParseWhen(tf.Window.To)
+		if err != nil {
+			return bad("window", err)
+		}
+		workload.Window(t, from, to)
+	}
+	if len(tf.RemapGPU) > 0 {
+		sp := tf.Speedup
+		if sp == 0 {
+			sp = 1
+		}
+		if _, err := workload.RemapGPU(t, tf.RemapGPU, sp); err != nil {
+			return bad("remap_gpu", err)
+		}
+	}
+	if tf.ScaleLoad > 0 && tf.ScaleLoad != 1 {
+		seed := tf.ScaleSeed
+		if seed == 0 {
+			seed = s.Seed
+		}
+		if err := workload.ScaleLoad(t, tf.ScaleLoad, seed); err != nil {
+			return bad("scale_load", err)
+		}
+	}
+	return nil
+}
+
+// ParseWhen parses a time bound: "" (none, 0), Unix seconds,
+// 2006-01-02, 2006-01-02T15:04:05 or RFC 3339 (UTC unless it says).
+func ParseWhen(v string) (int64, error) {
+	if v == "" {
+		return 0, nil
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return n, nil
+	}
+	for _, layout := range []string{"2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02", time.RFC3339} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t.Unix(), nil
+		}
+	}
+	return 0, fmt.Errorf("%q: want Unix seconds, 2006-01-02 or 2006-01-02T15:04:05", v)
 }
 
 func (s *Scenario) loadTrace() (*traces.Result, error) {
-	opts := s.traceOptions()
+	res, err := s.readTrace()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.applyTransforms(res.Trace); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func (s *Scenario) readTrace() (*traces.Result, error) {
+	opts, err := s.traceOptions()
+	if err != nil {
+		return nil, err
+	}
 	if s.Trace.Builtin != "" {
 		data, err := defaults.ReadFile("defaults/llnl-thunder-2007-slice.swf.gz")
 		if err != nil {

@@ -65,6 +65,44 @@ type Trace struct {
 	// PartitionMap renames trace partitions onto cluster partitions
 	// ("1": gpu); names not listed are kept.
 	PartitionMap map[string]string `yaml:"partition_map"`
+	// CSV maps the columns of a CSV trace: a preset (eagle, helios) and/or
+	// a map "target=column[:unit],...".
+	CSV TraceCSV `yaml:"csv"`
+	// TimeZone is the IANA zone of the trace's wall-clock times (sacct,
+	// CSV); empty reads them as UTC.
+	TimeZone string `yaml:"time_zone"`
+	// Transforms are applied after reading, in the order filter, window,
+	// remap_gpu, scale_load.
+	Transforms TraceTransforms `yaml:"transforms"`
+}
+
+// TraceCSV holds the column map of a CSV trace.
+type TraceCSV struct {
+	Preset string `yaml:"preset"`
+	Map    string `yaml:"map"`
+}
+
+// TraceTransforms are trace transforms (workload package).
+type TraceTransforms struct {
+	// Filter keeps jobs of these users, partitions, states; From and To
+	// bound submits (Unix seconds or 2006-01-02[T15:04:05] UTC).
+	Filter struct {
+		Users      []string `yaml:"users"`
+		Partitions []string `yaml:"partitions"`
+		States     []string `yaml:"states"`
+	} `yaml:"filter"`
+	Window struct {
+		From string `yaml:"from"`
+		To   string `yaml:"to"`
+	} `yaml:"window"`
+	// RemapGPU moves jobs between GPU types ("a100": h100), dividing
+	// their runtimes by Speedup (default 1).
+	RemapGPU map[string]string `yaml:"remap_gpu"`
+	Speedup  float64           `yaml:"speedup"`
+	// ScaleLoad multiplies the arrival rate (0 or 1: unchanged), drawing
+	// with ScaleSeed (default: the scenario seed).
+	ScaleLoad float64 `yaml:"scale_load"`
+	ScaleSeed uint64  `yaml:"scale_seed"`
 }
 
 // Sacct holds sacct reader options.
@@ -230,7 +268,7 @@ func lineOf(n *yaml.Node, keys ...string) int {
 var (
 	clusterBuiltins = []string{"example", "swf-header"}
 	traceBuiltins   = []string{"llnl-thunder-slice"}
-	formats         = []string{"sacct", "swf"}
+	formats         = []string{"sacct", "swf", "csv", "eagle", "helios", "alibaba", "philly", "arrow", "parquet"}
 )
 
 // Validate checks the scenario's constraints; Parse calls it, and callers
@@ -274,6 +312,9 @@ func (s *Scenario) Validate() error {
 	}
 	if !(s.Trace.SWF.ProcsPerGPU >= 0) {
 		return bad(fmt.Sprintf("must be >= 0, got %d", s.Trace.SWF.ProcsPerGPU), "trace", "swf", "procs_per_gpu")
+	}
+	if tf := s.Trace.Transforms; !(tf.ScaleLoad >= 0 && tf.ScaleLoad <= 1000) || !(tf.Speedup >= 0) {
+		return bad("scale_load must be in [0, 1000] and speedup >= 0", "trace", "transforms")
 	}
 	if s.Trace.SWF.ProcsPerGPU > 0 && s.Trace.SWF.ProcsPerNode > 0 {
 		return bad("procs_per_gpu and procs_per_node exclude each other", "trace", "swf")
