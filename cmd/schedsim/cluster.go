@@ -1,0 +1,190 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/schedsim/schedsim/hwmodels"
+)
+
+func newClusterCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "cluster",
+		Short: "Cluster specs: import from Slurm config files, show",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newClusterImportCmd(), newClusterShowCmd())
+	return cmd
+}
+
+func newClusterImportCmd() *cobra.Command {
+	var slurmConf, gresConf, topoConf string
+	cmd := &cobra.Command{
+		Use:   "import --slurm-conf slurm.conf [--gres-conf gres.conf] [--topology-conf topology.conf]",
+		Short: "Write a cluster spec (YAML) from slurm.conf, gres.conf and topology.conf",
+		Long: `Read a cluster's Slurm configuration and print a cluster spec describing
+it: NodeName lines become node groups (GPUs from Gres= and gres.conf, MIG
+types checked by geometry), PartitionName lines partitions, topology.conf
+a switch tree. SchedulerParameters, Priority* and partition keys the spec
+has no field for are kept in its slurm section. Warnings (keys not used,
+values guessed or dropped) go to standard error; unknown keys are warned
+about once each.`,
+		Example: `  schedsim cluster import --slurm-conf /etc/slurm/slurm.conf --gres-conf /etc/slurm/gres.conf > cluster.yaml
+  schedsim cluster import --slurm-conf slurm.conf --topology-conf topology.conf > cluster.yaml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if slurmConf == "" {
+				return badInput(errors.New("cluster import: --slurm-conf is required"))
+			}
+			f := hwmodels.SlurmFiles{SlurmPath: slurmConf, GresPath: gresConf, TopologyPath: topoConf}
+			var err error
+			if f.SlurmConf, err = os.ReadFile(slurmConf); err != nil {
+				return badInput(err)
+			}
+			if gresConf != "" {
+				if f.GresConf, err = os.ReadFile(gresConf); err != nil {
+					return badInput(err)
+				}
+			}
+			if topoConf != "" {
+				if f.TopologyConf, err = os.ReadFile(topoConf); err != nil {
+					return badInput(err)
+				}
+			}
+			spec, warns, err := hwmodels.ImportSlurm(f)
+			for _, w := range warns {
+				fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w.String())
+			}
+			if err != nil {
+				return badInput(err)
+			}
+			_, err = cmd.OutOrStdout().Write(spec)
+			return err
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&slurmConf, "slurm-conf", "", "slurm.conf to read (required)")
+	fl.StringVar(&gresConf, "gres-conf", "", "gres.conf to read")
+	fl.StringVar(&topoConf, "topology-conf", "", "topology.conf (topology/tree) to read")
+	return cmd
+}
+
+func newClusterShowCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show CLUSTER.yaml",
+		Short: "Print a cluster spec's nodes, GPUs by type, partitions, fabric and peak power",
+		Long: `Load a cluster spec and print what it describes: node groups (as slurm.conf
+NodeName lines, with their GPU model, MIG layout and power), GPUs by GRES
+type, partitions (as PartitionName lines), the fabric, peak power and the
+kept Slurm settings. "example" shows the embedded example cluster. --json
+prints the same as JSON with top-level nodes and gpus totals and
+partitions by name.`,
+		Example: `  schedsim cluster show cluster.yaml
+  schedsim cluster show --json cluster.yaml | jq .partitions`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var c *hwmodels.Cluster
+			var err error
+			if args[0] == "example" {
+				c = hwmodels.ExampleCluster()
+			} else if c, err = hwmodels.LoadCluster(args[0]); err != nil {
+				return badInput(err)
+			}
+			s := hwmodels.Summarize(c)
+			if asJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(s)
+			}
+			return printClusterSummary(cmd.OutOrStdout(), &s)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func printClusterSummary(w io.Writer, s *hwmodels.ClusterSummary) error {
+	fmt.Fprintf(w, "cluster %s: %d nodes, %d GPUs, %d CPUs, %d MiB memory\n", s.Name, s.Nodes, s.GPUs, s.CPUs, s.MemMB)
+	fmt.Fprintln(w, "\nnodes:")
+	for _, g := range s.NodeGroups {
+		fmt.Fprintf(w, "  %s\n", g.SlurmLine)
+		var hw []string
+		hw = append(hw, fmt.Sprintf("%d node(s)", g.Count))
+		if g.NodeModel != "" {
+			hw = append(hw, "model "+g.NodeModel)
+		}
+		if g.GPUModel != "" {
+			hw = append(hw, "GPU "+g.GPUModel)
+		}
+		if g.MIG != "" {
+			hw = append(hw, "MIG "+g.MIG)
+		}
+		if g.MPS > 0 {
+			hw = append(hw, fmt.Sprintf("MPS up to %d clients per GPU", g.MPS))
+		}
+		hw = append(hw, fmt.Sprintf("peak %s", kw(g.PeakPowerW)))
+		fmt.Fprintf(w, "    # %s\n", strings.Join(hw, ", "))
+	}
+	fmt.Fprintln(w, "\nGPUs by type:")
+	types := make([]string, 0, len(s.GPUsByType))
+	for t := range s.GPUsByType {
+		types = append(types, t)
+	}
+	slices.Sort(types)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, t := range types {
+		fmt.Fprintf(tw, "  %s\t%d\n", t, s.GPUsByType[t])
+	}
+	if len(types) == 0 {
+		fmt.Fprintln(tw, "  none")
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\npartitions:")
+	for _, name := range s.PartitionOrder {
+		p := s.Partitions[name]
+		fmt.Fprintf(w, "  %s\n    # %d node(s), %d GPUs\n", p.SlurmLine, p.NodeCount, p.GPUs)
+	}
+	fmt.Fprintln(w, "\nfabric:")
+	if f := s.Fabric; f == nil {
+		fmt.Fprintln(w, "  none")
+	} else {
+		fmt.Fprintf(w, "  %s: %d switches (%d leaves, %d levels), %d of %d nodes attached, max oversubscription %g:1",
+			f.Kind, f.Switches, f.Leaves, f.Levels, f.Attached, s.Nodes, f.MaxOversub)
+		if f.LinkGbps > 0 {
+			fmt.Fprintf(w, ", %d Gb/s links", f.LinkGbps)
+		}
+		if f.Rails > 0 {
+			fmt.Fprintf(w, ", %d rails", f.Rails)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, "\npower:")
+	fmt.Fprintf(w, "  peak %s IT, PUE %.2f, %s at the facility", kw(s.Power.PeakITW), s.Power.PUE, kw(s.Power.PeakFacilityW))
+	if s.Power.PricePerKWh > 0 {
+		fmt.Fprintf(w, ", %.2f %s per hour at peak", s.Power.PeakFacilityW/1000*s.Power.PricePerKWh, s.Power.Currency)
+	}
+	fmt.Fprintln(w)
+	if s.Power.Unpowered > 0 {
+		fmt.Fprintf(w, "  %d node(s) without power figures (GPU model without datasheet figures, no base power)\n", s.Power.Unpowered)
+	}
+	if len(s.Slurm) > 0 {
+		fmt.Fprintln(w, "\nslurm settings:")
+		for _, kv := range s.Slurm {
+			fmt.Fprintf(w, "  %s=%s\n", kv.Key, kv.Value)
+		}
+	}
+	return nil
+}
+
+// kw formats watts as kW with one decimal.
+func kw(w float64) string { return fmt.Sprintf("%.1f kW", w/1000) }

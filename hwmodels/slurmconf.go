@@ -1,0 +1,289 @@
+package hwmodels
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Slurm configuration files (slurm.conf(5), gres.conf(5), topology.conf(5))
+// share one syntax: "Key=Value" pairs separated by blanks, "#" to the end of
+// a line is a comment ("\#" is a literal "#"), a line ending in "\"
+// continues on the next, values may be double-quoted to hold blanks, keys
+// are case-insensitive. The readers here are lenient where Slurm is (keys
+// they do not use are warned about, once per key) and strict where the
+// simulation depends on a value (a bad number or hostlist is a *ParseError
+// naming the file, line and key).
+
+// ConfWarning is a non-fatal finding of a config reader: a key schedsim
+// does not use, a value it had to guess or drop.
+type ConfWarning struct {
+	Path string
+	Line int
+	Msg  string
+}
+
+func (w ConfWarning) String() string {
+	switch {
+	case w.Path != "" && w.Line > 0:
+		return fmt.Sprintf("%s:%d: %s", w.Path, w.Line, w.Msg)
+	case w.Path != "":
+		return w.Path + ": " + w.Msg
+	}
+	return w.Msg
+}
+
+// confPair is one Key=Value of a line; Key as written.
+type confPair struct{ Key, Value string }
+
+// confLine is one logical line (continuations joined).
+type confLine struct {
+	Line  int // of its first physical line
+	Pairs []confPair
+}
+
+// get returns the value of key (case-insensitive).
+func (l *confLine) get(key string) (string, bool) {
+	for _, p := range l.Pairs {
+		if strings.EqualFold(p.Key, key) {
+			return p.Value, true
+		}
+	}
+	return "", false
+}
+
+// maxConfBytes bounds a config file.
+const maxConfBytes = 16 << 20
+
+// lexConf splits data into logical lines of pairs.
+func lexConf(data []byte, path string) ([]confLine, error) {
+	if len(data) > maxConfBytes {
+		return nil, &ParseError{Path: path, Err: &specError{ErrRange, fmt.Sprintf("file is %d bytes, more than the %d allowed", len(data), maxConfBytes)}}
+	}
+	var out []confLine
+	var cur strings.Builder
+	start := 0
+	phys := strings.Split(string(data), "\n")
+	for i, raw := range phys {
+		raw = strings.TrimSuffix(raw, "\r")
+		// Strip the comment: the first '#' not preceded by '\'.
+		var b strings.Builder
+		for j := 0; j < len(raw); j++ {
+			c := raw[j]
+			if c == '\\' && j+1 < len(raw) && raw[j+1] == '#' {
+				b.WriteByte('#')
+				j++
+				continue
+			}
+			if c == '#' {
+				break
+			}
+			b.WriteByte(c)
+		}
+		text := strings.TrimRight(b.String(), " \t")
+		if cur.Len() == 0 {
+			start = i + 1
+		}
+		if strings.HasSuffix(text, "\\") {
+			cur.WriteString(strings.TrimSuffix(text, "\\"))
+			cur.WriteByte(' ')
+			continue
+		}
+		cur.WriteString(text)
+		if line := strings.TrimSpace(cur.String()); line != "" {
+			pairs, err := splitPairs(line)
+			if err != nil {
+				return nil, &ParseError{Path: path, Line: start, Err: &specError{ErrSyntax, err.Error()}}
+			}
+			out = append(out, confLine{Line: start, Pairs: pairs})
+		}
+		cur.Reset()
+	}
+	if line := strings.TrimSpace(cur.String()); line != "" {
+		pairs, err := splitPairs(line)
+		if err != nil {
+			return nil, &ParseError{Path: path, Line: start, Err: &specError{ErrSyntax, err.Error()}}
+		}
+		out = append(out, confLine{Line: start, Pairs: pairs})
+	}
+	return out, nil
+}
+
+// splitPairs splits a line into Key=Value tokens; values may be quoted.
+func splitPairs(line string) ([]confPair, error) {
+	var out []confPair
+	i := 0
+	for i < len(line) {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		if i == len(line) {
+			break
+		}
+		k := i
+		for i < len(line) && line[i] != '=' && line[i] != ' ' && line[i] != '\t' {
+			i++
+		}
+		key := line[k:i]
+		if i == len(line) || line[i] != '=' {
+			return nil, fmt.Errorf("%q: want Key=Value", key)
+		}
+		if key == "" {
+			return nil, fmt.Errorf("%q: empty key before '='", line[k:min(len(line), k+20)])
+		}
+		i++ // '='
+		var val string
+		if i < len(line) && line[i] == '"' {
+			end := strings.IndexByte(line[i+1:], '"')
+			if end < 0 {
+				return nil, fmt.Errorf("%s: unterminated quoted value", key)
+			}
+			val = line[i+1 : i+1+end]
+			i += end + 2
+		} else {
+			v := i
+			for i < len(line) && line[i] != ' ' && line[i] != '\t' {
+				i++
+			}
+			val = line[v:i]
+		}
+		out = append(out, confPair{Key: key, Value: val})
+	}
+	return out, nil
+}
+
+// confError is a *ParseError for key on line of path.
+func confError(path string, line int, key string, kind error, format string, args ...any) error {
+	return &ParseError{Path: path, Line: line, Field: key, Err: &specError{kind, fmt.Sprintf(format, args...)}}
+}
+
+// parseConfCount parses a Slurm count: digits with an optional K, M or G
+// suffix (binary multiples), as gres counts are written.
+func parseConfCount(s string) (int64, bool) {
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(s, "K"), strings.HasSuffix(s, "k"):
+		mult, s = 1<<10, s[:len(s)-1]
+	case strings.HasSuffix(s, "M"), strings.HasSuffix(s, "m"):
+		mult, s = 1<<20, s[:len(s)-1]
+	case strings.HasSuffix(s, "G"), strings.HasSuffix(s, "g"):
+		mult, s = 1<<30, s[:len(s)-1]
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v < 0 || v > 1<<40/mult {
+		return 0, false
+	}
+	return v * mult, true
+}
+
+// countFiles returns how many device files a gres.conf File= names
+// ("/dev/nvidia[0-7]" is 8, "/dev/nvidia[0-1,4]" 3, "/dev/nvidia0,/dev/nvidia1" 2).
+func countFiles(s string) (int, error) {
+	var items []string
+	depth, from := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '[':
+			depth++
+		case ']':
+			depth--
+		case ',':
+			if depth == 0 {
+				items = append(items, s[from:i])
+				from = i + 1
+			}
+		}
+	}
+	items = append(items, s[from:])
+	n := 0
+	for _, it := range items {
+		if it == "" {
+			continue
+		}
+		c := 1
+		for rest := it; ; {
+			lb := strings.IndexByte(rest, '[')
+			if lb < 0 {
+				break
+			}
+			rb := strings.IndexByte(rest, ']')
+			if rb < lb {
+				return 0, fmt.Errorf("file list %q: unbalanced brackets", s)
+			}
+			g := 0
+			for _, r := range strings.Split(rest[lb+1:rb], ",") {
+				lo, hi, isRange := strings.Cut(r, "-")
+				a, err1 := strconv.Atoi(lo)
+				b, err2 := a, error(nil)
+				if isRange {
+					b, err2 = strconv.Atoi(hi)
+				}
+				if err1 != nil || err2 != nil || b < a || b-a > 1<<16 {
+					return 0, fmt.Errorf("file list %q: bad range %q", s, r)
+				}
+				g += b - a + 1
+			}
+			c *= g
+			if c > 1<<20 {
+				return 0, fmt.Errorf("file list %q names too many files", s)
+			}
+			rest = rest[rb+1:]
+		}
+		n += c
+	}
+	return n, nil
+}
+
+// ParseTopologyConf reads a Slurm topology.conf (topology/tree) into its
+// switches. SwitchName lines with Nodes= and/or Switches= are kept;
+// LinkSpeed= is accepted (Slurm ignores it too); BlockName and BlockSizes
+// lines (topology/block) are warned about and skipped, as are unknown
+// keys (once each). A line without SwitchName is an error.
+func ParseTopologyConf(data []byte, path string) ([]TreeSwitch, []ConfWarning, error) {
+	lines, err := lexConf(data, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []TreeSwitch
+	var warns []ConfWarning
+	warned := map[string]bool{}
+	for _, l := range lines {
+		first := l.Pairs[0]
+		switch {
+		case strings.EqualFold(first.Key, "BlockName"), strings.EqualFold(first.Key, "BlockSizes"):
+			if !warned["block"] {
+				warned["block"] = true
+				warns = append(warns, ConfWarning{path, l.Line, "topology/block (BlockName, BlockSizes) is not modeled; block lines skipped"})
+			}
+			continue
+		case !strings.EqualFold(first.Key, "SwitchName"):
+			return nil, warns, confError(path, l.Line, first.Key, ErrSyntax, "want SwitchName=<name> first on the line")
+		}
+		ts := TreeSwitch{Name: first.Value, Line: l.Line}
+		if ts.Name == "" {
+			return nil, warns, confError(path, l.Line, "SwitchName", ErrMissing, "empty switch name")
+		}
+		for _, p := range l.Pairs[1:] {
+			switch strings.ToLower(p.Key) {
+			case "nodes":
+				ts.Nodes = p.Value
+			case "switches":
+				ts.Switches = p.Value
+			case "linkspeed":
+				if v, err := strconv.ParseInt(p.Value, 10, 32); err == nil && v > 0 {
+					ts.LinkGbps = int32(v)
+				}
+			default:
+				if k := strings.ToLower(p.Key); !warned[k] {
+					warned[k] = true
+					warns = append(warns, ConfWarning{path, l.Line, fmt.Sprintf("unknown key %s ignored", p.Key)})
+				}
+			}
+		}
+		if ts.Nodes == "" && ts.Switches == "" {
+			return nil, warns, confError(path, l.Line, "SwitchName", ErrMissing, "switch %q has neither Nodes= nor Switches=", ts.Name)
+		}
+		out = append(out, ts)
+	}
+	return out, warns, nil
+}
