@@ -102,10 +102,11 @@ func WriteFile(path, format string, t *workload.Trace, opts WriteOptions) (err e
 			os.Remove(tmp.Name())
 		}
 	}()
-	var w io.Writer = tmp
+	// Hide tmp's Close: the Parquet writer closes a sink that has one.
+	var w io.Writer = struct{ io.Writer }{tmp}
 	var zw *gzip.Writer
 	if strings.HasSuffix(strings.ToLower(path), ".gz") {
-		zw = gzip.NewWriter(tmp)
+		zw = gzip.NewWriter(w)
 		w = zw
 	}
 	if err = Write(w, format, t, opts); err != nil {

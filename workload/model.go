@@ -433,8 +433,9 @@ func trigamma(x float64) float64 {
 
 // Synthesize draws n jobs from m, deterministically for a seed: arrivals,
 // sizes, runtimes, limits, users and partitions each come from their own
-// stream rand.NewPCG(seed, Stream*). Jobs start at m.Start. A runtime drawn
-// above the job's limit is cut to the limit and the job marked TIMEOUT
+// stream rand.NewPCG(seed, Stream*). Jobs start at m.Start. A limit drawn
+// below the job's runtime is drawn again, up to limitRedraws times; a
+// runtime still above it is cut to the limit and the job marked TIMEOUT
 // (the scheduler would kill it there); other jobs are COMPLETED. IDs are
 // 1..n.
 func Synthesize(m *Model, n int, seed uint64) (*Trace, error) {
@@ -499,7 +500,15 @@ func Synthesize(m *Model, n int, seed uint64) (*Trace, error) {
 		j.TraceState = "COMPLETED"
 		if limRng.Float64() < c.LimitKnown {
 			if d := c.Limit.Dist(limSrc); d != nil {
-				j.TimeLimit = Time(max(math.Round(d.Rand()), 60))
+				// Users ask for more than they need: a limit below the
+				// runtime is drawn again (up to limitRedraws times), and
+				// only then does the job hit its limit.
+				for k := 0; k <= limitRedraws; k++ {
+					j.TimeLimit = Time(max(math.Round(d.Rand()), 60))
+					if j.Runtime <= j.TimeLimit {
+						break
+					}
+				}
 				if j.Runtime > j.TimeLimit {
 					j.Runtime = j.TimeLimit
 					j.TraceState = "TIMEOUT"
@@ -511,6 +520,10 @@ func Synthesize(m *Model, n int, seed uint64) (*Trace, error) {
 	t.Rebase(m.Start)
 	return t, nil
 }
+
+// limitRedraws is how often Synthesize draws a limit again when it falls
+// below the job's runtime.
+const limitRedraws = 20
 
 func cumulative(n int, w func(int) int) []int {
 	c := make([]int, n)
