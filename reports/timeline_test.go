@@ -1,0 +1,150 @@
+package reports
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/schedsim/schedsim/sim"
+)
+
+// TestTimelineFixture checks the fixture's timeline, one-hour bins over
+// the window [0, 9500), against numbers worked out by hand from the table
+// in fixtureRecord's comment. The last bin is cut at 9500, and jobs that
+// overlap a bin partly count for the overlap only.
+func TestTimelineFixture(t *testing.T) {
+	tl := Analyze(fixtureRecord(), fixtureOptions).Timeline
+	reasons := func(resources int32) []int32 {
+		r := make([]int32, numReasons)
+		r[sim.ReasonResources] = resources
+		return r
+	}
+	want := []Sample{
+		{
+			// [0,3600): 100 4 GPUs·3600 + 102 1·5 + 105 2·2400 + 106 4·[1800,3600)
+			// = 14400 + 5 + 4800 + 7200; CPUs 16·3600 + 2·5 + 8·2400 + 16·1800.
+			// Nodes busy: gpu001 3600, gpu002 [600,3000) 2400, gpu003 5 + 1800.
+			// Queued: 101 [60,3600) 3540 s, 102 30, 103 [300,900) 600 (until
+			// cancelled), 106 [1000,1800) 800: 4970 job-s; GPUs asked 8·3540 +
+			// 1·30 + 2·600 + 4·800 = 32750. Started 100, 102, 105, 106; ended 102,
+			// 105 (100 ends at 3600, in the next bin). At 0: only 100 runs (on
+			// gpu001), nothing is queued, so gpu002 and gpu003's 8 free GPUs are
+			// unusable.
+			Start: 0, End: 3600,
+			GPUSeconds: 26405, NodeSeconds: 7805, CPUSeconds: 105610,
+			PartGPUSeconds: []int64{26400, 5},
+			QueueSeconds:   4970, PendingGPUSeconds: 32750,
+			Started: 4, Ended: 2,
+			Queued: 0, PendingByReason: reasons(0), FreeGPUs: 8, UnusableFreeGPUs: 8,
+		},
+		{
+			// [3600,7200): 101 on 8 GPUs, 106 on 4: the whole cluster. 107
+			// queued from 7000: 200 s, 2 GPUs. Started 101; ended 100. At 3600
+			// (after 100's end and 101's start): nothing free, nothing queued.
+			Start: 3600, End: 7200,
+			GPUSeconds: 43200, NodeSeconds: 10800, CPUSeconds: 115200,
+			PartGPUSeconds: []int64{43200, 0},
+			QueueSeconds:   200, PendingGPUSeconds: 400,
+			Started: 1, Ended: 1,
+			Queued: 0, PendingByReason: reasons(0), FreeGPUs: 0, UnusableFreeGPUs: 0,
+		},
+		{
+			// [7200,9500), 2300 s: 106 4 GPUs·1800 + 107 2·500 = 8200 (0.297101
+			// of 12·2300); CPUs 16·1800 + 4·500. gpu003 busy throughout. 107
+			// queued [7200,9000). Started 107; ended 101 (at 7200) and 106. At
+			// 7200: 101 has freed gpu001 and gpu002, 107 waits (Resources) but
+			// may only use the debug partition, gpu003: all 8 free GPUs are
+			// unusable.
+			Start: 7200, End: 9500,
+			GPUSeconds: 8200, NodeSeconds: 2300, CPUSeconds: 30800,
+			PartGPUSeconds: []int64{7200, 1000},
+			QueueSeconds:   1800, PendingGPUSeconds: 3600,
+			Started: 1, Ended: 2,
+			Queued: 1, PendingByReason: reasons(1), FreeGPUs: 8, UnusableFreeGPUs: 8,
+		},
+	}
+	if diff := cmp.Diff(want, tl.Samples); diff != "" {
+		t.Errorf("timeline mismatch (-want +got):\n%s", diff)
+	}
+	if got := tl.GPUUtil(&tl.Samples[2]); math.Abs(got-8200.0/27600) > 1e-15 {
+		t.Errorf("GPU utilization of the last bin = %v, want 8200/27600", got)
+	}
+	// The bins add up to the run's totals.
+	s := Summarize(fixtureRecord(), fixtureOptions)
+	var gpu, node int64
+	for _, b := range tl.Samples {
+		gpu += b.GPUSeconds
+		node += b.NodeSeconds
+	}
+	if gpu != s.GPU.Allocated || node != s.Node.Allocated {
+		t.Errorf("bins sum to %d GPU-s and %d node-s, summary says %d and %d", gpu, node, s.GPU.Allocated, s.Node.Allocated)
+	}
+
+	// A 1000 s interval: bin [3000,4000) holds 100's [3000,3600) 4·600,
+	// 101's [3600,4000) 8·400 and 106's 4·1000 = 9600 (105 ended at 3000).
+	fine := Analyze(fixtureRecord(), SummaryOptions{SampleInterval: 1000}).Timeline
+	if len(fine.Samples) != 10 || fine.Samples[9].Len() != 500 {
+		t.Fatalf("1000 s bins: %d bins, last of %d s; want 10, the last 500 s", len(fine.Samples), fine.Samples[9].Len())
+	}
+	if got := fine.Samples[3].GPUSeconds; got != 9600 {
+		t.Errorf("bin [3000,4000): %d GPU-s, want 9600", got)
+	}
+}
+
+func TestSampleInterval(t *testing.T) {
+	tests := []struct{ opt, span, want sim.Time }{
+		{0, 9500, 3600},
+		{0, 3600 * 2000, 3600},
+		{0, 3600*2000 + 1, 7200},
+		{0, 3600 * 4001, 3 * 3600},
+		{900, 3600 * 5000, 900},
+	}
+	for _, tt := range tests {
+		if got := sampleInterval(tt.opt, tt.span); got != tt.want {
+			t.Errorf("sampleInterval(%d, %d) = %d, want %d", tt.opt, tt.span, got, tt.want)
+		}
+	}
+}
+
+// TestParquetRoundTrip writes the fixture's jobs.parquet and
+// timeline.parquet and reads them back unchanged, with the seed and
+// config hash in the metadata.
+func TestParquetRoundTrip(t *testing.T) {
+	a := Analyze(fixtureRecord(), fixtureOptions)
+	var jobs, tl bytes.Buffer
+	if err := WriteJobsParquet(&jobs, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteTimelineParquet(&tl, a); err != nil {
+		t.Fatal(err)
+	}
+	rows, meta, err := ReadJobsParquet("jobs.parquet", jobs.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(a.Jobs, rows); diff != "" {
+		t.Errorf("jobs round trip (-wrote +read):\n%s", diff)
+	}
+	for k, v := range map[string]string{"schedsim.seed": "42", "schedsim.config_hash": "sha256:fixture",
+		"schedsim.policy": "fifo", "schedsim.epoch": "1704067200", "schedsim.schema_version": "1"} {
+		if meta[k] != v {
+			t.Errorf("metadata %s = %q, want %q", k, meta[k], v)
+		}
+	}
+	if meta["ARROW:schema"] == "" {
+		t.Errorf("no stored Arrow schema")
+	}
+	got, err := ReadTimelineParquet("timeline.parquet", tl.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(&a.Timeline, got); diff != "" {
+		t.Errorf("timeline round trip (-wrote +read):\n%s", diff)
+	}
+	if _, _, err := ReadJobsParquet("bad.parquet", []byte("not parquet")); err == nil || !strings.Contains(err.Error(), "bad.parquet") {
+		t.Errorf("reading garbage: error %v, want one naming the file", err)
+	}
+}
