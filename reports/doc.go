@@ -15,6 +15,8 @@
 //   - WriteJobsSacct writes jobs.sacct, sacct -P text.
 //   - Figures draws the plots (gonum/plot; PNG and SVG); WriteReport
 //     writes report.html.
+//   - Compare, ParseGate and CheckGates compare two runs with bootstrap
+//     confidence intervals and check regression gates.
 //   - WriteFileAtomic and WriteOutputs write files atomically (temp file
 //     in the same directory, fsync, rename).
 //
