@@ -110,6 +110,10 @@ func Figures(jobs []JobRow, tl *Timeline, label string) []Figure {
 	}
 }
 
+// percentTicks labels 0 to 100 % on an axis with headroom above 100.
+var percentTicks = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 25, Label: "25"},
+	{Value: 50, Label: "50"}, {Value: 75, Label: "75"}, {Value: 100, Label: "100"}})
+
 var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
 
 // newPlot returns a plot with sans-serif text, a title and axis labels.
@@ -204,8 +208,7 @@ func plotUtilization(tl *Timeline, title string) *plot.Plot {
 	timeAxis(p, tl)
 	// Room above 100 % for the legend.
 	p.Y.Min, p.Y.Max = 0, 100+12*float64(len(tl.Partitions)+1)
-	p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 25, Label: "25"},
-		{Value: 50, Label: "50"}, {Value: 75, Label: "75"}, {Value: 100, Label: "100"}})
+	p.Y.Tick.Marker = percentTicks
 	p.Legend.Top = true
 	n := len(tl.Samples)
 	cum := make([]float64, n) // stacked so far, percent
@@ -511,7 +514,8 @@ func OverlayFigures(a, b *CompareRun) []Figure {
 		}},
 		{Name: "gpu_utilization", Title: "GPU utilization, A vs B", draw: func(c draw.Canvas) {
 			p := newPlot("GPU utilization: "+a.Label+" vs "+b.Label, "Days since first submit", "GPUs allocated (% of cluster)")
-			p.Y.Min, p.Y.Max = 0, 125
+			p.Y.Min, p.Y.Max = 0, 125 // room above 100 % for the legend
+			p.Y.Tick.Marker = percentTicks
 			p.Legend.Top = true
 			for k, r := range runs {
 				tl := r.Timeline
