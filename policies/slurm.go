@@ -412,6 +412,7 @@ func (s *Slurm) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
 		js := s.ident(v, pend[i].Ref)
 		if js.epoch == 0 {
 			newJobs = true // first pass to see it
+			js.started = 1 // scratch: new, priority not computed yet
 		}
 		js.pi = int32(i)
 		js.epoch = s.epoch
@@ -421,6 +422,18 @@ func (s *Slurm) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
 	if k := now / s.cfg.calcPeriod * s.cfg.calcPeriod; k > s.lastCalc {
 		recalc = true
 		s.recalc(pend, k)
+	}
+	if newJobs {
+		// Priority at submit, from the fair share of the last
+		// calculation, kept until the next one (real-slurm-notes.md).
+		for i := range pend {
+			if js := &s.st[pend[i].Ref]; js.started == 1 {
+				js.started = 0
+				if !recalc {
+					s.computeBase(&pend[i], js, now)
+				}
+			}
+		}
 	}
 	s.buildOrder(pend, recalc)
 

@@ -1,0 +1,475 @@
+package policies_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/policytest"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// fast returns Slurm's defaults with passes every 10 s and a one-second
+// reservation map, so hand-worked schedules are not blurred by rounding.
+func fast() policies.SlurmArgs {
+	a := policies.DefaultSlurmArgs()
+	a.BfInterval, a.SchedInterval, a.BfResolution = 10, 10, 1
+	return a
+}
+
+// runSlurm replays jobs on c under slurm with args and returns the record.
+func runSlurm(t *testing.T, c *hwmodels.Cluster, jobs []workload.Job, args policies.SlurmArgs) *sim.Record {
+	t.Helper()
+	p, err := policies.NewSlurm(args, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := sim.Run(sim.Config{Cluster: c, Trace: &workload.Trace{Jobs: jobs}, Policy: p, Seed: 1, Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// starts maps job ID to start time (never for jobs that did not start).
+func starts(rec *sim.Record) map[string]sim.Time {
+	m := map[string]sim.Time{}
+	for i, j := range rec.Jobs {
+		m[rec.Trace.Jobs[i].ID] = j.Start
+	}
+	return m
+}
+
+// withUser sets a job's user (and account) and returns it.
+func withUser(j workload.Job, user, account string) workload.Job {
+	j.User, j.Account = user, account
+	return j
+}
+
+// TestSlurmScenarios replays hand-worked traces under slurm and compares
+// every job's start with the schedule worked out in the comments. Nodes
+// have 8 h100 GPUs, 64 CPUs, 512 GiB; "n=1" jobs ask for whole nodes
+// (8 GPUs on 1 node), others spread GPUs. [a,b) is a run. Unless said
+// otherwise: bf_interval = sched_interval = 10, bf_resolution = 1,
+// runtimes equal limits.
+func TestSlurmScenarios(t *testing.T) {
+	g := func(n int32) workload.Request { return workload.Request{GPUs: n} }
+	nodes := func(n int32) workload.Request { return workload.Request{Nodes: n, GPUs: 8 * n} }
+	one, three := policytest.GPUNodes(1, 8), policytest.GPUNodes(3, 8)
+	tests := []struct {
+		name string
+		c    *hwmodels.Cluster
+		args func(*policies.SlurmArgs)
+		jobs []workload.Job
+		want map[string]sim.Time
+	}{
+		{
+			// Reservations for every blocked job, not only the first.
+			// A n0 [0,100), B n1 [0,200), X 4 GPUs of n2 [0,300), Y the
+			// other 4 [0,50). C (1 node) and D (3 nodes) are blocked.
+			// At 50 Y ends and 4 GPUs of n2 are free. Main pass: C does
+			// not fit (partition blocked). Backfill at 50: C reserves n0
+			// [100,200) (A ends at 100). D: with n0 reserved it cannot
+			// get 3 nodes before 200 (next slot boundary), and from 200
+			// its will-run test releases A (100), then B (200), then X
+			// (300): D reserves all nodes [300,400). E (4 GPUs, limit
+			// 300) fits n2 now, but [50,350) meets D's reservation: it
+			// waits. (EASY, reserving only for C, starts E at 50 and D
+			// slips to 350.) At 100 C starts on n0; at 300 X ends and D
+			// starts; E starts when D ends, at 400.
+			name: "reservations for several blocked jobs",
+			c:    three,
+			jobs: []workload.Job{
+				job("A", 0, 100, 100, nodes(1)),
+				job("B", 0, 200, 200, nodes(1)),
+				job("X", 0, 300, 300, g(4)),
+				job("Y", 0, 50, 50, g(4)),
+				job("C", 1, 100, 100, nodes(1)),
+				job("D", 2, 100, 100, nodes(3)),
+				job("E", 3, 300, 300, g(4)),
+			},
+			want: map[string]sim.Time{"A": 0, "B": 0, "X": 0, "Y": 0, "C": 100, "D": 300, "E": 400},
+		},
+		{
+			// Main scheduler vs backfill timing. A 6 GPUs [0,100); B (8
+			// GPUs) is blocked at 1 and blocks the partition in every
+			// main pass. C (2 GPUs, limit 50) submitted at 2 could run
+			// now without delaying B (ends by 52 < 100), but only the
+			// backfill pass may start it: at the next multiple of
+			// bf_interval = 30, so C runs [30,80). B starts at 100.
+			name: "a backfill-only job waits for the next bf_interval",
+			c:    one,
+			args: func(a *policies.SlurmArgs) { a.BfInterval, a.SchedInterval = 30, 60 },
+			jobs: []workload.Job{
+				job("A", 0, 100, 100, g(6)),
+				job("B", 1, 100, 100, g(8)),
+				job("C", 2, 50, 50, g(2)),
+			},
+			want: map[string]sim.Time{"A": 0, "B": 100, "C": 30},
+		},
+		{
+			// bf_max_job_test = 1: the backfill cycle tests only B (the
+			// first record) and stops, so C, which would fit before
+			// B's reservation, is never backfilled. The main pass
+			// starts B at 100 and C after B, at 200.
+			name: "bf_max_job_test cuts the cycle",
+			c:    one,
+			args: func(a *policies.SlurmArgs) { a.BfMaxJobTest = 1 },
+			jobs: []workload.Job{
+				job("A", 0, 100, 100, g(6)),
+				job("B", 1, 100, 100, g(8)),
+				job("C", 2, 50, 50, g(2)),
+			},
+			want: map[string]sim.Time{"A": 0, "B": 100, "C": 200},
+		},
+		{
+			// Same trace with the default bf_max_job_test (500): C is
+			// backfilled at the first cycle after its submit, 10.
+			name: "same trace, C backfilled",
+			c:    one,
+			jobs: []workload.Job{
+				job("A", 0, 100, 100, g(6)),
+				job("B", 1, 100, 100, g(8)),
+				job("C", 2, 50, 50, g(2)),
+			},
+			want: map[string]sim.Time{"A": 0, "B": 100, "C": 10},
+		},
+		{
+			// Whole-node reservations: A holds 7 GPUs [0,100); B (2
+			// GPUs) is blocked and, at the cycle at 10, reserves all of
+			// n0 for [100,200) although it needs 2 of its 8 GPUs. C (1
+			// GPU, limit 150) fits the free GPU now, and would fit beside
+			// B at 100 too (conservative backfilling, reserving GPUs,
+			// starts it at 2), but its window [10,160) meets the
+			// reserved node: it waits until the main pass at 100 starts
+			// B and then C beside it.
+			name: "reservations hold whole nodes",
+			c:    one,
+			jobs: []workload.Job{
+				job("A", 0, 100, 100, g(7)),
+				job("B", 1, 100, 100, g(2)),
+				job("C", 2, 150, 150, g(1)),
+			},
+			want: map[string]sim.Time{"A": 0, "B": 100, "C": 100},
+		},
+		{
+			// QOS MaxJobsPerUser = 1 holds u1's second job (reason
+			// QOSMaxJobsPerUserLimit) without blocking the partition:
+			// u2's J3 starts at once. J2 starts when J1 ends, at 100.
+			name: "QOS MaxJobsPerUser",
+			c:    one,
+			args: func(a *policies.SlurmArgs) {
+				a.QOS = []policies.QOSArgs{{Name: "normal", MaxJobsPerUser: 1}}
+			},
+			jobs: []workload.Job{
+				withUser(job("J1", 0, 100, 100, g(2)), "u1", "a"),
+				withUser(job("J2", 0, 100, 100, g(2)), "u1", "a"),
+				withUser(job("J3", 5, 100, 100, g(2)), "u2", "a"),
+			},
+			want: map[string]sim.Time{"J1": 0, "J2": 100, "J3": 5},
+		},
+		{
+			// QOS MaxTRESPerUser gres/gpu=4: u1's J1 (4 GPUs) runs, J2 (2
+			// GPUs) would make 6: held until J1 ends at 100.
+			name: "QOS MaxTRESPerUser",
+			c:    one,
+			args: func(a *policies.SlurmArgs) {
+				a.QOS = []policies.QOSArgs{{Name: "normal", MaxTRESPerUser: "gres/gpu=4"}}
+			},
+			jobs: []workload.Job{
+				withUser(job("J1", 0, 100, 100, g(4)), "u1", "a"),
+				withUser(job("J2", 0, 100, 100, g(2)), "u1", "a"),
+			},
+			want: map[string]sim.Time{"J1": 0, "J2": 100},
+		},
+		{
+			// PriorityTier: partitions lo (tier 1) and hi (tier 2) over
+			// the same node. A (lo) holds it [0,100). B (lo, submitted
+			// at 1) and C (hi, at 2) wait; at 100 C goes first, being
+			// in the higher tier, though B is older: C [100,200), B
+			// [200,300).
+			name: "PriorityTier orders before priority and age",
+			c:    tiered(),
+			jobs: []workload.Job{
+				inPart(job("A", 0, 100, 100, g(8)), "lo"),
+				inPart(job("B", 1, 100, 100, g(8)), "lo"),
+				inPart(job("C", 2, 100, 100, g(8)), "hi"),
+			},
+			want: map[string]sim.Time{"A": 0, "B": 200, "C": 100},
+		},
+		{
+			// Partition blocking across overlapping partitions: p0 =
+			// {n0}, p1 = {n0, n1}. W (p0) holds 4 GPUs of n0 [0,100), X
+			// (p1) all of n1 [0,300). A (p0, 8 GPUs) cannot start at 1:
+			// p0 is blocked and n0 leaves the available set. B (p1, 4
+			// GPUs, limit 50, at 3) would fit the 4 free GPUs of n0, but
+			// not in the main pass; the backfill cycle at 10 starts it
+			// ([10,60) ends before A's reservation of n0 at 100). A
+			// starts at 100.
+			name: "a blocked partition's nodes are unavailable to overlapping partitions",
+			c:    overlapping(),
+			jobs: []workload.Job{
+				inPart(job("W", 0, 100, 100, g(4)), "p0"),
+				inPart(job("X", 0, 300, 300, nodes(1)), "p1"),
+				inPart(job("A", 1, 100, 100, g(8)), "p0"),
+				inPart(job("B", 3, 50, 50, g(4)), "p1"),
+			},
+			want: map[string]sim.Time{"W": 0, "X": 0, "A": 100, "B": 10},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := fast()
+			if tc.args != nil {
+				tc.args(&a)
+			}
+			got := starts(runSlurm(t, tc.c, tc.jobs, a))
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("starts (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func inPart(j workload.Job, p string) workload.Job { j.Partition = p; return j }
+
+// tiered is one node in partitions lo (PriorityTier 1, default) and hi
+// (PriorityTier 2).
+func tiered() *hwmodels.Cluster {
+	c := policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3)}, "lo", "hi")
+	c.Partitions[0].PriorityTier, c.Partitions[1].PriorityTier = 1, 2
+	return c
+}
+
+// overlapping is n0 in p0 and p1, n1 in p1 only.
+func overlapping() *hwmodels.Cluster {
+	c := policytest.Cluster([]hwmodels.Node{
+		policytest.Node("n0", 8, "h100", 64, 524288, 3),
+		policytest.Node("n1", 8, "h100", 64, 524288, 2),
+	}, "p0", "p1")
+	c.Partitions[0].PriorityTier, c.Partitions[1].PriorityTier = 1, 1
+	return c
+}
+
+// TestSlurmPriority replays traces where multifactor priority decides the
+// order: one node of 8 GPUs held by a blocker, two jobs waiting for it, the
+// order in which they start is the priority order. Runtimes equal limits.
+func TestSlurmPriority(t *testing.T) {
+	g := func(n int32) workload.Request { return workload.Request{GPUs: n} }
+	one := policytest.GPUNodes(1, 8)
+	tests := []struct {
+		name string
+		args func(*policies.SlurmArgs)
+		jobs []workload.Job
+		want map[string]sim.Time
+	}{
+		{
+			// All weights 0 (Slurm's default): every priority is 1, the
+			// older B goes first at 120, C at 220.
+			name: "default weights: submit order",
+			jobs: []workload.Job{
+				withUser(job("A", 0, 120, 120, g(8)), "u1", "lab"),
+				withUser(job("B", 10, 100, 100, g(8)), "u1", "lab"),
+				withUser(job("C", 20, 100, 100, g(8)), "u2", "lab"),
+			},
+			want: map[string]sim.Time{"A": 0, "B": 120, "C": 220},
+		},
+		{
+			// Fair Tree, PriorityWeightFairshare 1000, usage in GPU
+			// seconds, no decay, PriorityCalcPeriod 1 min. The derived
+			// tree: root's user "root" and account lab with u1 and u2 (N
+			// = 3). Until the calculation at 60 nobody has usage: B and
+			// C both get 1000. At 60 u1 has 8·60 = 480: at the root,
+			// root (LF +Inf) ranks 3 (1.0), lab (S 1/2, U 1: LF 0.5)
+			// comes next; in lab u2 (no usage, LF +Inf) ranks 2 (0.667),
+			// u1 ranks 1 (0.333). B = 333, C = 666: C overtakes B at 120.
+			name: "Fair Tree: usage changes the order",
+			args: func(a *policies.SlurmArgs) {
+				a.PriorityWeightFairshare = 1000
+				a.TRESBillingWeights = "GRES/gpu=1"
+				a.PriorityDecayHalfLife, a.PriorityCalcPeriod = "0", "1"
+			},
+			jobs: []workload.Job{
+				withUser(job("A", 0, 120, 120, g(8)), "u1", "lab"),
+				withUser(job("B", 10, 100, 100, g(8)), "u1", "lab"),
+				withUser(job("C", 20, 100, 100, g(8)), "u2", "lab"),
+			},
+			want: map[string]sim.Time{"A": 0, "B": 220, "C": 120},
+		},
+		{
+			// Classic fair share on the same trace: at 60 root usage is
+			// 480, all u1's. S(lab) = 1/2, S(u1) = S(u2) = 1/4. UE(u1) =
+			// 1 + (1-1)/2 = 1: F = 2^(-1/0.25) = 0.0625, B = 62; UE(u2)
+			// = 0 + (1-0)/2 = 0.5: F = 2^(-2) = 0.25, C = 250. C first.
+			name: "classic fair share: usage changes the order",
+			args: func(a *policies.SlurmArgs) {
+				a.PriorityWeightFairshare = 1000
+				a.TRESBillingWeights = "GRES/gpu=1"
+				a.PriorityDecayHalfLife, a.PriorityCalcPeriod = "0", "1"
+				a.PriorityFlags = "NO_FAIR_TREE"
+			},
+			jobs: []workload.Job{
+				withUser(job("A", 0, 120, 120, g(8)), "u1", "lab"),
+				withUser(job("B", 10, 100, 100, g(8)), "u1", "lab"),
+				withUser(job("C", 20, 100, 100, g(8)), "u2", "lab"),
+			},
+			want: map[string]sim.Time{"A": 0, "B": 220, "C": 120},
+		},
+		{
+			// Age below PriorityMaxAge (10 min): PriorityWeightAge 1000,
+			// PriorityWeightQOS 500, O (submitted 0, QOS normal) and N
+			// (submitted 400, QOS high = the only QOS priority, factor
+			// 1). The blocker ends at 500; the calculation at 480 gives
+			// O 1000·480/600 = 800 and N 500 + 1000·80/600 = 633: O
+			// first [500,600), N [600,700).
+			name: "age before the cap",
+			args: ageArgs,
+			jobs: []workload.Job{
+				job("A", 0, 500, 500, g(8)),
+				job("O", 0, 100, 100, g(8)),
+				withQOS(job("N", 400, 100, 100, g(8)), "high"),
+			},
+			want: map[string]sim.Time{"A": 0, "O": 500, "N": 600},
+		},
+		{
+			// Same with the blocker ending at 1100: at the calculation
+			// at 1080 both ages are capped at PriorityMaxAge (O waited
+			// 1080 s, N 680 s, both > 600): O 1000, N 1500. N first
+			// [1100,1200), O [1200,1300). Without the cap O would have
+			// 1800 against N's 1633.
+			name: "age capped at PriorityMaxAge",
+			args: ageArgs,
+			jobs: []workload.Job{
+				job("A", 0, 1100, 1100, g(8)),
+				job("O", 0, 100, 100, g(8)),
+				withQOS(job("N", 400, 100, 100, g(8)), "high"),
+			},
+			want: map[string]sim.Time{"A": 0, "O": 1200, "N": 1100},
+		},
+		{
+			// TRES weight GRES/gpu=1000: S (5 GPUs) gets 1000·5/8 =
+			// 625, L (6 GPUs, submitted later) 750: L first at 100, S
+			// (11 GPUs together do not fit) at 200.
+			name: "PriorityWeightTRES",
+			args: func(a *policies.SlurmArgs) { a.PriorityWeightTRES = "GRES/gpu=1000" },
+			jobs: []workload.Job{
+				job("A", 0, 100, 100, g(8)),
+				job("S", 1, 100, 100, workload.Request{GPUs: 5}),
+				job("L", 2, 100, 100, workload.Request{GPUs: 6}),
+			},
+			want: map[string]sim.Time{"A": 0, "S": 200, "L": 100},
+		},
+		{
+			// Job size favoring small jobs: PriorityWeightJobSize 1000,
+			// PriorityFavorSmall YES, one node of 64 CPUs. Big (48
+			// CPUs): ((1-1)/1 + (64-48)/64)/2 = 0.125 → 125; Small (24
+			// CPUs): (0 + 40/64)/2 = 0.3125 → 312. Small first though
+			// submitted later; Big cannot fit beside it (72 CPUs).
+			name: "job size, PriorityFavorSmall",
+			args: func(a *policies.SlurmArgs) { a.PriorityWeightJobSize, a.PriorityFavorSmall = 1000, "YES" },
+			jobs: []workload.Job{
+				job("A", 0, 100, 100, workload.Request{CPUs: 64}),
+				job("Big", 1, 100, 100, workload.Request{CPUs: 48}),
+				job("Small", 2, 100, 100, workload.Request{CPUs: 24}),
+			},
+			want: map[string]sim.Time{"A": 0, "Big": 200, "Small": 100},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := fast()
+			if tc.args != nil {
+				tc.args(&a)
+			}
+			got := starts(runSlurm(t, one, tc.jobs, a))
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("starts (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func withQOS(j workload.Job, q string) workload.Job { j.QOS = q; return j }
+
+func ageArgs(a *policies.SlurmArgs) {
+	a.PriorityWeightAge, a.PriorityWeightQOS = 1000, 500
+	a.PriorityMaxAge, a.PriorityCalcPeriod = "10", "1"
+	a.QOS = []policies.QOSArgs{{Name: "high", Priority: 10}}
+}
+
+// TestSlurmReasons checks the pending reasons recorded over time in a
+// run: B, blocked, has Resources; C, behind it, Priority; u0's second job
+// is held by its QOS (MaxJobsPerUser 1) with QOSMaxJobsPerUserLimit.
+func TestSlurmReasons(t *testing.T) {
+	c := policytest.GPUNodes(2, 8)
+	a := fast()
+	a.QOS = []policies.QOSArgs{{Name: "normal", MaxJobsPerUser: 1}}
+	jobs := []workload.Job{
+		withUser(job("A", 0, 100, 100, workload.Request{GPUs: 12}), "u0", ""),
+		withUser(job("B", 1, 100, 100, workload.Request{GPUs: 8}), "u1", ""),
+		withUser(job("C", 2, 200, 200, workload.Request{GPUs: 1}), "u2", ""),
+		withUser(job("Second", 5, 100, 100, workload.Request{GPUs: 1}), "u0", ""),
+	}
+	rec := runSlurm(t, c, jobs, a)
+	type rc struct {
+		At     sim.Time
+		Job    string
+		Reason string
+	}
+	var got []rc
+	for _, r := range rec.Reasons {
+		got = append(got, rc{r.At, jobs[r.Job].ID, r.Reason.String()})
+	}
+	// A holds n0 and 4 GPUs of n1. At 5 the main pass skips Second
+	// with reason Priority: its partition already failed at B, and
+	// _schedule tests that before any limit. The cycle at 10 reserves
+	// n0 for B at 100 (A's end); C (1 GPU, limit 200) starts on n1,
+	// which is not reserved; Second is tested and held by its QOS
+	// (QOSMaxJobsPerUserLimit) until A ends. At 100 B and Second start.
+	want := []rc{
+		{1, "B", "Resources"},
+		{2, "C", "Priority"},
+		{5, "Second", "Priority"},
+		{10, "Second", "QOSMaxJobsPerUserLimit"},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("reasons (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[string]sim.Time{"A": 0, "B": 100, "C": 10, "Second": 100}, starts(rec)); d != "" {
+		t.Errorf("starts (-want +got):\n%s", d)
+	}
+}
+
+// TestSlurmPartitionLimits runs one pass on a hand-made view: a job whose
+// limit is above the partition's MaxTime is held (PartitionTimeLimit; the
+// default EnforcePartLimits=NO), one asking for more nodes than MaxNodes
+// is held (PartitionNodeLimit); neither blocks the partition, so the job
+// behind them starts.
+func TestSlurmPartitionLimits(t *testing.T) {
+	c := policytest.GPUNodes(2, 8)
+	c.Partitions[0].MaxTime = 1000
+	c.Partitions[0].MaxNodes = 1
+	jobs := []workload.Job{
+		job("Long", 0, 2000, 100, workload.Request{GPUs: 1}),
+		job("Wide", 0, 100, 100, workload.Request{Nodes: 2, GPUs: 2}),
+		job("Fits", 0, 100, 100, workload.Request{GPUs: 1}),
+	}
+	v := &policytest.View{C: c, Jobs: jobs}
+	for i, j := range jobs {
+		v.Queue = append(v.Queue, sim.PendingJob{Ref: sim.JobRef(i), Submit: 0, Eligible: 0, Limit: j.TimeLimit, Part: 0, Parts: 1, Req: j.Request})
+	}
+	p, err := policies.NewSlurm(fast(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := p.Schedule(v, nil)
+	if len(plan.Starts) != 1 || plan.Starts[0].Job != 2 {
+		t.Errorf("starts %+v, want only Fits (ref 2)", plan.Starts)
+	}
+	want := []sim.Reason{{Job: 0, Reason: sim.ReasonPartitionTimeLimit}, {Job: 1, Reason: sim.ReasonPartitionNodeLimit}}
+	if d := cmp.Diff(want, plan.Reasons); d != "" {
+		t.Errorf("reasons (-want +got):\n%s", d)
+	}
+}
