@@ -130,20 +130,7 @@ const MaxPriority = math.MaxUint32
 // _get_priority_internal computes it: the weighted sum (minus nice)
 // truncated to an integer, at least 1 and at most MaxPriority.
 func (w *Weights) Priority(f *Factors, nice float64) uint32 {
-	p := w.Age*f.Age + w.Fairshare*f.Fairshare + w.JobSize*f.JobSize +
-		w.Partition*f.Partition + w.QOS*f.QOS + w.Assoc*f.Assoc - nice
-	for i, t := range w.TRES {
-		if i < len(f.TRES) {
-			p += t.Weight * f.TRES[i]
-		}
-	}
-	switch {
-	case !(p >= 1):
-		return 1
-	case p >= MaxPriority:
-		return MaxPriority
-	}
-	return uint32(p)
+	return Clamp(w.Sum(f) - nice)
 }
 
 // AgeFactor returns min(1, (now-eligible)/maxAge); 1 when maxAge is 0 and
@@ -227,4 +214,29 @@ func Normalized(v, maxv float64, raw bool) float64 {
 		return 0
 	}
 	return clamp01(v / maxv)
+}
+
+// Sum returns the weighted sum of f under w, before nice, clamping and
+// truncation.
+func (w *Weights) Sum(f *Factors) float64 {
+	p := w.Age*f.Age + w.Fairshare*f.Fairshare + w.JobSize*f.JobSize +
+		w.Partition*f.Partition + w.QOS*f.QOS + w.Assoc*f.Assoc
+	for i, t := range w.TRES {
+		if i < len(f.TRES) {
+			p += t.Weight * f.TRES[i]
+		}
+	}
+	return p
+}
+
+// Clamp turns a weighted sum into a job priority: truncated to an integer,
+// at least 1 (0 is reserved for held jobs) and at most MaxPriority.
+func Clamp(p float64) uint32 {
+	switch {
+	case !(p >= 1):
+		return 1
+	case p >= MaxPriority:
+		return MaxPriority
+	}
+	return uint32(p)
 }
