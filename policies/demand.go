@@ -16,6 +16,7 @@ import (
 // one CPU (with its share of memory).
 type demand struct {
 	part    uint64 // the job's partition as a Node.Partitions bit
+	parts   uint64 // every partition the job may run in (PendingJob.Parts), part included
 	gpuType string // "" = any GPU type
 	spread  bool   // count units over any nodes, not count whole nodes
 	count   int32  // units (spread) or nodes
@@ -32,6 +33,7 @@ func newDemand(job *sim.PendingJob) demand {
 	if job.Part >= 0 && job.Part < hwmodels.MaxPartitions {
 		d.part = 1 << uint(job.Part)
 	}
+	d.parts = job.Parts | d.part
 	if r.Nodes <= 0 {
 		if u, g, c, m := sim.Units(&r); u > 0 {
 			d.spread, d.count, d.gpus, d.cpus, d.mem = true, u, g, c, m
@@ -81,21 +83,28 @@ func (d *demand) alloc(node int32, units int32) sim.NodeAlloc {
 	return sim.NodeAlloc{Node: node, GPUs: units * d.gpus, CPUs: units * d.cpus, MemMB: int64(units) * d.mem}
 }
 
+// eligibleAny reports whether the job may run on n in any of its
+// partitions.
+func (d *demand) eligibleAny(n *hwmodels.Node) bool {
+	return n.Partitions&d.parts != 0 && (d.gpuType == "" || n.GPUType == d.gpuType)
+}
+
 // harder reports whether d can fit nowhere that e cannot: same eligibility
 // and shape, and at least as much of everything. Whether a demand fits by
 // capacity is monotone in this order, which lets a pass remember failures.
 func (d *demand) harder(e *demand) bool {
-	return d.part == e.part && d.gpuType == e.gpuType && d.spread == e.spread &&
+	return d.part == e.part && d.parts == e.parts && d.gpuType == e.gpuType && d.spread == e.spread &&
 		d.count >= e.count && d.gpus >= e.gpus && d.cpus >= e.cpus && d.mem >= e.mem
 }
 
-// capacity returns how much of d fits in free over the eligible nodes:
-// units for a spread demand, nodes otherwise. Any placement of d needs
-// capacity >= d.count; FirstFit succeeds exactly then.
+// capacity returns how much of d fits in free over the nodes of all its
+// partitions: units for a spread demand, nodes otherwise. Any placement of
+// d needs capacity >= d.count; for a job of one partition FirstFit
+// succeeds exactly then (a job of several must find it in one of them).
 func (d *demand) capacity(nodes []hwmodels.Node, free []sim.NodeState) int64 {
 	var c int64
 	for i := range nodes {
-		if d.eligible(&nodes[i]) {
+		if d.eligibleAny(&nodes[i]) {
 			c += int64(d.fit(free[i]))
 		}
 	}

@@ -1,7 +1,9 @@
 package policies
 
 import (
+	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
@@ -29,9 +31,15 @@ import (
 //
 // Only the head gets a reservation, and it is computed only once some
 // later job fits now (see AlwaysReserve). If the head could not be placed
-// even with every running job released (which the controller's submit-time
-// rejection rules out for FirstFit) there is no reservation and nothing
-// backfills in that pass.
+// even with every running job released (a node it needs is down, which no
+// release brings back) there is no reservation to protect, and every later
+// job that fits now starts.
+//
+// Advance reservations (sim.View.Reservations, maintenance windows) are
+// respected throughout: a job starts now only on nodes no window holds
+// during [now, now+limit); the head's shadow time is the first release or
+// window end at which it fits on nodes no window holds during [shadow,
+// shadow+limit).
 //
 // An EASY keeps scratch buffers between passes; it must not be used by two
 // runs at once.
@@ -46,6 +54,7 @@ type EASY struct {
 	pass pass
 
 	// Reservation state of the latest pass.
+	tried   bool // the head's reservation was computed (has says whether there is one)
 	has     bool
 	head    *sim.PendingJob // valid during Schedule only
 	headRef sim.JobRef
@@ -62,6 +71,8 @@ type EASY struct {
 	noDelay []failedReq // jobs that would delay the reservation (until the next commit)
 	spare   []sim.NodeAlloc
 	extra   []sim.NodeState
+	wends   []workload.Time // ends of advance reservations, ascending
+	wfree   []sim.NodeState // scratch: the shadow free state less reserved nodes
 }
 
 // release is a job's resources coming free at end: running[idx] of the
@@ -122,6 +133,7 @@ func (e *EASY) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
 	p := &e.pass
 	p.reset(v)
 	e.has = false
+	e.tried = false
 	e.head = nil
 	pend := v.Pending()
 	i := 0
@@ -134,14 +146,12 @@ func (e *EASY) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
 	// 2. The head's reservation is computed when first needed: when a
 	// later job fits now (nothing else could delay the head).
 	head, running := &pend[i], v.Running()
-	if e.AlwaysReserve && !e.reserve(running, head) {
-		return e.finish()
+	if e.AlwaysReserve {
+		e.reserve(running, head)
 	}
 	e.noDelay = e.noDelay[:0]
 	for j := i + 1; j < len(pend); j++ { // 3. backfill
-		if !e.backfill(running, head, &pend[j]) {
-			break
-		}
+		e.backfill(running, head, &pend[j])
 	}
 	return e.finish()
 }
@@ -155,6 +165,7 @@ func (e *EASY) finish() sim.Plan {
 // reserve computes the head's shadow time and reserved nodes.
 func (e *EASY) reserve(running []sim.RunningJob, head *sim.PendingJob) bool {
 	p := &e.pass
+	e.tried = true
 	e.head = head
 	e.headRef = head.Ref
 	e.hd = newDemand(head)
@@ -163,7 +174,7 @@ func (e *EASY) reserve(running []sim.RunningJob, head *sim.PendingJob) bool {
 	e.capSum = 0
 	for i := range p.nodes {
 		c := int32(-1)
-		if e.hd.eligible(&p.nodes[i]) {
+		if e.hd.eligibleAny(&p.nodes[i]) {
 			c = e.hd.fit(e.sfree[i])
 			e.capSum += int64(c)
 		}
@@ -179,8 +190,24 @@ func (e *EASY) reserve(running []sim.RunningJob, head *sim.PendingJob) bool {
 	}
 	heapify(h)
 	defer func() { e.heap = h[:0] }()
-	for len(h) > 0 {
-		t := h[0].end
+	// The head may start at a release or at the end of an advance
+	// reservation, when the window's nodes come back.
+	e.wends = e.wends[:0]
+	for _, w := range p.windows {
+		if w.End > p.now {
+			e.wends = append(e.wends, w.End)
+		}
+	}
+	slices.Sort(e.wends)
+	wi := 0
+	for len(h) > 0 || wi < len(e.wends) {
+		t := workload.Time(math.MaxInt64)
+		if len(h) > 0 {
+			t = h[0].end
+		}
+		if wi < len(e.wends) {
+			t = min(t, e.wends[wi])
+		}
 		for len(h) > 0 && h[0].end == t {
 			var r release
 			r, h = pop(h)
@@ -190,11 +217,15 @@ func (e *EASY) reserve(running []sim.RunningJob, head *sim.PendingJob) bool {
 				e.give(p.starts[-r.idx-1].Alloc)
 			}
 		}
+		for wi < len(e.wends) && e.wends[wi] <= t {
+			wi++
+		}
 		if e.capSum < int64(e.hd.count) {
 			continue // not enough capacity yet: no placer could succeed
 		}
 		var ok bool
-		e.res, ok = p.placer.Place(p.nodes, e.sfree, head, e.res[:0])
+		free := p.usable(&e.wfree, e.sfree, t, head.Limit)
+		e.res, ok = p.placer.Place(p.nodes, free, head, e.res[:0])
 		if ok {
 			e.shadow = t
 			e.has = true
@@ -236,51 +267,49 @@ func (e *EASY) recount(n int32) {
 
 // backfill starts job now if it fits and does not delay the head's
 // reservation, computing the reservation first if this is the first job
-// that fits. It returns false when the head cannot be reserved at all, which
-// ends the pass.
-func (e *EASY) backfill(running []sim.RunningJob, head, job *sim.PendingJob) bool {
+// that fits. When the head cannot be reserved at all, every job that fits
+// starts.
+func (e *EASY) backfill(running []sim.RunningJob, head, job *sim.PendingJob) {
 	p := &e.pass
 	short := e.has && endAt(p.now, job.Limit) <= e.shadow
+	win := len(p.windows) > 0
 	if e.has && !short {
 		for i := range e.noDelay {
-			if f := &e.noDelay[i]; f.part == job.Part && f.req == job.Req {
-				return true // an identical job would delay the head, and nothing changed since
+			if e.noDelay[i].same(job, win) {
+				return // an identical job would delay the head, and nothing changed since
 			}
 		}
 	}
 	base, ok := p.stage(job)
 	if !ok {
-		return true // does not fit now
+		return // does not fit now
 	}
-	if !e.has {
-		if !e.reserve(running, head) {
-			p.discard(base)
-			return false
-		}
-		short = endAt(p.now, job.Limit) <= e.shadow
+	if !e.tried {
+		e.reserve(running, head)
+		short = e.has && endAt(p.now, job.Limit) <= e.shadow
 	}
-	if short {
-		p.commit(job, base) // gone by the shadow time
+	if !e.has || short {
+		p.commit(job, base) // nothing to protect, or gone by the shadow time
 		e.noDelay = e.noDelay[:0]
-		return true
+		return
 	}
 	a := p.staged(base)
 	e.hold(a)
 	if e.capSum >= int64(e.hd.count) {
 		var res []sim.NodeAlloc
-		if res, ok = p.placer.Place(p.nodes, e.sfree, e.head, e.spare[:0]); ok {
+		free := p.usable(&e.wfree, e.sfree, e.shadow, e.head.Limit)
+		if res, ok = p.placer.Place(p.nodes, free, e.head, e.spare[:0]); ok {
 			e.res, e.spare = res, e.res // the reserved nodes may have moved
 			p.commit(job, base)
 			e.noDelay = e.noDelay[:0]
-			return true
+			return
 		}
 	}
 	e.give(a) // would delay the head: undo
 	p.discard(base)
 	if len(e.noDelay) < maxFailed {
-		e.noDelay = append(e.noDelay, failedReq{job.Part, job.Req})
+		e.noDelay = append(e.noDelay, failed(job))
 	}
-	return true
 }
 
 // heapify orders h as a binary min-heap by (end, ref).

@@ -9,7 +9,10 @@ import (
 // FIFO is strict priority-order scheduling without backfill: each pass
 // starts queued jobs in queue order while they fit and stops at the first
 // job that does not, which blocks every job behind it, in any partition.
-// It wants a pass after every submit or job end.
+// It wants a pass after every submit or job end. A job starts only on
+// nodes that no advance reservation (maintenance window) holds during
+// [now, now+limit); one that fits only by reaching into a window does not
+// fit, and blocks the queue like any other.
 //
 // A FIFO keeps scratch buffers between passes; it must not be used by two
 // runs at once.

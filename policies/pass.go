@@ -23,6 +23,11 @@ type pass struct {
 	remember bool
 	nodes    []hwmodels.Node
 	now      workload.Time
+	// windows are the advance reservations (maintenance windows) that have
+	// not ended, from the view; no job may use a window's nodes over an
+	// interval that overlaps it. Valid during a pass only.
+	windows []sim.AdvanceReservation
+	mfree   []sim.NodeState // scratch for usable
 
 	// free is the free state after the starts staged so far. Until the
 	// first start it aliases the view's slice (read only); the first
@@ -38,35 +43,83 @@ type pass struct {
 	// pass. free only shrinks during a pass, so any harder demand fails
 	// too. noPlace holds exact requests the placer refused although the
 	// capacity was there; they are valid only until the next commit.
-	noCap   []demand
-	noPlace []failedReq
+	noCap    []demand
+	noCapLim []workload.Time // the limit of each noCap entry's job
+	noPlace  []failedReq
 }
 
+// failedReq is a request that could not be placed. limit matters only
+// while advance reservations exist (a shorter job may fit before a
+// window where a longer one does not).
 type failedReq struct {
-	part int32
-	req  workload.Request
+	part  int32
+	req   workload.Request
+	parts uint64
+	limit workload.Time
+}
+
+// same reports whether job is the request f, for a pass with windows or
+// without.
+func (f *failedReq) same(job *sim.PendingJob, windows bool) bool {
+	return f.part == job.Part && f.req == job.Req && f.parts == job.Parts && (!windows || f.limit == job.Limit)
+}
+
+func failed(job *sim.PendingJob) failedReq {
+	return failedReq{part: job.Part, req: job.Req, parts: job.Parts, limit: job.Limit}
 }
 
 func (p *pass) reset(v sim.View) {
 	p.nodes = v.Cluster().Nodes
 	p.now = v.Now()
+	p.windows = v.Reservations()
 	p.free = v.Nodes()
 	p.starts = p.starts[:0]
 	p.ends = p.ends[:0]
 	p.allocs = p.allocs[:0]
 	p.noCap = p.noCap[:0]
+	p.noCapLim = p.noCapLim[:0]
 	p.noPlace = p.noPlace[:0]
+}
+
+// usable returns free with the nodes zeroed that an advance reservation
+// holds at any time of [start, start+limit), so that a placement on it
+// uses no node a job starting at start with that limit may not run on
+// (sim.AdvanceReservation). Without such a window it returns free itself;
+// otherwise a copy in *scratch, valid until the next call with it.
+func (p *pass) usable(scratch *[]sim.NodeState, free []sim.NodeState, start, limit workload.Time) []sim.NodeState {
+	end := endAt(start, limit)
+	var out []sim.NodeState
+	for i := range p.windows {
+		w := &p.windows[i]
+		if w.Start >= end || w.End <= start {
+			continue
+		}
+		if out == nil {
+			out = append((*scratch)[:0], free...)
+			*scratch = out
+		}
+		for _, n := range w.Nodes {
+			out[n] = sim.NodeState{}
+		}
+	}
+	if out == nil {
+		return free
+	}
+	return out
 }
 
 // known reports whether job is already known not to fit free.
 func (p *pass) known(job *sim.PendingJob, d *demand) bool {
+	// With windows, a longer job is blocked by at least the windows that
+	// blocked a shorter one, so failures carry over only to longer jobs.
+	win := len(p.windows) > 0
 	for i := range p.noCap {
-		if d.harder(&p.noCap[i]) {
+		if d.harder(&p.noCap[i]) && (!win || job.Limit >= p.noCapLim[i]) {
 			return true
 		}
 	}
 	for i := range p.noPlace {
-		if f := &p.noPlace[i]; f.part == job.Part && f.req == job.Req {
+		if p.noPlace[i].same(job, win) {
 			return true
 		}
 	}
@@ -82,7 +135,8 @@ func (p *pass) stage(job *sim.PendingJob) (base int, ok bool) {
 		return 0, false
 	}
 	base = len(p.allocs)
-	p.allocs, ok = p.placer.Place(p.nodes, p.free, job, p.allocs)
+	free := p.usable(&p.mfree, p.free, p.now, job.Limit)
+	p.allocs, ok = p.placer.Place(p.nodes, free, job, p.allocs)
 	if ok {
 		return base, true
 	}
@@ -90,12 +144,13 @@ func (p *pass) stage(job *sim.PendingJob) (base int, ok bool) {
 	if !p.remember {
 		return 0, false
 	}
-	if p.exact || d.capacity(p.nodes, p.free) < int64(d.count) {
+	if p.exact || d.capacity(p.nodes, free) < int64(d.count) {
 		if len(p.noCap) < maxFailed {
 			p.noCap = append(p.noCap, d)
+			p.noCapLim = append(p.noCapLim, job.Limit)
 		}
 	} else if len(p.noPlace) < maxFailed {
-		p.noPlace = append(p.noPlace, failedReq{job.Part, job.Req})
+		p.noPlace = append(p.noPlace, failed(job))
 	}
 	return 0, false
 }
@@ -134,6 +189,7 @@ func (p *pass) tryStart(job *sim.PendingJob) bool {
 func (p *pass) plan() sim.Plan {
 	p.free = nil
 	p.nodes = nil
+	p.windows = nil
 	return sim.Plan{Starts: p.starts}
 }
 

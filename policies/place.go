@@ -26,7 +26,10 @@ type Placer interface {
 // cluster order, like Slurm's default linear selection (select/cons_tres
 // without topology): a node-count job takes the first Nodes nodes whose
 // free resources hold the per-node share; a spread job takes as many whole
-// units as each node in turn holds until it has all of them.
+// units as each node in turn holds until it has all of them. A job that
+// may run in several partitions (sbatch -p a,b; PendingJob.Parts) is tried
+// in its Part first, then in the others by index, and placed in the first
+// that holds it whole.
 type FirstFit struct{}
 
 var _ Placer = FirstFit{}
@@ -34,6 +37,16 @@ var _ Placer = FirstFit{}
 // Place implements Placer.
 func (FirstFit) Place(nodes []hwmodels.Node, free []sim.NodeState, job *sim.PendingJob, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
 	d := newDemand(job)
+	out, ok := firstFit(nodes, free, &d, out)
+	for m := d.parts &^ d.part; !ok && m != 0; m &= m - 1 {
+		d.part = m & -m // the next partition, lowest index first
+		out, ok = firstFit(nodes, free, &d, out)
+	}
+	return out, ok
+}
+
+// firstFit places d in its partition d.part, as FirstFit describes.
+func firstFit(nodes []hwmodels.Node, free []sim.NodeState, d *demand, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
 	base := len(out)
 	need := d.count
 	for i := range nodes {
