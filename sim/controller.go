@@ -64,8 +64,8 @@ type Config struct {
 	TimeLimitSweep Time
 	// OverTimeLimit is how many seconds a job may run past its time limit
 	// before it is killed (Slurm's OverTimeLimit, which slurm.conf gives in
-	// minutes). Policies still plan with the limit alone, as Slurm's
-	// backfill does.
+	// minutes). A running job's End in the View includes it (and the
+	// sweep); a pending job's Limit does not.
 	OverTimeLimit Time
 	// RequeueDelay is how long a requeued job is held (pending reason
 	// BeginTime) before it may start again: 0 selects DefaultRequeueDelay,
@@ -645,7 +645,7 @@ func (c *controller) start(s *Start) error {
 	r.Part = part
 	end, st := c.runEnd(ref, c.now)
 	r.State = st
-	rj := RunningJob{Ref: ref, Start: c.now, End: c.now + c.limit[ref], Part: part, Alloc: alloc}
+	rj := RunningJob{Ref: ref, Start: c.now, End: c.killAt(ref, c.now), Part: part, Alloc: alloc}
 	i, _ := slices.BinarySearchFunc(c.running, ref, func(rj RunningJob, ref JobRef) int { return cmp.Compare(rj.Ref, ref) })
 	c.running = slices.Insert(c.running, i, rj)
 	c.q.Push(int64(end), classEnd, int32(ref), c.genOf(ref))
@@ -668,14 +668,22 @@ func (c *controller) runEnd(ref JobRef, start Time) (Time, State) {
 		run = c.remain[ref]
 	}
 	run = max(run, 0)
-	kill := start + c.limit[ref] + c.cfg.OverTimeLimit
-	if s := c.sweep; s > 0 {
-		kill = (kill + s - 1) / s * s // the first sweep at or after it
-	}
+	kill := c.killAt(ref, start)
 	if start+run <= kill {
 		return start + run, Completed
 	}
 	return kill, Timeout
+}
+
+// killAt returns when the time-limit check kills a run of job ref that
+// starts at start and is still running: at start + limit + OverTimeLimit,
+// or the first sweep at or after it.
+func (c *controller) killAt(ref JobRef, start Time) Time {
+	kill := start + c.limit[ref] + c.cfg.OverTimeLimit
+	if s := c.sweep; s > 0 {
+		kill = (kill + s - 1) / s * s
+	}
+	return kill
 }
 
 // plannedEnd returns when job ref's current run, started at start, ends on

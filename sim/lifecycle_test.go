@@ -569,6 +569,24 @@ func TestTimeLimitSweep(t *testing.T) {
 	tr := func() *workload.Trace {
 		return &workload.Trace{Jobs: []workload.Job{job("over", 7, 1000, 100, 1), job("slack", 7, 110, 100, 1), job("exact", 7, 500, 90, 1)}}
 	}
+	// The view gives running jobs their latest end: the sweep's kill
+	// instant, 120, for all three (slack may end earlier; policies are
+	// not told).
+	ends := map[Time]bool{}
+	probe := &lgreedy{preempt: func(v View) []Preemption {
+		for _, r := range v.Running() {
+			ends[r.End] = true
+		}
+		return nil
+	}}
+	pt := tr()
+	wide := job("wide", 50, 1, 10, 8) // queued at 50 behind all three: a pass sees them running
+	wide.Request.Nodes = 2
+	pt.Jobs = append(pt.Jobs, wide)
+	run(t, Config{Trace: pt, TimeLimitSweep: 30, Policy: probe})
+	if !cmp.Equal(ends, map[Time]bool{120: true}) {
+		t.Errorf("running jobs' ends in the view = %v, want only 120", ends)
+	}
 	rec := run(t, Config{Trace: tr(), TimeLimitSweep: 30})
 	want := []life{
 		{"over", 7, 7, 120, "TIMEOUT", "n1", 0},

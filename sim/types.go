@@ -47,8 +47,11 @@ type PendingJob struct {
 type RunningJob struct {
 	Ref   JobRef
 	Start Time
-	// End is Start+Limit: when the job will have ended at the latest. The
-	// actual end may be earlier; policies are not told.
+	// End is when the job will have ended at the latest: Start+Limit, or,
+	// with Config.OverTimeLimit or Config.TimeLimitSweep, when the
+	// time-limit check would kill it; earlier when a preemption's grace
+	// time ends first. It is never before the view's Now. The actual end
+	// may be earlier; policies are not told.
 	End   Time
 	Part  int32
 	Alloc []NodeAlloc
