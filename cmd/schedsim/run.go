@@ -159,7 +159,7 @@ func simulate(run *scenario.Run) (rec *sim.Record, err error) {
 			err = fmt.Errorf("internal error (policy %s, seed %d): %v", run.Policy.Name(), run.Seed, p)
 		}
 	}()
-	return sim.Run(sim.Config{Cluster: run.Cluster, Trace: run.Trace, Policy: run.Policy, Seed: run.Seed})
+	return sim.Run(run.Config())
 }
 
 // loadScenario reads the scenario (or the embedded default) and applies the

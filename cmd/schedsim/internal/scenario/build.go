@@ -44,6 +44,9 @@ type Run struct {
 	Policy      sim.Policy
 	Seed        uint64
 	OutDir      string
+	// Lifecycle is the controller settings, failures, node events and
+	// reservations, resolved (see Config).
+	Lifecycle Lifecycle
 }
 
 // Build loads the cluster and trace and constructs the policy.
@@ -58,6 +61,9 @@ func (s *Scenario) Build(reg policies.Registry) (*Run, error) {
 		return nil, err
 	}
 	workload.MapPartitions(r.Trace, s.Trace.PartitionMap)
+	if r.Lifecycle, err = s.buildLifecycle(r.Cluster, r.Trace.Epoch); err != nil {
+		return nil, err
+	}
 	decode := func(into any) error {
 		frag := s.Fragment(&s.Policy.Args)
 		if frag == nil {

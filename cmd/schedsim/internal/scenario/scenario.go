@@ -34,6 +34,13 @@ type Scenario struct {
 	Policy  Policy  `yaml:"policy"`
 	Output  Output  `yaml:"output"`
 
+	// Job lifecycle (lifecycle.go): controller settings, node failures,
+	// node events, advance reservations.
+	Controller   Controller        `yaml:"controller"`
+	Failures     *Failures         `yaml:"failures"`
+	NodeEvents   []NodeEventSpec   `yaml:"node_events"`
+	Reservations []ReservationSpec `yaml:"reservations"`
+
 	// Path is the file the scenario came from ("" for the embedded one);
 	// src is its text, for positions inside inline sections.
 	Path string `yaml:"-"`
@@ -327,7 +334,7 @@ func (s *Scenario) Validate() error {
 	if s.Policy.Name == "" {
 		return bad("missing (want a policy name such as easy or fifo)", "policy", "name")
 	}
-	return nil
+	return s.validateLifecycle()
 }
 
 func btoi(b bool) int {
