@@ -72,6 +72,9 @@ const (
 	acMem
 	acDeps
 	acExtra
+	acThrottle
+	acRequeue
+	acCheckpoint
 	numArrowCols
 )
 
@@ -100,6 +103,9 @@ const (
 //	req_mem_mib    int64                    0 = unspecified
 //	deps           list<struct<type: utf8, job_id: utf8>>
 //	extra          list<struct<name: utf8, value: utf8>>  the trace's other columns, in order
+//	array_throttle int32, null = no %N throttle
+//	requeue        bool, null = false      sbatch --requeue
+//	checkpoint_interval int64 seconds, null = never checkpoints
 //
 // and metadata schedsim.schema_version, schedsim.epoch (the trace's
 // Epoch, Unix seconds), schedsim.source, schedsim.time_zone and
@@ -131,6 +137,9 @@ func ArrowSchema(md *arrow.Metadata) *arrow.Schema {
 		acMem:         f("req_mem_mib", arrow.PrimitiveTypes.Int64, false),
 		acDeps:        f("deps", arrow.ListOf(depStruct), true),
 		acExtra:       f("extra", arrow.ListOf(kvStruct), true),
+		acThrottle:    f("array_throttle", arrow.PrimitiveTypes.Int32, true),
+		acRequeue:     f("requeue", arrow.FixedWidthTypes.Boolean, true),
+		acCheckpoint:  f("checkpoint_interval", arrow.PrimitiveTypes.Int64, true),
 	}
 	return arrow.NewSchema(fields, md)
 }
@@ -213,6 +222,18 @@ func arrowRecord(t *workload.Trace, mem memory.Allocator) (arrow.RecordBatch, er
 		i32(acGPUs, j.Request.GPUs)
 		i32(acCPUs, j.Request.CPUs)
 		b.Field(acMem).(*array.Int64Builder).Append(j.Request.MemMB)
+
+		if j.ArrayThrottle == 0 {
+			b.Field(acThrottle).AppendNull()
+		} else {
+			b.Field(acThrottle).(*array.Int32Builder).Append(j.ArrayThrottle)
+		}
+		if j.Requeue {
+			b.Field(acRequeue).(*array.BooleanBuilder).Append(true)
+		} else {
+			b.Field(acRequeue).AppendNull()
+		}
+		i64(acCheckpoint, int64(j.CheckpointInterval), j.CheckpointInterval == 0)
 
 		lb := b.Field(acDeps).(*array.ListBuilder)
 		lb.Append(true)
@@ -500,6 +521,11 @@ func appendJobs(t *workload.Trace, rec arrow.RecordBatch, path string, row *int)
 		j.Request.GPUType = s(acGPUType)
 		j.Request.CPUs = int32(in(acCPUs, 0))
 		j.Request.MemMB = in(acMem, 0)
+		j.ArrayThrottle = int32(in(acThrottle, 0))
+		j.CheckpointInterval = workload.Time(in(acCheckpoint, 0))
+		if a, ok := cols[acRequeue].(*array.Boolean); ok && a.IsValid(i) {
+			j.Requeue = a.Value(i)
+		}
 		if cerr == nil {
 			cerr, cname = listCell(cols[acDeps], i, func(a, b string) error {
 				dt, ok := depTypes[a]

@@ -83,8 +83,8 @@ func optionsFor(path string) Options {
 }
 
 // sacctProjection is what a job keeps through sacct: everything but ids
-// that are not Slurm job ids, Extra "ReqTRES" (re-derived) and the order
-// of Extra.
+// that are not Slurm job ids, Extra "ReqTRES" (re-derived), the order of
+// Extra and array throttles.
 func sacctProjection(j workload.Job) workload.Job {
 	if _, err := parseJobID([]byte(j.ID)); err != nil || strings.ContainsAny(j.ID, ".|") {
 		j.ID = ""
@@ -96,6 +96,8 @@ func sacctProjection(j workload.Job) workload.Job {
 		}
 	}
 	slices.SortStableFunc(ex, func(a, b workload.Field) int { return cmp.Compare(a.Name, b.Name) })
+	// sacct shows a throttle only on a pending array record, not on tasks.
+	j.ArrayThrottle = 0
 	j.Extra = ex
 	if len(j.Deps) == 0 {
 		j.Deps = nil

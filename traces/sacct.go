@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -583,6 +584,11 @@ func (sr *SacctReader) parseJob(f [][]byte, jobPart []byte, lineNo int) (h heldJ
 			sr.stats.TruncatedArrays++
 		}
 		h.remainder, h.ranges, h.tasks = true, rs, tasks
+		if i := bytes.IndexByte(id.arrayExpr, '%'); i >= 0 {
+			if n, ok := parseUint(id.arrayExpr[i+1:], math.MaxInt32); ok {
+				j.ArrayThrottle = int32(n)
+			}
+		}
 	}
 	j.Name = str(roleJobName)
 	j.User = str(roleUser)
