@@ -209,7 +209,7 @@ func TestSacctSyntheticHeader(t *testing.T) {
 		job("1002_7", func(j *workload.Job) {
 			j.Name, j.User, j.Account, j.Partition, j.QOS, j.TraceState = "sweep", "bob", "proj2", "cpu", "normal", "PENDING"
 			j.ArrayJobID, j.ArrayTaskID = "1002", 7
-			j.ArrayThrottle = 4 // 1002_[7-9%4]
+			j.ArrayThrottle = 4                                              // 1002_[7-9%4]
 			j.Request = workload.Request{Nodes: 1, CPUs: 4, MemMB: 4 * 4000} // 4000Mc x 4 CPUs
 			j.Submit = utc(t, "2024-01-01T00:10:00")
 		}),
