@@ -74,20 +74,26 @@ func Builtin() Registry {
 	}
 }
 
-// FIFOFactory is the Factory of "fifo": no arguments, FirstFit placement.
+// FIFOFactory is the Factory of "fifo". Its one argument, placement,
+// names the placement strategy (NewPlacer: first-fit, the default,
+// best-fit, topology-tree).
 func FIFOFactory(decode func(into any) error) (sim.Policy, error) {
-	if err := noArgs(decode); err != nil {
+	p, err := placementArg(decode)
+	if err != nil {
 		return nil, err
 	}
-	return NewFIFO(FirstFit{}), nil
+	return NewFIFO(p), nil
 }
 
-// EASYFactory is the Factory of "easy": no arguments, FirstFit placement.
+// EASYFactory is the Factory of "easy". Its one argument, placement,
+// names the placement strategy (NewPlacer: first-fit, the default,
+// best-fit, topology-tree).
 func EASYFactory(decode func(into any) error) (sim.Policy, error) {
-	if err := noArgs(decode); err != nil {
+	p, err := placementArg(decode)
+	if err != nil {
 		return nil, err
 	}
-	return NewEASY(FirstFit{}), nil
+	return NewEASY(p), nil
 }
 
 // noArgs decodes into an empty struct, so that a strict decoder rejects

@@ -1,0 +1,146 @@
+package policies
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/sim"
+)
+
+// BestFit places a job on the eligible nodes it leaves fullest: a
+// node-count job takes the Nodes nodes with the fewest free GPUs left after
+// its share (then fewest free CPUs, then lowest index); a spread job first
+// looks for one node that holds all its units, choosing the one left with
+// the fewest free GPUs, else takes the node that holds the most units
+// (lowest index on ties) and repeats for the rest. Packing jobs tightly
+// keeps whole nodes free for large jobs. A job that may run in several
+// partitions is tried in its Part first, then the others by index.
+//
+// A BestFit keeps scratch buffers between calls; use one per policy.
+type BestFit struct {
+	cand []candidate
+}
+
+var _ Placer = (*BestFit)(nil)
+
+// candidate is a node a job fits on, with its best-fit key.
+type candidate struct {
+	node     int32
+	units    int32 // units that fit (spread) or 1
+	leftGPUs int32 // free GPUs left after the job's share
+	leftCPUs int32
+}
+
+// partitionBits returns the job's partitions as Node.Partitions bits, its
+// Part first, then the others by index.
+func partitionBits(job *sim.PendingJob) []uint64 {
+	var out []uint64
+	if job.Part >= 0 && job.Part < hwmodels.MaxPartitions {
+		out = append(out, 1<<uint(job.Part))
+	}
+	for m := job.Parts; m != 0; m &= m - 1 {
+		if b := m & -m; len(out) == 0 || b != out[0] {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// Place implements Placer.
+func (b *BestFit) Place(nodes []hwmodels.Node, free []sim.NodeState, job *sim.PendingJob, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
+	d := newDemand(job)
+	for _, part := range partitionBits(job) {
+		d.part = part
+		var ok bool
+		if out, ok = b.place(nodes, free, &d, out, nil); ok {
+			return out, true
+		}
+	}
+	return out, false
+}
+
+// place best-fits d on the eligible nodes (restricted to within when it
+// is not nil).
+func (b *BestFit) place(nodes []hwmodels.Node, free []sim.NodeState, d *demand, out []sim.NodeAlloc, within []int32) ([]sim.NodeAlloc, bool) {
+	b.cand = b.cand[:0]
+	add := func(i int32) {
+		if !d.eligible(&nodes[i]) { // filter: partition and GPU type
+			return
+		}
+		n := d.fit(free[i]) // filter: what fits the node's free resources
+		if n == 0 {
+			return
+		}
+		units := int32(1)
+		if d.spread {
+			units = min(n, d.count)
+		}
+		b.cand = append(b.cand, candidate{node: i, units: units,
+			leftGPUs: free[i].FreeGPUs - units*d.gpus, leftCPUs: free[i].FreeCPUs - units*d.cpus})
+	}
+	if within != nil {
+		for _, i := range within {
+			add(i)
+		}
+	} else {
+		for i := range nodes {
+			add(int32(i))
+		}
+	}
+	base := len(out)
+	if !d.spread {
+		if int32(len(b.cand)) < d.count {
+			return out, false
+		}
+		// score: fewest GPUs, then CPUs, left; select the first count.
+		slices.SortFunc(b.cand, func(x, y candidate) int {
+			return cmp.Or(cmp.Compare(x.leftGPUs, y.leftGPUs), cmp.Compare(x.leftCPUs, y.leftCPUs), cmp.Compare(x.node, y.node))
+		})
+		for _, c := range b.cand[:d.count] {
+			out = append(out, d.alloc(c.node, 1))
+		}
+		slices.SortFunc(out[base:], func(x, y sim.NodeAlloc) int { return cmp.Compare(x.Node, y.Node) })
+		return out, true
+	}
+	need := d.count
+	for need > 0 {
+		best := -1
+		for k := range b.cand {
+			c := &b.cand[k]
+			if c.units == 0 {
+				continue
+			}
+			if best < 0 {
+				best = k
+				continue
+			}
+			bc := &b.cand[best]
+			fitsAll, bestFitsAll := c.units >= need, bc.units >= need
+			switch {
+			case fitsAll && !bestFitsAll:
+				best = k
+			case fitsAll && bestFitsAll:
+				// Tightest: fewest GPUs left once need units are taken.
+				if l, bl := c.leftGPUs+(c.units-need)*d.gpus, bc.leftGPUs+(bc.units-need)*d.gpus; l < bl || l == bl && c.node < bc.node {
+					best = k
+				}
+			case !fitsAll && !bestFitsAll:
+				if c.units > bc.units || c.units == bc.units && c.node < bc.node {
+					best = k
+				}
+			}
+		}
+		if best < 0 {
+			return out[:base], false
+		}
+		c := &b.cand[best]
+		n := min(c.units, need)
+		out = append(out, d.alloc(c.node, n))
+		need -= n
+		c.units = 0
+	}
+	// Allocations in node order, as the other placers give them.
+	slices.SortFunc(out[base:], func(x, y sim.NodeAlloc) int { return cmp.Compare(x.Node, y.Node) })
+	return out, true
+}
