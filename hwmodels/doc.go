@@ -1,7 +1,7 @@
 // Package hwmodels owns the hardware side of a simulation: the cluster spec
-// (node groups, partitions) loaded from YAML, and, as they land, the GPU
-// catalog, MIG geometry, fabric topology and power and runtime models. It
-// imports nothing else of ours.
+// (node groups, partitions) loaded from YAML, the GPU and node catalog, MIG
+// geometry, fabric topology, the power and runtime models and the Slurm
+// config import. It imports nothing else of ours.
 //
 // # Cluster spec
 //
@@ -55,8 +55,18 @@
 // the default (Cluster needs one; real Slurm would have no default
 // partition then and reject jobs that name none).
 //
+// Hardware sections (spec_hw.go; SCHEMA.md and docs/hardware.md document
+// them): gpu_models and node_models add models to the catalogs (gpus.go,
+// nodes.go); node groups take model, weight, mig (a fixed layout checked by
+// MIG geometry, mig.go, or dynamic), mps and power; fabric builds a Fabric
+// (fabric.go: fat-tree, SuperPOD, explicit tree) and fills Node.Switches;
+// power and runtime set the energy and runtime models (energy.go,
+// runtime.go, pure functions); slurm keeps slurm.conf settings.
+// ImportSlurm (slurmimport.go) writes a spec from slurm.conf, gres.conf and
+// topology.conf; Summarize describes a cluster.
+//
 // Strictness: unknown keys (including keys kept for later versions, such
-// as mig, fabric and power), duplicate keys, wrong YAML kinds ("8" quoted
+// as nvlink and max_nodes), duplicate keys, wrong YAML kinds ("8" quoted
 // for an integer), values out of range, dangling references and a second
 // YAML document are errors. Anchors, aliases and merge keys ("<<: *base")
 // are followed. Errors are *ParseError values, "file:line: field.path:
