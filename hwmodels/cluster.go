@@ -148,7 +148,7 @@ func (s *SlurmSettings) Get(key string) (string, bool) {
 	return "", false
 }
 
-// PartitionSettings returns the kept keys of partition name, or nil.
+// PartitionKeys returns the kept keys of partition name, or nil.
 func (s *SlurmSettings) PartitionKeys(name string) []KeyValue {
 	if s == nil {
 		return nil
