@@ -84,6 +84,10 @@ type Config struct {
 	// satisfied (Slurm's DependencyParameters=kill_invalid_depend) instead
 	// of leaving it pending with reason DependencyNeverSatisfied.
 	KillInvalidDepend bool
+	// Progress, when set, is told how far the run has got: at most once
+	// every ProgressEvery events and once when the run ends (see
+	// progress.go). It must not retain or change anything of the run.
+	Progress func(now Time, done, total int)
 }
 
 // jobStatus is a job's lifecycle state inside the controller.
@@ -156,6 +160,8 @@ type controller struct {
 	resvOf   [][]int32            // per node: indices into resv; nil without reservations
 	resvView []AdvanceReservation // those not ended
 	resvNext Time                 // earliest End in resvView
+
+	prog progress // Config.Progress state (progress.go)
 }
 
 type fitKey struct {
@@ -189,6 +195,9 @@ func Run(cfg Config) (*Record, error) {
 	}
 	if err := c.loop(); err != nil {
 		return nil, err
+	}
+	if cfg.Progress != nil {
+		c.reportProgress()
 	}
 	return c.finish(), nil
 }
@@ -242,6 +251,9 @@ func newController(cfg Config) *controller {
 
 func (c *controller) loop() error {
 	for {
+		if c.cfg.Progress != nil && c.events >= c.prog.next {
+			c.reportProgress()
+		}
 		top, ok := c.q.Peek()
 		if c.nextSub < len(c.jobs) {
 			at := c.jobs[c.nextSub].Submit
