@@ -688,3 +688,7 @@ func (s *Slurm) qosReason(job *sim.PendingJob, js *slurmJob) sim.PendingReason {
 	}
 	return sim.ReasonNone
 }
+
+// BfInterval returns the seconds between backfill cycles (0 when backfill
+// is disabled).
+func (s *Slurm) BfInterval() sim.Time { return s.cfg.bfInterval }

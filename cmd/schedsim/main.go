@@ -58,5 +58,6 @@ The same inputs and seed always give byte-identical outputs.`,
 	root.AddCommand(newTraceCmd())
 	root.AddCommand(newHWCmd(), newClusterCmd())
 	root.AddCommand(newCompareCmd(), newPlotCmd())
+	root.AddCommand(newValidateCmd())
 	return root
 }

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/schedsim/schedsim/traces"
+)
+
+// TestValidateHabrok runs validate on the Hábrók sacct fixture (100
+// hand-picked jobs, not a contiguous trace: the figures say little) on an
+// approximate cluster, as a table, as JSON and with a plot, and checks the
+// counts that do not depend on the policy.
+func TestValidateHabrok(t *testing.T) {
+	dir := traceShared()
+	if dir == "" {
+		t.Skip("../shared/traces absent")
+	}
+	trace := filepath.Join(dir, "sacct-parsable_habrok-rug.txt")
+	args := []string{"validate", "--trace", trace, "--cluster", filepath.Join("testdata", "habrok-approx.yaml"),
+		"--fields", strings.Join(traces.JobinfoFields, ",")}
+	out, err := schedsim(t, args...)
+	if err != nil {
+		t.Fatalf("validate: %v\n%s", err, out)
+	}
+	for _, want := range []string{"policy                       slurm", "jobs compared", "Kendall's tau", "regularshort", "worst job"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	plot := filepath.Join(t.TempDir(), "wait.svg")
+	out, err = schedsim(t, append(args, "--json", "--plot", plot)...)
+	if err != nil {
+		t.Fatalf("validate --json: %v\n%s", err, out)
+	}
+	var v struct {
+		Policy          string  `json:"policy"`
+		Compared        int     `json:"compared"`
+		NoRecordedStart int     `json:"no_recorded_start"`
+		BfInterval      int     `json:"bf_interval_s"`
+		Tau             float64 `json:"kendall_tau"`
+		Partitions      []struct {
+			Partition string `json:"partition"`
+			Jobs      int    `json:"jobs"`
+		} `json:"partitions"`
+		Worst []struct {
+			ID string `json:"id"`
+		} `json:"worst"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("json: %v\n%s", err, out)
+	}
+	// 100 jobs, 10 of them never started (cancelled pending).
+	if v.Policy != "slurm" || v.Compared != 90 || v.NoRecordedStart != 10 || v.BfInterval != 30 || len(v.Worst) != 10 {
+		t.Errorf("got policy %s, compared %d, no recorded start %d, bf_interval %d, %d worst; want slurm, 90, 10, 30, 10",
+			v.Policy, v.Compared, v.NoRecordedStart, v.BfInterval, len(v.Worst))
+	}
+	var n int
+	for _, p := range v.Partitions {
+		n += p.Jobs
+	}
+	if n != v.Compared || !(v.Tau >= -1 && v.Tau <= 1) {
+		t.Errorf("partitions hold %d jobs (want %d), tau %v", n, v.Compared, v.Tau)
+	}
+	if b, err := os.ReadFile(plot); err != nil || !strings.Contains(string(b), "<svg") {
+		t.Errorf("plot: %v (%d bytes)", err, len(b))
+	}
+}
+
+func TestValidateBadInput(t *testing.T) {
+	if code, msg := exitCode(t, "validate", "--plot", "x.gif"); code != 2 || !strings.Contains(msg, "want a .png or .svg file") {
+		t.Errorf("exit %d, %q", code, msg)
+	}
+}
