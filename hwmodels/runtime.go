@@ -170,3 +170,11 @@ func ceilSeconds(v float64) int64 {
 	}
 	return max(int64(math.Ceil(v-1e-9)), 1)
 }
+
+// GuessGPUModel returns the catalog GPU model a GRES type most likely
+// stands for, as `cluster import` guesses it: the SXM part for the
+// families whose type does not say the form factor (h100 → h100-sxm-80gb,
+// a100 → a100-sxm-80gb, h200 → h200-141gb, b200 → b200-180gb), else the
+// one catalog model whose default type it is. ok is false when no model
+// fits (the result is then CustomGPUModel).
+func GuessGPUModel(gresType string) (model string, ok bool) { return guessGPUModel(gresType) }

@@ -84,6 +84,11 @@ type Config struct {
 	// satisfied (Slurm's DependencyParameters=kill_invalid_depend) instead
 	// of leaving it pending with reason DependencyNeverSatisfied.
 	KillInvalidDepend bool
+	// Runtime, when set, applies the hardware runtime model when a job
+	// starts: speed ratio between GPU models and communication stretch
+	// across leaf switches (see RuntimeScaling). Nil replays runtimes as
+	// recorded.
+	Runtime *RuntimeScaling
 	// Progress, when set, is told how far the run has got: at most once
 	// every ProgressEvery events and once when the run ends (see
 	// progress.go). It must not retain or change anything of the run.
@@ -144,8 +149,9 @@ type controller struct {
 	// requeuedAt is each job's last requeue time, its submit time for the
 	// queue order after a requeue; nil until a requeue.
 	requeuedAt []Time
-	runs       []RunSegment // earlier runs of requeued jobs
-	sweep      Time         // TimeLimitSweep
+	runs       []RunSegment  // earlier runs of requeued jobs
+	sweep      Time          // TimeLimitSweep
+	rt         *runtimeState // Config.Runtime state (runtime.go); nil without
 
 	// Nodes out of service (node events, failure model).
 	off        []uint8     // per node: offDown|offDrain|offFail bits; nil until a node goes out
@@ -192,6 +198,13 @@ func Run(cfg Config) (*Record, error) {
 	c := newController(cfg)
 	if err := c.setupNodes(); err != nil {
 		return nil, err
+	}
+	if cfg.Runtime != nil {
+		rt, err := newRuntimeState(cfg.Runtime, cfg.Cluster, len(cfg.Trace.Jobs))
+		if err != nil {
+			return nil, err
+		}
+		c.rt = rt
 	}
 	if err := c.loop(); err != nil {
 		return nil, err
@@ -655,6 +668,9 @@ func (c *controller) start(s *Start) error {
 	r.Start = c.now
 	r.Alloc = alloc
 	r.Part = part
+	if c.rt != nil {
+		c.scaleRun(ref, alloc, c.workOf(ref))
+	}
 	end, st := c.runEnd(ref, c.now)
 	r.State = st
 	rj := RunningJob{Ref: ref, Start: c.now, End: c.killAt(ref, c.now), Part: part, Alloc: alloc}
@@ -675,11 +691,7 @@ func (c *controller) start(s *Start) error {
 // time-limit check finds it still running past its limit plus
 // OverTimeLimit (see Config.TimeLimitSweep).
 func (c *controller) runEnd(ref JobRef, start Time) (Time, State) {
-	run := c.jobs[ref].Runtime
-	if c.remain != nil {
-		run = c.remain[ref]
-	}
-	run = max(run, 0)
+	run := max(c.runLength(ref), 0)
 	kill := c.killAt(ref, start)
 	if start+run <= kill {
 		return start + run, Completed
@@ -908,6 +920,9 @@ func (c *controller) finish() *Record {
 		Runs:    c.runs,
 
 		NodeEvents: c.nodeLog,
+	}
+	if c.rt != nil {
+		rec.RuntimeChanges = c.rt.changes
 	}
 	rec.Notes = append(rec.Notes, countNotes(c.partRemap, "jobs of partition %q, which the cluster lacks, ran in the default partition "+c.cluster.Partitions[c.cluster.DefaultPartition].Name)...)
 	rec.Notes = append(rec.Notes, countNotes(c.typeDropped, "jobs asked for GPU type %q, which their partition lacks; the type was ignored")...)

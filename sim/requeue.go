@@ -104,7 +104,7 @@ func (c *controller) requeue(ref JobRef, st State) {
 	c.requeuedAt[ref] = c.now
 	if ci := j.CheckpointInterval; ci > 0 {
 		saved := (c.now - r.Start) / ci * ci
-		c.remain[ref] = max(c.remain[ref]-saved, 0)
+		c.remain[ref] = max(c.remain[ref]-c.savedWork(ref, saved), 0)
 	} else {
 		c.remain[ref] = j.Runtime // no checkpoint: from scratch
 	}

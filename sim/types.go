@@ -210,4 +210,7 @@ type Record struct {
 	// in event order. An event that changed nothing (a node taken down
 	// that was down already) is not listed.
 	NodeEvents []NodeEvent
+	// RuntimeChanges lists the runs whose length the runtime model
+	// (Config.Runtime) changed, in start order; nil without it.
+	RuntimeChanges []RuntimeChange
 }

@@ -47,6 +47,8 @@ type Run struct {
 	// Lifecycle is the controller settings, failures, node events and
 	// reservations, resolved (see Config).
 	Lifecycle Lifecycle
+	// Runtime is the runtime model's scaling, nil when off (hardware.go).
+	Runtime *sim.RuntimeScaling
 }
 
 // Build loads the cluster and trace and constructs the policy.
@@ -62,6 +64,9 @@ func (s *Scenario) Build(reg policies.Registry) (*Run, error) {
 	}
 	workload.MapPartitions(r.Trace, s.Trace.PartitionMap)
 	if r.Lifecycle, err = s.buildLifecycle(r.Cluster, r.Trace.Epoch); err != nil {
+		return nil, err
+	}
+	if r.Runtime, err = s.buildRuntime(r.Cluster); err != nil {
 		return nil, err
 	}
 	decode := func(into any) error {

@@ -365,5 +365,6 @@ func (r *Run) Config() sim.Config {
 		Reservations: l.Reservations, NodeEvents: l.NodeEvents, Failures: l.Failures,
 		TimeLimitSweep: l.TimeLimitSweep, OverTimeLimit: l.OverTimeLimit, RequeueDelay: l.RequeueDelay,
 		PreemptGraceTime: l.PreemptGraceTime, JobRequeue: l.JobRequeue, KillInvalidDepend: l.KillInvalidDepend,
+		Runtime: r.Runtime,
 	}
 }

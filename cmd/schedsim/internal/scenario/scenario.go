@@ -41,6 +41,10 @@ type Scenario struct {
 	NodeEvents   []NodeEventSpec   `yaml:"node_events"`
 	Reservations []ReservationSpec `yaml:"reservations"`
 
+	// Runtime says whether the runtime model changes job runtimes
+	// (hardware.go); off by default.
+	Runtime Runtime `yaml:"runtime"`
+
 	// Path is the file the scenario came from ("" for the embedded one);
 	// src is its text, for positions inside inline sections.
 	Path string `yaml:"-"`
@@ -81,6 +85,10 @@ type Trace struct {
 	// Transforms are applied after reading, in the order filter, window,
 	// remap_gpu, scale_load.
 	Transforms TraceTransforms `yaml:"transforms"`
+	// RecordedGPU is the GPU model (catalog name, "a100-sxm-80gb") the
+	// trace was recorded on, for the runtime model's speed ratio; jobs
+	// that request a GPU type were recorded on that type's model.
+	RecordedGPU string `yaml:"recorded_gpu"`
 }
 
 // TraceCSV holds the column map of a CSV trace.
@@ -333,6 +341,9 @@ func (s *Scenario) Validate() error {
 	}
 	if s.Policy.Name == "" {
 		return bad("missing (want a policy name such as easy or fifo)", "policy", "name")
+	}
+	if err := s.validateRuntime(); err != nil {
+		return err
 	}
 	return s.validateLifecycle()
 }
