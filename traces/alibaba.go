@@ -323,7 +323,12 @@ func (s *AlibabaStats) add(o PodOutcome) {
 //   - Pending, deleted before end: withdrawn before it got a node:
 //     CANCELLED before it started, CancelAfter = deletion - creation.
 func FinishAlibabaPod(j *workload.Job, end workload.Time) PodOutcome {
-	switch j.TraceState {
+	state := j.TraceState
+	if state == "PENDING" && j.TraceStart != workload.Unknown {
+		state = "RUNNING" // a Pending pod with a scheduled_time did start
+		j.TraceState = state
+	}
+	switch state {
 	case "RUNNING":
 		if j.TraceEnd == workload.Unknown || j.TraceEnd >= end {
 			j.TraceEnd = workload.Unknown

@@ -100,3 +100,74 @@ func BenchmarkSWFRead(b *testing.B) {
 	}
 	b.ReportMetric(float64(jobs)*float64(b.N)/b.Elapsed().Seconds(), "jobs/s")
 }
+
+// BenchmarkSWFRead1M reads a 1,000,000-job SWF log (the size of the
+// bench-data trace) in one pass.
+func BenchmarkSWFRead1M(b *testing.B) {
+	const jobs = 1_000_000
+	data := benchSWF(jobs)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	n := 0
+	for b.Loop() {
+		sr, err := NewSWFReader(bytes.NewReader(data), "bench", SWFOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = 0
+		for {
+			_, err := sr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+	}
+	if n != jobs {
+		b.Fatalf("read %d jobs, want %d", n, jobs)
+	}
+	b.ReportMetric(float64(jobs)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// BenchmarkCSVRead reads an Eagle-shaped CSV export through the eagle
+// preset.
+func BenchmarkCSVRead(b *testing.B) {
+	const jobs = 100_000
+	var buf bytes.Buffer
+	buf.WriteString("job_id,user,account,partition,qos,wallclock_req,nodes_req,processors_req,gpus_req,mem_req,submit_time,start_time,end_time,run_time,state,name,work_dir,submit_line\n")
+	for i := range jobs {
+		fmt.Fprintf(&buf, "%d,user%04d,account%04d,partition%03d,normal,172800.0,%d,%d,%d,0.0,2019-01-0%d 08:55:55,2019-01-0%d 08:55:56,2019-01-0%d 12:39:41,13425.0,COMPLETED,name%08d,work_dir%08d,submit_line%08d\n",
+			500000+i, i%97, i%13, i%7, 1+i%36, 1+i%36, 2*(i%2), 1+i%8, 1+i%8, 1+i%8, i, i%1000, i%100)
+	}
+	data := buf.Bytes()
+	m, _ := CSVPreset(PresetEagle)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	n := 0
+	for b.Loop() {
+		cr, err := NewCSVReader(bytes.NewReader(data), "bench", m, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = 0
+		for {
+			_, err := cr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+	}
+	if n != jobs {
+		b.Fatalf("read %d jobs, want %d", n, jobs)
+	}
+	b.ReportMetric(float64(jobs)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
