@@ -50,6 +50,13 @@ import (
 // notices a new run (time going back or another cluster) and starts over.
 // It must not be used by two runs at once.
 type Slurm struct {
+	// AlwaysReserve makes every backfill cycle compute the reservation of
+	// every record it tests that cannot start, so that Reservations
+	// reports them all. By default a reservation is computed only when a
+	// later record fits now and so could be affected by it. It changes no
+	// decision, only the cost of a cycle.
+	AlwaysReserve bool
+
 	cfg    *slurmConfig
 	placer Placer
 	pass   pass
@@ -692,3 +699,24 @@ func (s *Slurm) qosReason(job *sim.PendingJob, js *slurmJob) sim.PendingReason {
 // BfInterval returns the seconds between backfill cycles (0 when backfill
 // is disabled).
 func (s *Slurm) BfInterval() sim.Time { return s.cfg.bfInterval }
+
+// SlurmReservation is a pending job's reservation in the latest backfill
+// cycle: nodes held whole over [Start, End), rounded to bf_resolution, and
+// the job's predicted start.
+type SlurmReservation struct {
+	Job        sim.JobRef
+	Predicted  sim.Time
+	Start, End sim.Time
+	Nodes      []int32
+}
+
+// Reservations returns the reservations the latest backfill cycle made, in
+// queue order (see AlwaysReserve). The slice and its node lists are reused
+// by the next cycle.
+func (s *Slurm) Reservations() []SlurmReservation {
+	out := make([]SlurmReservation, 0, len(s.bf.res))
+	for _, r := range s.bf.res {
+		out = append(out, SlurmReservation{Job: r.job, Predicted: r.at, Start: r.lo, End: r.hi, Nodes: r.nodes})
+	}
+	return out
+}

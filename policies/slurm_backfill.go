@@ -27,6 +27,8 @@ type backfillState struct {
 
 // bfRes is a reservation: nodes held whole over [lo, hi).
 type bfRes struct {
+	job    sim.JobRef
+	at     sim.Time // predicted start
 	lo, hi sim.Time
 	nodes  []int32
 }
@@ -123,6 +125,9 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 			b.deferred = append(b.deferred, r.ref)
 			b.dparts = append(b.dparts, r.part)
 		}
+	}
+	if s.AlwaysReserve {
+		s.materialize(v, pend)
 	}
 }
 
@@ -239,7 +244,7 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob) {
 		for _, a := range b.alloc {
 			b.pool = append(b.pool, a.Node)
 		}
-		b.res = append(b.res, bfRes{lo: lo, hi: hi, nodes: b.pool[off:len(b.pool):len(b.pool)]})
+		b.res = append(b.res, bfRes{job: job.Ref, at: t, lo: lo, hi: hi, nodes: b.pool[off:len(b.pool):len(b.pool)]})
 		return
 	}
 }
