@@ -3,7 +3,7 @@ GO      ?= go
 PKGS    := ./...
 FUZZTIME ?= 10s
 
-.PHONY: all build test bench fuzz lint
+.PHONY: all build test bench fuzz lint bench-data
 
 all: lint test build
 
@@ -33,3 +33,15 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+
+# A 1,000,000-job synthetic GPU workload for benchmarks, fitted from the
+# Alibaba GPU cluster trace in ../shared/traces (not committed; bench/data
+# is ignored by git). Same seed, same files.
+BENCH_DATA  ?= bench/data
+BENCH_TRACE ?= ../shared/traces/alibaba-gpu2023_openb_pod_list_default.csv
+bench-data: build
+	mkdir -p $(BENCH_DATA)
+	bin/schedsim trace fit $(BENCH_TRACE) --out $(BENCH_DATA)/alibaba-model.yaml
+	bin/schedsim trace synth $(BENCH_DATA)/alibaba-model.yaml --jobs 1000000 --seed 1 --out $(BENCH_DATA)/gpu-1m.sacct --sacct-utc
+	bin/schedsim trace convert $(BENCH_DATA)/gpu-1m.sacct $(BENCH_DATA)/gpu-1m.swf
+	bin/schedsim trace convert $(BENCH_DATA)/gpu-1m.sacct $(BENCH_DATA)/gpu-1m.parquet

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -170,4 +172,60 @@ func BenchmarkCSVRead(b *testing.B) {
 		b.Fatalf("read %d jobs, want %d", n, jobs)
 	}
 	b.ReportMetric(float64(jobs)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// BenchmarkReadBenchData reads the 1,000,000-job traces `make bench-data`
+// writes to bench/data (skipped when they are absent): sacct -P and SWF,
+// streaming one job at a time.
+func BenchmarkReadBenchData(b *testing.B) {
+	for _, bc := range []struct {
+		file string
+		next func(r io.Reader) (func() error, error)
+	}{
+		{"gpu-1m.sacct", func(r io.Reader) (func() error, error) {
+			sr, err := NewSacctReader(r, "bench", SacctOptions{})
+			if err != nil {
+				return nil, err
+			}
+			return func() error { _, err := sr.Next(); return err }, nil
+		}},
+		{"gpu-1m.swf", func(r io.Reader) (func() error, error) {
+			sr, err := NewSWFReader(r, "bench", SWFOptions{})
+			if err != nil {
+				return nil, err
+			}
+			return func() error { _, err := sr.Next(); return err }, nil
+		}},
+	} {
+		b.Run(bc.file, func(b *testing.B) {
+			data, err := os.ReadFile(filepath.Join("..", "bench", "data", bc.file))
+			if err != nil {
+				b.Skipf("run make bench-data first: %v", err)
+			}
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				next, err := bc.next(bytes.NewReader(data))
+				if err != nil {
+					b.Fatal(err)
+				}
+				n = 0
+				for {
+					err := next()
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					n++
+				}
+			}
+			if n != 1_000_000 {
+				b.Fatalf("read %d jobs, want 1000000", n)
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
 }

@@ -117,6 +117,9 @@ func WriteFile(path, format string, t *workload.Trace, opts WriteOptions) (err e
 			return err
 		}
 	}
+	if err = tmp.Chmod(0o644); err != nil {
+		return err
+	}
 	if err = tmp.Close(); err != nil {
 		return err
 	}

@@ -528,6 +528,9 @@ func writeAtomic(path string, write func(io.Writer) error) (err error) {
 	if err = write(tmp); err != nil {
 		return err
 	}
+	if err = tmp.Chmod(0o644); err != nil {
+		return err
+	}
 	if err = tmp.Close(); err != nil {
 		return err
 	}
