@@ -23,6 +23,8 @@ type backfillState struct {
 	order    []int32 // bf_busy_nodes node order
 	users    map[int32]int
 	parts    [64]int
+	relBuilt bool
+	running  []sim.RunningJob // the view's, during a cycle
 }
 
 // bfRes is a reservation: nodes held whole over [lo, hi).
@@ -71,18 +73,9 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 	b.deferred = b.deferred[:0]
 	b.dparts = b.dparts[:0]
 	b.rel = b.rel[:0]
-	for _, r := range v.Running() {
-		b.rel = append(b.rel, bfRel{end: r.End, ref: r.Ref, alloc: r.Alloc})
-	}
-	for k, st := range p.starts {
-		b.rel = append(b.rel, bfRel{end: p.ends[k], ref: st.Job, alloc: st.Alloc})
-	}
-	slices.SortFunc(b.rel, func(x, y bfRel) int {
-		if c := cmp.Compare(x.end, y.end); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.ref, y.ref)
-	})
+	b.relBuilt = false // built when the first reservation is computed
+	b.running = v.Running()
+	defer func() { b.running = nil }()
 	if b.users == nil {
 		b.users = map[int32]int{}
 	}
@@ -131,9 +124,38 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 	}
 }
 
+// buildRel lists the running jobs and the pass's starts by end, once per
+// cycle: only cycles that compute a reservation need it.
+func (s *Slurm) buildRel() {
+	b := &s.bf
+	p := &s.pass
+	if b.relBuilt {
+		return
+	}
+	b.relBuilt = true
+	b.rel = b.rel[:0]
+	for _, r := range b.running {
+		b.rel = append(b.rel, bfRel{end: r.End, ref: r.Ref, alloc: r.Alloc})
+	}
+	for k, st := range p.starts {
+		b.rel = append(b.rel, bfRel{end: p.ends[k], ref: st.Job, alloc: st.Alloc})
+	}
+	slices.SortFunc(b.rel, relCmp)
+}
+
+func relCmp(x, y bfRel) int {
+	if c := cmp.Compare(x.end, y.end); c != 0 {
+		return c
+	}
+	return cmp.Compare(x.ref, y.ref)
+}
+
 // materialize computes the deferred reservations in queue order.
 func (s *Slurm) materialize(v sim.View, pend []sim.PendingJob) {
 	b := &s.bf
+	if len(b.deferred) > 0 {
+		s.buildRel()
+	}
 	for i, ref := range b.deferred {
 		r := qrec{ref: ref, part: b.dparts[i]}
 		job := s.pendingJob(pend, &r)
@@ -183,14 +205,11 @@ func (s *Slurm) startNow(job *sim.PendingJob) bool {
 	}
 	p.commit(job, base)
 	k := len(p.starts) - 1
-	rel := bfRel{end: p.ends[k], ref: job.Ref, alloc: p.starts[k].Alloc}
-	i, _ := slices.BinarySearchFunc(b.rel, rel, func(x, y bfRel) int {
-		if c := cmp.Compare(x.end, y.end); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.ref, y.ref)
-	})
-	b.rel = slices.Insert(b.rel, i, rel)
+	if b.relBuilt {
+		rel := bfRel{end: p.ends[k], ref: job.Ref, alloc: p.starts[k].Alloc}
+		i, _ := slices.BinarySearchFunc(b.rel, rel, relCmp)
+		b.rel = slices.Insert(b.rel, i, rel)
+	}
 	return true
 }
 
