@@ -1,6 +1,13 @@
 // Package traces reads and writes workload traces: Slurm sacct
-// --parsable/--parsable2 output and the Standard Workload Format (SWF 2.2)
-// of the Parallel Workloads Archive. Readers stream (one job in memory at a
+// --parsable/--parsable2 output, the Standard Workload Format (SWF 2.2)
+// of the Parallel Workloads Archive, CSV exports through a column map
+// (with the NREL Eagle and SenseTime Helios layouts as presets), the
+// Alibaba GPU cluster trace (cluster-trace-gpu-v2023 pod and node lists),
+// the Microsoft Philly job log (JSON), and job tables in Arrow IPC and
+// Parquet (ArrowSchema). Writers: sacct -P (WriteSacct), SWF (WriteSWF),
+// Arrow IPC (WriteArrow), Parquet (WriteParquet); Write and WriteFile
+// dispatch by format. The user documentation of every format and its
+// mapping is docs/traces.md. Readers stream (one job in memory at a
 // time, apart from the sacct job whose step rows are being collected),
 // produce workload.Job values, and report bad input as *ParseError with the
 // file, line, field and value. Nothing panics on user input. The package
@@ -91,7 +98,18 @@
 //   - TimeLimit is requested_time (field 9); -1 and 0 give Unknown.
 //   - TraceState from status (field 11): 1 COMPLETED, 0 FAILED, 5
 //     CANCELLED, 3 and 4 (last part of a checkpointed job) COMPLETED and
-//     FAILED, 2 (a partial execution) PARTIAL, -1 empty. A cancelled record
+//     FAILED, 2 (a partial execution) PARTIAL, -1 empty.
+//   - Partial executions of checkpointed or swapped jobs (status 2, 3, 4;
+//     SWF 2.2 gives every part its own line with the job's number) are
+//     folded into the job with that number just before them: into its
+//     summary line (status 0, 1, 5), which holds the totals, when there is
+//     one; otherwise the first part becomes the job and later parts add
+//     their run times, and the last part gives the end (its own submit +
+//     wait + run) and the outcome. Folded records are counted, not jobs.
+//   - TimeZoneString, when it names an IANA zone, becomes Trace.TimeZone.
+//     Times stay absolute (UnixStartTime + submit_time): the zone changes
+//     only local-time figures (arrivals by hour and weekday, the fitted
+//     hour-of-week rates) and the wall clock of sacct output. A cancelled record
 //     with run_time 0 never started: CancelAfter is the wait time (0 when
 //     unknown) and TraceEnd the cancel time.
 //   - wait_time (field 3), when known, gives TraceStart = Submit + wait and
