@@ -59,5 +59,6 @@ The same inputs and seed always give byte-identical outputs.`,
 	root.AddCommand(newHWCmd(), newClusterCmd())
 	root.AddCommand(newCompareCmd(), newPlotCmd())
 	root.AddCommand(newValidateCmd())
+	root.AddCommand(newSweepCmd())
 	return root
 }

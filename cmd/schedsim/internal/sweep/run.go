@@ -1,0 +1,164 @@
+package sweep
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/reports"
+	"github.com/schedsim/schedsim/sim"
+)
+
+// RunsDir is the directory under a sweep's output directory that holds
+// one directory per scenario.
+const RunsDir = "runs"
+
+// Result is the outcome of one point.
+type Result struct {
+	Point   *Point
+	Values  []float64 // one per Metrics entry; nil when Err is set
+	Skipped bool      // the outputs were already there and matched (resume)
+	Err     error
+}
+
+// Options control a local run.
+type Options struct {
+	// Workers is how many scenarios run at once (at least 1).
+	Workers int
+	// Force runs every scenario even when its outputs match.
+	Force bool
+	// Progress, when set, is called after each scenario, in completion
+	// order, from one goroutine at a time.
+	Progress func(done, total int, r *Result)
+	// Registry builds the policies (default policies.Builtin()).
+	Registry policies.Registry
+}
+
+// Run runs points (a subset of sw.Points, in order) with their outputs
+// under outDir/runs, on opt.Workers goroutines, each running whole
+// scenarios. Results come back in the order of points, whatever the
+// number of workers. Run returns every result; a failed scenario has Err
+// set and does not stop the others.
+func Run(sw *Sweep, points []*Point, outDir string, opt Options) []Result {
+	if opt.Workers < 1 {
+		opt.Workers = 1
+	}
+	if opt.Registry == nil {
+		opt.Registry = policies.Builtin()
+	}
+	results := make([]Result, len(points))
+	jobs := make(chan int)
+	var mu sync.Mutex
+	done := 0
+	var wg sync.WaitGroup
+	for range min(opt.Workers, max(len(points), 1)) {
+		wg.Go(func() {
+			for i := range jobs {
+				r := RunPoint(points[i], filepath.Join(outDir, RunsDir, points[i].Dir), opt.Registry, opt.Force)
+				results[i] = r
+				if opt.Progress != nil {
+					mu.Lock()
+					done++
+					opt.Progress(done, len(points), &results[i])
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for i := range points {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	return results
+}
+
+// RunPoint runs one scenario with its outputs in dir, unless dir already
+// holds a summary.json whose config hash is the point's (and force is
+// false): then it reads the metrics from there and reports Skipped.
+func RunPoint(pt *Point, dir string, reg policies.Registry, force bool) Result {
+	res := Result{Point: pt}
+	if !force {
+		if data, err := os.ReadFile(filepath.Join(dir, reports.SummaryFile)); err == nil {
+			if info, err := readSummary(data); err == nil && info.ConfigHash == pt.Hash {
+				res.Values, res.Skipped = info.Values, true
+				return res
+			}
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			res.Err = fmt.Errorf("%s: %w", pt.Name, err)
+			return res
+		}
+	}
+	summary, err := runScenario(pt, dir, reg)
+	if err != nil {
+		res.Err = fmt.Errorf("%s: %w", pt.Name, err)
+		return res
+	}
+	info, err := readSummary(summary)
+	if err != nil {
+		res.Err = fmt.Errorf("%s: %w", pt.Name, err)
+		return res
+	}
+	res.Values = info.Values
+	return res
+}
+
+// runScenario builds, simulates and analyzes pt's scenario as schedsim run
+// does, writes every output into dir and returns summary.json's bytes.
+func runScenario(pt *Point, dir string, reg policies.Registry) (summary []byte, err error) {
+	// A panic (a broken invariant in the engine, a bug in a writer) fails
+	// this scenario, not the sweep.
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error (policy %s, seed %d): %v", pt.PolicyName, pt.Seed, p)
+		}
+	}()
+	s := pt.Scenario
+	run, err := s.Build(reg)
+	if err != nil {
+		return nil, err
+	}
+	text, hash, err := s.Effective()
+	if err != nil {
+		return nil, err
+	}
+	rec, err := simulate(run.Config(), run.Policy.Name(), run.Seed)
+	if err != nil {
+		return nil, err
+	}
+	if err := reports.CheckRecord(rec); err != nil {
+		return nil, fmt.Errorf("internal error (policy %s, seed %d): inconsistent record: %w", run.Policy.Name(), run.Seed, err)
+	}
+	a := reports.Analyze(rec, reports.SummaryOptions{
+		SampleInterval: sim.Time(s.Output.SampleSeconds()),
+		ConfigHash:     hash,
+	})
+	if err := reports.WriteOutputs(dir, rec, a, text); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(filepath.Join(dir, reports.SummaryFile))
+}
+
+// simulate runs the engine, turning a broken invariant (a panic) into an
+// error that names the policy and seed for replay.
+func simulate(cfg sim.Config, policy string, seed uint64) (rec *sim.Record, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error (policy %s, seed %d): %v", policy, seed, p)
+		}
+	}()
+	return sim.Run(cfg)
+}
+
+// PointsOf returns pointers to all of sw's points, in order.
+func (sw *Sweep) PointsOf(lo, hi int) []*Point {
+	out := make([]*Point, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		out = append(out, &sw.Points[i])
+	}
+	return out
+}
