@@ -35,6 +35,8 @@ func analyze(rec *sim.Record, opts SummaryOptions, caller string) *Analysis {
 	s.SampleInterval = sampleInterval(opts.SampleInterval, s.Makespan)
 	tr := buildTimeline(rec, runs, s.FirstSubmit, s.FirstSubmit+s.Makespan, s.SampleInterval, &s)
 	s.Samples = len(tr.tl.Samples)
+	s.Energy = energyOf(rec, runs, s.FirstSubmit, s.FirstSubmit+s.Makespan, rows, tr.tl.Samples)
+	tr.tl.Power = s.Energy.Modeled
 	fillDerived(&s, rows, &tr)
 	return &Analysis{Summary: s, Jobs: rows, Timeline: tr.tl}
 }

@@ -31,6 +31,9 @@ type CompareRun struct {
 	GPUs     int64
 	CPUs     int64
 	Timeline *Timeline
+	// EnergyITKWh and PUE are the run's IT energy and PUE (Energy); zero
+	// PUE means the cluster had no power model (energy_kwh is then 0).
+	EnergyITKWh, PUE float64
 }
 
 // CompareOptions tunes Compare. The zero value selects the defaults.
@@ -46,7 +49,7 @@ type CompareOptions struct {
 type MetricSpec struct {
 	// Name is the metric's key in gates and JSON ("p95_wait").
 	Name string
-	// Unit is "s", "fraction", "jobs/day" or "" (a pure number).
+	// Unit is "s", "fraction", "jobs/day", "kWh" or "" (a pure number).
 	Unit string
 	// LowerIsBetter says which way is better.
 	LowerIsBetter bool
@@ -68,6 +71,7 @@ var Metrics = []MetricSpec{
 	{"jobs_per_day", "jobs/day", false, "jobs that ended after starting, per day of makespan"},
 	{"jain_fairness", "", false, "Jain's index over users' mean bounded slowdowns"},
 	{"makespan", "s", true, "first submit to last end"},
+	{"energy_kwh", "kWh", true, "facility energy: PUE × (the jobs' energy + the rest of the run's IT energy, held fixed when resampling)"},
 }
 
 // metricIndex returns the index of the metric called name, or -1.
@@ -115,6 +119,10 @@ type runData struct {
 	submit, end   []float64 // end NaN when the job never ran
 	gpus, cpus    float64
 	makespanPoint float64
+	// jobKWh is each job's IT energy; restKWh the run's IT energy not
+	// charged to jobs; pue its PUE (0: no power model).
+	jobKWh       []float64
+	restKWh, pue float64
 }
 
 func prepare(r *CompareRun) *runData {
@@ -155,6 +163,16 @@ func prepare(r *CompareRun) *runData {
 		}
 	}
 	d.users = len(users)
+	if r.PUE > 0 {
+		d.pue = r.PUE
+		d.jobKWh = make([]float64, n)
+		var sum float64
+		for i := range r.Jobs {
+			d.jobKWh[i] = r.Jobs[i].EnergyKWh
+			sum += d.jobKWh[i]
+		}
+		d.restKWh = r.EnergyITKWh - sum
+	}
 	all := make([]int32, n)
 	for i := range all {
 		all[i] = int32(i)
@@ -249,10 +267,19 @@ func (d *runData) eval(idx []int32, sc *scratch, out []float64) {
 	if span > 0 {
 		perDay = float64(respN) / (span / 86400)
 	}
+	energy := 0.0
+	if d.pue > 0 {
+		jobs := 0.0
+		for _, i := range idx {
+			jobs += d.jobKWh[i]
+		}
+		energy = d.pue * (d.restKWh + jobs)
+	}
 	copy(out, []float64{
 		mean(waitSum, len(sc.waits)), q(0.50), q(0.90), q(0.95), q(0.99),
 		mean(respSum, respN), mean(sldSum, sldN),
 		util(gpu, d.gpus), util(cpu, d.cpus), perDay, jain, d.makespan(idx),
+		energy,
 	})
 }
 
@@ -465,6 +492,8 @@ func formatValue(spec MetricSpec, v float64, diff bool) string {
 		return strconv.FormatFloat(100*v, 'f', 2, 64) + " %"
 	case "jobs/day":
 		return sign + strconv.FormatFloat(v, 'f', 1, 64)
+	case "kWh":
+		return sign + strconv.FormatFloat(v, 'f', 1, 64) + " kWh"
 	}
 	return sign + strconv.FormatFloat(v, 'f', 4, 64)
 }

@@ -195,6 +195,22 @@
 //	timeline.interval_s             bin width of timeline.parquet (output.sample_interval; default 3600, widened to whole hours for at most 2000 bins)
 //	timeline.samples                number of bins
 //
+// With a power model (the cluster has power figures; see Energy), the
+// summary ends with an energy object, after timeline:
+//
+//   - energy.it_kwh                   IT energy of every node over the window (only with a power model; see Energy)
+//   - energy.facility_kwh             it_kwh × PUE
+//   - energy.jobs_kwh                 IT energy charged to jobs: busy GPUs + GPU share of base power (hwmodels.JobKWh)
+//   - energy.idle_kwh                 IT energy of nodes while no job ran on them (suspended and resuming time included)
+//   - energy.pue                      the cluster's PUE (power.pue, default 1)
+//   - energy.price_per_kwh            price of a facility kWh (power.price_per_kwh, default 0)
+//   - energy.cost                     facility_kwh × price_per_kwh
+//   - energy.currency                 power.currency
+//   - energy.mean_power_kw            it_kwh over the window's hours
+//   - energy.peak_power_kw            the cluster's IT power with every GPU busy
+//   - energy.suspended_node_hours     node-hours powered down by power saving (power.suspend_time; computed after the run)
+//   - energy.suspends                 number of power-downs
+//
 // The partitions list has one entry per cluster partition, in the
 // cluster's order, then one per partition name the cluster lacks, sorted
 // by name. A job counts in the partition it was placed in

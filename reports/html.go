@@ -162,6 +162,9 @@ type SummaryHeader struct {
 	Nodes      int
 	TauS       int64
 	Makespan   int64
+	// EnergyITKWh and EnergyPUE are the run's IT energy and PUE (summary
+	// energy section); zero when the cluster had no power model.
+	EnergyITKWh, EnergyPUE float64
 }
 
 // ParseSummaryHeader decodes the identity and cluster totals from
@@ -174,9 +177,13 @@ func ParseSummaryHeader(data []byte) (SummaryHeader, error) {
 	if s.SchemaVersion != SchemaVersion {
 		return SummaryHeader{}, fmt.Errorf("schema_version %d, this build reads %d", s.SchemaVersion, SchemaVersion)
 	}
-	return SummaryHeader{
+	h := SummaryHeader{
 		Policy: s.Policy, Seed: s.Seed, ConfigHash: s.ConfigHash, Epoch: s.Trace.Epoch,
 		GPUs: s.Cluster.GPUs, CPUs: s.Cluster.CPUs, Nodes: s.Cluster.Nodes, TauS: s.Slowdown.TauS,
 		Makespan: s.Window.MakespanS,
-	}, nil
+	}
+	if s.Energy != nil {
+		h.EnergyITKWh, h.EnergyPUE = float64(s.Energy.ITKWh), float64(s.Energy.PUE)
+	}
+	return h, nil
 }

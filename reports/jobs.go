@@ -58,6 +58,11 @@ type JobRow struct {
 	// the job's runs (earlier ones and the final one) that ended PREEMPTED
 	// and NODE_FAIL.
 	Requeues, Preemptions, NodeFails int32
+	// EnergyKWh is the IT energy charged to the job over all its runs
+	// (hwmodels.JobKWh: its GPUs' busy power and its share of each node's
+	// base power); zero without a power model. Analyze fills it; JobRows
+	// alone leaves it zero.
+	EnergyKWh float64
 }
 
 // finished reports whether a job in state st has a bounded slowdown.

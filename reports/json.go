@@ -64,6 +64,23 @@ type jsonSummary struct {
 	Failures      jsonFailures    `json:"failures"`
 	Reasons       []jsonReason    `json:"pending_reasons"`
 	Timeline      jsonTimeline    `json:"timeline"`
+	// Energy is present only when the cluster has a power model.
+	Energy *jsonEnergy `json:"energy,omitempty"`
+}
+
+type jsonEnergy struct {
+	ITKWh              fixed  `json:"it_kwh"`
+	FacilityKWh        fixed  `json:"facility_kwh"`
+	JobsKWh            fixed  `json:"jobs_kwh"`
+	IdleKWh            fixed  `json:"idle_kwh"`
+	PUE                fixed  `json:"pue"`
+	PricePerKWh        fixed  `json:"price_per_kwh"`
+	Cost               fixed  `json:"cost"`
+	Currency           string `json:"currency"`
+	MeanPowerKW        fixed  `json:"mean_power_kw"`
+	PeakPowerKW        fixed  `json:"peak_power_kw"`
+	SuspendedNodeHours fixed  `json:"suspended_node_hours"`
+	Suspends           int    `json:"suspends"`
 }
 
 type jsonGroup struct {
@@ -306,6 +323,14 @@ func toJSON(s Summary) jsonSummary {
 		},
 		Reasons:  []jsonReason{},
 		Timeline: jsonTimeline{IntervalS: int64(s.SampleInterval), Samples: s.Samples},
+	}
+	if e := s.Energy; e.Modeled {
+		j.Energy = &jsonEnergy{
+			ITKWh: fixed(e.ITKWh), FacilityKWh: fixed(e.FacilityKWh), JobsKWh: fixed(e.JobsKWh), IdleKWh: fixed(e.IdleKWh),
+			PUE: fixed(e.PUE), PricePerKWh: fixed(e.PricePerKWh), Cost: fixed(e.Cost), Currency: e.Currency,
+			MeanPowerKW: fixed(e.MeanPowerKW), PeakPowerKW: fixed(e.PeakPowerKW),
+			SuspendedNodeHours: fixed(float64(e.SuspendedNodeSeconds) / 3600), Suspends: e.Suspends,
+		}
 	}
 	for _, a := range s.Fairness.Accounts {
 		j.Fairness.Accounts = append(j.Fairness.Accounts, jsonAccount{

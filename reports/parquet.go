@@ -35,6 +35,9 @@ const (
 	metaCPUs       = "schedsim.cluster_cpus"
 	metaParts      = "schedsim.partitions"
 	metaPartGPUs   = "schedsim.partition_gpus"
+	// Energy (only with a power model): the run's IT kWh and PUE.
+	metaEnergyIT  = "schedsim.energy_it_kwh"
+	metaEnergyPUE = "schedsim.energy_pue"
 )
 
 // ParquetSchemaVersion is the schedsim.schema_version of the Parquet
@@ -206,8 +209,16 @@ func WriteJobsParquet(w io.Writer, a *Analysis) error {
 		strCol("node_list", func(i int) string { return r(i).NodeList }),
 		strCol("reason", func(i int) string { return r(i).Reason }),
 	}
+	e := &a.Summary.Energy
+	if e.Modeled {
+		cols = append(cols, f64Col("energy_kwh", false, func(i int) (float64, bool) { return r(i).EnergyKWh, true }))
+	}
 	meta := baseMeta(&a.Summary)
 	meta[metaTau] = strconv.FormatInt(int64(a.Summary.Slowdown.Tau), 10)
+	if e.Modeled {
+		meta[metaEnergyIT] = strconv.FormatFloat(e.ITKWh, 'g', -1, 64)
+		meta[metaEnergyPUE] = strconv.FormatFloat(e.PUE, 'g', -1, 64)
+	}
 	return writeParquet(w, cols, len(rows), meta)
 }
 
@@ -244,8 +255,15 @@ func WriteTimelineParquet(w io.Writer, a *Analysis) error {
 	for r, name := range ReasonNames() {
 		cols = append(cols, i32Col("pending_reason:"+name, func(i int) int32 { return s(i).PendingByReason[r] }))
 	}
+	if tl.Power {
+		cols = append(cols, f64Col("energy_kwh", false, func(i int) (float64, bool) { return s(i).EnergyKWh, true }))
+	}
 	meta := baseMeta(&a.Summary)
 	meta[metaInterval] = strconv.FormatInt(int64(tl.Interval), 10)
+	if e := &a.Summary.Energy; e.Modeled {
+		meta[metaEnergyIT] = strconv.FormatFloat(e.ITKWh, 'g', -1, 64)
+		meta[metaEnergyPUE] = strconv.FormatFloat(e.PUE, 'g', -1, 64)
+	}
 	meta[metaGPUs] = strconv.FormatInt(tl.GPUs, 10)
 	meta[metaNodes] = strconv.FormatInt(tl.Nodes, 10)
 	meta[metaCPUs] = strconv.FormatInt(tl.CPUs, 10)
@@ -502,6 +520,16 @@ func ReadJobsParquet(path string, data []byte) ([]JobRow, map[string]string, err
 			rows[i].Slowdown, rows[i].HasSlowdown = sld[i], valid[i]
 		}
 	}
+	if _, ok := t.meta[metaEnergyIT]; ok {
+		// Written only with a power model.
+		if kwh, _, err := t.floats("energy_kwh"); err != nil {
+			firstErr = cmpErr(firstErr, err)
+		} else {
+			for i := range rows {
+				rows[i].EnergyKWh = kwh[i]
+			}
+		}
+	}
 	if firstErr != nil {
 		return nil, nil, firstErr
 	}
@@ -564,8 +592,18 @@ func ReadTimelineParquet(path string, data []byte) (*Timeline, error) {
 	if err != nil {
 		return nil, err
 	}
+	var energy []float64
+	if _, ok := t.meta[metaEnergyIT]; ok {
+		if energy, _, err = t.floats("energy_kwh"); err != nil {
+			return nil, err
+		}
+		tl.Power = true
+	}
 	for i := range tl.Samples {
 		s := &tl.Samples[i]
+		if energy != nil {
+			s.EnergyKWh = energy[i]
+		}
 		s.Start = sim.Time(start[i] - tl.Epoch)
 		s.End = s.Start + sim.Time(bin[i])
 		s.GPUSeconds, s.NodeSeconds, s.CPUSeconds = gpu[i], node[i], cpu[i]

@@ -82,16 +82,18 @@ func (f *Figure) svgBody() ([]byte, error) {
 //     logarithmic, same floor; boxes span the quartiles, whiskers reach
 //     the furthest point within 1.5 IQR, points beyond are drawn;
 //   - fragmentation: free GPUs and free GPUs no eligible queued job could
-//     use, at each bin's start.
+//     use, at each bin's start;
+//   - energy, only when the cluster has a power model (Timeline.Power):
+//     the cluster's mean IT power per bin in kW (Sample.EnergyKWh over the
+//     bin's hours), with its cumulative energy in the title.
 //
-// Energy over time is not drawn: the hardware models give no power
-// figures yet. label heads every title (the run's policy, say).
+// label heads every title (the run's policy, say).
 func Figures(jobs []JobRow, tl *Timeline, label string) []Figure {
 	prefix := ""
 	if label != "" {
 		prefix = label + ": "
 	}
-	return []Figure{
+	figs := []Figure{
 		{Name: "gpu_utilization", Title: prefix + "GPU utilization by partition", draw: func(c draw.Canvas) {
 			plotUtilization(tl, prefix+"GPU utilization by partition").Draw(c)
 		}},
@@ -108,6 +110,42 @@ func Figures(jobs []JobRow, tl *Timeline, label string) []Figure {
 			plotFragmentation(tl, prefix+"Fragmentation: free GPUs no queued job can use").Draw(c)
 		}},
 	}
+	if tl.Power {
+		figs = append(figs, Figure{Name: "energy", Title: prefix + "IT power", draw: func(c draw.Canvas) {
+			plotEnergy(tl, prefix+"IT power").Draw(c)
+		}})
+	}
+	return figs
+}
+
+// plotEnergy draws the mean IT power of each bin, in kW.
+func plotEnergy(tl *Timeline, title string) *plot.Plot {
+	var total float64
+	for i := range tl.Samples {
+		total += tl.Samples[i].EnergyKWh
+	}
+	p := newPlot(fmt.Sprintf("%s (%.1f kWh in all)", title, total), "", "kW (bin mean)")
+	timeAxis(p, tl)
+	p.Y.Min = 0
+	if len(tl.Samples) == 0 {
+		noData(p)
+		return p
+	}
+	line, _ := plotter.NewLine(steps(tl, func(s *Sample) float64 {
+		if s.Len() <= 0 {
+			return 0
+		}
+		return s.EnergyKWh / (float64(s.Len()) / 3600)
+	}))
+	line.LineStyle.Color = plotutil.Color(1)
+	line.LineStyle.Width = vg.Points(1.2)
+	p.Add(line)
+	var peak float64
+	for _, xy := range line.XYs {
+		peak = max(peak, xy.Y)
+	}
+	p.Y.Max = max(peak, 1) * 1.2
+	return p
 }
 
 // percentTicks labels 0 to 100 % on an axis with headroom above 100.

@@ -115,6 +115,10 @@ type Summary struct {
 	// SampleInterval and Samples describe the timeline.
 	SampleInterval sim.Time
 	Samples        int
+	// Energy is the run's energy and cost by the cluster's power model
+	// (energy.go); Energy.Modeled is false when the cluster has no power
+	// figures.
+	Energy Energy
 }
 
 // ClusterInfo identifies the simulated cluster.

@@ -91,6 +91,18 @@ func WriteTable(w io.Writer, s Summary) error {
 	t.row()
 	t.flush(bw, "lrrl")
 
+	// Energy, when the cluster has a power model: its own block, so the
+	// columns above keep their widths.
+	if e := s.Energy; e.Modeled {
+		note := fmt.Sprintf("IT %.1f kWh × PUE %.2f; jobs %.1f kWh, idle nodes %.1f kWh; mean %.1f kW", e.ITKWh, e.PUE, e.JobsKWh, e.IdleKWh, e.MeanPowerKW)
+		if e.PricePerKWh > 0 {
+			note += fmt.Sprintf("; cost %.2f %s", e.Cost, e.Currency)
+		}
+		t.row("Energy", strconv.FormatFloat(e.FacilityKWh, 'f', 1, 64)+" kWh", note)
+		t.row()
+		t.flush(bw, "lrl")
+	}
+
 	// Partitions; waits in human form.
 	t.row("Partition", "Jobs", "Started", "Wait mean", "p50", "p95", "")
 	for _, p := range s.Partitions {

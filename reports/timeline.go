@@ -47,6 +47,9 @@ type Timeline struct {
 	Partitions    []string
 	PartitionGPUs []int64
 	Samples       []Sample
+	// Power is true when the cluster has a power model; Sample.EnergyKWh
+	// is then the IT energy of each bin (see Energy).
+	Power bool
 }
 
 // Sample is one bin of a Timeline. The *Seconds fields integrate over the
@@ -78,6 +81,8 @@ type Sample struct {
 	// GPUs of every node on which no such job's per-node request fits
 	// (see Fragmentation).
 	FreeGPUs, UnusableFreeGPUs int32
+	// EnergyKWh is the cluster's IT energy in the bin (Timeline.Power).
+	EnergyKWh float64
 }
 
 // Len returns the bin's length in seconds.

@@ -126,6 +126,7 @@ func loadCompareRun(path, side string) (*reports.CompareRun, error) {
 		return &reports.CompareRun{
 			Label: side + ": " + orDefault(rd.Header.Policy, filepath.Base(path)),
 			Jobs:  rd.Jobs, GPUs: rd.Header.GPUs, CPUs: rd.Header.CPUs, Timeline: rd.Timeline,
+			EnergyITKWh: rd.Header.EnergyITKWh, PUE: rd.Header.EnergyPUE,
 		}, nil
 	}
 	s, err := scenario.Load(path)
@@ -144,6 +145,7 @@ func loadCompareRun(path, side string) (*reports.CompareRun, error) {
 	return &reports.CompareRun{
 		Label: side + ": " + orDefault(sum.Policy, filepath.Base(path)),
 		Jobs:  res.analysis.Jobs, GPUs: sum.Cluster.GPUs, CPUs: sum.Cluster.CPUs, Timeline: &res.analysis.Timeline,
+		EnergyITKWh: sum.Energy.ITKWh, PUE: sum.Energy.PUE,
 	}, nil
 }
 

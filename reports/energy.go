@@ -1,0 +1,181 @@
+package reports
+
+import (
+	"sort"
+
+	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// Energy is a run's energy use by the cluster's energy model
+// (hwmodels.PowerModel and Cluster.NodePower; formulas in
+// hwmodels/energy.go and docs/hardware.md), charged over the utilization
+// window [FirstSubmit, LastEnd) from the record's allocations:
+//
+//   - every node is up for the whole window and draws its base power plus
+//     GPUIdleW per idle GPU and GPUBusyW per GPU a job holds;
+//   - with power saving (PowerModel.SuspendTime > 0), a node with no job
+//     for longer than SuspendTime is taken as powered down from then on,
+//     drawing SuspendedW, until ResumeTimeout before its next job starts
+//     (idle power while it boots); a node idle until the window's end
+//     stays down. This is computed after the run: the simulation does not
+//     delay jobs by the resume time;
+//   - a job is charged hwmodels.JobKWh per node of each run: its GPUs'
+//     busy power and its share of the node's base power;
+//   - IT energy × PUE is facility energy, × PricePerKWh the cost.
+//
+// Node outages (node events, failures) are charged as idle time.
+type Energy struct {
+	// Modeled is true when the cluster has power figures (some node has a
+	// base power or GPUs with idle or busy power); every other field is
+	// zero otherwise.
+	Modeled bool
+	// ITKWh is the nodes' energy over the window; FacilityKWh is ITKWh ×
+	// PUE; Cost is FacilityKWh × PricePerKWh, in Currency.
+	ITKWh, FacilityKWh, Cost float64
+	Currency                 string
+	PUE, PricePerKWh         float64
+	// JobsKWh is the IT energy charged to jobs (the sum of JobRow.
+	// EnergyKWh); IdleKWh the IT energy of nodes while no job ran on them
+	// (suspended and resuming time included). The rest of ITKWh is the
+	// idle GPUs and unclaimed base power of nodes jobs partly used.
+	JobsKWh, IdleKWh float64
+	// SuspendedNodeSeconds is the node-seconds spent powered down, and
+	// Suspends the number of power-downs (post hoc power saving).
+	SuspendedNodeSeconds int64
+	Suspends             int
+	// MeanPowerKW is ITKWh over the window, in kW; PeakPowerKW the
+	// cluster's IT power with every GPU busy.
+	MeanPowerKW, PeakPowerKW float64
+}
+
+// nodeRun is a run's share of one node.
+type nodeRun struct {
+	from, to sim.Time
+	gpus     int32
+}
+
+// energyOf computes the run's Energy, fills rows' EnergyKWh and, when
+// samples is not empty, each sample's EnergyKWh.
+func energyOf(rec *sim.Record, runs [][]runSpan, from, to sim.Time, rows []JobRow, samples []Sample) Energy {
+	cl := rec.Cluster
+	pm := cl.Power
+	e := Energy{Currency: pm.Currency, PUE: max(pm.PUE, 1), PricePerKWh: pm.PricePerKWh, PeakPowerKW: cl.PeakPowerW() / 1000}
+	if cl.PeakPowerW() <= 0 {
+		return Energy{}
+	}
+	e.Modeled = true
+	np := make([]hwmodels.NodePower, len(cl.Nodes))
+	for i := range np {
+		np[i] = cl.NodePower(i)
+	}
+
+	// Per job: JobKWh over each run's nodes.
+	perNode := make([][]nodeRun, len(cl.Nodes))
+	for i := range runs {
+		var kwh float64
+		for _, r := range runs[i] {
+			d := int64(r.end - r.start)
+			if d <= 0 {
+				continue
+			}
+			for _, a := range r.alloc {
+				n := &cl.Nodes[a.Node]
+				share := 0.0
+				if n.CPUs > 0 {
+					share = float64(a.CPUs) / float64(n.CPUs)
+				}
+				kwh += hwmodels.JobKWh(np[a.Node], a.GPUs, share, d)
+				perNode[a.Node] = append(perNode[a.Node], nodeRun{r.start, r.end, a.GPUs})
+			}
+		}
+		if i < len(rows) {
+			rows[i].EnergyKWh = kwh
+		}
+		e.JobsKWh += kwh
+	}
+	if to <= from || from == workload.Unknown {
+		return e
+	}
+	window := int64(to - from)
+
+	bins := binAdder{samples: samples}
+	var joules, allIdleW float64
+	for n := range cl.Nodes {
+		allIdleW += np[n].Watts(0)
+	}
+	bins.add(from, to, allIdleW)
+	for n := range cl.Nodes {
+		p := np[n]
+		idleW := p.Watts(0)
+		joules += idleW * float64(window)
+		extra := p.GPUBusyW - p.GPUIdleW
+		rs := perNode[n]
+		for _, r := range rs {
+			a, b := max(r.from, from), min(r.to, to)
+			if b <= a {
+				continue
+			}
+			joules += extra * float64(r.gpus) * float64(b-a)
+			bins.add(a, b, extra*float64(r.gpus))
+		}
+		// Gaps: the window minus the union of the node's runs.
+		sort.SliceStable(rs, func(i, j int) bool { return rs[i].from < rs[j].from })
+		cursor := from
+		gap := func(gs, ge sim.Time, last bool) {
+			if ge <= gs {
+				return
+			}
+			e.IdleKWh += hwmodels.KWh(idleW, int64(ge-gs))
+			if pm.SuspendTime <= 0 {
+				return
+			}
+			ds, de := gs+sim.Time(pm.SuspendTime), ge
+			if !last {
+				de = ge - sim.Time(pm.ResumeTimeout)
+			}
+			if de <= ds {
+				return
+			}
+			e.Suspends++
+			e.SuspendedNodeSeconds += int64(de - ds)
+			delta := pm.SuspendedW - idleW
+			joules += delta * float64(de-ds)
+			e.IdleKWh += hwmodels.KWh(delta, int64(de-ds))
+			bins.add(ds, de, delta)
+		}
+		for _, r := range rs {
+			a, b := max(r.from, from), min(r.to, to)
+			if b <= a {
+				continue
+			}
+			gap(cursor, a, false)
+			cursor = max(cursor, b)
+		}
+		gap(cursor, to, true)
+	}
+	e.ITKWh = joules / hwmodels.JoulesPerKWh
+	e.FacilityKWh = pm.Facility(e.ITKWh)
+	e.Cost = pm.Cost(e.ITKWh)
+	e.MeanPowerKW = e.ITKWh / (float64(window) / 3600)
+	return e
+}
+
+// binAdder spreads constant power over the timeline's bins.
+type binAdder struct{ samples []Sample }
+
+// add charges watts over [from, to) to the bins it overlaps, in kWh.
+func (b binAdder) add(from, to sim.Time, watts float64) {
+	s := b.samples
+	if len(s) == 0 || watts == 0 {
+		return
+	}
+	k := sort.Search(len(s), func(i int) bool { return s[i].End > from })
+	for ; k < len(s) && s[k].Start < to; k++ {
+		a, e := max(from, s[k].Start), min(to, s[k].End)
+		if e > a {
+			s[k].EnergyKWh += hwmodels.KWh(watts, int64(e-a))
+		}
+	}
+}
