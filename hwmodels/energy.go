@@ -1,8 +1,9 @@
 package hwmodels
 
-// Energy model: node and GPU power, PUE and price. Pure functions; the
-// simulator charges them over a run once the engine reports busy and idle
-// intervals (see docs/hardware.md).
+// Energy model: node and GPU power, PUE and price. Pure functions; reports
+// charges them over a run from its record (reports.Energy; power saving is
+// computed there after the run, without the resume delay; see
+// docs/hardware.md).
 //
 // A node draws BaseW (CPUs, memory, NICs, NVSwitches, fans) whenever it is
 // up, plus GPUIdleW per idle GPU and GPUBusyW per GPU running a job. A

@@ -8,7 +8,7 @@ import (
 // Runtime model: how long a job recorded on one GPU model runs on another,
 // and how much longer a multi-node job runs when its nodes span leaf
 // switches. Pure functions of the model's parameters; the simulator applies
-// them once the engine has a runtime hook (see docs/hardware.md).
+// them when a job starts (sim.RuntimeScaling, see docs/hardware.md).
 //
 // Speed ratio. A job of class k recorded on GPU model A takes
 //
