@@ -3,11 +3,14 @@ package scenario
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/schedsim/schedsim/policies"
 )
 
 // FromNode builds a scenario from root, a mapping node taken from a larger
@@ -129,4 +132,25 @@ func (s *Scenario) Effective() (text []byte, hash string, err error) {
 	}
 	sum := sha256.Sum256(text)
 	return text, "sha256:" + hex.EncodeToString(sum[:]), nil
+}
+
+// CheckPolicy constructs the scenario's policy from reg, as Build does,
+// without loading the cluster or the trace, so that a bad policy name or
+// bad policy arguments are reported with their line before anything runs.
+func (s *Scenario) CheckPolicy(reg policies.Registry) error {
+	decode := func(into any) error {
+		frag := s.Fragment(&s.Policy.Args)
+		if frag == nil {
+			return nil
+		}
+		return DecodeStrict(frag, s.pathOr("scenario"), into)
+	}
+	if _, err := reg.New(s.Policy.Name, decode); err != nil {
+		var se *Error
+		if errors.As(err, &se) {
+			return err
+		}
+		return &Error{Path: s.pathOr("scenario"), Line: lineOf(s.root, "policy", "name"), Field: "policy", Msg: err.Error()}
+	}
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/schedsim/schedsim/cmd/schedsim/internal/scenario"
+	"github.com/schedsim/schedsim/policies"
 )
 
 // Version is the sweep file schema version this build reads.
@@ -238,12 +239,12 @@ func Parse(data []byte, path string) (*Sweep, error) {
 		label, name string
 		node        *yaml.Node
 	}
-	policies := []policyAxis{{label: bs.Policy.Name, name: bs.Policy.Name, node: mapGet(base, "policy")}}
+	pols := []policyAxis{{label: bs.Policy.Name, name: bs.Policy.Name, node: mapGet(base, "policy")}}
 	if g.Policies != nil {
 		if len(g.Policies) == 0 {
 			return nil, bad("empty list (leave it out to use the base policy)", "grid", "policies")
 		}
-		policies = policies[:0]
+		pols = pols[:0]
 		seqNode := mapGet(gridNode, "policies")
 		for i, p := range g.Policies {
 			item := seqNode.Content[i]
@@ -257,7 +258,7 @@ func Parse(data []byte, path string) (*Sweep, error) {
 			if label == "" {
 				label = p.Name
 			}
-			for _, prev := range policies {
+			for _, prev := range pols {
 				if prev.label == label {
 					return nil, at(fmt.Sprintf("duplicate label %q (give each variant of a policy its own label)", label))
 				}
@@ -268,7 +269,7 @@ func Parse(data []byte, path string) (*Sweep, error) {
 					sec.Content = append(sec.Content, item.Content[j], item.Content[j+1])
 				}
 			}
-			policies = append(policies, policyAxis{label: label, name: p.Name, node: sec})
+			pols = append(pols, policyAxis{label: label, name: p.Name, node: sec})
 		}
 	}
 	// Load scales.
@@ -319,7 +320,7 @@ func Parse(data []byte, path string) (*Sweep, error) {
 	if len(clusters) > 1 {
 		sw.Axes = append(sw.Axes, ParamCluster)
 	}
-	if len(policies) > 1 {
+	if len(pols) > 1 {
 		sw.Axes = append(sw.Axes, ParamPolicy)
 	}
 	if len(loads) > 1 {
@@ -336,7 +337,7 @@ func Parse(data []byte, path string) (*Sweep, error) {
 
 	dirs := map[string]string{}
 	for _, c := range clusters {
-		for _, p := range policies {
+		for _, p := range pols {
 			for _, l := range loads {
 				for _, seed := range seeds {
 					pt := Point{Index: len(sw.Points), Cluster: c.name, Policy: p.label, PolicyName: p.name, LoadScale: l, Seed: seed}
@@ -348,7 +349,7 @@ func Parse(data []byte, path string) (*Sweep, error) {
 					if len(clusters) > 1 {
 						add("cluster", c.name)
 					}
-					if len(policies) > 1 {
+					if len(pols) > 1 {
 						add("policy", p.label)
 					}
 					if len(loads) > 1 {
@@ -384,6 +385,9 @@ func Parse(data []byte, path string) (*Sweep, error) {
 					}
 					s, err := scenario.FromNode(data, path, n)
 					if err != nil {
+						return nil, err
+					}
+					if err := s.CheckPolicy(policies.Builtin()); err != nil {
 						return nil, err
 					}
 					pt.Scenario = s
@@ -452,6 +456,9 @@ func mapSet(n *yaml.Node, k string, v *yaml.Node) {
 	content := slices.Clone(n.Content)
 	for i := 0; i+1 < len(content); i += 2 {
 		if content[i].Value == k {
+			// A new key node, at the value's line, so that errors about
+			// the key point where the value came from.
+			content[i] = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k, Line: v.Line}
 			content[i+1] = v
 			n.Content = content
 			return
