@@ -39,6 +39,9 @@ type runFlags struct {
 	speedup                      float64
 	filterUser, filterPartition  string
 	filterState                  string
+	// Scale (runextra.go).
+	quiet bool
+	jobs  int
 }
 
 func newRunCmd() *cobra.Command {
@@ -87,6 +90,8 @@ everything a run needs; flags override it.`,
 	fl.StringVar(&f.filterPartition, "filter-partition", "", "keep only these trace partitions (comma-separated)")
 	fl.StringVar(&f.filterState, "filter-state", "", "keep only these trace states (comma-separated)")
 	fl.StringVar(&f.partitionMap, "partition-map", "", "rename trace partitions onto cluster ones: from=to,from=to")
+	fl.IntVar(&f.jobs, "jobs", 0, "replay only the first N jobs of the trace, in submit order (0: all), for quick checks")
+	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar on stderr (there is none when stderr is not a terminal)")
 	return cmd
 }
 
@@ -99,9 +104,13 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return badInput(err)
 	}
+	opt, err := scaleOptions(cmd, f, run)
+	if err != nil {
+		return badInput(err)
+	}
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "schedsim %s, scenario %s, cluster: %s\n", versionString(), orDefault(run.Name, "(unnamed)"), run.ClusterDesc)
-	res, err := analyzeRun(s, run)
+	res, err := analyzeRun(s, run, opt)
 	if err != nil {
 		return err
 	}
@@ -128,7 +137,7 @@ type runResult struct {
 }
 
 // analyzeRun simulates run, built from s, and analyzes the record.
-func analyzeRun(s *scenario.Scenario, run *scenario.Run) (*runResult, error) {
+func analyzeRun(s *scenario.Scenario, run *scenario.Run, opts ...runOptions) (*runResult, error) {
 	// Where the outputs go is not part of the configuration.
 	eff := *s
 	eff.Output.Dir = ""
@@ -136,7 +145,10 @@ func analyzeRun(s *scenario.Scenario, run *scenario.Run) (*runResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
-	rec, err := simulate(run)
+	for _, o := range opts {
+		text = append(text, o.note...) // a cut trace is another configuration
+	}
+	rec, err := simulate(run, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -153,13 +165,20 @@ func analyzeRun(s *scenario.Scenario, run *scenario.Run) (*runResult, error) {
 
 // simulate runs the engine, turning a broken invariant into an error that
 // carries what is needed to replay it.
-func simulate(run *scenario.Run) (rec *sim.Record, err error) {
+func simulate(run *scenario.Run, opts ...runOptions) (rec *sim.Record, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("internal error (policy %s, seed %d): %v", run.Policy.Name(), run.Seed, p)
 		}
 	}()
-	return sim.Run(run.Config())
+	cfg := run.Config()
+	for _, o := range opts {
+		if o.progress != nil {
+			cfg.Progress = o.progress
+			defer o.done()
+		}
+	}
+	return sim.Run(cfg)
 }
 
 // loadScenario reads the scenario (or the embedded default) and applies the
