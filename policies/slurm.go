@@ -129,6 +129,7 @@ type tresUse struct {
 var (
 	_ sim.Policy   = (*Slurm)(nil)
 	_ sim.Observer = (*Slurm)(nil)
+	_ sim.Settler  = (*Slurm)(nil)
 )
 
 func newSlurm(cfg *slurmConfig, placer Placer) *Slurm {
@@ -142,6 +143,15 @@ func (*Slurm) Name() string { return "slurm" }
 // gcd of sched_interval and bf_interval.
 func (s *Slurm) Triggers() sim.Triggers {
 	return sim.Triggers{OnEvent: true, Interval: gcd(s.cfg.schedInterval, s.cfg.bfInterval)}
+}
+
+// Settle implements sim.Settler: passes starting nothing for the longest
+// of sched_interval, bf_interval and PriorityCalcPeriod after the last
+// change have run every kind of pass at least once (a full main pass, a
+// backfill cycle, a priority recalculation), so later ones would start
+// nothing either.
+func (s *Slurm) Settle() sim.Time {
+	return max(s.cfg.schedInterval, s.cfg.bfInterval, s.cfg.calcPeriod)
 }
 
 func gcd(a, b sim.Time) sim.Time {

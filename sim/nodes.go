@@ -81,7 +81,7 @@ func (c *controller) setupNodes() error {
 
 func (c *controller) pushNode(at Time, arg int32, kind uint32) {
 	c.nodeQueued++
-	c.q.Push(int64(at), classNode, arg, kind)
+	c.push(at, classNode, arg, kind)
 }
 
 // draw returns an exponentially distributed duration with the given mean,
@@ -118,6 +118,9 @@ func (c *controller) nodeEvent(arg int32, kind uint32) {
 		c.setOff(arg, c.offMask(arg)|offFail)
 		c.pushNode(c.now+c.draw(c.cfg.Failures.MTTR), arg, nodeRepair)
 	case nodeRepair:
+		if c.repairMatters() {
+			c.changed()
+		}
 		c.setOff(arg, c.offMask(arg)&^offFail)
 		c.pushNode(c.now+c.draw(c.cfg.Failures.MTBF), arg, nodeFail)
 	case resvEnd:

@@ -71,6 +71,7 @@ func (c *controller) genOf(ref JobRef) uint32 {
 // requeue, its run is closed as a RunSegment in state st and the job
 // returns to the queue.
 func (c *controller) interrupt(ref JobRef, st State, requeue bool) {
+	c.changed()
 	c.bumpGen(ref) // its scheduled end no longer applies
 	delete(c.grace, ref)
 	if requeue {
@@ -124,7 +125,7 @@ func (c *controller) requeue(ref JobRef, st State) {
 	case d < 0:
 		d = 0
 	}
-	c.q.Push(int64(c.now+d), classRelease, int32(ref), 0)
+	c.push(c.now+d, classRelease, int32(ref), 0)
 }
 
 // release ends a requeued job's begin-time hold.

@@ -94,6 +94,14 @@ type checker struct {
 func (c *checker) Name() string           { return c.inner.Name() }
 func (c *checker) Triggers() sim.Triggers { return c.inner.Triggers() }
 
+// Settle forwards the inner policy's sim.Settler, or its interval.
+func (c *checker) Settle() sim.Time {
+	if s, ok := c.inner.(sim.Settler); ok {
+		return s.Settle()
+	}
+	return c.inner.Triggers().Interval
+}
+
 func (c *checker) Schedule(v sim.View, rng *rand.Rand) sim.Plan {
 	c.passes++
 	plan := c.inner.Schedule(v, rng)
