@@ -17,7 +17,11 @@ import (
 // its resources until its End = start + limit) and the queue, in the same
 // order, so it stays consistent: when jobs end no later than their limits
 // say, no job starts later than the reservation it was first given (a job
-// ending early can only move reservations earlier). Placement at each
+// ending early can only move reservations earlier). Advance reservations
+// (maintenance windows, sim.View.Reservations) are intervals in which
+// their nodes are unavailable: a job is placed at a candidate time only on
+// nodes no window holds during [start, start+limit), and a window's end is
+// a candidate time. Placement at each
 // candidate time uses the policy's Placer on the least free state over the
 // job's window, so a reservation holds specific resources of specific
 // nodes, at the granularity of the placement (GPUs, CPUs, memory), not
@@ -32,6 +36,7 @@ type Conservative struct {
 	free  [][]sim.NodeState // free state of each segment
 	pool  [][]sim.NodeState // spare vectors
 	win   []sim.NodeState
+	wmask []sim.NodeState // win less the nodes of windows (pass.usable)
 	alloc []sim.NodeAlloc
 	rel   []release
 	resv  []ConservativeReservation
@@ -122,6 +127,13 @@ func (c *Conservative) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
 		c.times = append(c.times, t)
 		c.free = append(c.free, next)
 	}
+	// A job may start when an advance reservation (maintenance window)
+	// ends and gives its nodes back: make window ends candidate times.
+	for _, w := range p.windows {
+		if w.End > now {
+			c.split(w.End)
+		}
+	}
 	pend := v.Pending()
 	for i := range pend {
 		c.place(&pend[i], now)
@@ -147,11 +159,13 @@ func (c *Conservative) place(job *sim.PendingJob, now sim.Time) {
 				w.FreeMemMB = min(w.FreeMemMB, f.FreeMemMB)
 			}
 		}
-		if d.capacity(p.nodes, c.win) < int64(d.count) {
+		// No node that a window holds at any time of [start, end).
+		win := p.usable(&c.wmask, c.win, start, job.Limit)
+		if d.capacity(p.nodes, win) < int64(d.count) {
 			continue
 		}
 		var ok bool
-		c.alloc, ok = p.placer.Place(p.nodes, c.win, job, c.alloc[:0])
+		c.alloc, ok = p.placer.Place(p.nodes, win, job, c.alloc[:0])
 		if !ok {
 			continue
 		}

@@ -182,14 +182,49 @@ func (s *Slurm) setMask(lo, hi sim.Time) {
 	}
 }
 
+// maskWindows clears b.mask for the nodes an advance reservation
+// (maintenance window) holds at any time of [start, start+limit): exact
+// times, not rounded to bf_resolution, as the controller checks them.
+func (s *Slurm) maskWindows(start, limit sim.Time) {
+	b := &s.bf
+	end := endAt(start, limit)
+	for i := range s.pass.windows {
+		w := &s.pass.windows[i]
+		if w.Start < end && w.End > start {
+			for _, n := range w.Nodes {
+				b.mask[n] = false
+			}
+		}
+	}
+}
+
+// windowClash reports whether b.alloc uses a node that an advance
+// reservation holds at any time of [start, start+limit).
+func (s *Slurm) windowClash(start, limit sim.Time) bool {
+	end := endAt(start, limit)
+	for i := range s.pass.windows {
+		w := &s.pass.windows[i]
+		if w.Start >= end || w.End <= start {
+			continue
+		}
+		for _, a := range s.bf.alloc {
+			if _, found := slices.BinarySearch(w.Nodes, a.Node); found {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // startNow starts job if it fits now on nodes not reserved over its
-// window [now, now+limit) (rounded to bf_resolution), committing it to the
-// pass.
+// window [now, now+limit) (rounded to bf_resolution) and not held by an
+// advance reservation during it, committing it to the pass.
 func (s *Slurm) startNow(job *sim.PendingJob) bool {
 	p := &s.pass
 	b := &s.bf
 	now := p.now
 	s.setMask(s.floorRes(now), s.ceilRes(endAt(now, job.Limit)))
+	s.maskWindows(now, job.Limit)
 	b.wfree = append(b.wfree[:0], p.free...)
 	for i, ok := range b.mask {
 		if !ok {
@@ -226,6 +261,7 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob) {
 			return
 		}
 		s.setMask(s.floorRes(startRes), s.ceilRes(endAt(startRes, limit)))
+		s.maskWindows(startRes, limit)
 		next := sim.Time(math.MaxInt64) // next slot boundary after startRes
 		for _, r := range b.res {
 			if r.lo > startRes {
@@ -233,6 +269,11 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob) {
 			}
 			if r.hi > startRes {
 				next = min(next, r.hi)
+			}
+		}
+		for _, w := range s.pass.windows {
+			if w.End > startRes {
+				next = min(next, w.End) // the window's nodes come back
 			}
 		}
 		t, ok := s.willRun(job, startRes)
@@ -252,7 +293,7 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob) {
 				break
 			}
 		}
-		if clash {
+		if clash || s.windowClash(t, limit) {
 			startRes = t // the window at t meets another reservation: retry from t
 			continue
 		}
