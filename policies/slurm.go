@@ -564,10 +564,13 @@ func (s *Slurm) buildOrder(pend []sim.PendingJob, recalc bool) {
 }
 
 // pendingJob returns the record's job as placement sees it: in the
-// record's partition.
+// record's partition only, so that a record of a multi-partition job is
+// placed, limited and reserved in its own partition (the job's other
+// partitions have their own records).
 func (s *Slurm) pendingJob(pend []sim.PendingJob, r *qrec) sim.PendingJob {
 	j := pend[s.st[r.ref].pi]
 	j.Part = r.part
+	j.Parts = 1 << uint(r.part)
 	return j
 }
 

@@ -473,3 +473,64 @@ func TestSlurmPartitionLimits(t *testing.T) {
 		t.Errorf("reasons (-want +got):\n%s", d)
 	}
 }
+
+// TestSlurmMultiPartition: a job submitted to two partitions (-p a,b) has
+// one queue record per partition and runs in whichever starts it first,
+// each record placed, limited and reserved in its own partition. n0 is in
+// partition a, n1 in b; R holds one of them [0,1000). bf_interval =
+// sched_interval = 10, runtimes equal limits.
+func TestSlurmMultiPartition(t *testing.T) {
+	twoParts := func() *hwmodels.Cluster {
+		return policytest.Cluster([]hwmodels.Node{
+			policytest.Node("n0", 8, "h100", 64, 524288, 1),
+			policytest.Node("n1", 8, "h100", 64, 524288, 2),
+		}, "a", "b")
+	}
+	g8 := workload.Request{GPUs: 8}
+	tests := []struct {
+		name     string
+		mod      func(*hwmodels.Cluster)
+		jobs     []workload.Job
+		start    sim.Time
+		part     string
+		node     int32
+		partStop string
+	}{
+		{
+			// R holds n0 (partition a); J (-p a,b) starts at once in b.
+			name:  "starts in the second partition",
+			jobs:  []workload.Job{inPart(job("R", 0, 1000, 1000, g8), "a"), inPart(job("J", 10, 500, 500, g8), "a,b")},
+			start: 10, part: "b", node: 1,
+		},
+		{
+			// R holds n1 (partition b); J (-p b,a) starts at once in a.
+			name:  "starts in the first partition listed second",
+			jobs:  []workload.Job{inPart(job("R", 0, 1000, 1000, g8), "b"), inPart(job("J", 10, 500, 500, g8), "b,a")},
+			start: 10, part: "a", node: 0,
+		},
+		{
+			// Partition b has MaxTime 100 s and J's limit is 500 s: J's
+			// record in b is held (PartitionTimeLimit), so J may not run
+			// in b although n1 is free; its record in a waits for R:
+			// [1000,1500) on n0. (A record of a placed in b would start
+			// J at 10 on n1, over b's MaxTime.)
+			name:  "the other partition's limit holds its record",
+			mod:   func(c *hwmodels.Cluster) { c.Partitions[1].MaxTime = 100 },
+			jobs:  []workload.Job{inPart(job("R", 0, 1000, 1000, g8), "a"), inPart(job("J", 10, 500, 500, g8), "a,b")},
+			start: 1000, part: "a", node: 0,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := twoParts()
+			if tt.mod != nil {
+				tt.mod(c)
+			}
+			rec := runSlurm(t, c, tt.jobs, fast())
+			j := rec.Jobs[1]
+			if j.Start != tt.start || c.Partitions[j.Part].Name != tt.part || len(j.Alloc) != 1 || j.Alloc[0].Node != tt.node {
+				t.Errorf("J: start %d in %s on %v, want %d in %s on n%d", j.Start, c.Partitions[j.Part].Name, j.Alloc, tt.start, tt.part, tt.node)
+			}
+		})
+	}
+}
