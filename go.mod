@@ -3,6 +3,7 @@ module github.com/schedsim/schedsim
 go 1.26
 
 require (
+	github.com/NVIDIA/go-nvml v0.13.0-1
 	github.com/google/go-cmp v0.7.0
 	github.com/spf13/cobra v1.10.2
 	go.yaml.in/yaml/v3 v3.0.6
