@@ -22,6 +22,9 @@ type Node struct {
 	// Cluster.Fabric, leaf first (Fabric.NodeChain), nil when the cluster
 	// has no fabric or the node hangs off no switch. Shared; read only.
 	Switches []int32
+	// MIG is the node's MIG configuration (its group's), nil when none of
+	// its GPUs is in MIG mode. Shared; read only.
+	MIG *MIGConfig
 }
 
 // Partition is a Slurm partition: a named set of nodes with limits.

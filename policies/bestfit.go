@@ -17,9 +17,18 @@ import (
 // keeps whole nodes free for large jobs. A job that may run in several
 // partitions is tried in its Part first, then the others by index.
 //
+// A MIG job is placed the same way with MIG instances of its profile in
+// place of GPUs (fewest takeable instances left), on each node's GPUs as
+// sim.MIGFree.Pack chooses them (fullest GPU partitioned for the profile
+// first, repartitioning an empty GPU last).
+//
 // A BestFit keeps scratch buffers between calls; use one per policy.
 type BestFit struct {
 	cand []candidate
+	// migPack ranks a MIG job's candidate nodes first by how many dynamic
+	// MIG GPUs the job's instances would repartition, then by how many
+	// empty GPUs they would take (MIGPacking).
+	migPack bool
 }
 
 var _ Placer = (*BestFit)(nil)
@@ -28,8 +37,11 @@ var _ Placer = (*BestFit)(nil)
 type candidate struct {
 	node     int32
 	units    int32 // units that fit (spread) or 1
-	leftGPUs int32 // free GPUs left after the job's share
+	leftGPUs int32 // free GPUs (MIG instances of a MIG job) left after the job's share
 	leftCPUs int32
+	// MIGPacking: empty MIG GPUs the share would repartition, and take
+	// without repartition; zero otherwise.
+	rep, empty int32
 }
 
 // partitionBits returns the job's partitions as Node.Partitions bits, its
@@ -76,8 +88,15 @@ func (b *BestFit) place(nodes []hwmodels.Node, free []sim.NodeState, d *demand, 
 		if d.spread {
 			units = min(n, d.count)
 		}
-		b.cand = append(b.cand, candidate{node: i, units: units,
-			leftGPUs: free[i].FreeGPUs - units*d.gpus, leftCPUs: free[i].FreeCPUs - units*d.cpus})
+		c := candidate{node: i, units: units,
+			leftGPUs: free[i].FreeGPUs - units*d.gpus, leftCPUs: free[i].FreeCPUs - units*d.cpus}
+		if d.mig != 0 {
+			c.leftGPUs = free[i].MIG.Instances(d.mig) - units*d.inst
+			if b.migPack {
+				c.rep, c.empty = migCost(free[i].MIG, d.mig, units*d.inst)
+			}
+		}
+		b.cand = append(b.cand, c)
 	}
 	if within != nil {
 		for _, i := range within {
@@ -95,10 +114,11 @@ func (b *BestFit) place(nodes []hwmodels.Node, free []sim.NodeState, d *demand, 
 		}
 		// score: fewest GPUs, then CPUs, left; select the first count.
 		slices.SortFunc(b.cand, func(x, y candidate) int {
-			return cmp.Or(cmp.Compare(x.leftGPUs, y.leftGPUs), cmp.Compare(x.leftCPUs, y.leftCPUs), cmp.Compare(x.node, y.node))
+			return cmp.Or(cmp.Compare(x.rep, y.rep), cmp.Compare(x.empty, y.empty),
+				cmp.Compare(x.leftGPUs, y.leftGPUs), cmp.Compare(x.leftCPUs, y.leftCPUs), cmp.Compare(x.node, y.node))
 		})
 		for _, c := range b.cand[:d.count] {
-			out = append(out, d.alloc(c.node, 1))
+			out = append(out, d.allocOn(c.node, 1, free[c.node], true))
 		}
 		slices.SortFunc(out[base:], func(x, y sim.NodeAlloc) int { return cmp.Compare(x.Node, y.Node) })
 		return out, true
@@ -121,8 +141,11 @@ func (b *BestFit) place(nodes []hwmodels.Node, free []sim.NodeState, d *demand, 
 			case fitsAll && !bestFitsAll:
 				best = k
 			case fitsAll && bestFitsAll:
-				// Tightest: fewest GPUs left once need units are taken.
-				if l, bl := c.leftGPUs+(c.units-need)*d.gpus, bc.leftGPUs+(bc.units-need)*d.gpus; l < bl || l == bl && c.node < bc.node {
+				// Tightest: fewest GPUs left once need units are taken
+				// (MIGPacking: fewest GPUs repartitioned or emptied first).
+				per := d.gpus + d.inst
+				if l, bl := c.leftGPUs+(c.units-need)*per, bc.leftGPUs+(bc.units-need)*per; c.rep < bc.rep ||
+					c.rep == bc.rep && (c.empty < bc.empty || c.empty == bc.empty && (l < bl || l == bl && c.node < bc.node)) {
 					best = k
 				}
 			case !fitsAll && !bestFitsAll:
@@ -136,7 +159,7 @@ func (b *BestFit) place(nodes []hwmodels.Node, free []sim.NodeState, d *demand, 
 		}
 		c := &b.cand[best]
 		n := min(c.units, need)
-		out = append(out, d.alloc(c.node, n))
+		out = append(out, d.allocOn(c.node, n, free[c.node], true))
 		need -= n
 		c.units = 0
 	}

@@ -13,7 +13,9 @@ import (
 // either count whole nodes each giving the per-node share (Request.Nodes >
 // 0), or count units spread over any nodes (Request.Nodes == 0), a unit
 // being one GPU (with its share of CPUs and memory) or, for CPU-only jobs,
-// one CPU (with its share of memory).
+// one CPU (with its share of memory). A MIG demand (mig set) counts MIG
+// instances of its profile in place of GPUs: inst per unit or per node,
+// gpus zero.
 type demand struct {
 	part    uint64 // the job's partition as a Node.Partitions bit
 	parts   uint64 // every partition the job may run in (PendingJob.Parts), part included
@@ -23,6 +25,8 @@ type demand struct {
 	gpus    int32  // per unit or per node
 	cpus    int32  // per unit or per node
 	mem     int64  // MiB per unit or per node
+	mig     workload.MIGProfile
+	inst    int32 // MIG instances per unit or per node
 }
 
 // newDemand resolves job's request. A request with no nodes, GPUs or CPUs
@@ -37,12 +41,20 @@ func newDemand(job *sim.PendingJob) demand {
 	if r.Nodes <= 0 {
 		if u, g, c, m := sim.Units(&r); u > 0 {
 			d.spread, d.count, d.gpus, d.cpus, d.mem = true, u, g, c, m
-			return d
+			return d.migShape(&r)
 		}
 		r.Nodes = 1
 	}
 	d.count = r.Nodes
 	d.gpus, d.cpus, d.mem = sim.PerNode(&r)
+	return d.migShape(&r)
+}
+
+// migShape turns the GPUs of a MIG request into MIG instances.
+func (d demand) migShape(r *workload.Request) demand {
+	if r.MIGProfile != 0 {
+		d.mig, d.inst, d.gpus = r.MIGProfile, d.gpus, 0
+	}
 	return d
 }
 
@@ -61,10 +73,15 @@ func (d *demand) fit(f sim.NodeState) int32 {
 	if f.FreeGPUs < d.gpus || f.FreeCPUs < d.cpus || f.FreeMemMB < d.mem {
 		return 0 // not even one unit or share: the common case on a busy cluster
 	}
+	n := int32(math.MaxInt32)
+	if d.mig != 0 {
+		if n = f.MIG.Instances(d.mig) / d.inst; n == 0 {
+			return 0
+		}
+	}
 	if !d.spread {
 		return 1
 	}
-	n := int32(math.MaxInt32)
 	if d.gpus > 0 {
 		n = min(n, f.FreeGPUs/d.gpus)
 	}
@@ -80,7 +97,28 @@ func (d *demand) fit(f sim.NodeState) int32 {
 // alloc returns what units units (1 for a node-count demand) take on node,
 // as sim.Take does.
 func (d *demand) alloc(node int32, units int32) sim.NodeAlloc {
-	return sim.NodeAlloc{Node: node, GPUs: units * d.gpus, CPUs: units * d.cpus, MemMB: int64(units) * d.mem}
+	a := sim.NodeAlloc{Node: node, GPUs: units * d.gpus, CPUs: units * d.cpus, MemMB: int64(units) * d.mem}
+	if d.mig != 0 {
+		a.MIG = sim.MIGCount(d.mig, units*d.inst)
+	}
+	return a
+}
+
+// allocOn returns what units units take on node, as alloc, with MIG
+// instances on a dynamic MIG node placed on the GPUs of its free state f:
+// the lowest-numbered GPUs that can take them, or, with pack, the GPUs
+// sim.MIGFree.Pack chooses. A placement made on the free state of now
+// stays valid when more is free, as at a later shadow time.
+func (d *demand) allocOn(node int32, units int32, f sim.NodeState, pack bool) sim.NodeAlloc {
+	a := d.alloc(node, units)
+	if a.MIG != 0 && f.MIG.Dynamic() {
+		if pack {
+			a.MIG, _ = f.MIG.Pack(d.mig, a.MIG.Count())
+		} else {
+			_, a.MIG, _ = f.MIG.Take(a.MIG)
+		}
+	}
+	return a
 }
 
 // eligibleAny reports whether the job may run on n in any of its
@@ -94,7 +132,8 @@ func (d *demand) eligibleAny(n *hwmodels.Node) bool {
 // capacity is monotone in this order, which lets a pass remember failures.
 func (d *demand) harder(e *demand) bool {
 	return d.part == e.part && d.parts == e.parts && d.gpuType == e.gpuType && d.spread == e.spread &&
-		d.count >= e.count && d.gpus >= e.gpus && d.cpus >= e.cpus && d.mem >= e.mem
+		d.count >= e.count && d.gpus >= e.gpus && d.cpus >= e.cpus && d.mem >= e.mem &&
+		d.mig == e.mig && d.inst >= e.inst
 }
 
 // capacity returns how much of d fits in free over the nodes of all its
@@ -111,13 +150,12 @@ func (d *demand) capacity(nodes []hwmodels.Node, free []sim.NodeState) int64 {
 	return c
 }
 
-// take subtracts a from free.
+// take subtracts a from free. MIG instances in count form on a dynamic
+// MIG node are placed and a is rewritten in placed form (sim.NodeState.
+// Sub), so giving a back frees the same GPUs' instances.
 func take(free []sim.NodeState, a []sim.NodeAlloc) {
-	for _, x := range a {
-		f := &free[x.Node]
-		f.FreeGPUs -= x.GPUs
-		f.FreeCPUs -= x.CPUs
-		f.FreeMemMB -= x.MemMB
+	for i := range a {
+		free[a[i].Node].Sub(&a[i])
 	}
 }
 

@@ -237,23 +237,17 @@ func (e *EASY) reserve(running []sim.RunningJob, head *sim.PendingJob) bool {
 
 // give adds a to the shadow free state.
 func (e *EASY) give(a []sim.NodeAlloc) {
-	for _, x := range a {
-		f := &e.sfree[x.Node]
-		f.FreeGPUs += x.GPUs
-		f.FreeCPUs += x.CPUs
-		f.FreeMemMB += x.MemMB
-		e.recount(x.Node)
+	for i := range a {
+		e.sfree[a[i].Node].Add(&a[i])
+		e.recount(a[i].Node)
 	}
 }
 
 // hold subtracts a from the shadow free state.
 func (e *EASY) hold(a []sim.NodeAlloc) {
-	for _, x := range a {
-		f := &e.sfree[x.Node]
-		f.FreeGPUs -= x.GPUs
-		f.FreeCPUs -= x.CPUs
-		f.FreeMemMB -= x.MemMB
-		e.recount(x.Node)
+	for i := range a {
+		e.sfree[a[i].Node].Sub(&a[i])
+		e.recount(a[i].Node)
 	}
 }
 

@@ -57,7 +57,7 @@ func firstFit(nodes []hwmodels.Node, free []sim.NodeState, d *demand, out []sim.
 		if n == 0 {
 			continue
 		}
-		out = append(out, d.alloc(int32(i), n)) // select: lowest-numbered node first
+		out = append(out, d.allocOn(int32(i), n, free[i], false)) // select: lowest-numbered node first
 		if need -= n; need == 0 {
 			return out, true // commit is the caller's
 		}

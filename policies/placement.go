@@ -18,12 +18,12 @@ const (
 
 // PlacementNames lists the placement strategies NewPlacer knows.
 func PlacementNames() []string {
-	return []string{PlacementFirstFit, PlacementBestFit, PlacementTopologyTree}
+	return []string{PlacementFirstFit, PlacementBestFit, PlacementTopologyTree, PlacementMIGPacking}
 }
 
 // NewPlacer returns a new placer of the strategy called name: first-fit
-// (FirstFit, also for ""), best-fit (BestFit) or topology-tree
-// (TopologyTree). Each call returns a new value, so policies never share
+// (FirstFit, also for ""), best-fit (BestFit), topology-tree
+// (TopologyTree) or mig-packing (MIGPacking). Each call returns a new value, so policies never share
 // scratch state.
 func NewPlacer(name string) (Placer, error) {
 	switch name {
@@ -33,6 +33,8 @@ func NewPlacer(name string) (Placer, error) {
 		return &BestFit{}, nil
 	case PlacementTopologyTree:
 		return &TopologyTree{}, nil
+	case PlacementMIGPacking:
+		return NewMIGPacking(), nil
 	}
 	return nil, fmt.Errorf("unknown placement %q (want %s)", name, strings.Join(PlacementNames(), ", "))
 }

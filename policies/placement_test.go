@@ -176,7 +176,7 @@ func strictDecode(src string) func(any) error {
 func TestPlacementArg(t *testing.T) {
 	reg := policies.Builtin()
 	for _, name := range []string{"fifo", "easy"} {
-		for _, pl := range []string{"first-fit", "best-fit", "topology-tree"} {
+		for _, pl := range []string{"first-fit", "best-fit", "topology-tree", "mig-packing"} {
 			if _, err := reg.New(name, strictDecode("placement: "+pl+"\n")); err != nil {
 				t.Errorf("%s placement %s: %v", name, pl, err)
 			}
@@ -185,7 +185,7 @@ func TestPlacementArg(t *testing.T) {
 			t.Errorf("%s without args: %v", name, err)
 		}
 		_, err := reg.New(name, strictDecode("placement: worst-fit\n"))
-		if err == nil || !strings.Contains(err.Error(), `unknown placement "worst-fit" (want first-fit, best-fit, topology-tree)`) {
+		if err == nil || !strings.Contains(err.Error(), `unknown placement "worst-fit" (want first-fit, best-fit, topology-tree, mig-packing)`) {
 			t.Errorf("%s unknown placement: %v", name, err)
 		}
 		if _, err := reg.New(name, strictDecode("bf_window: 3\n")); err == nil {

@@ -158,6 +158,7 @@ type controller struct {
 	runs       []RunSegment  // earlier runs of requeued jobs
 	sweep      Time          // TimeLimitSweep
 	rt         *runtimeState // Config.Runtime state (runtime.go); nil without
+	mig        *migState     // MIG instances (mig.go); nil without MIG GPUs
 
 	// Nodes out of service (node events, failure model).
 	off        []uint8     // per node: offDown|offDrain|offFail bits; nil until a node goes out
@@ -684,25 +685,34 @@ func (c *controller) start(s *Start) error {
 	if err != nil {
 		return fmt.Errorf("policy %s: job %s at t=%d: %w", c.policy.Name(), j.ID, c.now, err)
 	}
-	for _, a := range s.Alloc {
+	alloc := c.keepAlloc(s.Alloc)
+	begin := c.now // later when a MIG GPU is repartitioned (mig.go)
+	for k := range alloc {
+		a := &alloc[k]
 		n := &c.nodes[a.Node]
 		n.FreeGPUs -= a.GPUs
 		n.FreeCPUs -= a.CPUs
 		n.FreeMemMB -= a.MemMB
+		if a.MIG != 0 {
+			delay, err := c.migTake(ref, a)
+			if err != nil {
+				return fmt.Errorf("policy %s: job %s at t=%d: %w", c.policy.Name(), j.ID, c.now, err)
+			}
+			begin = max(begin, c.now+delay)
+		}
 	}
-	alloc := c.keepAlloc(s.Alloc)
 	c.status[ref] = stRunning
 	c.removed++
 	r := &c.rec[ref]
-	r.Start = c.now
+	r.Start = begin
 	r.Alloc = alloc
 	r.Part = part
 	if c.rt != nil {
 		c.scaleRun(ref, alloc, c.workOf(ref))
 	}
-	end, st := c.runEnd(ref, c.now)
+	end, st := c.runEnd(ref, begin)
 	r.State = st
-	rj := RunningJob{Ref: ref, Start: c.now, End: c.killAt(ref, c.now), Part: part, Alloc: alloc}
+	rj := RunningJob{Ref: ref, Start: begin, End: c.killAt(ref, begin), Part: part, Alloc: alloc}
 	i, _ := slices.BinarySearchFunc(c.running, ref, func(rj RunningJob, ref JobRef) int { return cmp.Compare(rj.Ref, ref) })
 	c.running = slices.Insert(c.running, i, rj)
 	c.q.Push(int64(end), classEnd, int32(ref), c.genOf(ref))
@@ -710,7 +720,7 @@ func (c *controller) start(s *Start) error {
 		c.lcStarted(ref)
 	}
 	if c.obs != nil {
-		c.obs.JobStarted(ref, c.now, alloc)
+		c.obs.JobStarted(ref, begin, alloc)
 	}
 	return nil
 }
@@ -829,12 +839,17 @@ func (c *controller) checkShares(ref JobRef, alloc []NodeAlloc) error {
 	for _, a := range alloc {
 		node := &c.cluster.Nodes[a.Node]
 		free := c.nodes[a.Node]
+		if req.MIGProfile != 0 || a.MIG != 0 {
+			if err := c.checkMIGShare(req, &a, free); err != nil {
+				return err
+			}
+		}
 		if a.GPUs < 0 || a.CPUs < 0 || a.MemMB < 0 || a.GPUs > free.FreeGPUs || a.CPUs > free.FreeCPUs || a.MemMB > free.FreeMemMB {
 			return fmt.Errorf("node %s: allocation gpus=%d cpus=%d mem=%dM exceeds free gpus=%d cpus=%d mem=%dM",
 				node.Name, a.GPUs, a.CPUs, a.MemMB, free.FreeGPUs, free.FreeCPUs, free.FreeMemMB)
 		}
 		if req.Nodes > 0 {
-			if want := Take(req, a.Node, 0); a != want {
+			if want := Take(req, a.Node, 0); !sameShare(a, want) {
 				return fmt.Errorf("node %s: allocation gpus=%d cpus=%d mem=%dM, job needs gpus=%d cpus=%d mem=%dM per node",
 					node.Name, a.GPUs, a.CPUs, a.MemMB, want.GPUs, want.CPUs, want.MemMB)
 			}
@@ -843,12 +858,14 @@ func (c *controller) checkShares(ref JobRef, alloc []NodeAlloc) error {
 		_, g, cp, m := Units(req)
 		var u int32
 		switch {
+		case req.MIGProfile != 0:
+			u = a.MIG.Count() / g
 		case g > 0:
 			u = a.GPUs / g
 		default:
 			u = a.CPUs / cp
 		}
-		if u <= 0 || Take(req, a.Node, u) != a {
+		if u <= 0 || !sameShare(Take(req, a.Node, u), a) {
 			return fmt.Errorf("node %s: allocation gpus=%d cpus=%d mem=%dM is not a whole number of units (gpus=%d cpus=%d mem=%dM each)",
 				node.Name, a.GPUs, a.CPUs, a.MemMB, g, cp, m)
 		}
@@ -906,7 +923,8 @@ func (c *controller) check() {
 			panic(fmt.Sprintf("sim: node %s oversubscribed at t=%d: gpus %d/%d cpus %d/%d mem %d/%d",
 				node.Name, c.now, u.FreeGPUs, node.GPUs, u.FreeCPUs, node.CPUs, u.FreeMemMB, node.MemMB))
 		}
-		want := NodeState{node.GPUs - u.FreeGPUs, node.CPUs - u.FreeCPUs, node.MemMB - u.FreeMemMB}
+		capy := Capacity(node)
+		want := NodeState{FreeGPUs: capy.FreeGPUs - u.FreeGPUs, FreeCPUs: node.CPUs - u.FreeCPUs, FreeMemMB: node.MemMB - u.FreeMemMB}
 		have := c.nodes[i]
 		if m := c.offMask(int32(i)); m != 0 {
 			if have != (NodeState{}) {
@@ -917,6 +935,7 @@ func (c *controller) check() {
 			}
 			have = c.offFree[i]
 		}
+		want.MIG = have.MIG // checkMIG checks it
 		if have != want {
 			panic(fmt.Sprintf("sim: node %s free-state drift at t=%d: have %+v, want %+v", node.Name, c.now, have, want))
 		}
@@ -926,6 +945,7 @@ func (c *controller) check() {
 			panic(fmt.Sprintf("sim: job %q in the running list is not running at t=%d", c.jobs[rj.Ref].ID, c.now))
 		}
 	}
+	c.checkMIG()
 }
 
 func (c *controller) finish() *Record {
@@ -953,6 +973,9 @@ func (c *controller) finish() *Record {
 	}
 	if c.rt != nil {
 		rec.RuntimeChanges = c.rt.changes
+	}
+	if c.mig != nil {
+		rec.MIG, rec.MIGRepartitions = c.mig.holds, c.mig.reparts
 	}
 	rec.Notes = append(rec.Notes, countNotes(c.partRemap, "jobs of partition %q, which the cluster lacks, ran in the default partition "+c.cluster.Partitions[c.cluster.DefaultPartition].Name)...)
 	rec.Notes = append(rec.Notes, countNotes(c.typeDropped, "jobs asked for GPU type %q, which their partition lacks; the type was ignored")...)

@@ -13,6 +13,12 @@ import (
 // into units, spread over as many nodes as needed: one GPU per unit when it
 // asks for GPUs (each unit carrying its share of CPUs and memory, rounded
 // up), otherwise one CPU per unit (carrying its share of memory).
+//
+// A MIG request (Request.MIGProfile set) has the same shape with MIG
+// instances of its profile in place of GPUs: GPUs counts instances, a unit
+// is one instance, and a node gives them from NodeState.MIG (never from
+// FreeGPUs); its NodeAlloc holds them in MIG (count form from Take) with
+// GPUs zero.
 
 func ceilDiv32(a, b int32) int32 { return (a + b - 1) / b }
 func ceilDiv64(a, b int64) int64 { return (a + b - 1) / b }
@@ -43,9 +49,13 @@ func Units(req *workload.Request) (units, gpus, cpus int32, memMB int64) {
 // UnitsOn returns how many units of a Nodes == 0 request fit in free, or,
 // for Nodes > 0, 1 when the per-node share fits and 0 when it does not.
 func UnitsOn(req *workload.Request, free NodeState) int32 {
+	gpus := free.FreeGPUs
+	if req.MIGProfile != 0 {
+		gpus = free.MIG.Instances(req.MIGProfile)
+	}
 	if req.Nodes > 0 {
 		g, c, m := PerNode(req)
-		if free.FreeGPUs >= g && free.FreeCPUs >= c && free.FreeMemMB >= m {
+		if gpus >= g && free.FreeCPUs >= c && free.FreeMemMB >= m {
 			return 1
 		}
 		return 0
@@ -53,7 +63,7 @@ func UnitsOn(req *workload.Request, free NodeState) int32 {
 	units, g, c, m := Units(req)
 	n := units
 	if g > 0 {
-		n = min(n, free.FreeGPUs/g)
+		n = min(n, gpus/g)
 	}
 	if c > 0 {
 		n = min(n, free.FreeCPUs/c)
@@ -67,12 +77,26 @@ func UnitsOn(req *workload.Request, free NodeState) int32 {
 // Take returns the allocation of n units (Nodes == 0) or of one node's share
 // (Nodes > 0, n ignored) on node.
 func Take(req *workload.Request, node int32, n int32) NodeAlloc {
+	var a NodeAlloc
 	if req.Nodes > 0 {
 		g, c, m := PerNode(req)
-		return NodeAlloc{Node: node, GPUs: g, CPUs: c, MemMB: m}
+		a = NodeAlloc{Node: node, GPUs: g, CPUs: c, MemMB: m}
+	} else {
+		_, g, c, m := Units(req)
+		a = NodeAlloc{Node: node, GPUs: g * n, CPUs: c * n, MemMB: m * int64(n)}
 	}
-	_, g, c, m := Units(req)
-	return NodeAlloc{Node: node, GPUs: g * n, CPUs: c * n, MemMB: m * int64(n)}
+	if req.MIGProfile != 0 {
+		a.MIG, a.GPUs = MIGCount(req.MIGProfile, a.GPUs), 0
+	}
+	return a
+}
+
+// sameShare reports whether a and b are the same share of a request: the
+// same node, GPUs, CPUs and memory, and the same number of MIG instances
+// (in either form).
+func sameShare(a, b NodeAlloc) bool {
+	return a.Node == b.Node && a.GPUs == b.GPUs && a.CPUs == b.CPUs && a.MemMB == b.MemMB &&
+		(a.MIG == b.MIG || a.MIG.Count() == b.MIG.Count())
 }
 
 // Eligible reports whether node may run a job of partition part asking for
@@ -84,9 +108,16 @@ func Eligible(node *hwmodels.Node, part int32, gpuType string) bool {
 	return gpuType == "" || node.GPUType == gpuType
 }
 
-// Capacity returns a node's resources as a NodeState with nothing allocated.
+// Capacity returns a node's resources as a NodeState with nothing
+// allocated: its whole GPUs (those not in MIG mode) and its MIG capacity
+// (MIGCapacity).
 func Capacity(node *hwmodels.Node) NodeState {
-	return NodeState{FreeGPUs: node.GPUs, FreeCPUs: node.CPUs, FreeMemMB: node.MemMB}
+	s := NodeState{FreeGPUs: node.GPUs, FreeCPUs: node.CPUs, FreeMemMB: node.MemMB}
+	if node.MIG != nil {
+		s.FreeGPUs -= min(max(node.MIG.GPUs, 0), node.GPUs)
+		s.MIG = MIGCapacity(node)
+	}
+	return s
 }
 
 // Needed returns how many "fit units" a request needs: Nodes for Nodes > 0,

@@ -28,6 +28,9 @@ const (
 // setupNodes validates and schedules the node events, the failure model
 // and the advance reservations.
 func (c *controller) setupNodes() error {
+	if err := c.setupMIG(); err != nil {
+		return err
+	}
 	nn := int32(len(c.nodes))
 	if len(c.cfg.NodeEvents) > 0 {
 		c.nodeEvs = slices.Clone(c.cfg.NodeEvents)

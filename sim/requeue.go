@@ -104,7 +104,7 @@ func (c *controller) requeue(ref JobRef, st State) {
 	}
 	c.requeuedAt[ref] = c.now
 	if ci := j.CheckpointInterval; ci > 0 {
-		saved := (c.now - r.Start) / ci * ci
+		saved := max(c.now-r.Start, 0) / ci * ci // r.Start > now while a MIG GPU is repartitioned
 		c.remain[ref] = max(c.remain[ref]-c.savedWork(ref, saved), 0)
 	} else {
 		c.remain[ref] = j.Runtime // no checkpoint: from scratch
@@ -149,11 +149,12 @@ func (c *controller) runningIndex(ref JobRef) int {
 // releaseRun frees a run's resources, drops it from the running list and
 // tells the observer.
 func (c *controller) releaseRun(ref JobRef, alloc []NodeAlloc, st State) {
-	for _, a := range alloc {
-		n := c.freeOf(a.Node)
-		n.FreeGPUs += a.GPUs
-		n.FreeCPUs += a.CPUs
-		n.FreeMemMB += a.MemMB
+	for k := range alloc {
+		a := &alloc[k]
+		c.freeOf(a.Node).Add(a)
+		if a.MIG != 0 {
+			c.migRelease(ref, a)
+		}
 	}
 	i := c.runningIndex(ref)
 	c.running = slices.Delete(c.running, i, i+1)

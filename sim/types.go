@@ -15,9 +15,13 @@ type JobRef int32
 
 // NodeAlloc is what a job holds (or is to be given) on one node.
 type NodeAlloc struct {
-	Node  int32 // index into the cluster's Nodes
-	GPUs  int32
-	CPUs  int32
+	Node int32 // index into the cluster's Nodes
+	GPUs int32 // whole GPUs (never MIG GPUs)
+	CPUs int32
+	// MIG is the MIG instances held on the node (see mig.go), zero for
+	// none; a MIG job holds instances and no whole GPUs. It sits in what
+	// was padding, so a NodeAlloc is no larger.
+	MIG   MIGAlloc
 	MemMB int64
 }
 
@@ -59,9 +63,14 @@ type RunningJob struct {
 
 // NodeState is a node's free resources at the view's time.
 type NodeState struct {
+	// FreeGPUs counts free whole GPUs; a node's GPUs in MIG mode are not
+	// among them.
 	FreeGPUs  int32
 	FreeCPUs  int32
 	FreeMemMB int64
+	// MIG is the free MIG capacity (see MIGFree), zero for a node without
+	// MIG GPUs.
+	MIG MIGFree
 }
 
 // View is a read-only snapshot of the cluster and queue at Now. Slices are
@@ -213,4 +222,9 @@ type Record struct {
 	// RuntimeChanges lists the runs whose length the runtime model
 	// (Config.Runtime) changed, in start order; nil without it.
 	RuntimeChanges []RuntimeChange
+	// MIG lists every MIG instance a job held, in start order, and
+	// MIGRepartitions every repartition of a dynamic MIG GPU; nil for a
+	// cluster without MIG GPUs.
+	MIG             []MIGHold
+	MIGRepartitions []MIGRepartition
 }

@@ -27,6 +27,12 @@ type Request struct {
 	GPUType string
 	// CPUs is the total CPU count.
 	CPUs int32
+	// MIGProfile, when not zero, asks for MIG instances of that profile
+	// instead of whole GPUs (--gres=gpu:1g.10gb:2): GPUs then counts
+	// instances, spread or per node like GPUs, and GPUType, when set,
+	// restricts them to MIG GPUs of that type (gpu:h100_1g.20gb:2). It sits
+	// in what was padding, so a Request is no larger.
+	MIGProfile MIGProfile
 	// MemMB is the total memory in MiB; zero means unspecified.
 	MemMB int64
 }
