@@ -91,6 +91,7 @@ type Slurm struct {
 	userUse map[uint64]tresUse // per QOS<<32 | user, running
 
 	bf      backfillState
+	pre     preemptState
 	reasons []sim.Reason
 	passNew bool
 }
@@ -106,6 +107,7 @@ type slurmJob struct {
 	started  uint32 // epoch of the pass that started it
 	known    bool
 	charging bool
+	victim   uint32            // epoch of the pass that preempted it
 	reason   sim.PendingReason // this pass
 	emitted  sim.PendingReason
 	billable float64
@@ -115,6 +117,7 @@ type slurmJob struct {
 type qrec struct {
 	ref    sim.JobRef
 	part   int32
+	prank  int32 // preemptRank
 	tier   int32
 	prio   uint32
 	submit sim.Time
@@ -181,6 +184,7 @@ func (s *Slurm) reset(c *hwmodels.Cluster) {
 	s.expRun = 0
 	s.tracked = s.tracked[:0]
 	s.users = map[string]int32{}
+	s.pre.out = s.pre.out[:0]
 	s.tree, _ = priority.NewTree(cfg.calcPeriod, cfg.halfLife, cfg.reset)
 	s.derived = len(cfg.accounts) == 0 && len(cfg.users) == 0
 	if s.derived {
@@ -204,6 +208,7 @@ func (s *Slurm) reset(c *hwmodels.Cluster) {
 		}
 	}
 	s.normal = s.qosIdx["normal"]
+	s.setupPreempt()
 	s.qosUse = make([]tresUse, len(cfg.qos))
 	s.userUse = map[uint64]tresUse{}
 	s.maxPart, s.nodesN, s.cpusN = 0, float64(len(c.Nodes)), 0
@@ -422,6 +427,7 @@ func (s *Slurm) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
 	p.reset(v)
 	p.own = append(p.own[:0], p.free...)
 	p.free = p.own
+	s.pre.out = s.pre.out[:0]
 
 	// 1. Pending jobs: stamp, identify, priorities.
 	newJobs := false
@@ -497,6 +503,7 @@ func (s *Slurm) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
 	}
 	plan := p.plan()
 	plan.Reasons = s.reasons
+	plan.Preempts = s.pre.out
 	return plan
 }
 
@@ -535,7 +542,7 @@ func (s *Slurm) buildOrder(pend []sim.PendingJob, recalc bool) {
 				continue
 			}
 			parts &^= 1 << uint(p)
-			o = append(o, qrec{ref: pj.Ref, part: p, tier: s.cluster.Partitions[p].PriorityTier,
+			o = append(o, qrec{ref: pj.Ref, part: p, prank: s.preemptRank(js), tier: s.cluster.Partitions[p].PriorityTier,
 				prio: s.prio(js, p), submit: pj.Submit})
 			added = true
 		}
@@ -545,6 +552,9 @@ func (s *Slurm) buildOrder(pend []sim.PendingJob, recalc bool) {
 	}
 	if added || recalc {
 		slices.SortFunc(o, func(a, b qrec) int {
+			if c := cmp.Compare(b.prank, a.prank); c != 0 {
+				return c
+			}
 			if c := cmp.Compare(b.tier, a.tier); c != 0 {
 				return c
 			}
@@ -605,6 +615,11 @@ func (s *Slurm) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
 	p := &s.pass
 	var failed uint64
 	depth := 0
+	if s.cfg.preempt != preemptNone {
+		n := len(s.cluster.Nodes)
+		s.pre.blocked = append(s.pre.blocked[:0], make([]bool, n)...)
+		s.pre.checked = 0
+	}
 	for k := range s.order {
 		r := &s.order[k]
 		if !full && depth >= s.cfg.queueDepth {
@@ -629,12 +644,21 @@ func (s *Slurm) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
 			continue
 		}
 		js.reason = sim.ReasonResources
+		if s.cfg.preempt != preemptNone {
+			// Preempting for it does not start it now: it starts in a
+			// later pass, once its victims are gone, and meanwhile
+			// blocks its partition like a job waiting for resources.
+			s.tryPreempt(v, &job, js, r)
+		}
 		if s.cfg.bfMinAgeReserve > 0 && v.Now()-job.Eligible < s.cfg.bfMinAgeReserve {
 			continue // too young to reserve: does not block its partition
 		}
 		failed |= 1 << uint(r.part)
 		for _, n := range s.cluster.Partitions[r.part].Nodes {
 			p.free[n] = sim.NodeState{}
+			if s.pre.blocked != nil {
+				s.pre.blocked[n] = true
+			}
 		}
 	}
 	// Give the blocked nodes back for the backfill pass: the free state is

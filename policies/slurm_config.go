@@ -53,6 +53,20 @@ type SlurmArgs struct {
 	FairShareDampeningFactor float64 `yaml:"FairShareDampeningFactor"` // >= 1 (1)
 	TRESBillingWeights       string  `yaml:"TRESBillingWeights"`       // default: CPUs
 
+	// Preemption (slurm.conf PreemptType, PreemptMode, PreemptExemptTime).
+	// PreemptType is preempt/none (default), preempt/partition_prio (a
+	// job of a higher-PriorityTier partition preempts jobs of lower tiers
+	// on shared nodes) or preempt/qos (a job preempts jobs whose QOS its
+	// QOS lists in Preempt). PreemptMode is the cluster default mode of a
+	// preempted job: OFF (default: not preemptable), CANCEL or REQUEUE; a
+	// partition's PreemptMode (cluster spec slurm section) or a QOS's
+	// overrides it. PreemptExemptTime is a Slurm time a job must have run
+	// before it may be preempted. GraceTime is the scenario's
+	// controller.preempt_grace_time.
+	PreemptType       string `yaml:"PreemptType"`
+	PreemptMode       string `yaml:"PreemptMode"`
+	PreemptExemptTime string `yaml:"PreemptExemptTime"`
+
 	// EnforcePartLimits: NO (hold jobs over a partition limit, the
 	// default), or ALL/ANY/YES (Slurm rejects them at submit; see
 	// docs/slurm-policy.md for how the simulator treats them).
@@ -91,6 +105,11 @@ type QOSArgs struct {
 	MaxJobsPerUser int    `yaml:"MaxJobsPerUser"` // 0 = no limit
 	MaxTRESPerUser string `yaml:"MaxTRESPerUser"` // "cpu=64,gres/gpu=8,node=2,mem=500G"
 	GrpTRES        string `yaml:"GrpTRES"`        // same syntax, all running jobs of the QOS
+	// Preempt lists the QOS whose jobs this QOS's jobs may preempt
+	// (preempt/qos), comma separated; PreemptMode overrides the cluster's
+	// for jobs of this QOS (OFF, CANCEL or REQUEUE).
+	Preempt     string `yaml:"Preempt"`
+	PreemptMode string `yaml:"PreemptMode"`
 }
 
 // slurmConfig is SlurmArgs validated and in the units the policy works in.
@@ -118,6 +137,10 @@ type slurmConfig struct {
 	billing    []priority.TRESWeight
 	enforce    string
 
+	preempt     preemptType
+	preemptMode preemptMode // cluster default
+	exempt      sim.Time
+
 	accounts []AccountArgs
 	users    []UserArgs
 	qos      []qosDef
@@ -129,6 +152,42 @@ type qosDef struct {
 	maxJobs  int
 	maxUser  limitTRES
 	grp      limitTRES
+	preempt  []string    // QOS names it may preempt
+	mode     preemptMode // modeUnset: the cluster's
+}
+
+// preemptType is slurm.conf PreemptType.
+type preemptType uint8
+
+const (
+	preemptNone preemptType = iota
+	preemptPartPrio
+	preemptQOS
+)
+
+// preemptMode is a PreemptMode: what happens to a preempted job.
+type preemptMode uint8
+
+const (
+	modeUnset preemptMode = iota
+	modeOff
+	modeCancel
+	modeRequeue
+)
+
+// parsePreemptMode reads a PreemptMode; SUSPEND and GANG are not modeled.
+func parsePreemptMode(s string) (preemptMode, error) {
+	switch strings.ToUpper(strings.TrimSpace(s)) {
+	case "OFF":
+		return modeOff, nil
+	case "CANCEL":
+		return modeCancel, nil
+	case "REQUEUE":
+		return modeRequeue, nil
+	case "SUSPEND", "GANG", "SUSPEND,GANG", "GANG,SUSPEND":
+		return 0, fmt.Errorf("%q is not modeled (suspension cannot free GPUs; want OFF, CANCEL or REQUEUE)", s)
+	}
+	return 0, fmt.Errorf("unknown %q (want OFF, CANCEL or REQUEUE)", s)
 }
 
 // limitTRES is a TRES limit; -1 = none for that resource.
@@ -158,6 +217,9 @@ func defaultSlurmArgs() SlurmArgs {
 		PriorityFlags:            "",
 		FairShareDampeningFactor: 1,
 		EnforcePartLimits:        "NO",
+		PreemptType:              "preempt/none",
+		PreemptMode:              "OFF",
+		PreemptExemptTime:        "0",
 	}
 }
 
@@ -405,6 +467,23 @@ func (a *SlurmArgs) config(lines map[string]int) (*slurmConfig, error) {
 		return nil, bad("EnforcePartLimits", "unknown %q (want NO, ALL, ANY or YES)", a.EnforcePartLimits)
 	}
 
+	switch strings.ToLower(strings.TrimSpace(a.PreemptType)) {
+	case "preempt/none", "":
+		c.preempt = preemptNone
+	case "preempt/partition_prio":
+		c.preempt = preemptPartPrio
+	case "preempt/qos":
+		c.preempt = preemptQOS
+	default:
+		return nil, bad("PreemptType", "unknown %q (want preempt/none, preempt/partition_prio or preempt/qos)", a.PreemptType)
+	}
+	if c.preemptMode, err = parsePreemptMode(a.PreemptMode); err != nil {
+		return nil, bad("PreemptMode", "%v", err)
+	}
+	if c.exempt, err = dur("PreemptExemptTime", a.PreemptExemptTime); err != nil {
+		return nil, err
+	}
+
 	// Associations: check them by building a throwaway tree.
 	if len(a.Users) > 0 && len(a.Accounts) == 0 {
 		// Users in root only is allowed.
@@ -457,7 +536,24 @@ func (a *SlurmArgs) config(lines map[string]int) (*slurmConfig, error) {
 		if d.grp, err = parseLimitTRES(q.GrpTRES); err != nil {
 			return nil, bad(f+".GrpTRES", "%v", err)
 		}
+		for name := range strings.SplitSeq(q.Preempt, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				d.preempt = append(d.preempt, name)
+			}
+		}
+		if q.PreemptMode != "" {
+			if d.mode, err = parsePreemptMode(q.PreemptMode); err != nil {
+				return nil, bad(f+".PreemptMode", "%v", err)
+			}
+		}
 		c.qos = append(c.qos, d)
+	}
+	for i, q := range c.qos {
+		for _, name := range q.preempt {
+			if !names[name] && name != "normal" {
+				return nil, bad(fmt.Sprintf("qos[%d].Preempt", i), "names QOS %q, which is not defined", name)
+			}
+		}
 	}
 	if !names["normal"] {
 		c.qos = append(c.qos, qosDef{name: "normal", maxUser: noLimit(), grp: noLimit()})

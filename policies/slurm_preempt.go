@@ -1,0 +1,262 @@
+package policies
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/schedsim/schedsim/sim"
+)
+
+// preemptState is the slurm policy's preemption state: the QOS relation,
+// and the scratch state of the pass's preemption decisions.
+type preemptState struct {
+	qosCan   [][]bool      // [preemptor QOS][victim QOS]: may preempt (preempt/qos)
+	qosRank  []int32       // per QOS: its depth in the Preempt graph (queue order)
+	partMode []preemptMode // per partition: its PreemptMode, modeUnset for the cluster's
+
+	out     []sim.Preemption
+	blocked []bool // nodes out of this main pass's available set (failed partitions, out of service)
+	checked uint32 // epoch of the pass whose out-of-service nodes are in blocked
+	inUse   []sim.NodeState
+	cand    []preemptCand
+	free    []sim.NodeState
+	masked  []sim.NodeState
+	alloc   []sim.NodeAlloc
+}
+
+// preemptCand is a running job that a pending job may preempt.
+type preemptCand struct {
+	ref   sim.JobRef
+	alloc []sim.NodeAlloc
+	class int64 // partition tier (partition_prio) or QOS priority (qos): lower goes first
+	prio  uint32
+	size  int64 // GPUs, then CPUs
+	start sim.Time
+	mode  sim.PreemptMode
+	drop  bool
+}
+
+// setupPreempt builds the QOS relation (reset).
+func (s *Slurm) setupPreempt() {
+	pr := &s.pre
+	n := len(s.cfg.qos)
+	pr.qosCan = make([][]bool, n)
+	for i, q := range s.cfg.qos {
+		pr.qosCan[i] = make([]bool, n)
+		for _, name := range q.preempt {
+			if k, ok := s.qosIdx[name]; ok && int(k) != i {
+				pr.qosCan[i][k] = true
+			}
+		}
+	}
+	// Rank: 0 for a QOS that preempts none, else one more than the
+	// highest rank it preempts (cycles cut at n levels).
+	pr.qosRank = make([]int32, n)
+	for range n {
+		for i := range n {
+			for k := range n {
+				if pr.qosCan[i][k] {
+					pr.qosRank[i] = max(pr.qosRank[i], min(pr.qosRank[k]+1, int32(n)))
+				}
+			}
+		}
+	}
+	if len(pr.partMode) != len(s.cluster.Partitions) {
+		pr.partMode = make([]preemptMode, len(s.cluster.Partitions))
+	}
+}
+
+// preemptRank is the first key of the queue order with preemption: Slurm
+// sorts a job that can preempt another before it (sort_job_queue2). Under
+// preempt/qos a QOS that preempts others ranks above them; under
+// partition_prio the PriorityTier key already does it.
+func (s *Slurm) preemptRank(js *slurmJob) int32 {
+	if s.cfg.preempt != preemptQOS {
+		return 0
+	}
+	return s.pre.qosRank[js.qos]
+}
+
+// victimMode is the PreemptMode of a running job in partition part with
+// QOS qos: its partition's (partition_prio) or its QOS's (qos), else the
+// cluster's.
+func (s *Slurm) victimMode(part, qos int32) preemptMode {
+	m := modeUnset
+	switch s.cfg.preempt {
+	case preemptPartPrio:
+		if int(part) < len(s.pre.partMode) {
+			m = s.pre.partMode[part]
+		}
+	case preemptQOS:
+		m = s.cfg.qos[qos].mode
+	}
+	if m == modeUnset {
+		m = s.cfg.preemptMode
+	}
+	return m
+}
+
+// tryPreempt is called in the main pass for a record that does not fit
+// now. When the record's job would fit with running jobs it may preempt
+// removed, it chooses the victims and adds them to the pass's preemptions,
+// returning true; the job starts in a later pass, once they are gone (as
+// select_nodes does: the preemptor does not start in the pass that
+// preempts).
+//
+// Candidates are the running jobs that the job may preempt (a lower
+// PriorityTier partition sharing nodes with the record's partition, or a
+// QOS that the job's QOS lists in Preempt), that have run at least
+// PreemptExemptTime, whose PreemptMode is not OFF, that hold a node the job
+// could use and that no other record preempted in this pass. They are
+// taken in Slurm's order, lowest first: partition tier (or QOS priority),
+// then job priority, then size (GPUs, then CPUs; smaller first), then the
+// youngest (latest start), then job. Candidates are removed in that order
+// until the job fits; then each removed candidate, the last first, is put
+// back if the job still fits without it. So the victims are the lowest
+// in that order that suffice, and none of them is unneeded.
+func (s *Slurm) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qrec) bool {
+	pr := &s.pre
+	p := &s.pass
+	now := v.Now()
+	running := v.Running()
+	if len(running) == 0 {
+		return false
+	}
+	if pr.checked != s.epoch {
+		pr.checked = s.epoch
+		s.markOutOfService(v)
+	}
+	tier := s.cluster.Partitions[r.part].PriorityTier
+	d := newDemand(job)
+	pr.cand = pr.cand[:0]
+	for i := range running {
+		rj := &running[i]
+		vj := s.ident(v, rj.Ref)
+		if vj.victim == s.epoch || now-rj.Start < s.cfg.exempt {
+			continue
+		}
+		var class int64
+		switch s.cfg.preempt {
+		case preemptPartPrio:
+			vt := s.cluster.Partitions[rj.Part].PriorityTier
+			if vt >= tier {
+				continue
+			}
+			class = int64(vt)
+		case preemptQOS:
+			if !pr.qosCan[js.qos][vj.qos] {
+				continue
+			}
+			class = s.cfg.qos[vj.qos].priority
+		default:
+			return false
+		}
+		var mode sim.PreemptMode
+		switch s.victimMode(rj.Part, vj.qos) {
+		case modeCancel:
+			mode = sim.PreemptCancel
+		case modeRequeue:
+			mode = sim.PreemptRequeue
+		default:
+			continue // PreemptMode OFF: not preemptable
+		}
+		useful := false
+		var gpus, cpus int64
+		for _, a := range rj.Alloc {
+			gpus += int64(a.GPUs)
+			cpus += int64(a.CPUs)
+			if !pr.blocked[a.Node] && d.eligible(&p.nodes[a.Node]) {
+				useful = true
+			}
+		}
+		if !useful {
+			continue
+		}
+		pr.cand = append(pr.cand, preemptCand{ref: rj.Ref, alloc: rj.Alloc, class: class,
+			prio: s.prio(vj, rj.Part), size: gpus<<32 | min(cpus, 1<<32-1), start: rj.Start, mode: mode})
+	}
+	if len(pr.cand) == 0 {
+		return false
+	}
+	slices.SortFunc(pr.cand, func(a, b preemptCand) int {
+		return cmp.Or(cmp.Compare(a.class, b.class), cmp.Compare(a.prio, b.prio), cmp.Compare(a.size, b.size),
+			cmp.Compare(b.start, a.start), cmp.Compare(a.ref, b.ref))
+	})
+	// With every candidate gone, does it fit at all?
+	if !s.fitsWithout(job, len(pr.cand)) {
+		return false
+	}
+	k := 1
+	for ; k < len(pr.cand) && !s.fitsWithout(job, k); k++ {
+	}
+	chosen := pr.cand[:k]
+	for i := k - 1; i >= 0; i-- {
+		chosen[i].drop = true
+		if !s.fitsWithout(job, k) {
+			chosen[i].drop = false
+		}
+	}
+	for i := range chosen {
+		if chosen[i].drop {
+			continue
+		}
+		s.st[chosen[i].ref].victim = s.epoch
+		pr.out = append(pr.out, sim.Preemption{Job: chosen[i].ref, Mode: chosen[i].mode})
+	}
+	return true
+}
+
+// fitsWithout reports whether job fits the pass's free state with the
+// first k candidates (less those marked drop) removed, on nodes in the
+// available set and in service, and off the nodes of advance reservations
+// during its window.
+func (s *Slurm) fitsWithout(job *sim.PendingJob, k int) bool {
+	pr := &s.pre
+	p := &s.pass
+	pr.free = append(pr.free[:0], p.free...)
+	for _, c := range pr.cand[:k] {
+		if c.drop {
+			continue
+		}
+		for _, a := range c.alloc {
+			if pr.blocked[a.Node] {
+				continue
+			}
+			f := &pr.free[a.Node]
+			f.FreeGPUs += a.GPUs
+			f.FreeCPUs += a.CPUs
+			f.FreeMemMB += a.MemMB
+		}
+	}
+	free := p.usable(&pr.masked, pr.free, p.now, job.Limit)
+	var ok bool
+	pr.alloc, ok = p.placer.Place(p.nodes, free, job, pr.alloc[:0])
+	return ok
+}
+
+// markOutOfService adds to pr.blocked the nodes out of service: a node in
+// service shows free what running jobs do not hold; a down or drained
+// node shows nothing free (a drained node whose running jobs hold all of
+// it cannot be told from a busy one).
+func (s *Slurm) markOutOfService(v sim.View) {
+	pr := &s.pre
+	nodes := s.pass.nodes
+	n := len(nodes)
+	pr.inUse = append(pr.inUse[:0], make([]sim.NodeState, n)...)
+	for _, rj := range v.Running() {
+		for _, a := range rj.Alloc {
+			u := &pr.inUse[a.Node]
+			u.FreeGPUs += a.GPUs
+			u.FreeCPUs += a.CPUs
+			u.FreeMemMB += a.MemMB
+		}
+	}
+	view := v.Nodes()
+	for i := range n {
+		u, f := pr.inUse[i], view[i]
+		c := sim.Capacity(&nodes[i])
+		if u.FreeGPUs+f.FreeGPUs != c.FreeGPUs || u.FreeCPUs+f.FreeCPUs != c.FreeCPUs || u.FreeMemMB+f.FreeMemMB != c.FreeMemMB {
+			pr.blocked[i] = true
+		}
+	}
+}

@@ -1,0 +1,339 @@
+package policies_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/policytest"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// life is one run of a job: a run segment of the record (a preempted run)
+// or the job's final run.
+type life struct {
+	ID         string
+	Start, End sim.Time
+	State      string
+	Nodes      []int32
+}
+
+// lives lists every run of every job: earlier runs (Record.Runs) first, in
+// the order they ended, then each job's final record in job order.
+func lifeRuns(rec *sim.Record) []life {
+	var out []life
+	nodes := func(a []sim.NodeAlloc) []int32 {
+		var n []int32
+		for _, x := range a {
+			n = append(n, x.Node)
+		}
+		return n
+	}
+	for _, r := range rec.Runs {
+		out = append(out, life{rec.Trace.Jobs[r.Job].ID, r.Start, r.End, r.State.String(), nodes(r.Alloc)})
+	}
+	for i, r := range rec.Jobs {
+		out = append(out, life{rec.Trace.Jobs[i].ID, r.Start, r.End, r.State.String(), nodes(r.Alloc)})
+	}
+	return out
+}
+
+// TestSlurmPreemption replays hand-worked preemption cases. Unless said
+// otherwise: one node n0 of 8 GPUs in partitions lo (PriorityTier 1) and
+// hi (PriorityTier 2), PreemptType=preempt/partition_prio, bf_interval =
+// sched_interval = 10, runtimes equal limits, JobRequeue=1 and the
+// controller's requeue delay (120 s, as observed on Slurm). L (lo, 8 GPUs,
+// 1000 s) runs from 0; H (hi, 8 GPUs, 300 s) comes at 100.
+func TestSlurmPreemption(t *testing.T) {
+	g8 := workload.Request{GPUs: 8}
+	L := inPart(job("L", 0, 1000, 1000, g8), "lo")
+	H := inPart(job("H", 100, 300, 300, g8), "hi")
+	withCkpt := func(j workload.Job, c sim.Time) workload.Job { j.CheckpointInterval = c; return j }
+	tests := []struct {
+		name  string
+		c     *hwmodels.Cluster
+		args  func(*policies.SlurmArgs)
+		cfg   func(*sim.Config)
+		jobs  []workload.Job
+		want  []life
+		preem map[string]bool // jobs that must not have been preempted are absent
+	}{
+		{
+			// REQUEUE: H's pass at 100 preempts L (lower tier, shares
+			// n0); L's run [0,100) ends PREEMPTED and L is requeued, held
+			// until 220; the pass the freed node triggers at 100 starts H
+			// [100,400). L waits for n0 and reruns its whole 1000 s (no
+			// checkpoint): [400,1400).
+			name: "partition_prio requeue",
+			args: func(a *policies.SlurmArgs) { a.PreemptMode = "REQUEUE" },
+			jobs: []workload.Job{L, H},
+			want: []life{{"L", 0, 100, "PREEMPTED", []int32{0}},
+				{"L", 400, 1400, "COMPLETED", []int32{0}}, {"H", 100, 400, "COMPLETED", []int32{0}}},
+		},
+		{
+			// CANCEL: L ends PREEMPTED at 100; H [100,400).
+			name: "partition_prio cancel",
+			args: func(a *policies.SlurmArgs) { a.PreemptMode = "CANCEL" },
+			jobs: []workload.Job{L, H},
+			want: []life{{"L", 0, 100, "PREEMPTED", []int32{0}}, {"H", 100, 400, "COMPLETED", []int32{0}}},
+		},
+		{
+			// REQUEUE of a job without --requeue when JobRequeue=0: it is
+			// cancelled (PREEMPTED), as PreemptMode=REQUEUE does.
+			name: "requeue of a job that may not be requeued",
+			args: func(a *policies.SlurmArgs) { a.PreemptMode = "REQUEUE" },
+			cfg:  func(c *sim.Config) { c.JobRequeue = false },
+			jobs: []workload.Job{L, H},
+			want: []life{{"L", 0, 100, "PREEMPTED", []int32{0}}, {"H", 100, 400, "COMPLETED", []int32{0}}},
+		},
+		{
+			// L checkpoints every 30 s: preempted at 100 it saved 90 s of
+			// work (3 checkpoints) and loses 10; its rerun needs 910 s:
+			// [400,1310).
+			name: "checkpointed job loses the work since its last checkpoint",
+			args: func(a *policies.SlurmArgs) { a.PreemptMode = "REQUEUE" },
+			jobs: []workload.Job{withCkpt(L, 30), H},
+			want: []life{{"L", 0, 100, "PREEMPTED", []int32{0}},
+				{"L", 400, 1310, "COMPLETED", []int32{0}}, {"H", 100, 400, "COMPLETED", []int32{0}}},
+		},
+		{
+			// GraceTime 50 s: L keeps n0 until 150, then is requeued; H
+			// starts when it is gone, [150,450); L, held until 270,
+			// reruns [450,1450).
+			name: "grace time",
+			args: func(a *policies.SlurmArgs) { a.PreemptMode = "REQUEUE" },
+			cfg:  func(c *sim.Config) { c.PreemptGraceTime = 50 },
+			jobs: []workload.Job{L, H},
+			want: []life{{"L", 0, 150, "PREEMPTED", []int32{0}},
+				{"L", 450, 1450, "COMPLETED", []int32{0}}, {"H", 150, 450, "COMPLETED", []int32{0}}},
+		},
+		{
+			// PreemptMode OFF (the default): no preemption, H waits for
+			// L: [1000,1300).
+			name: "mode off",
+			jobs: []workload.Job{L, H},
+			want: []life{{"L", 0, 1000, "COMPLETED", []int32{0}}, {"H", 1000, 1300, "COMPLETED", []int32{0}}},
+		},
+		{
+			// PreemptExemptTime 5 minutes: L may be preempted only from
+			// 300. H's passes at 100 ... 290 find no candidate; the full
+			// pass at 300 preempts L (CANCEL); H [300,600).
+			name: "exempt time",
+			args: func(a *policies.SlurmArgs) { a.PreemptMode = "CANCEL"; a.PreemptExemptTime = "5" },
+			jobs: []workload.Job{L, H},
+			want: []life{{"L", 0, 300, "PREEMPTED", []int32{0}}, {"H", 300, 600, "COMPLETED", []int32{0}}},
+		},
+		{
+			// Equal tiers never preempt: H in lo waits for L.
+			name: "equal tiers",
+			args: func(a *policies.SlurmArgs) { a.PreemptMode = "CANCEL" },
+			jobs: []workload.Job{L, inPart(job("H", 100, 300, 300, g8), "lo")},
+			want: []life{{"L", 0, 1000, "COMPLETED", []int32{0}}, {"H", 1000, 1300, "COMPLETED", []int32{0}}},
+		},
+		{
+			// Victim choice, two nodes in both partitions. A and B (4
+			// GPUs each, lo) share n0, A from 0 and B from 10; C (8 GPUs,
+			// lo) holds n1 from 20. H (hi, one node of 8 GPUs) at 100.
+			// All priorities are equal, so the smaller jobs go first, the
+			// youngest first: B (alone not enough), then A: n0 is free
+			// with both gone, so they are the victims and C keeps n1.
+			// H [100,400) on n0.
+			name: "smaller and younger victims first",
+			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *policies.SlurmArgs) { a.PreemptMode = "CANCEL" },
+			jobs: []workload.Job{
+				inPart(job("A", 0, 1000, 1000, workload.Request{GPUs: 4}), "lo"),
+				inPart(job("B", 10, 1000, 1000, workload.Request{GPUs: 4}), "lo"),
+				inPart(job("C", 20, 1000, 1000, g8), "lo"),
+				inPart(job("H", 100, 300, 300, workload.Request{Nodes: 1, GPUs: 8}), "hi"),
+			},
+			want: []life{{"A", 0, 100, "PREEMPTED", []int32{0}}, {"B", 10, 100, "PREEMPTED", []int32{0}},
+				{"C", 20, 1020, "COMPLETED", []int32{1}}, {"H", 100, 400, "COMPLETED", []int32{0}}},
+		},
+		{
+			// Youngest first: A holds n0 from 0, B n1 from 10 (8 GPUs
+			// each, lo). H (hi, one node) at 100: B, the younger, is the
+			// victim. H [100,400) on n1.
+			name: "youngest victim first",
+			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *policies.SlurmArgs) { a.PreemptMode = "CANCEL" },
+			jobs: []workload.Job{
+				inPart(job("A", 0, 1000, 1000, g8), "lo"),
+				inPart(job("B", 10, 1000, 1000, g8), "lo"),
+				inPart(job("H", 100, 300, 300, workload.Request{Nodes: 1, GPUs: 8}), "hi"),
+			},
+			want: []life{{"A", 0, 1000, "COMPLETED", []int32{0}}, {"B", 10, 100, "PREEMPTED", []int32{1}},
+				{"H", 100, 400, "COMPLETED", []int32{1}}},
+		},
+		{
+			// No unneeded victim: n0 holds A (2 GPUs, lo) and X (6 GPUs,
+			// hi: not preemptable), n1 holds C (8 GPUs, lo). H (hi, one
+			// node of 8) at 100. Smaller first: A is removed, which is not
+			// enough (X keeps 6 GPUs of n0), then C, which frees n1. A
+			// is then put back, as H fits without A's removal: C is the
+			// only victim. H [100,400) on n1.
+			name: "no unneeded victim",
+			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *policies.SlurmArgs) { a.PreemptMode = "CANCEL" },
+			jobs: []workload.Job{
+				inPart(job("A", 0, 1000, 1000, workload.Request{GPUs: 2}), "lo"),
+				inPart(job("X", 0, 1000, 1000, workload.Request{GPUs: 6}), "hi"),
+				inPart(job("C", 0, 1000, 1000, g8), "lo"),
+				inPart(job("H", 100, 300, 300, workload.Request{Nodes: 1, GPUs: 8}), "hi"),
+			},
+			want: []life{{"A", 0, 1000, "COMPLETED", []int32{0}}, {"X", 0, 1000, "COMPLETED", []int32{0}},
+				{"C", 0, 100, "PREEMPTED", []int32{1}}, {"H", 100, 400, "COMPLETED", []int32{1}}},
+		},
+		{
+			// The same with C in QOS "cheap" (priority 0 against normal's
+			// 10, PriorityWeightQOS 1000): C has the lowest priority and
+			// alone frees a node: the only victim. H [100,400) on n1.
+			name: "lowest priority victim first",
+			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *policies.SlurmArgs) {
+				a.PreemptMode = "CANCEL"
+				a.PriorityWeightQOS = 1000
+				a.QOS = []policies.QOSArgs{{Name: "normal", Priority: 10}, {Name: "cheap"}}
+			},
+			jobs: []workload.Job{
+				inPart(job("A", 0, 1000, 1000, workload.Request{GPUs: 4}), "lo"),
+				inPart(job("B", 10, 1000, 1000, workload.Request{GPUs: 4}), "lo"),
+				withQOS(inPart(job("C", 20, 1000, 1000, g8), "lo"), "cheap"),
+				inPart(job("H", 100, 300, 300, workload.Request{Nodes: 1, GPUs: 8}), "hi"),
+			},
+			want: []life{{"A", 0, 1000, "COMPLETED", []int32{0}}, {"B", 10, 1010, "COMPLETED", []int32{0}},
+				{"C", 20, 100, "PREEMPTED", []int32{1}}, {"H", 100, 400, "COMPLETED", []int32{1}}},
+		},
+		{
+			// preempt/qos on one partition: QOS high lists scavenger in
+			// Preempt. S (scavenger) runs from 0; N (normal) at 50 may not
+			// preempt it and waits; H (high) at 100 preempts S
+			// (requeue) and runs [100,400) — it sorts before N, as a job
+			// that can preempt does. N follows [400,700); S, held until
+			// 220, reruns [700,1700).
+			name: "qos",
+			c:    policytest.GPUNodes(1, 8),
+			args: func(a *policies.SlurmArgs) {
+				a.PreemptType, a.PreemptMode = "preempt/qos", "REQUEUE"
+				a.QOS = []policies.QOSArgs{{Name: "high", Preempt: "scavenger"}, {Name: "scavenger"}, {Name: "normal"}}
+			},
+			jobs: []workload.Job{
+				withQOS(job("S", 0, 1000, 1000, g8), "scavenger"),
+				job("N", 50, 300, 300, g8),
+				withQOS(job("H", 100, 300, 300, g8), "high"),
+			},
+			want: []life{{"S", 0, 100, "PREEMPTED", []int32{0}},
+				{"S", 700, 1700, "COMPLETED", []int32{0}}, {"N", 400, 700, "COMPLETED", []int32{0}}, {"H", 100, 400, "COMPLETED", []int32{0}}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := fast()
+			a.PreemptType = "preempt/partition_prio"
+			if tt.args != nil {
+				tt.args(&a)
+			}
+			p, err := policies.NewSlurm(a, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := tt.c
+			if c == nil {
+				c = tiered()
+			}
+			for i := range c.Partitions {
+				c.Partitions[i].PriorityTier = int32(i + 1)
+			}
+			cfg := sim.Config{Cluster: c, Trace: &workload.Trace{Jobs: tt.jobs}, Policy: p, Seed: 1, Check: true, JobRequeue: true}
+			if tt.cfg != nil {
+				tt.cfg(&cfg)
+			}
+			rec, err := sim.Run(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.want, lifeRuns(rec)); d != "" {
+				t.Errorf("runs (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestSlurmPreemptArgs checks the validation of the preemption arguments.
+func TestSlurmPreemptArgs(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mod  func(*policies.SlurmArgs)
+	}{
+		{"type", func(a *policies.SlurmArgs) { a.PreemptType = "preempt/bogus" }},
+		{"mode", func(a *policies.SlurmArgs) { a.PreemptMode = "SUSPEND,GANG" }},
+		{"exempt", func(a *policies.SlurmArgs) { a.PreemptExemptTime = "soon" }},
+		{"qos list", func(a *policies.SlurmArgs) { a.QOS = []policies.QOSArgs{{Name: "high", Preempt: "nosuch"}} }},
+		{"qos mode", func(a *policies.SlurmArgs) { a.QOS = []policies.QOSArgs{{Name: "high", PreemptMode: "sometimes"}} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := policies.DefaultSlurmArgs()
+			tc.mod(&a)
+			if _, err := policies.NewSlurm(a, nil); err == nil {
+				t.Errorf("no error")
+			}
+		})
+	}
+}
+
+// TestSlurmPreemptConformance runs the conformance workloads with p1 in a
+// higher PriorityTier than p0 under preempt/partition_prio (REQUEUE or
+// CANCEL, with and without grace time and JobRequeue) and with a
+// maintenance window: no invalid decision, no oversubscription (Check),
+// every job that may run ends (none left UNFINISHED), and the same seed
+// gives the same record.
+func TestSlurmPreemptConformance(t *testing.T) {
+	for _, seed := range policytest.Seeds {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			c, tr := policytest.Workload(seed)
+			c.Partitions[1].PriorityTier = 2
+			last := tr.Jobs[len(tr.Jobs)-1].Submit
+			cfg := sim.Config{Cluster: c, Trace: tr, Seed: seed, Check: true, JobRequeue: seed%2 == 0,
+				Reservations: []sim.AdvanceReservation{{Name: "maint", Start: last / 3, End: last/3 + 3600, Nodes: []int32{0}}}}
+			if seed%3 == 0 {
+				cfg.PreemptGraceTime = 45
+			}
+			runOnce := func() *sim.Record {
+				a := policies.DefaultSlurmArgs()
+				a.PreemptType, a.PreemptMode = "preempt/partition_prio", []string{"REQUEUE", "CANCEL"}[seed%2]
+				p, err := policies.NewSlurm(a, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg.Policy = p
+				rec, err := sim.Run(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return rec
+			}
+			rec := runOnce()
+			if again := runOnce(); !cmp.Equal(rec, again) {
+				t.Fatalf("records differ between two runs")
+			}
+			preempted := 0
+			for i := range rec.Jobs {
+				if rec.Jobs[i].State == sim.Unfinished {
+					t.Errorf("job %s never finished", tr.Jobs[i].ID)
+				}
+				if rec.Jobs[i].State == sim.Preempted {
+					preempted++
+				}
+			}
+			for _, r := range rec.Runs {
+				if r.State == sim.Preempted {
+					preempted++
+				}
+			}
+			t.Logf("seed %d: %d preemptions", seed, preempted)
+		})
+	}
+}
