@@ -1,4 +1,4 @@
-// Package nvmltest holds test doubles for package nvml: three node
+package nvml: three node
 // fixtures with realistic readings (an 8 × H100 SXM node, a 4 × A100 node
 // in MIG mode, a single H200), a fake nvml.Source serving them, a fake
 // clock, and (with cgo) go-nvml mocks built from the same fixtures so the

@@ -1,0 +1,1 @@
+// Package nvmltest holds test doubles for package nvml: three node
