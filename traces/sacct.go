@@ -742,6 +742,13 @@ func (sr *SacctReader) parseJob(f [][]byte, jobPart []byte, lineNo int) (h heldJ
 		CPUs:    int32(max(cpus, 0)),
 		MemMB:   max(mem, 0),
 	}
+	// A GPU type naming a MIG profile (gres/gpu:1g.10gb=2,
+	// gres/gpu:h100_1g.20gb=2) asks for that many MIG instances: the
+	// profile goes to MIGProfile and any prefix before the last "_" to
+	// GPUType (h100).
+	if t, p, ok := workload.SplitMIGType(gpuType); ok {
+		j.Request.GPUType, j.Request.MIGProfile = t, p
+	}
 
 	if c := sr.col[roleDependency]; c >= 0 {
 		if j.Deps, err = parseDeps(f[c]); err != nil {
