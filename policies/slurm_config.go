@@ -67,9 +67,10 @@ type SlurmArgs struct {
 	PreemptMode       string `yaml:"PreemptMode"`
 	PreemptExemptTime string `yaml:"PreemptExemptTime"`
 
-	// EnforcePartLimits: NO (hold jobs over a partition limit, the
-	// default), or ALL/ANY/YES (Slurm rejects them at submit; see
-	// docs/slurm-policy.md for how the simulator treats them).
+	// EnforcePartLimits: only NO (hold jobs over a partition limit, the
+	// default) is accepted here; ALL, ANY and YES reject jobs at submit,
+	// which the controller does (sim.Config.EnforcePartLimits, the
+	// scenario's controller.enforce_part_limits).
 	EnforcePartLimits string `yaml:"EnforcePartLimits"`
 
 	// Associations. Without any, the tree is derived from the jobs: one
@@ -460,9 +461,13 @@ func (a *SlurmArgs) config(lines map[string]int) (*slurmConfig, error) {
 	if c.billing, err = priority.ParseTRESWeights(a.TRESBillingWeights); err != nil {
 		return nil, bad("TRESBillingWeights", "%v", err)
 	}
-	switch e := strings.ToUpper(a.EnforcePartLimits); e {
-	case "NO", "ALL", "ANY", "YES":
-		c.enforce = e
+	switch e := strings.ToUpper(strings.TrimSpace(a.EnforcePartLimits)); e {
+	case "NO", "":
+		c.enforce = "NO"
+	case "ALL", "ANY", "YES":
+		// Rejecting at submit is the controller's: a policy cannot
+		// reject a job.
+		return nil, bad("EnforcePartLimits", "%s rejects jobs at submit, which the controller does: set it as the scenario's controller.enforce_part_limits (or in the cluster's slurm settings)", e)
 	default:
 		return nil, bad("EnforcePartLimits", "unknown %q (want NO, ALL, ANY or YES)", a.EnforcePartLimits)
 	}

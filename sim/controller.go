@@ -84,6 +84,11 @@ type Config struct {
 	// satisfied (Slurm's DependencyParameters=kill_invalid_depend) instead
 	// of leaving it pending with reason DependencyNeverSatisfied.
 	KillInvalidDepend bool
+	// EnforcePartLimits is Slurm's EnforcePartLimits: with PartLimitsAny
+	// or PartLimitsAll a job over its partitions' MaxTime or MaxNodes is
+	// REJECTED at submit with the reason; with PartLimitsNo (the zero
+	// value, Slurm's default) it is queued and the policy holds it.
+	EnforcePartLimits PartLimits
 	// Runtime, when set, applies the hardware runtime model when a job
 	// starts: speed ratio between GPU models and communication stretch
 	// across leaf switches (see RuntimeScaling). Nil replays runtimes as
@@ -409,6 +414,10 @@ func (c *controller) submit(i int) {
 	if fit == 0 {
 		c.reject(ref, fmt.Sprintf("request (nodes=%d gpus=%d cpus=%d mem=%dM) exceeds every node set of partition %s",
 			req.Nodes, req.GPUs, req.CPUs, req.MemMB, c.partNames(parts)))
+		return
+	}
+	if why := c.enforcePartLimits(j, &req, fit); why != "" {
+		c.reject(ref, why)
 		return
 	}
 	part = c.firstPart(j, fit)

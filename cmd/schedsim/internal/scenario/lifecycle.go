@@ -45,6 +45,22 @@ type Controller struct {
 	// KillInvalidDepend cancels jobs whose dependency can never be met
 	// (DependencyParameters=kill_invalid_depend). Default false.
 	KillInvalidDepend bool `yaml:"kill_invalid_depend"`
+	// EnforcePartLimits is Slurm's EnforcePartLimits: NO (jobs over a
+	// partition's MaxTime or MaxNodes wait, held), ANY or YES (rejected
+	// when over the limits of every partition they list), ALL (rejected
+	// when over the limits of any). Default: the cluster spec's slurm
+	// setting EnforcePartLimits (from slurm.conf), else NO.
+	EnforcePartLimits string `yaml:"enforce_part_limits"`
+}
+
+// partLimits maps EnforcePartLimits values to the simulator's.
+var partLimits = map[string]sim.PartLimits{"NO": sim.PartLimitsNo, "ANY": sim.PartLimitsAny, "YES": sim.PartLimitsAny, "ALL": sim.PartLimitsAll}
+
+func parsePartLimits(v string) (sim.PartLimits, error) {
+	if l, ok := partLimits[strings.ToUpper(strings.TrimSpace(v))]; ok {
+		return l, nil
+	}
+	return 0, fmt.Errorf("%q: want NO, ANY, YES or ALL", v)
 }
 
 // Failures is the random node-failure model.
@@ -200,6 +216,11 @@ func (s *Scenario) validateLifecycle() error {
 			return s.lifecycleError(err.Error(), d.path...)
 		}
 	}
+	if v := s.Controller.EnforcePartLimits; v != "" {
+		if _, err := parsePartLimits(v); err != nil {
+			return s.lifecycleError(err.Error(), "controller", "enforce_part_limits")
+		}
+	}
 	for i, ev := range s.NodeEvents {
 		if ev.At == "" {
 			return s.lifecycleError("missing (want a time)", "node_events", i, "at")
@@ -296,6 +317,7 @@ type Lifecycle struct {
 	PreemptGraceTime  sim.Time
 	JobRequeue        bool
 	KillInvalidDepend bool
+	EnforcePartLimits sim.PartLimits
 }
 
 // buildLifecycle resolves the lifecycle sections; Validate has checked
@@ -310,6 +332,15 @@ func (s *Scenario) buildLifecycle(c *hwmodels.Cluster, epoch int64) (Lifecycle, 
 	l.TimeLimitSweep = dur(ct.TimeLimitSweep)
 	l.OverTimeLimit = dur(ct.OverTimeLimit)
 	l.PreemptGraceTime = dur(ct.PreemptGraceTime)
+	if v := ct.EnforcePartLimits; v != "" {
+		l.EnforcePartLimits, _ = parsePartLimits(v) // validated
+	} else if v, ok := c.Slurm.Get("EnforcePartLimits"); ok {
+		pl, err := parsePartLimits(v)
+		if err != nil {
+			return l, s.lifecycleError("the cluster's slurm setting EnforcePartLimits "+err.Error(), "controller", "enforce_part_limits")
+		}
+		l.EnforcePartLimits = pl
+	}
 	if ct.RequeueDelay != "" {
 		if l.RequeueDelay = dur(ct.RequeueDelay); l.RequeueDelay == 0 {
 			l.RequeueDelay = -1 // no hold (sim reads 0 as the default)
@@ -365,6 +396,7 @@ func (r *Run) Config() sim.Config {
 		Reservations: l.Reservations, NodeEvents: l.NodeEvents, Failures: l.Failures,
 		TimeLimitSweep: l.TimeLimitSweep, OverTimeLimit: l.OverTimeLimit, RequeueDelay: l.RequeueDelay,
 		PreemptGraceTime: l.PreemptGraceTime, JobRequeue: l.JobRequeue, KillInvalidDepend: l.KillInvalidDepend,
-		Runtime: r.Runtime,
+		EnforcePartLimits: l.EnforcePartLimits,
+		Runtime:           r.Runtime,
 	}
 }

@@ -31,6 +31,8 @@ func TestLifecycleParseErrors(t *testing.T) {
 			`s.yaml:6: reservations[0]: give exactly one of end or duration`},
 		{"no nodes", "reservations:\n  - {name: m, start: 0, duration: 4h}\n",
 			`s.yaml:6: reservations[0].nodes: missing (want a hostlist`},
+		{"enforce", "controller: {enforce_part_limits: SOMETIMES}\n",
+			`s.yaml:5: controller.enforce_part_limits: "SOMETIMES": want NO, ANY, YES or ALL`},
 		{"twice", "reservations:\n  - {name: m, start: 0, duration: 4h, nodes: h100-001}\n  - {name: m, start: 0, duration: 4h, nodes: h100-002}\n",
 			`s.yaml:7: reservations[1].name: "m": named twice`},
 	}
@@ -106,6 +108,31 @@ reservations:
 	}
 	if l, err = s.buildLifecycle(c, epoch); err != nil || !l.JobRequeue || l.RequeueDelay != 0 {
 		t.Errorf("defaults: %+v, %v", l, err)
+	}
+
+	// EnforcePartLimits: the scenario's, else the cluster's slurm.conf
+	// setting, else NO.
+	for _, tc := range []struct {
+		scen, conf string
+		want       sim.PartLimits
+	}{
+		{"", "", sim.PartLimitsNo},
+		{"controller: {enforce_part_limits: yes}\n", "", sim.PartLimitsAny},
+		{"controller: {enforce_part_limits: ALL}\n", "NO", sim.PartLimitsAll},
+		{"", "ALL", sim.PartLimitsAll},
+		{"controller: {enforce_part_limits: NO}\n", "ANY", sim.PartLimitsNo},
+	} {
+		cc := *c
+		if tc.conf != "" {
+			cc.Slurm = &hwmodels.SlurmSettings{Settings: []hwmodels.KeyValue{{Key: "EnforcePartLimits", Value: tc.conf}}}
+		}
+		s, err := Parse([]byte(lifeHead+tc.scen), "s.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l, err := s.buildLifecycle(&cc, epoch); err != nil || l.EnforcePartLimits != tc.want {
+			t.Errorf("scenario %q, slurm.conf %q: EnforcePartLimits %v, %v; want %v", tc.scen, tc.conf, l.EnforcePartLimits, err, tc.want)
+		}
 	}
 
 	// Names the cluster lacks and times before the trace are errors with
