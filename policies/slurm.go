@@ -61,6 +61,14 @@ type Slurm struct {
 	placer Placer
 	pass   pass
 
+	// Arguments: as given, which keys were given (nil: those that differ
+	// from the defaults), and in effect (see Configure).
+	args        SlurmArgs
+	explicit    map[string]bool
+	effective   SlurmArgs
+	confCluster *hwmodels.Cluster
+	partModes   []preemptMode // per partition of confCluster: its PreemptMode
+
 	cluster  *hwmodels.Cluster
 	lastNow  sim.Time
 	started  bool
@@ -135,8 +143,8 @@ var (
 	_ sim.Settler  = (*Slurm)(nil)
 )
 
-func newSlurm(cfg *slurmConfig, placer Placer) *Slurm {
-	return &Slurm{cfg: cfg, placer: placer, pass: newPass(placer, true)}
+func newSlurm(cfg *slurmConfig, args SlurmArgs, explicit map[string]bool, placer Placer) *Slurm {
+	return &Slurm{cfg: cfg, placer: placer, pass: newPass(placer, true), args: args, effective: args, explicit: explicit}
 }
 
 // Name returns "slurm".

@@ -287,7 +287,16 @@ func SlurmFactory(decode func(into any) error) (sim.Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("args: %w", err)
 	}
-	return newSlurm(cfg, FirstFit{}), nil
+	var explicit map[string]bool
+	if decode == nil || lines != nil {
+		explicit = map[string]bool{}
+		for k := range lines {
+			if !strings.ContainsAny(k, ".[") {
+				explicit[k] = true
+			}
+		}
+	}
+	return newSlurm(cfg, a, explicit, FirstFit{}), nil
 }
 
 // NewSlurm returns a slurm policy with args (missing values: zero values
@@ -301,7 +310,7 @@ func NewSlurm(args SlurmArgs, placer Placer) (*Slurm, error) {
 	if placer == nil {
 		placer = FirstFit{}
 	}
-	return newSlurm(cfg, placer), nil
+	return newSlurm(cfg, args, nil, placer), nil
 }
 
 // DefaultSlurmArgs returns Slurm 22.05's defaults, the arguments the

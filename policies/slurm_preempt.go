@@ -61,8 +61,9 @@ func (s *Slurm) setupPreempt() {
 			}
 		}
 	}
-	if len(pr.partMode) != len(s.cluster.Partitions) {
-		pr.partMode = make([]preemptMode, len(s.cluster.Partitions))
+	pr.partMode = make([]preemptMode, len(s.cluster.Partitions))
+	if s.confCluster == s.cluster {
+		copy(pr.partMode, s.partModes)
 	}
 }
 

@@ -80,6 +80,13 @@ func (s *Scenario) Build(reg policies.Registry) (*Run, error) {
 	if err != nil {
 		return nil, &Error{Path: s.pathOr("scenario"), Line: lineOf(s.root, "policy", "name"), Field: "policy", Msg: err.Error()}
 	}
+	if cc, ok := p.(policies.ClusterConfigurer); ok {
+		// Defaults from the cluster's slurm.conf settings, under the
+		// scenario's arguments.
+		if err := cc.Configure(r.Cluster); err != nil {
+			return nil, &Error{Path: s.pathOr("scenario"), Line: lineOf(s.root, "policy", "name"), Field: "policy", Msg: err.Error()}
+		}
+	}
 	r.Policy = p
 	return r, nil
 }

@@ -1,0 +1,155 @@
+package policies
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/schedsim/schedsim/hwmodels"
+)
+
+// ClusterConfigurer is an optional capability of a policy built from a
+// registry: Configure gives it the cluster before the run, so it can take
+// its defaults from the cluster spec's slurm section (slurm.conf settings
+// kept by `schedsim cluster import`). Callers that have the cluster (the
+// scenario build) call it once, before sim.Run; an error names the
+// setting.
+type ClusterConfigurer interface {
+	Configure(c *hwmodels.Cluster) error
+}
+
+var _ ClusterConfigurer = (*Slurm)(nil)
+
+// Configure implements ClusterConfigurer: the arguments in effect become
+// the scenario's (the keys it gave) over the cluster's slurm.conf settings
+// over Slurm's defaults. The settings read are SchedulerParameters (the
+// bf_* keys, default_queue_depth, sched_interval; other keys are ignored),
+// the Priority* keys and FairShareDampeningFactor, PreemptType,
+// PreemptMode and PreemptExemptTime, and each partition's PreemptMode.
+// A cluster without a slurm section changes nothing.
+func (s *Slurm) Configure(c *hwmodels.Cluster) error {
+	s.confCluster = c
+	s.partModes = nil
+	if c == nil || c.Slurm == nil {
+		return nil
+	}
+	merged := defaultSlurmArgs()
+	for _, kv := range c.Slurm.Settings {
+		key := kv.Key
+		if strings.EqualFold(key, "SchedulerParameters") {
+			for item := range strings.SplitSeq(kv.Value, ",") {
+				item = strings.TrimSpace(item)
+				if item == "" {
+					continue
+				}
+				k, v, hasVal := strings.Cut(item, "=")
+				if !hasVal {
+					v = "true" // a flag such as bf_continue
+				}
+				if _, err := setArg(&merged, k, v, false); err != nil {
+					return fmt.Errorf("cluster slurm setting SchedulerParameters: %s: %w", k, err)
+				}
+			}
+			continue
+		}
+		if !slurmConfKey(key) {
+			continue
+		}
+		if _, err := setArg(&merged, key, kv.Value, true); err != nil {
+			return fmt.Errorf("cluster slurm setting %s: %w", key, err)
+		}
+	}
+	// The scenario's keys win.
+	mv, av, dv := reflect.ValueOf(&merged).Elem(), reflect.ValueOf(&s.args).Elem(), reflect.ValueOf(defaultSlurmArgs())
+	t := mv.Type()
+	for i := range t.NumField() {
+		name := yamlName(t.Field(i))
+		if s.explicit[name] || s.explicit == nil && !reflect.DeepEqual(av.Field(i).Interface(), dv.Field(i).Interface()) {
+			mv.Field(i).Set(av.Field(i))
+		}
+	}
+	cfg, err := merged.config(nil)
+	if err != nil {
+		return fmt.Errorf("cluster slurm settings with the scenario's arguments: %w", err)
+	}
+	modes := make([]preemptMode, len(c.Partitions))
+	for i := range c.Partitions {
+		for _, kv := range c.Slurm.PartitionKeys(c.Partitions[i].Name) {
+			if !strings.EqualFold(kv.Key, "PreemptMode") {
+				continue
+			}
+			m, err := parsePreemptMode(kv.Value)
+			if err != nil {
+				return fmt.Errorf("cluster slurm setting PreemptMode of partition %s: %w", c.Partitions[i].Name, err)
+			}
+			modes[i] = m
+		}
+	}
+	s.cfg = cfg
+	s.effective = merged
+	s.partModes = modes
+	s.started = false // a new configuration starts a new run
+	return nil
+}
+
+// Args returns the arguments in effect: those given, over the cluster's
+// slurm.conf settings when Configure was called, over Slurm's defaults.
+func (s *Slurm) Args() SlurmArgs { return s.effective }
+
+// slurmConfKey reports whether a global slurm.conf key is one the policy
+// takes (besides SchedulerParameters).
+func slurmConfKey(key string) bool {
+	k := strings.ToLower(key)
+	return strings.HasPrefix(k, "priority") || k == "fairsharedampeningfactor" ||
+		k == "preempttype" || k == "preemptmode" || k == "preemptexempttime"
+}
+
+// yamlName returns a SlurmArgs field's YAML key.
+func yamlName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+	return name
+}
+
+// setArg sets the SlurmArgs field whose YAML key is key (ignoring case
+// when fold is set) from a slurm.conf string. It returns false for a key
+// SlurmArgs does not have (the setting is ignored).
+func setArg(a *SlurmArgs, key, val string, fold bool) (bool, error) {
+	v := reflect.ValueOf(a).Elem()
+	t := v.Type()
+	key = strings.TrimSpace(key)
+	val = strings.TrimSpace(val)
+	for i := range t.NumField() {
+		name := yamlName(t.Field(i))
+		if name != key && !(fold && strings.EqualFold(name, key)) {
+			continue
+		}
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString(val)
+		case reflect.Int, reflect.Int64:
+			n, err := strconv.ParseInt(val, 10, 64)
+			if err != nil {
+				return true, fmt.Errorf("%q is not an integer", val)
+			}
+			f.SetInt(n)
+		case reflect.Float64:
+			x, err := strconv.ParseFloat(val, 64)
+			if err != nil {
+				return true, fmt.Errorf("%q is not a number", val)
+			}
+			f.SetFloat(x)
+		case reflect.Bool:
+			b, err := strconv.ParseBool(val)
+			if err != nil {
+				return true, fmt.Errorf("%q is not a boolean", val)
+			}
+			f.SetBool(b)
+		default:
+			return false, nil // lists (accounts, users, qos) come from sacctmgr, not slurm.conf
+		}
+		return true, nil
+	}
+	return false, nil
+}

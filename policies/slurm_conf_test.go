@@ -1,0 +1,151 @@
+package policies_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// seedCluster imports the seed-derived slurm.conf fixture (four 8 × H100
+// nodes; partitions gpu-short, Priority=300, MaxTime 4 h, default;
+// gpu-long, Priority=100; gpu-interactive, Priority=500, gpu01 only) with
+// extra global lines appended, as `schedsim cluster import` would.
+func seedCluster(t *testing.T, extra string) *hwmodels.Cluster {
+	t.Helper()
+	conf, err := os.ReadFile("../hwmodels/testdata/seeds/mevasis-slurm.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gres, err := os.ReadFile("../hwmodels/testdata/seeds/mevasis-gres.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _, err := hwmodels.ImportSlurm(hwmodels.SlurmFiles{SlurmConf: append(conf, extra...), GresConf: gres,
+		SlurmPath: "mevasis-slurm.conf", GresPath: "mevasis-gres.conf"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := hwmodels.ParseCluster(spec, "imported.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func yamlArgs(src string) func(any) error {
+	return func(into any) error { return yaml.Unmarshal([]byte(src), into) }
+}
+
+// TestSlurmConfDefaults: the slurm policy takes its defaults from the
+// cluster's slurm.conf settings (SchedulerParameters, Priority*,
+// Preempt*), and the scenario's arguments override them.
+func TestSlurmConfDefaults(t *testing.T) {
+	c := seedCluster(t, `
+SchedulerParameters=bf_window=2880,bf_interval=60,default_queue_depth=200,bf_continue,sched_interval=120,bf_max_time=300
+PriorityType=priority/multifactor
+PriorityWeightAge=1000
+PriorityWeightFairshare=10000
+PriorityMaxAge=14-0
+PriorityCalcPeriod=2
+PreemptType=preempt/partition_prio
+PreemptMode=REQUEUE
+`)
+	p, err := policies.SlurmFactory(yamlArgs("bf_interval: 15\nPriorityWeightAge: 5\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.(*policies.Slurm)
+	if err := s.Configure(c); err != nil {
+		t.Fatal(err)
+	}
+	want := policies.DefaultSlurmArgs()
+	want.BfWindow, want.BfInterval, want.DefaultQueueDepth, want.BfContinue, want.SchedInterval = 2880, 15, 200, true, 120
+	want.PriorityWeightAge, want.PriorityWeightFairshare, want.PriorityMaxAge, want.PriorityCalcPeriod = 5, 10000, "14-0", "2"
+	want.PreemptType, want.PreemptMode = "preempt/partition_prio", "REQUEUE"
+	if d := cmp.Diff(want, s.Args()); d != "" {
+		t.Errorf("arguments in effect (-want +got):\n%s", d)
+	}
+	// Passes every gcd(120, 15) s; settled after max(120, 15, 2 min).
+	if got := s.Triggers().Interval; got != 15 {
+		t.Errorf("pass interval %d, want 15", got)
+	}
+	if got := s.Settle(); got != 120 {
+		t.Errorf("settle %d, want 120", got)
+	}
+
+	// The configuration acts: L (gpu-long, tier 100) holds all four nodes;
+	// H (gpu-short, tier 300) at 100 preempts it (REQUEUE from slurm.conf)
+	// and starts in the pass the freed nodes trigger, [100,400); L, held
+	// until 220, reruns [400,1400).
+	jobs := []workload.Job{
+		inPart(job("L", 0, 1000, 1000, workload.Request{Nodes: 4, GPUs: 32}), "gpu-long"),
+		inPart(job("H", 100, 300, 300, workload.Request{Nodes: 1, GPUs: 8}), "gpu-short"),
+	}
+	rec, err := sim.Run(sim.Config{Cluster: c, Trace: &workload.Trace{Jobs: jobs}, Policy: s, Seed: 1, Check: true, JobRequeue: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := lifeRuns(rec)
+	wantRuns := []life{{"L", 0, 100, "PREEMPTED", []int32{0, 1, 2, 3}}, {"L", 400, 1400, "COMPLETED", []int32{0, 1, 2, 3}},
+		{"H", 100, 400, "COMPLETED", []int32{0}}}
+	if d := cmp.Diff(wantRuns, got); d != "" {
+		t.Errorf("runs (-want +got):\n%s", d)
+	}
+
+	// Without a slurm section nothing changes; bad values are errors
+	// naming the setting.
+	plain := seedCluster(t, "")
+	p2, _ := policies.SlurmFactory(nil)
+	if err := p2.(*policies.Slurm).Configure(plain); err != nil || !cmp.Equal(p2.(*policies.Slurm).Args(), policies.DefaultSlurmArgs()) {
+		t.Errorf("no settings: %v, args %+v", err, p2.(*policies.Slurm).Args())
+	}
+	for extra, want := range map[string]string{
+		"SchedulerParameters=bf_window=soon\n":  "SchedulerParameters: bf_window",
+		"SchedulerParameters=bf_window=99999\n": "bf_window: must be in [1, 43200]",
+		"PreemptMode=SUSPEND,GANG\n":            "PreemptMode",
+		"PriorityWeightAge=lots\n":              "PriorityWeightAge",
+	} {
+		p, _ := policies.SlurmFactory(nil)
+		err := p.(*policies.Slurm).Configure(seedCluster(t, extra))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want it to mention %q", extra, err, want)
+		}
+	}
+}
+
+// TestSlurmConfPartitionPreemptMode: a partition's PreemptMode from the
+// cluster's slurm settings overrides the cluster's: lo's jobs are
+// cancelled (PREEMPTED) although PreemptMode is REQUEUE. One node in lo
+// (tier 1) and hi (tier 2); L (lo) from 0, H (hi) at 100.
+func TestSlurmConfPartitionPreemptMode(t *testing.T) {
+	c := tiered()
+	c.Slurm = &hwmodels.SlurmSettings{
+		Settings:   []hwmodels.KeyValue{{Key: "PreemptType", Value: "preempt/partition_prio"}, {Key: "PreemptMode", Value: "REQUEUE"}},
+		Partitions: []hwmodels.PartitionSettings{{Partition: "lo", Settings: []hwmodels.KeyValue{{Key: "PreemptMode", Value: "CANCEL"}}}},
+	}
+	p, err := policies.NewSlurm(fast(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Configure(c); err != nil {
+		t.Fatal(err)
+	}
+	g8 := workload.Request{GPUs: 8}
+	jobs := []workload.Job{inPart(job("L", 0, 1000, 1000, g8), "lo"), inPart(job("H", 100, 300, 300, g8), "hi")}
+	rec, err := sim.Run(sim.Config{Cluster: c, Trace: &workload.Trace{Jobs: jobs}, Policy: p, Seed: 1, Check: true, JobRequeue: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []life{{"L", 0, 100, "PREEMPTED", []int32{0}}, {"H", 100, 400, "COMPLETED", []int32{0}}}
+	if d := cmp.Diff(want, lifeRuns(rec)); d != "" {
+		t.Errorf("runs (-want +got):\n%s", d)
+	}
+}
