@@ -3,7 +3,7 @@ GO      ?= go
 PKGS    := ./...
 FUZZTIME ?= 10s
 
-.PHONY: all build test bench fuzz lint bench-data
+.PHONY: all build test bench bench-data bench-year fuzz lint bench-data
 
 all: lint test build
 
@@ -19,6 +19,18 @@ test:
 # Benchmarks; figures go to BENCHMARKS.md with the command that made them.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 $(PKGS)
+
+# The 1 M-job trace of bench/year-1024x8.yaml, synthesized (seed 1) from
+# the year model fitted on the Thunder log (docs/scale.md).
+bench-data: bench/data/year-1024x8.parquet
+
+bench/data/year-1024x8.parquet: bench/year-model.yaml
+	@mkdir -p bench/data
+	$(GO) run ./cmd/schedsim trace synth bench/year-model.yaml --jobs 1000000 --seed 1 --out $@
+
+# The scale benchmarks on that trace (minutes; figures in BENCHMARKS.md).
+bench-year: bench-data
+	$(GO) test ./cmd/schedsim -run '^$$' -bench 'BenchmarkYear' -benchtime 1x -count 3 -timeout 2h
 
 # A short run of every fuzz target (go test -fuzz takes one target at a time).
 fuzz:

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/schedsim/schedsim/cmd/schedsim/internal/scenario"
+	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+var updateBench = flag.Bool("update-bench", false, "rewrite bench/year-model.yaml from bench/thunder-model.yaml")
+
+// benchDir is the repository's bench directory, from this package's.
+const benchDir = "../../bench"
+
+// yearJobs is how many jobs the benchmark trace has, and yearDays the span
+// the year model's arrival rates give them.
+const (
+	yearJobs = 1_000_000
+	yearDays = 365
+)
+
+// yearModel derives bench/year-model.yaml from the fit of the Thunder log
+// (bench/thunder-model.yaml): every hourly arrival rate is multiplied by
+// one factor so that 1 M jobs arrive in about 365 days; sizes, runtimes,
+// limits, users and partitions are the fit's.
+func yearModel(fit *workload.Model) *workload.Model {
+	m := *fit
+	perWeek := 0.0
+	for _, r := range fit.HourlyRate {
+		perWeek += r
+	}
+	k := yearJobs / (perWeek * yearDays / 7)
+	m.HourlyRate = make([]float64, len(fit.HourlyRate))
+	for i, r := range fit.HourlyRate {
+		m.HourlyRate[i] = r * k
+	}
+	m.Source = fmt.Sprintf("%s; hourly rates x %.6f for %d jobs in %d days", fit.Source, k, yearJobs, yearDays)
+	return &m
+}
+
+func readModel(t testing.TB, name string) *workload.Model {
+	t.Helper()
+	f, err := os.Open(filepath.Join(benchDir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := workload.ReadModel(f, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestBenchYearModel checks that bench/year-model.yaml is yearModel of
+// bench/thunder-model.yaml (go test -run BenchYearModel -update-bench
+// rewrites it).
+func TestBenchYearModel(t *testing.T) {
+	var want bytes.Buffer
+	if err := workload.WriteModel(&want, yearModel(readModel(t, "thunder-model.yaml"))); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(benchDir, "year-model.yaml")
+	if *updateBench {
+		if err := os.WriteFile(path, want.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want.Bytes()) {
+		t.Fatalf("%s is not the year model of thunder-model.yaml; rerun with -update-bench", path)
+	}
+	// The benchmark scenario is valid.
+	if _, err := scenario.Load(filepath.Join(benchDir, "year-1024x8.yaml")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// yearRun builds the benchmark scenario, cut to its first n jobs. It skips
+// the benchmark when bench/data has no trace (make bench-data).
+func yearRun(b *testing.B, n int) *scenario.Run {
+	b.Helper()
+	s, err := scenario.Load(filepath.Join(benchDir, "year-1024x8.yaml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := os.Stat(s.Resolve(s.Trace.File)); err != nil {
+		b.Skipf("no benchmark trace (%v): run make bench-data", err)
+	}
+	run, err := s.Build(policies.Builtin())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if n < len(run.Trace.Jobs) {
+		run.Trace.Jobs = run.Trace.Jobs[:n:n]
+	}
+	return run
+}
+
+// BenchmarkYear replays the first 10k, 100k and 1 M jobs of the benchmark
+// trace (bench/year-1024x8.yaml: 1,024 nodes × 8 H100, slurm policy with
+// Slurm 22.05 defaults). The trace is read and the policy built outside
+// the timer. It reports jobs/s and events/s, the heap in use after the run
+// (the record and the trace) per job, and the peak heap (runtime.MemStats
+// HeapSys) of the process.
+func BenchmarkYear(b *testing.B) {
+	for _, n := range []int{10_000, 100_000, yearJobs} {
+		b.Run(fmt.Sprintf("jobs=%d", n), func(b *testing.B) {
+			var events int64
+			var heapPerJob float64
+			for b.Loop() {
+				b.StopTimer()
+				run := yearRun(b, n)
+				runtime.GC()
+				var before runtime.MemStats
+				runtime.ReadMemStats(&before)
+				b.StartTimer()
+				rec, err := simulate(run)
+				b.StopTimer()
+				if err != nil {
+					b.Fatal(err)
+				}
+				for i := range rec.Jobs {
+					if rec.Jobs[i].State == sim.Unfinished {
+						b.Fatalf("job %d never finished", i)
+					}
+				}
+				runtime.GC()
+				var after runtime.MemStats
+				runtime.ReadMemStats(&after)
+				heapPerJob = float64(after.HeapAlloc) / float64(len(rec.Jobs))
+				events = rec.Events
+				runtime.KeepAlive(rec)
+				b.StartTimer()
+			}
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "jobs/s")
+			b.ReportMetric(float64(events*int64(b.N))/b.Elapsed().Seconds(), "events/s")
+			b.ReportMetric(heapPerJob, "heapB/job")
+			b.ReportMetric(float64(ms.HeapSys)/(1<<20), "heapsysMiB")
+		})
+	}
+}
+
+// BenchmarkYearNodes replays 100k jobs of the benchmark trace on 64 to
+// 8,192 uniform nodes (8 H100 each, one partition), with submit times
+// stretched or compressed by 1,024/nodes so that the offered load per GPU
+// stays that of the 1,024-node cluster. Jobs wider than a small cluster
+// are rejected at submit (a handful at 64 nodes).
+func BenchmarkYearNodes(b *testing.B) {
+	for _, nodes := range []int{64, 256, 1024, 4096, 8192} {
+		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				run := yearRun(b, 100_000)
+				run.Cluster = hwmodels.UniformCluster("uniform", nodes, 112, 8, 2<<20)
+				for i := range run.Trace.Jobs {
+					j := &run.Trace.Jobs[i]
+					j.Submit = j.Submit * 1024 / workload.Time(nodes)
+					j.Partition = ""
+				}
+				b.StartTimer()
+				if _, err := simulate(run); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(100_000*b.N)/b.Elapsed().Seconds(), "jobs/s")
+		})
+	}
+}
+
+// BenchmarkYearQueueDepth replays 100k jobs at submit-time compressions
+// that deepen the queue (load 1×, 1.2×, 1.5× the benchmark's), and reports
+// the time-average number of waiting jobs (Little's law: total wait over
+// the makespan) next to the time.
+func BenchmarkYearQueueDepth(b *testing.B) {
+	for _, load := range []float64{1, 1.2, 1.5} {
+		b.Run(fmt.Sprintf("load=%g", load), func(b *testing.B) {
+			var depth float64
+			for b.Loop() {
+				b.StopTimer()
+				run := yearRun(b, 100_000)
+				for i := range run.Trace.Jobs {
+					j := &run.Trace.Jobs[i]
+					j.Submit = workload.Time(float64(j.Submit) / load)
+				}
+				b.StartTimer()
+				rec, err := simulate(run)
+				b.StopTimer()
+				if err != nil {
+					b.Fatal(err)
+				}
+				var wait float64
+				for i := range rec.Jobs {
+					if r := &rec.Jobs[i]; r.Start >= 0 {
+						wait += float64(r.Start - r.Submit)
+					}
+				}
+				depth = wait / float64(max(rec.End, 1))
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(100_000*b.N)/b.Elapsed().Seconds(), "jobs/s")
+			b.ReportMetric(depth, "queue")
+		})
+	}
+}
