@@ -60,5 +60,6 @@ The same inputs and seed always give byte-identical outputs.`,
 	root.AddCommand(newCompareCmd(), newPlotCmd())
 	root.AddCommand(newValidateCmd())
 	root.AddCommand(newSweepCmd())
+	root.AddCommand(newProbeCmd(), newCalibrateCmd())
 	return root
 }

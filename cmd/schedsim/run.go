@@ -31,6 +31,7 @@ type runFlags struct {
 	procsPerGPU  int
 	lenient      bool
 	partitionMap string
+	calibration  string // --calibration (calibrate.go)
 	// Trace reading and transforms (see trace.go).
 	mapSpec, mapPreset, timeZone string
 	windowFrom, windowTo         string
@@ -90,6 +91,7 @@ everything a run needs; flags override it.`,
 	fl.StringVar(&f.filterPartition, "filter-partition", "", "keep only these trace partitions (comma-separated)")
 	fl.StringVar(&f.filterState, "filter-state", "", "keep only these trace states (comma-separated)")
 	fl.StringVar(&f.partitionMap, "partition-map", "", "rename trace partitions onto cluster ones: from=to,from=to")
+	fl.StringVar(&f.calibration, "calibration", "", "calibration.yaml from schedsim calibrate: its speed ratios and GPU power replace the datasheet defaults")
 	fl.IntVar(&f.jobs, "jobs", 0, "replay only the first N jobs of the trace, in submit order (0: all), for quick checks")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar on stderr (there is none when stderr is not a terminal)")
 	return cmd
@@ -107,6 +109,13 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	opt, err := scaleOptions(cmd, f, run)
 	if err != nil {
 		return badInput(err)
+	}
+	if f.calibration != "" {
+		note, err := applyCalibration(cmd, f.calibration, run.Cluster)
+		if err != nil {
+			return badInput(err)
+		}
+		opt.note = append(opt.note, note...)
 	}
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "schedsim %s, scenario %s, cluster: %s\n", versionString(), orDefault(run.Name, "(unnamed)"), run.ClusterDesc)
