@@ -172,7 +172,8 @@ type JobRecord struct {
 	Start    Time
 	End      Time
 	State    State
-	// Reason explains Rejected (and notes remappings such as an unknown
+	// Reason explains Rejected, gives an Unfinished job's last pending
+	// reason (PendingReason.String), and notes remappings such as an unknown
 	// partition); empty otherwise.
 	Reason string
 	// Part indexes the cluster's Partitions; -1 for jobs rejected before a
