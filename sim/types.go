@@ -173,8 +173,8 @@ type JobRecord struct {
 	End      Time
 	State    State
 	// Reason explains Rejected, gives an Unfinished job's last pending
-	// reason (PendingReason.String), and notes remappings such as an unknown
-	// partition); empty otherwise.
+	// reason (PendingReason.String), and notes remappings (such as an
+	// unknown partition); empty otherwise.
 	Reason string
 	// Part indexes the cluster's Partitions; -1 for jobs rejected before a
 	// partition was chosen.
