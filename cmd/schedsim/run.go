@@ -60,7 +60,7 @@ everything a run needs; flags override it.`,
   schedsim run --policy fifo
   schedsim run --trace jobs.sacct --cluster my-cluster.yaml --policy easy --out results/
   schedsim run --trace CTC-SP2-1996-3.1-cln.swf.gz --cluster header
-  schedsim run --trace thunder.swf.gz --procs-per-gpu 12 --partition-map 1=gpu,2=gpu
+  schedsim run --trace thunder.swf.gz --procs-per-gpu 10 --partition-map 1=gpu,2=gpu
   schedsim run --scenario study.yaml --seed 7 --out results/`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd, &f) },

@@ -32,7 +32,7 @@ func Default() *Scenario {
 }
 
 // thunderSlice describes the embedded trace for run headers.
-const thunderSlice = "embedded slice of LLNL-Thunder-2007-1.1-cln.swf (jobs 91558-96898, April 2007; " +
+const thunderSlice = "embedded slice of LLNL-Thunder-2007-1.1-cln.swf (jobs 91558-96898, May 2007; " +
 	"Parallel Workloads Archive, Feitelson, Tsafrir & Krakov, JPDC 2014; log courtesy of Moe Jette, LLNL)"
 
 // Run is a scenario resolved into the values a simulation needs.
