@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/schedsim/schedsim/cmd/schedsim/internal/scenario"
@@ -104,7 +105,7 @@ func yearRun(b *testing.B, n int) *scenario.Run {
 		b.Fatal(err)
 	}
 	if n < len(run.Trace.Jobs) {
-		run.Trace.Jobs = run.Trace.Jobs[:n:n]
+		run.Trace.Jobs = slices.Clone(run.Trace.Jobs[:n]) // frees the rest
 	}
 	return run
 }

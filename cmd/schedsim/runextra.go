@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -29,7 +30,7 @@ func scaleOptions(cmd *cobra.Command, f *runFlags, run *scenario.Run) (runOption
 	}
 	if n := f.jobs; n > 0 && n < len(run.Trace.Jobs) {
 		total := len(run.Trace.Jobs)
-		run.Trace.Jobs = run.Trace.Jobs[:n:n]
+		run.Trace.Jobs = slices.Clone(run.Trace.Jobs[:n]) // frees the rest
 		run.Trace.Notes = append(run.Trace.Notes, fmt.Sprintf("--jobs %d: replayed the first %d of %d jobs (submit order)", n, n, total))
 		o.note = fmt.Appendf(nil, "# --jobs %d: the trace was cut to its first %d jobs\n", n, n)
 	}
