@@ -69,21 +69,50 @@ func (d *demand) eligible(n *hwmodels.Node) bool {
 // demand (not capped at count, unlike sim.UnitsOn), or 1 when the per-node
 // share fits (0 otherwise) for a node-count demand. It does not check
 // eligibility.
+//
+// fit is too large to inline; loops over many nodes call short first.
 func (d *demand) fit(f sim.NodeState) int32 {
-	if f.FreeGPUs < d.gpus || f.FreeCPUs < d.cpus || f.FreeMemMB < d.mem {
-		return 0 // not even one unit or share: the common case on a busy cluster
+	if d.short(&f) {
+		return 0
 	}
-	n := int32(math.MaxInt32)
-	if d.mig != 0 {
-		if n = f.MIG.Instances(d.mig) / d.inst; n == 0 {
-			return 0
-		}
-	}
-	if !d.spread {
+	if !d.spread && d.mig == 0 {
 		return 1
 	}
+	return d.fitUnits(&f)
+}
+
+// short reports whether f lacks the GPUs, CPUs or memory of even one unit
+// or share: the common case on a busy cluster, and small enough to inline.
+func (d *demand) short(f *sim.NodeState) bool {
+	return f.FreeGPUs < d.gpus || f.FreeCPUs < d.cpus || f.FreeMemMB < d.mem
+}
+
+// fitUnits is fit past the first checks: the units of a spread demand, or
+// a MIG demand's share. It is kept out of fit so that fit stays small
+// enough to inline.
+func (d *demand) fitUnits(f *sim.NodeState) int32 {
+	if d.mig != 0 {
+		return d.fitMIG(f)
+	}
+	n := int32(math.MaxInt32)
 	if d.gpus > 0 {
 		n = min(n, f.FreeGPUs/d.gpus)
+	}
+	if d.cpus > 0 {
+		n = min(n, f.FreeCPUs/d.cpus)
+	}
+	if d.mem > 0 {
+		n = int32(min(int64(n), f.FreeMemMB/d.mem))
+	}
+	return max(n, 0)
+}
+
+// fitMIG is fit for a MIG demand, whose GPUs are MIG instances of its
+// profile; kept out of fit so that fit stays small enough to inline.
+func (d *demand) fitMIG(f *sim.NodeState) int32 {
+	n := f.MIG.Instances(d.mig) / d.inst
+	if n == 0 || !d.spread {
+		return min(n, 1)
 	}
 	if d.cpus > 0 {
 		n = min(n, f.FreeCPUs/d.cpus)
@@ -143,7 +172,7 @@ func (d *demand) harder(e *demand) bool {
 func (d *demand) capacity(nodes []hwmodels.Node, free []sim.NodeState) int64 {
 	var c int64
 	for i := range nodes {
-		if d.eligibleAny(&nodes[i]) {
+		if d.eligibleAny(&nodes[i]) && !d.short(&free[i]) {
 			c += int64(d.fit(free[i]))
 		}
 	}

@@ -175,7 +175,10 @@ func (e *EASY) reserve(running []sim.RunningJob, head *sim.PendingJob) bool {
 	for i := range p.nodes {
 		c := int32(-1)
 		if e.hd.eligibleAny(&p.nodes[i]) {
-			c = e.hd.fit(e.sfree[i])
+			c = 0
+			if !e.hd.short(&e.sfree[i]) {
+				c = e.hd.fit(e.sfree[i])
+			}
 			e.capSum += int64(c)
 		}
 		e.contrib = append(e.contrib, c)
@@ -253,7 +256,10 @@ func (e *EASY) hold(a []sim.NodeAlloc) {
 
 func (e *EASY) recount(n int32) {
 	if old := e.contrib[n]; old >= 0 {
-		c := e.hd.fit(e.sfree[n])
+		var c int32
+		if !e.hd.short(&e.sfree[n]) {
+			c = e.hd.fit(e.sfree[n])
+		}
 		e.contrib[n] = c
 		e.capSum += int64(c) - int64(old)
 	}

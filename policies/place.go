@@ -53,6 +53,9 @@ func firstFit(nodes []hwmodels.Node, free []sim.NodeState, d *demand, out []sim.
 		if !d.eligible(&nodes[i]) { // filter: partition and GPU type
 			continue
 		}
+		if d.short(&free[i]) { // filter: not even one unit (inlined; the usual case)
+			continue
+		}
 		n := min(d.fit(free[i]), need) // filter: what fits the node's free resources
 		if n == 0 {
 			continue
