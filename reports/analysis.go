@@ -105,7 +105,13 @@ type Fragmentation struct {
 	Samples int
 	// MeanFreeGPUs and MeanUnusableFreeGPUs average the snapshots;
 	// UnusableFraction is Σ unusable / Σ free (0 when nothing was free).
+	// They count whole GPUs (MIG GPUs are not among them).
 	MeanFreeGPUs, MeanUnusableFreeGPUs, UnusableFraction float64
+	// MIG is true when the cluster has MIG GPUs; MeanFreeMIGSlices,
+	// MeanUnusableMIGSlices and MIGUnusableFraction are then the same
+	// for the free compute slices of MIG GPUs (Sample.FreeMIGSlices).
+	MIG                                                           bool
+	MeanFreeMIGSlices, MeanUnusableMIGSlices, MIGUnusableFraction float64
 }
 
 // Disruption counts what preemption and node failures cost.
@@ -213,17 +219,26 @@ func fillDerived(s *Summary, rows []JobRow, tr *timelineResult) {
 		})
 	}
 
-	var free, unusable int64
+	var free, unusable, freeMIG, unusableMIG int64
 	for i := range tr.tl.Samples {
 		free += int64(tr.tl.Samples[i].FreeGPUs)
 		unusable += int64(tr.tl.Samples[i].UnusableFreeGPUs)
+		freeMIG += int64(tr.tl.Samples[i].FreeMIGSlices)
+		unusableMIG += int64(tr.tl.Samples[i].UnusableMIGSlices)
 	}
+	s.Fragmentation.MIG = tr.tl.MIG
 	if n := len(tr.tl.Samples); n > 0 {
 		s.Fragmentation = Fragmentation{
 			Samples:              n,
 			MeanFreeGPUs:         float64(free) / float64(n),
 			MeanUnusableFreeGPUs: float64(unusable) / float64(n),
 			UnusableFraction:     ratio(unusable, free),
+			MIG:                  tr.tl.MIG,
+		}
+		if tr.tl.MIG {
+			s.Fragmentation.MeanFreeMIGSlices = float64(freeMIG) / float64(n)
+			s.Fragmentation.MeanUnusableMIGSlices = float64(unusableMIG) / float64(n)
+			s.Fragmentation.MIGUnusableFraction = ratio(unusableMIG, freeMIG)
 		}
 	}
 	for r, sec := range tr.reasonSeconds {

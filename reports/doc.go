@@ -38,8 +38,25 @@
 //     length, 0 when no job started.
 //   - Utilization: resource-seconds held by jobs inside the window over
 //     resource total × makespan. GPU and CPU count NodeAlloc.GPUs and
-//     NodeAlloc.CPUs; a node counts as busy while at least one job holds
-//     an allocation on it.
+//     NodeAlloc.CPUs, plus MIG instances as GPU-equivalents (below); a
+//     node counts as busy while at least one job holds an allocation on
+//     it.
+//   - MIG instances (NodeAlloc.MIG) count as GPU-equivalents: an instance
+//     is worth its compute slices over the 7 of a GPU
+//     (hwmodels.MIGComputeSlices), whatever its memory slices, so 1g.10gb
+//     on an A100-80GB or H100 is 1/7 GPU, 3g.40gb 3/7, 7g.80gb one GPU.
+//     Every GPU-second figure (utilization, throughput GPU-hours, account
+//     shares, jobs.parquet gpu_seconds and lost_gpu_seconds, the
+//     timeline's gpu_seconds and pending_gpu_seconds) includes them,
+//     summed exactly in sevenths of a GPU-second and rounded half up to
+//     whole GPU-seconds where an integer is written (per job, per bin,
+//     per run total; utilization.gpu.fraction is computed before
+//     rounding). Available GPU-seconds count a MIG GPU as a whole GPU.
+//     GPU counts stay whole GPUs: jobs.csv gpus and jobs.parquet
+//     alloc_gpus count whole GPUs only (a MIG job has 0 there); the
+//     instances are in jobs.parquet mig ("1g.10gb:2") and in jobs.sacct's
+//     AllocTRES (gres/gpu=2,gres/gpu:1g.10gb=2, as Slurm counts each
+//     instance as a GPU GRES of its type).
 //   - Wait: start − submit of every started job. Jobs cancelled before
 //     they started, rejected jobs and jobs still pending at the end have
 //     no wait; they are counted under jobs.not_started instead.
@@ -195,6 +212,13 @@
 //	timeline.interval_s             bin width of timeline.parquet (output.sample_interval; default 3600, widened to whole hours for at most 2000 bins)
 //	timeline.samples                number of bins
 //
+// When the cluster has MIG GPUs, the fragmentation object ends with a mig
+// object (see Sample.FreeMIGSlices):
+//
+//   - fragmentation.mig.mean_free_slices     mean free MIG compute slices over the snapshots (free instances; all 7 of an empty dynamic MIG GPU)
+//   - fragmentation.mig.mean_unusable_slices mean free MIG compute slices no eligible queued MIG job could use
+//   - fragmentation.mig.unusable_fraction    sum of unusable over sum of free slices; 0 when none was free
+//
 // With a power model (the cluster has power figures; see Energy), the
 // summary ends with an energy object, after timeline:
 //
@@ -236,7 +260,8 @@
 //	state      final state: COMPLETED, TIMEOUT, CANCELLED, REJECTED or
 //	           UNFINISHED
 //	nodes      number of distinct nodes allocated (0 if never started)
-//	gpus       GPUs allocated over all nodes
+//	gpus       whole GPUs allocated over all nodes (MIG instances are
+//	           not counted: see jobs.parquet mig)
 //	node_list  allocated nodes as a Slurm hostlist ("gpu[001-004,009]"),
 //	           sorted; empty if none
 package reports

@@ -133,6 +133,10 @@ func WriteReport(w io.Writer, in ReportInput) error {
 	row("Fairness (Jain, users' slowdown)", num(s.Fairness.JainUserSlowdown, 3), fmt.Sprintf("%d users", s.Fairness.Users))
 	row("Unusable free GPUs", num(s.Fragmentation.MeanUnusableFreeGPUs, 1), fmt.Sprintf("mean of %s free GPUs; %s of free GPU time",
 		num(s.Fragmentation.MeanFreeGPUs, 1), pct(s.Fragmentation.UnusableFraction)))
+	if m := s.Fragmentation.MIG; m != nil {
+		row("Unusable free MIG slices", num(m.MeanUnusableSlices, 1), fmt.Sprintf("mean of %s free MIG compute slices; %s of free slice time",
+			num(m.MeanFreeSlices, 1), pct(m.UnusableFraction)))
+	}
 	row("Preemptions", strconv.Itoa(s.Preemption.Preemptions), fmt.Sprintf("%d requeues", s.Preemption.Requeues))
 	row("Lost GPU-hours", num(s.Failures.LostGPUHours, 1), fmt.Sprintf("%d runs ended by node failures", s.Failures.NodeFailRuns))
 	row("Timeline", strconv.Itoa(s.Timeline.Samples)+" samples", fmt.Sprintf("every %s", FormatSeconds(float64(s.Timeline.IntervalS))))

@@ -49,10 +49,16 @@ type JobRow struct {
 	ReqMemMB                         int64
 	AllocNodes, AllocGPUs, AllocCPUs int32
 	AllocMemMB                       int64
+	// MIG lists the MIG instances of the final allocation as
+	// profile:count ("1g.10gb:2"; several profiles comma-separated in name
+	// order), "" for none. AllocGPUs counts whole GPUs only.
+	MIG string
 	// GPUSeconds and CPUSeconds are what the job held over all its runs
 	// (earlier runs of a requeued job included); a run still going when
 	// the simulation stopped counts until Record.End. LostGPUSeconds is
-	// the part held in runs that a node failure ended.
+	// the part held in runs that a node failure ended. GPU-seconds count
+	// a MIG instance as its compute slices / 7 of a GPU, summed exactly
+	// and rounded to whole seconds per job.
 	GPUSeconds, CPUSeconds, LostGPUSeconds int64
 	// Requeues is JobRecord.Requeues; Preemptions and NodeFails count
 	// the job's runs (earlier ones and the final one) that ended PREEMPTED
@@ -169,6 +175,7 @@ func JobRows(rec *sim.Record, tau sim.Time) []JobRow {
 		for _, n := range nodes {
 			names = append(names, rec.Cluster.Nodes[n].Name)
 		}
+		r.MIG = migLabel(rec.Cluster, j.Alloc)
 		r.AllocNodes = int32(len(nodes))
 		r.NodeList = compressHostlist(names)
 		if len(nodes) > 0 {
@@ -186,23 +193,25 @@ func JobRows(rec *sim.Record, tau sim.Time) []JobRow {
 				r.HasSlowdown = true
 			}
 		}
+		var gpu7, lost7 int64 // sevenths of a GPU-second
 		for _, run := range runs[i] {
 			d := int64(run.end - run.start)
 			var g, c int64
-			for _, a := range run.alloc {
-				g += int64(a.GPUs)
-				c += int64(a.CPUs)
+			for k := range run.alloc {
+				g += gpuSevenths(rec.Cluster, &run.alloc[k])
+				c += int64(run.alloc[k].CPUs)
 			}
-			r.GPUSeconds += g * d
+			gpu7 += g * d
 			r.CPUSeconds += c * d
 			switch run.state {
 			case sim.NodeFail:
-				r.LostGPUSeconds += g * d
+				lost7 += g * d
 				r.NodeFails++
 			case sim.Preempted:
 				r.Preemptions++
 			}
 		}
+		r.GPUSeconds, r.LostGPUSeconds = roundSevenths(gpu7), roundSevenths(lost7)
 	}
 	return rows
 }

@@ -121,6 +121,14 @@ type jsonFrag struct {
 	MeanFreeGPUs         fixed `json:"mean_free_gpus"`
 	MeanUnusableFreeGPUs fixed `json:"mean_unusable_free_gpus"`
 	UnusableFraction     fixed `json:"unusable_fraction"`
+	// MIG is present only when the cluster has MIG GPUs.
+	MIG *jsonMIGFrag `json:"mig,omitempty"`
+}
+
+type jsonMIGFrag struct {
+	MeanFreeSlices     fixed `json:"mean_free_slices"`
+	MeanUnusableSlices fixed `json:"mean_unusable_slices"`
+	UnusableFraction   fixed `json:"unusable_fraction"`
 }
 
 type jsonPreemption struct {
@@ -323,6 +331,13 @@ func toJSON(s Summary) jsonSummary {
 		},
 		Reasons:  []jsonReason{},
 		Timeline: jsonTimeline{IntervalS: int64(s.SampleInterval), Samples: s.Samples},
+	}
+	if f := s.Fragmentation; f.MIG {
+		j.Fragmentation.MIG = &jsonMIGFrag{
+			MeanFreeSlices:     fixed(f.MeanFreeMIGSlices),
+			MeanUnusableSlices: fixed(f.MeanUnusableMIGSlices),
+			UnusableFraction:   fixed(f.MIGUnusableFraction),
+		}
 	}
 	if e := s.Energy; e.Modeled {
 		j.Energy = &jsonEnergy{

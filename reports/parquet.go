@@ -38,6 +38,9 @@ const (
 	// Energy (only with a power model): the run's IT kWh and PUE.
 	metaEnergyIT  = "schedsim.energy_it_kwh"
 	metaEnergyPUE = "schedsim.energy_pue"
+	// MIG (only when the cluster has MIG GPUs): "true"; the MIG columns
+	// (jobs: mig; timeline: free_mig_slices, unusable_mig_slices) follow.
+	metaMIG = "schedsim.mig"
 )
 
 // ParquetSchemaVersion is the schedsim.schema_version of the Parquet
@@ -213,8 +216,14 @@ func WriteJobsParquet(w io.Writer, a *Analysis) error {
 	if e.Modeled {
 		cols = append(cols, f64Col("energy_kwh", false, func(i int) (float64, bool) { return r(i).EnergyKWh, true }))
 	}
+	if a.Timeline.MIG {
+		cols = append(cols, strCol("mig", func(i int) string { return r(i).MIG }))
+	}
 	meta := baseMeta(&a.Summary)
 	meta[metaTau] = strconv.FormatInt(int64(a.Summary.Slowdown.Tau), 10)
+	if a.Timeline.MIG {
+		meta[metaMIG] = "true"
+	}
 	if e.Modeled {
 		meta[metaEnergyIT] = strconv.FormatFloat(e.ITKWh, 'g', -1, 64)
 		meta[metaEnergyPUE] = strconv.FormatFloat(e.PUE, 'g', -1, 64)
@@ -258,8 +267,17 @@ func WriteTimelineParquet(w io.Writer, a *Analysis) error {
 	if tl.Power {
 		cols = append(cols, f64Col("energy_kwh", false, func(i int) (float64, bool) { return s(i).EnergyKWh, true }))
 	}
+	if tl.MIG {
+		cols = append(cols,
+			i32Col("free_mig_slices", func(i int) int32 { return s(i).FreeMIGSlices }),
+			i32Col("unusable_mig_slices", func(i int) int32 { return s(i).UnusableMIGSlices }),
+		)
+	}
 	meta := baseMeta(&a.Summary)
 	meta[metaInterval] = strconv.FormatInt(int64(tl.Interval), 10)
+	if tl.MIG {
+		meta[metaMIG] = "true"
+	}
 	if e := &a.Summary.Energy; e.Modeled {
 		meta[metaEnergyIT] = strconv.FormatFloat(e.ITKWh, 'g', -1, 64)
 		meta[metaEnergyPUE] = strconv.FormatFloat(e.PUE, 'g', -1, 64)
@@ -530,6 +548,9 @@ func ReadJobsParquet(path string, data []byte) ([]JobRow, map[string]string, err
 			}
 		}
 	}
+	if t.meta[metaMIG] == "true" {
+		strs("mig", func(r *JobRow, v string) { r.MIG = v })
+	}
 	if firstErr != nil {
 		return nil, nil, firstErr
 	}
@@ -599,10 +620,21 @@ func ReadTimelineParquet(path string, data []byte) (*Timeline, error) {
 		}
 		tl.Power = true
 	}
+	var freeMIG, unusableMIG []int64
+	if t.meta[metaMIG] == "true" {
+		tl.MIG = true
+		freeMIG, unusableMIG = get("free_mig_slices"), get("unusable_mig_slices")
+		if err != nil {
+			return nil, err
+		}
+	}
 	for i := range tl.Samples {
 		s := &tl.Samples[i]
 		if energy != nil {
 			s.EnergyKWh = energy[i]
+		}
+		if freeMIG != nil {
+			s.FreeMIGSlices, s.UnusableMIGSlices = int32(freeMIG[i]), int32(unusableMIG[i])
 		}
 		s.Start = sim.Time(start[i] - tl.Epoch)
 		s.End = s.Start + sim.Time(bin[i])

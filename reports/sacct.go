@@ -44,6 +44,12 @@ var SacctFields = []string{
 //     asked for a type), gres/gpu, mem (sacct's unit conversion: divide by
 //     1024 while the value is at least 1024 and a multiple of 512, "512G",
 //     "1.50G") and node, sorted byte-wise; empty for a job that never ran.
+//     A MIG job's instances are GPU GRES of their own type, as Slurm
+//     counts them: gres/gpu is the number of instances and
+//     gres/gpu:PROFILE=N names each profile (gres/gpu:TYPE_PROFILE=N when
+//     the job asked for a GPU type, as gres.conf's h100_1g.20gb), so
+//     "gres/gpu:1g.10gb=2,gres/gpu=2"; the sacct reader reads it back as
+//     the same MIG request.
 //
 // A "|" in a free-text value (job name, user, account) is written as "_"
 // so that the line keeps its field count; sacct itself does not escape.
@@ -112,6 +118,11 @@ func WriteJobsSacct(w io.Writer, rec *sim.Record) error {
 		if j.Start != workload.Unknown {
 			nodeList = compressHostlist(names)
 			tres = allocTRES(cpus, gpus, tj.Request.GPUType, mem, nnodes)
+			if migN, typed := migTRES(rec.Cluster, j.Alloc, tj.Request.GPUType); migN > 0 {
+				// MIG instances are GPU GRES of their own type; a MIG job
+				// holds no whole GPU, so gres/gpu is its instance count.
+				tres = allocTRES(cpus, migN, "", mem, nnodes, typed...)
+			}
 		} else {
 			nnodes, ncpus = max(int64(tj.Request.Nodes), 1), int64(tj.Request.CPUs)
 		}
@@ -167,7 +178,7 @@ func sacctTimelimit(rec *sim.Record, j *sim.JobRecord, tj *workload.Job) string 
 }
 
 // allocTRES formats an allocation as sacct's AllocTRES.
-func allocTRES(cpus, gpus int64, gpuType string, memMB, nodes int64) string {
+func allocTRES(cpus, gpus int64, gpuType string, memMB, nodes int64, extra ...string) string {
 	parts := []string{
 		"billing=" + strconv.FormatInt(cpus, 10),
 		"cpu=" + strconv.FormatInt(cpus, 10),
@@ -182,6 +193,7 @@ func allocTRES(cpus, gpus int64, gpuType string, memMB, nodes int64) string {
 	if memMB > 0 {
 		parts = append(parts, "mem="+sacctMem(memMB))
 	}
+	parts = append(parts, extra...)
 	slices.Sort(parts)
 	return strings.Join(parts, ",")
 }

@@ -314,8 +314,11 @@ type PartitionSummary struct {
 //     workload.Unknown, when no job started (FirstSubmit is Unknown only
 //     when the record has no jobs).
 //   - GPU utilization is the allocated GPU-seconds inside the window —
-//     each NodeAlloc's GPUs times the part of [start, end) that lies in
-//     the window — divided by TotalGPUs × window length. CPU utilization
+//     each NodeAlloc's GPUs, MIG instances counted as their compute
+//     slices / 7 of a GPU (see doc.go), times the part of [start, end)
+//     that lies in the window — divided by TotalGPUs × window length
+//     (MIG GPUs count as whole GPUs there). Allocated is rounded to whole
+//     GPU-seconds; Fraction is computed before rounding. CPU utilization
 //     is the same with NodeAlloc.CPUs over the sum of Node.CPUs. Node
 //     utilization counts a node busy while at least one job holds an
 //     allocation on it (the union of those intervals), over node count ×
@@ -441,8 +444,9 @@ func baseSummary(rec *sim.Record, runs [][]runSpan, opts SummaryOptions, caller 
 				continue
 			}
 			d := int64(to - from)
-			for _, a := range r.alloc {
-				gpuSec += int64(a.GPUs) * d
+			for k := range r.alloc {
+				a := &r.alloc[k]
+				gpuSec += gpuSevenths(cl, a) * d // sevenths of a GPU
 				cpuSec += int64(a.CPUs) * d
 				busy[a.Node] = append(busy[a.Node], interval{from, to})
 			}
@@ -458,7 +462,10 @@ func baseSummary(rec *sim.Record, runs [][]runSpan, opts SummaryOptions, caller 
 	for _, iv := range busy {
 		nodeSec += unionLength(iv)
 	}
-	s.GPU = utilization(gpuSec, s.Cluster.GPUs*window)
+	s.GPU = utilization(roundSevenths(gpuSec), s.Cluster.GPUs*window)
+	if s.GPU.Available > 0 {
+		s.GPU.Fraction = float64(gpuSec) / float64(sevenths*s.GPU.Available)
+	}
 	s.CPU = utilization(cpuSec, s.Cluster.CPUs*window)
 	s.Node = utilization(nodeSec, int64(s.Cluster.Nodes)*window)
 

@@ -91,6 +91,13 @@ func WriteTable(w io.Writer, s Summary) error {
 	t.row()
 	t.flush(bw, "lrrl")
 
+	// MIG fragmentation, when the cluster has MIG GPUs: its own block.
+	if f := s.Fragmentation; f.MIG {
+		t.row("MIG unusable", strconv.FormatFloat(f.MeanUnusableMIGSlices, 'f', 1, 64)+" slices",
+			fmt.Sprintf("mean of %.1f free MIG compute slices; %.1f%% of free slice time no queued MIG job can use", f.MeanFreeMIGSlices, 100*f.MIGUnusableFraction))
+		t.row()
+		t.flush(bw, "lrl")
+	}
 	// Energy, when the cluster has a power model: its own block, so the
 	// columns above keep their widths.
 	if e := s.Energy; e.Modeled {

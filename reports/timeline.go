@@ -50,6 +50,9 @@ type Timeline struct {
 	// Power is true when the cluster has a power model; Sample.EnergyKWh
 	// is then the IT energy of each bin (see Energy).
 	Power bool
+	// MIG is true when the cluster has MIG GPUs; Sample.FreeMIGSlices and
+	// UnusableMIGSlices are then filled.
+	MIG bool
 }
 
 // Sample is one bin of a Timeline. The *Seconds fields integrate over the
@@ -57,15 +60,17 @@ type Timeline struct {
 // the snapshot fields hold the state at Start, after every event at Start.
 type Sample struct {
 	Start, End sim.Time
-	// GPUSeconds, CPUSeconds: resources held by jobs in the bin;
-	// NodeSeconds: node-seconds with at least one job on the node.
+	// GPUSeconds, CPUSeconds: resources held by jobs in the bin (MIG
+	// instances as compute slices / 7 of a GPU, rounded to whole
+	// GPU-seconds per bin); NodeSeconds: node-seconds with at least one
+	// job on the node.
 	GPUSeconds, NodeSeconds, CPUSeconds int64
 	// PartGPUSeconds splits GPUSeconds by the partition the jobs ran in,
 	// indexed like Timeline.Partitions.
 	PartGPUSeconds []int64
 	// QueueSeconds integrates the number of queued jobs (submitted or
 	// requeued, not yet started, not cancelled); PendingGPUSeconds their
-	// requested GPUs.
+	// requested GPUs (MIG instances as GPU fractions, like GPUSeconds).
 	QueueSeconds, PendingGPUSeconds int64
 	// Started counts job runs that began in the bin; Ended the jobs whose
 	// final run ended in it (the last bin includes its end instant).
@@ -76,11 +81,20 @@ type Sample struct {
 	// sim.PendingReason (ReasonNone when the policy gave none).
 	Queued          int32
 	PendingByReason []int32
-	// FreeGPUs is the number of idle GPUs at Start. UnusableFreeGPUs is
-	// the part of them that no eligible queued job could use: the free
-	// GPUs of every node on which no such job's per-node request fits
-	// (see Fragmentation).
+	// FreeGPUs is the number of idle whole GPUs at Start (MIG GPUs are
+	// not among them). UnusableFreeGPUs is the part of them that no
+	// eligible queued whole-GPU job could use: the free GPUs of every
+	// node on which no such job's per-node request fits (see
+	// Fragmentation).
 	FreeGPUs, UnusableFreeGPUs int32
+	// FreeMIGSlices is the free compute slices of MIG GPUs at Start, by
+	// geometry: the slices of free instances of a fixed layout or of a
+	// partitioned dynamic GPU in use, and all 7 of an empty dynamic GPU
+	// (it can be repartitioned). UnusableMIGSlices is the part of them no
+	// eligible queued MIG job could use: instances of profiles no such
+	// job asks for on the node, or on a node where no such job's per-node
+	// request (instances, CPUs, memory) fits (see Fragmentation).
+	FreeMIGSlices, UnusableMIGSlices int32
 	// EnergyKWh is the cluster's IT energy in the bin (Timeline.Power).
 	EnergyKWh float64
 }
@@ -136,18 +150,23 @@ type timelineEvent struct {
 
 const (
 	evRunEnd = iota
+	evMIGFree
 	evQueueEnd
 	evEligibleEnd
+	evMIGHold
 	evRunStart
 	evQueueBegin
 	evEligibleBegin
 	evReason
 )
 
-// pendingShape is what an eligible queued GPU job needs on one node.
+// pendingShape is what an eligible queued GPU job needs on one node:
+// gpus whole GPUs, or, for a MIG job (mig not zero), gpus instances of
+// that profile.
 type pendingShape struct {
 	parts   uint64
 	gpuType string
+	mig     workload.MIGProfile
 	gpus    int32
 	cpus    int32
 	memMB   int64
@@ -168,6 +187,7 @@ func buildTimeline(rec *sim.Record, runs [][]runSpan, from, to, step sim.Time, s
 		GPUs:     s.Cluster.GPUs,
 		Nodes:    int64(s.Cluster.Nodes),
 		CPUs:     s.Cluster.CPUs,
+		MIG:      hasMIG(cl),
 	}
 	for i := range cl.Partitions {
 		p := &cl.Partitions[i]
@@ -222,9 +242,10 @@ func buildTimeline(rec *sim.Record, runs [][]runSpan, from, to, step sim.Time, s
 		j := &rec.Jobs[i]
 		req := rec.Trace.Jobs[i].Request
 		for ri, r := range runs[i] {
-			var g, c int64
-			for _, a := range r.alloc {
-				g += int64(a.GPUs)
+			var g, c int64 // g in sevenths of a GPU
+			for k := range r.alloc {
+				a := &r.alloc[k]
+				g += gpuSevenths(cl, a)
 				c += int64(a.CPUs)
 				busy[a.Node] = append(busy[a.Node], interval{r.start, r.end})
 			}
@@ -270,7 +291,7 @@ func buildTimeline(rec *sim.Record, runs [][]runSpan, from, to, step sim.Time, s
 		}
 		shape := int32(-1)
 		if req.GPUs > 0 {
-			sh := pendingShape{parts: jobPartitions(rec, j), gpus: 1,
+			sh := pendingShape{parts: jobPartitions(rec, j), mig: req.MIGProfile, gpus: 1,
 				cpus: ceilDiv32(req.CPUs, req.GPUs), memMB: ceilDiv64(req.MemMB, int64(req.GPUs))}
 			if clusterTypes[req.GPUType] {
 				sh.gpuType = req.GPUType
@@ -291,7 +312,10 @@ func buildTimeline(rec *sim.Record, runs [][]runSpan, from, to, step sim.Time, s
 			if q.to <= q.from {
 				continue
 			}
-			gpus := int64(req.GPUs)
+			gpus := sevenths * int64(req.GPUs)
+			if req.MIGProfile != 0 {
+				gpus = int64(req.MIGProfile.Compute()) * int64(req.GPUs)
+			}
 			spread(q.from, q.to, func(k int, d int64) {
 				bins[k].QueueSeconds += d
 				bins[k].PendingGPUSeconds += gpus * d
@@ -313,6 +337,35 @@ func buildTimeline(rec *sim.Record, runs [][]runSpan, from, to, step sim.Time, s
 			add(timelineEvent{at: rc.At, kind: evReason, job: rc.Job, arg: int32(rc.Reason)})
 		}
 	}
+	// MIG instances: held from the pass that allocated them (Record.MIG's
+	// At, before any reconfiguration delay) until the end of that run.
+	for h := range rec.MIG {
+		m := &rec.MIG[h]
+		if int(m.Job) < 0 || int(m.Job) >= len(rec.Jobs) {
+			continue
+		}
+		end := sim.Time(-1)
+		for _, r := range runs[m.Job] {
+			if r.start >= m.At {
+				end = r.end
+				break
+			}
+		}
+		if end < m.At {
+			continue
+		}
+		add(timelineEvent{at: m.At, kind: evMIGHold, run: int32(h)})
+		add(timelineEvent{at: end, kind: evMIGFree, run: int32(h)})
+	}
+	// Integrals were summed in sevenths of a GPU.
+	for k := range bins {
+		b := &bins[k]
+		b.GPUSeconds = roundSevenths(b.GPUSeconds)
+		b.PendingGPUSeconds = roundSevenths(b.PendingGPUSeconds)
+		for p := range b.PartGPUSeconds {
+			b.PartGPUSeconds[p] = roundSevenths(b.PartGPUSeconds[p])
+		}
+	}
 	for n, ivs := range busy {
 		merged := mergeIntervals(ivs)
 		busy[n] = merged
@@ -329,8 +382,9 @@ func buildTimeline(rec *sim.Record, runs [][]runSpan, from, to, step sim.Time, s
 	freeCPU := make([]int32, len(cl.Nodes))
 	freeMem := make([]int64, len(cl.Nodes))
 	for n := range cl.Nodes {
-		freeGPU[n], freeCPU[n], freeMem[n] = cl.Nodes[n].GPUs, cl.Nodes[n].CPUs, cl.Nodes[n].MemMB
+		freeGPU[n], freeCPU[n], freeMem[n] = cl.Nodes[n].GPUs-migGPUs(&cl.Nodes[n]), cl.Nodes[n].CPUs, cl.Nodes[n].MemMB
 	}
+	migs := newMIGSweep(cl)
 	reason := make([]int32, len(rec.Jobs))
 	queuedNow := make([]bool, len(rec.Jobs))
 	byReason := make([]int32, numReasons)
@@ -361,7 +415,7 @@ func buildTimeline(rec *sim.Record, runs [][]runSpan, from, to, step sim.Time, s
 			usable := false
 			for _, k := range active {
 				sh := &shapeList[k]
-				if node.Partitions&sh.parts != 0 && (sh.gpuType == "" || sh.gpuType == node.GPUType) &&
+				if sh.mig == 0 && node.Partitions&sh.parts != 0 && (sh.gpuType == "" || sh.gpuType == node.GPUType) &&
 					freeGPU[n] >= sh.gpus && freeCPU[n] >= sh.cpus && (node.MemMB == 0 || freeMem[n] >= sh.memMB) {
 					usable = true
 					break
@@ -369,6 +423,13 @@ func buildTimeline(rec *sim.Record, runs [][]runSpan, from, to, step sim.Time, s
 			}
 			if !usable {
 				s.UnusableFreeGPUs += freeGPU[n]
+			}
+		}
+		if migs != nil {
+			for n := range cl.Nodes {
+				free, unusable := migs.fragmentation(n, active, shapeList, freeCPU[n], freeMem[n])
+				s.FreeMIGSlices += free
+				s.UnusableMIGSlices += unusable
 			}
 		}
 	}
@@ -405,6 +466,10 @@ func buildTimeline(rec *sim.Record, runs [][]runSpan, from, to, step sim.Time, s
 				freeCPU[a.Node] += sign * a.CPUs
 				freeMem[a.Node] += int64(sign) * a.MemMB
 			}
+		case evMIGHold:
+			migs.hold(&rec.MIG[e.run], true)
+		case evMIGFree:
+			migs.hold(&rec.MIG[e.run], false)
 		case evQueueBegin:
 			queuedNow[e.job] = true
 			queuedCount++

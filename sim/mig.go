@@ -472,6 +472,31 @@ func (a MIGAlloc) Count() int32 {
 	return n
 }
 
+// Resolve returns the profile of a's instances on node (a count form's
+// profile name resolved on the node's own MIG geometry, a placed form's
+// profile index) and how many instances a holds; nil and 0 when a is zero
+// or names a profile the node's geometry lacks.
+func (a MIGAlloc) Resolve(node *hwmodels.Node) (*hwmodels.MIGProfile, int32) {
+	if a == 0 || node == nil || node.MIG == nil || node.MIG.Geometry == nil {
+		return nil, 0
+	}
+	geo := node.MIG.Geometry
+	pi := a.ProfileIndex()
+	if !a.Placed() {
+		pi = -1
+		for i := range geo.Profiles {
+			if c, err := workload.ParseMIGProfile(geo.Profiles[i].Name); err == nil && c == a.Profile() {
+				pi = int32(i)
+				break
+			}
+		}
+	}
+	if pi < 0 || int(pi) >= len(geo.Profiles) {
+		return nil, 0
+	}
+	return &geo.Profiles[pi], a.Count()
+}
+
 // Sub takes a from s: whole GPUs, CPUs, memory and MIG instances. On a
 // dynamic MIG node a count-form a.MIG is placed (see MIGFree.Take) and
 // rewritten in placed form, so that Add gives back the same instances. It
