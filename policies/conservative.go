@@ -157,6 +157,9 @@ func (c *Conservative) place(job *sim.PendingJob, now sim.Time) {
 				w.FreeGPUs = min(w.FreeGPUs, f.FreeGPUs)
 				w.FreeCPUs = min(w.FreeCPUs, f.FreeCPUs)
 				w.FreeMemMB = min(w.FreeMemMB, f.FreeMemMB)
+				if w.MIG != 0 {
+					w.MIG = sim.MIGMeet(w.MIG, f.MIG)
+				}
 			}
 		}
 		// No node that a window holds at any time of [start, end).
@@ -196,12 +199,9 @@ func (c *Conservative) split(t sim.Time) {
 	c.free = slices.Insert(c.free, i, v)
 }
 
-// give adds a to free.
+// give adds a to free, MIG instances included.
 func give(free []sim.NodeState, a []sim.NodeAlloc) {
-	for _, x := range a {
-		f := &free[x.Node]
-		f.FreeGPUs += x.GPUs
-		f.FreeCPUs += x.CPUs
-		f.FreeMemMB += x.MemMB
+	for i := range a {
+		free[a[i].Node].Add(&a[i])
 	}
 }
