@@ -1,9 +1,10 @@
 package hwmodels
 
 // Energy model: node and GPU power, PUE and price. Pure functions; reports
-// charges them over a run from its record (reports.Energy; power saving is
-// computed there after the run, without the resume delay; see
-// docs/hardware.md).
+// charges them over a run from its record (reports.Energy). The controller
+// simulates power saving (sim power.go: a job on a powered-down node
+// begins ResumeTimeout after its start) and records the intervals; see
+// docs/hardware.md.
 //
 // A node draws BaseW (CPUs, memory, NICs, NVSwitches, fans) whenever it is
 // up, plus GPUIdleW per idle GPU and GPUBusyW per GPU running a job. A

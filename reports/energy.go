@@ -15,12 +15,16 @@ import (
 //
 //   - every node is up for the whole window and draws its base power plus
 //     GPUIdleW per idle GPU and GPUBusyW per GPU a job holds;
-//   - with power saving (PowerModel.SuspendTime > 0), a node with no job
-//     for longer than SuspendTime is taken as powered down from then on,
-//     drawing SuspendedW, until ResumeTimeout before its next job starts
-//     (idle power while it boots); a node idle until the window's end
-//     stays down. This is computed after the run: the simulation does not
-//     delay jobs by the resume time;
+//   - with power saving (PowerModel.SuspendTime > 0), nodes draw
+//     SuspendedW while powered down. A record of a run whose controller
+//     modeled it (sim.Record.PowerSaving) gives the intervals
+//     (Record.Suspends: a node with no job for longer than SuspendTime is
+//     down until a job's start wakes it; the job began ResumeTimeout
+//     later, time the node spends booting at idle power). For other
+//     records it is estimated after the run: a node with no job for longer
+//     than SuspendTime is taken as powered down from then on, until
+//     ResumeTimeout before its next job starts; a node idle until the
+//     window's end stays down;
 //   - a job is charged hwmodels.JobKWh per node of each run: its GPUs'
 //     busy power and its share of the node's base power;
 //   - IT energy × PUE is facility energy, × PricePerKWh the cost.
@@ -42,7 +46,8 @@ type Energy struct {
 	// idle GPUs and unclaimed base power of nodes jobs partly used.
 	JobsKWh, IdleKWh float64
 	// SuspendedNodeSeconds is the node-seconds spent powered down, and
-	// Suspends the number of power-downs (post hoc power saving).
+	// Suspends the number of power-downs (the controller's, or estimated
+	// after the run; see above).
 	SuspendedNodeSeconds int64
 	Suspends             int
 	// MeanPowerKW is ITKWh over the window, in kW; PeakPowerKW the
@@ -128,7 +133,7 @@ func energyOf(rec *sim.Record, runs [][]runSpan, from, to sim.Time, rows []JobRo
 				return
 			}
 			e.IdleKWh += hwmodels.KWh(idleW, int64(ge-gs))
-			if pm.SuspendTime <= 0 {
+			if pm.SuspendTime <= 0 || rec.PowerSaving {
 				return
 			}
 			ds, de := gs+sim.Time(pm.SuspendTime), ge
@@ -154,6 +159,25 @@ func energyOf(rec *sim.Record, runs [][]runSpan, from, to sim.Time, rows []JobRo
 			cursor = max(cursor, b)
 		}
 		gap(cursor, to, true)
+	}
+	if rec.PowerSaving {
+		// The controller's own suspensions (sim.Record.Suspends); the
+		// resume time after each is idle time, outside any run.
+		for _, su := range rec.Suspends {
+			if int(su.Node) >= len(np) {
+				continue
+			}
+			ds, de := max(su.From, from), min(su.To, to)
+			if de <= ds {
+				continue
+			}
+			e.Suspends++
+			e.SuspendedNodeSeconds += int64(de - ds)
+			delta := pm.SuspendedW - np[su.Node].Watts(0)
+			joules += delta * float64(de-ds)
+			e.IdleKWh += hwmodels.KWh(delta, int64(de-ds))
+			bins.add(ds, de, delta)
+		}
 	}
 	e.ITKWh = joules / hwmodels.JoulesPerKWh
 	e.FacilityKWh = pm.Facility(e.ITKWh)

@@ -174,3 +174,26 @@ func TestEnergyParquetRoundTrip(t *testing.T) {
 		t.Errorf("energy_kwh: A %v B %v verdict %q; want PUE × IT and better", m.A, m.B, m.Verdict)
 	}
 }
+
+// TestEnergyControllerSuspends charges the controller's own suspensions
+// (Record.PowerSaving): energyRecord with suspend, as the controller
+// would have run it: n1 idle from 1800 is down from 2400 until C's pass
+// at 3000 wakes it, and C begins after the 300 s resume, at 3300.
+//
+//   - n0: 120 W × 3600 s + 2 × 90 W × 3600 s = 1,080,000 J
+//   - n1: 120 W × 3600 s + 90 W × (1800 + 300) s + (20 − 120) W × 600 s
+//     = 432,000 + 189,000 − 60,000 = 561,000 J
+//   - IT 1,641,000 J = 0.455833 kWh; one suspend of 600 node-seconds;
+//     idle: n1's gap [1800, 3300) at 120 W less 60,000 J = 120,000 J.
+func TestEnergyControllerSuspends(t *testing.T) {
+	rec := energyRecord(true)
+	rec.Jobs[2].Start = 3300
+	rec.PowerSaving = true
+	rec.Suspends = []sim.NodeSuspend{{Node: 1, From: 2400, To: 3000, Woken: true}}
+	e := Analyze(rec, SummaryOptions{}).Summary.Energy
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	if !near(e.ITKWh, 1641000/3.6e6) || e.Suspends != 1 || e.SuspendedNodeSeconds != 600 || !near(e.IdleKWh, 120000/3.6e6) {
+		t.Errorf("energy = IT %v kWh, %d suspends, %d s down, idle %v kWh; want %v, 1, 600, %v",
+			e.ITKWh, e.Suspends, e.SuspendedNodeSeconds, e.IdleKWh, 1641000/3.6e6, 120000/3.6e6)
+	}
+}

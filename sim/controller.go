@@ -164,6 +164,7 @@ type controller struct {
 	sweep      Time          // TimeLimitSweep
 	rt         *runtimeState // Config.Runtime state (runtime.go); nil without
 	mig        *migState     // MIG instances (mig.go); nil without MIG GPUs
+	pw         *powerState   // power saving (power.go); nil without SuspendTime
 
 	// Nodes out of service (node events, failure model).
 	off        []uint8     // per node: offDown|offDrain|offFail bits; nil until a node goes out
@@ -217,6 +218,7 @@ func Run(cfg Config) (*Record, error) {
 	if err := c.setupNodes(); err != nil {
 		return nil, err
 	}
+	c.setupPower()
 	if cfg.Runtime != nil {
 		rt, err := newRuntimeState(cfg.Runtime, cfg.Cluster, len(cfg.Trace.Jobs))
 		if err != nil {
@@ -695,7 +697,7 @@ func (c *controller) start(s *Start) error {
 		return fmt.Errorf("policy %s: job %s at t=%d: %w", c.policy.Name(), j.ID, c.now, err)
 	}
 	alloc := c.keepAlloc(s.Alloc)
-	begin := c.now // later when a MIG GPU is repartitioned (mig.go)
+	begin := c.now // later when a MIG GPU is repartitioned (mig.go) or a node resumes (power.go)
 	for k := range alloc {
 		a := &alloc[k]
 		n := &c.nodes[a.Node]
@@ -708,6 +710,9 @@ func (c *controller) start(s *Start) error {
 				return fmt.Errorf("policy %s: job %s at t=%d: %w", c.policy.Name(), j.ID, c.now, err)
 			}
 			begin = max(begin, c.now+delay)
+		}
+		if c.pw != nil {
+			begin = max(begin, c.pw.take(a.Node, c.now))
 		}
 	}
 	c.status[ref] = stRunning
@@ -955,6 +960,7 @@ func (c *controller) check() {
 		}
 	}
 	c.checkMIG()
+	c.checkPower()
 }
 
 func (c *controller) finish() *Record {
@@ -985,6 +991,10 @@ func (c *controller) finish() *Record {
 	}
 	if c.mig != nil {
 		rec.MIG, rec.MIGRepartitions = c.mig.holds, c.mig.reparts
+	}
+	if c.pw != nil {
+		rec.PowerSaving = true
+		rec.Suspends = c.pw.finish(c.now)
 	}
 	rec.Notes = append(rec.Notes, countNotes(c.partRemap, "jobs of partition %q, which the cluster lacks, ran in the default partition "+c.cluster.Partitions[c.cluster.DefaultPartition].Name)...)
 	rec.Notes = append(rec.Notes, countNotes(c.typeDropped, "jobs asked for GPU type %q, which their partition lacks; the type was ignored")...)

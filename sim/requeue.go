@@ -155,6 +155,9 @@ func (c *controller) releaseRun(ref JobRef, alloc []NodeAlloc, st State) {
 		if a.MIG != 0 {
 			c.migRelease(ref, a)
 		}
+		if c.pw != nil {
+			c.pw.give(a.Node, c.now)
+		}
 	}
 	i := c.runningIndex(ref)
 	c.running = slices.Delete(c.running, i, i+1)

@@ -228,4 +228,11 @@ type Record struct {
 	// cluster without MIG GPUs.
 	MIG             []MIGHold
 	MIGRepartitions []MIGRepartition
+	// PowerSaving is true when the controller modeled power saving (the
+	// cluster's power model has a SuspendTime; see power.go), and
+	// Suspends then lists every interval a node spent powered down: those
+	// a job's start ended, in event order, then those still down when the
+	// run stopped, by node.
+	PowerSaving bool
+	Suspends    []NodeSuspend
 }
