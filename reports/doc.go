@@ -232,7 +232,7 @@
 //   - energy.currency                 power.currency
 //   - energy.mean_power_kw            it_kwh over the window's hours
 //   - energy.peak_power_kw            the cluster's IT power with every GPU busy
-//   - energy.suspended_node_hours     node-hours powered down by power saving (power.suspend_time; computed after the run)
+//   - energy.suspended_node_hours     node-hours powered down by power saving (power.suspend_time; the controller's suspensions, sim.Record.Suspends)
 //   - energy.suspends                 number of power-downs
 //
 // The partitions list has one entry per cluster partition, in the
