@@ -17,6 +17,7 @@ type backfillState struct {
 	deferred []sim.JobRef // records whose reservation is not computed yet
 	dparts   []int32      // their partitions
 	mask     []bool       // nodes usable for the window under test
+	masked   []int32      // the nodes mask leaves out, each once
 	wfree    []sim.NodeState
 	contrib  []int32
 	alloc    []sim.NodeAlloc
@@ -165,20 +166,37 @@ func (s *Slurm) materialize(v sim.View, pend []sim.PendingJob) {
 	b.dparts = b.dparts[:0]
 }
 
-// setMask marks the nodes not reserved at any time of [lo, hi).
+// setMask marks the nodes not reserved at any time of [lo, hi): b.mask
+// is false for the nodes listed in b.masked, true for all others. Only the
+// previous mask's nodes are reset, so the cost is that of the reserved
+// nodes, not of the cluster.
 func (s *Slurm) setMask(lo, hi sim.Time) {
 	b := &s.bf
-	n := len(s.cluster.Nodes)
-	b.mask = slices.Grow(b.mask[:0], n)[:n]
-	for i := range b.mask {
-		b.mask[i] = true
+	if n := len(s.cluster.Nodes); len(b.mask) != n {
+		b.mask = slices.Grow(b.mask[:0], n)[:n]
+		for i := range b.mask {
+			b.mask[i] = true
+		}
+		b.masked = b.masked[:0]
 	}
+	for _, x := range b.masked {
+		b.mask[x] = true
+	}
+	b.masked = b.masked[:0]
 	for _, r := range b.res {
 		if r.lo < hi && r.hi > lo {
 			for _, x := range r.nodes {
-				b.mask[x] = false
+				b.maskOut(x)
 			}
 		}
+	}
+}
+
+// maskOut takes node x out of b.mask, listing it once in b.masked.
+func (b *backfillState) maskOut(x int32) {
+	if b.mask[x] {
+		b.mask[x] = false
+		b.masked = append(b.masked, x)
 	}
 }
 
@@ -192,7 +210,7 @@ func (s *Slurm) maskWindows(start, limit sim.Time) {
 		w := &s.pass.windows[i]
 		if w.Start < end && w.End > start {
 			for _, n := range w.Nodes {
-				b.mask[n] = false
+				b.maskOut(n)
 			}
 		}
 	}
@@ -226,10 +244,8 @@ func (s *Slurm) startNow(job *sim.PendingJob) bool {
 	s.setMask(s.floorRes(now), s.ceilRes(endAt(now, job.Limit)))
 	s.maskWindows(now, job.Limit)
 	b.wfree = append(b.wfree[:0], p.free...)
-	for i, ok := range b.mask {
-		if !ok {
-			b.wfree[i] = sim.NodeState{}
-		}
+	for _, x := range b.masked {
+		b.wfree[x] = sim.NodeState{}
 	}
 	base := len(p.allocs)
 	var ok bool
