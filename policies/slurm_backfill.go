@@ -25,7 +25,27 @@ type backfillState struct {
 	users    map[int32]int
 	parts    [64]int
 	relBuilt bool
-	running  []sim.RunningJob // the view's, during a cycle
+
+	// Will-run groups of rel (independent of the job): group k releases
+	// rel[grpEnd[k-1]:grpEnd[k]], the last of them ending at grpLast[k].
+	// Dropped when rel changes.
+	grpEnd  []int32
+	grpLast []sim.Time
+	grpDone bool // every rel is in a group
+
+	// The will-run profile of the job being reserved (exact placement):
+	// per node the units it holds on the free state of now (-1: not
+	// eligible), their sum, and per group the change of each node's units
+	// as the group is released (wrEnt[wrEntEnd[k-1]:wrEntEnd[k]]), computed
+	// on demand up to the groups a will-run test reached.
+	wrDemand  demand
+	wrBase    int64
+	wrContrib []int32
+	wrPrev    []int32
+	wrCur     []sim.NodeState
+	wrEnt     []wrEntry
+	wrEntEnd  []int32
+	running   []sim.RunningJob // the view's, during a cycle
 }
 
 // bfRes is a reservation: nodes held whole over [lo, hi).
@@ -34,6 +54,11 @@ type bfRes struct {
 	at     sim.Time // predicted start
 	lo, hi sim.Time
 	nodes  []int32
+}
+
+// wrEntry is a change of a node's units in a will-run profile.
+type wrEntry struct {
+	node, delta int32
 }
 
 // bfRel is a running job's resources coming free at end.
@@ -75,6 +100,7 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 	b.dparts = b.dparts[:0]
 	b.rel = b.rel[:0]
 	b.relBuilt = false // built when the first reservation is computed
+	b.dropGroups()
 	b.running = v.Running()
 	defer func() { b.running = nil }()
 	if b.users == nil {
@@ -260,6 +286,7 @@ func (s *Slurm) startNow(job *sim.PendingJob) bool {
 		rel := bfRel{end: p.ends[k], ref: job.Ref, alloc: p.starts[k].Alloc}
 		i, _ := slices.BinarySearchFunc(b.rel, rel, relCmp)
 		b.rel = slices.Insert(b.rel, i, rel)
+		b.dropGroups()
 	}
 	return true
 }
@@ -272,6 +299,10 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob) {
 	limit := job.Limit
 	horizon := endAt(now, s.cfg.bfWindow)
 	startRes := now
+	exact := s.pass.exact || s.cfg.bfBusyNodes
+	if exact {
+		s.profile(job)
+	}
 	for range 10000 {
 		if startRes >= horizon {
 			return
@@ -292,7 +323,13 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob) {
 				next = min(next, w.End) // the window's nodes come back
 			}
 		}
-		t, ok := s.willRun(job, startRes)
+		var t sim.Time
+		var ok bool
+		if exact {
+			t, ok = s.willRunExact(job, startRes, next)
+		} else {
+			t, ok = s.willRun(job, startRes)
+		}
 		switch {
 		case !ok && next == math.MaxInt64:
 			return // never, whatever ends
@@ -421,4 +458,183 @@ func (s *Slurm) placeRes(job *sim.PendingJob) bool {
 		}
 	}
 	return false
+}
+
+// dropGroups forgets the will-run groups of b.rel (it changed).
+func (b *backfillState) dropGroups() {
+	b.grpEnd = b.grpEnd[:0]
+	b.grpLast = b.grpLast[:0]
+	b.grpDone = false
+}
+
+// group makes sure will-run group k of b.rel is known, reporting false
+// when there is none (every running job is released before it). Groups
+// are those of willRun: the first is every job ending within 30 s of the
+// first end, and the window doubles (or grows by bf_window_linear) for
+// each further group.
+func (s *Slurm) group(k int) bool {
+	b := &s.bf
+	for len(b.grpEnd) <= k {
+		if b.grpDone {
+			return false
+		}
+		i := 0
+		window := sim.Time(30)
+		if g := len(b.grpEnd); g > 0 {
+			i = int(b.grpEnd[g-1])
+			for range g {
+				if s.cfg.bfWindowLinear > 0 {
+					window += s.cfg.bfWindowLinear
+				} else {
+					window *= 2
+				}
+			}
+		}
+		if i >= len(b.rel) {
+			b.grpDone = true
+			return false
+		}
+		groupEnd := b.rel[i].end + window
+		last := b.rel[i].end
+		for ; i < len(b.rel) && b.rel[i].end <= groupEnd; i++ {
+			last = b.rel[i].end
+		}
+		b.grpEnd = append(b.grpEnd, int32(i))
+		b.grpLast = append(b.grpLast, last)
+	}
+	return true
+}
+
+// profile starts job's will-run profile (see backfillState) on the free
+// state of now.
+func (s *Slurm) profile(job *sim.PendingJob) {
+	p := &s.pass
+	b := &s.bf
+	d := newDemand(job)
+	b.wrDemand = d
+	n := len(p.nodes)
+	b.wrContrib = slices.Grow(b.wrContrib[:0], n)[:n]
+	var base int64
+	for i := range p.nodes {
+		c := int32(-1)
+		if d.eligible(&p.nodes[i]) {
+			c = d.fit(p.free[i])
+			base += int64(c)
+		}
+		b.wrContrib[i] = c
+	}
+	b.wrBase = base
+	b.wrPrev = append(b.wrPrev[:0], b.wrContrib...)
+	b.wrCur = append(b.wrCur[:0], p.free...)
+	b.wrEnt = b.wrEnt[:0]
+	b.wrEntEnd = b.wrEntEnd[:0]
+}
+
+// profileGroup makes sure the profile covers will-run group k, reporting
+// false when there is no such group.
+func (s *Slurm) profileGroup(k int) bool {
+	b := &s.bf
+	if k < len(b.wrEntEnd) {
+		return true
+	}
+	for g := len(b.wrEntEnd); g <= k; g++ {
+		if !s.group(g) {
+			return false
+		}
+		lo := 0
+		if g > 0 {
+			lo = int(b.grpEnd[g-1])
+		}
+		d := &b.wrDemand
+		for _, r := range b.rel[lo:b.grpEnd[g]] {
+			for _, a := range r.alloc {
+				if b.wrContrib[a.Node] < 0 {
+					continue
+				}
+				f := &b.wrCur[a.Node]
+				f.FreeGPUs += a.GPUs
+				f.FreeCPUs += a.CPUs
+				f.FreeMemMB += a.MemMB
+				c := d.fit(*f)
+				if dc := c - b.wrPrev[a.Node]; dc != 0 {
+					b.wrPrev[a.Node] = c
+					b.wrEnt = append(b.wrEnt, wrEntry{node: a.Node, delta: dc})
+				}
+			}
+		}
+		b.wrEntEnd = append(b.wrEntEnd, int32(len(b.wrEnt)))
+	}
+	return true
+}
+
+// willRunExact is willRun for a placement that succeeds exactly when the
+// nodes of b.mask hold the job's units (FirstFit on one partition, or
+// bf_busy_nodes): it sums the job's profile over the nodes b.mask leaves
+// in, group by group, without rebuilding the free state. The placement is
+// made (into b.alloc) only when the caller will use it: when the start
+// is found and not after next. It returns what willRun returns.
+func (s *Slurm) willRunExact(job *sim.PendingJob, startRes, next sim.Time) (sim.Time, bool) {
+	b := &s.bf
+	capSum := b.wrBase
+	for _, x := range b.masked {
+		if c := b.wrContrib[x]; c > 0 {
+			capSum -= int64(c)
+		}
+	}
+	need := int64(b.wrDemand.count)
+	g := -1
+	t := startRes
+	for capSum < need {
+		g++
+		if !s.profileGroup(g) {
+			return 0, false
+		}
+		lo := int32(0)
+		if g > 0 {
+			lo = b.wrEntEnd[g-1]
+		}
+		for _, e := range b.wrEnt[lo:b.wrEntEnd[g]] {
+			if b.mask[e.node] {
+				capSum += int64(e.delta)
+			}
+		}
+		t = max(startRes, b.grpLast[g])
+	}
+	if t > next {
+		return t, true // TRY_LATER: the placement is not used
+	}
+	if s.placeAfter(job, g) {
+		return t, true
+	}
+	return s.willRun(job, startRes) // not reached with an exact placement
+}
+
+// placeAfter places job into b.alloc on the free state after will-run
+// group g (g < 0: now) on the nodes of b.mask, as willRun does.
+func (s *Slurm) placeAfter(job *sim.PendingJob, g int) bool {
+	p := &s.pass
+	b := &s.bf
+	n := len(p.nodes)
+	b.wfree = slices.Grow(b.wfree[:0], n)[:n]
+	for i := range b.wfree {
+		if b.wrContrib[i] >= 0 && b.mask[i] {
+			b.wfree[i] = p.free[i]
+		} else {
+			b.wfree[i] = sim.NodeState{}
+		}
+	}
+	if g >= 0 {
+		for _, r := range b.rel[:b.grpEnd[g]] {
+			for _, a := range r.alloc {
+				if b.wrContrib[a.Node] < 0 || !b.mask[a.Node] {
+					continue
+				}
+				f := &b.wfree[a.Node]
+				f.FreeGPUs += a.GPUs
+				f.FreeCPUs += a.CPUs
+				f.FreeMemMB += a.MemMB
+			}
+		}
+	}
+	return s.placeRes(job)
 }
