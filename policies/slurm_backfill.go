@@ -11,9 +11,14 @@ import (
 // backfillState is the scratch state of one backfill cycle, kept between
 // cycles so that a cycle allocates little once buffers have grown.
 type backfillState struct {
-	res      []bfRes      // reservations of this cycle
-	pool     []int32      // backing store of res' node lists
-	rel      []bfRel      // running jobs (and this pass's starts) by end
+	res      []bfRes  // reservations of this cycle
+	pool     []int32  // backing store of res' node lists
+	rel      []bfRel  // running jobs (and this pass's starts) by end
+	relBuf   []bfRel  // the other buffer of buildRel's merge
+	relNew   []bfRel  // buildRel's new entries
+	relMark  []uint32 // per job: stamp of the buildRel that saw it running
+	relPos   []int32  // per job: index in running (>= 0) or -1-index in the pass's starts
+	relStamp uint32
 	deferred []sim.JobRef // records whose reservation is not computed yet
 	dparts   []int32      // their partitions
 	mask     []bool       // nodes usable for the window under test
@@ -98,7 +103,6 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 	b.pool = b.pool[:0]
 	b.deferred = b.deferred[:0]
 	b.dparts = b.dparts[:0]
-	b.rel = b.rel[:0]
 	b.relBuilt = false // built when the first reservation is computed
 	b.dropGroups()
 	b.running = v.Running()
@@ -152,7 +156,10 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 }
 
 // buildRel lists the running jobs and the pass's starts by end, once per
-// cycle: only cycles that compute a reservation need it.
+// cycle: only cycles that compute a reservation need it. The list is kept
+// from the cycle that last built it: the jobs still running with the same
+// end stay in place, those gone are dropped, and the new ones, sorted,
+// are merged in.
 func (s *Slurm) buildRel() {
 	b := &s.bf
 	p := &s.pass
@@ -160,14 +167,76 @@ func (s *Slurm) buildRel() {
 		return
 	}
 	b.relBuilt = true
-	b.rel = b.rel[:0]
+	b.relStamp += 2
+	mark, seen := b.relStamp, b.relStamp+1
+	top := sim.JobRef(-1)
 	for _, r := range b.running {
-		b.rel = append(b.rel, bfRel{end: r.End, ref: r.Ref, alloc: r.Alloc})
+		top = max(top, r.Ref)
+	}
+	for _, st := range p.starts {
+		top = max(top, st.Job)
+	}
+	if n := int(top) + 1; len(b.relMark) < n {
+		n = max(n, 2*len(b.relMark))
+		b.relMark = slices.Grow(b.relMark, n-len(b.relMark))[:n]
+		b.relPos = slices.Grow(b.relPos, n-len(b.relPos))[:n]
+	}
+	for i, r := range b.running {
+		b.relMark[r.Ref] = mark
+		b.relPos[r.Ref] = int32(i)
 	}
 	for k, st := range p.starts {
-		b.rel = append(b.rel, bfRel{end: p.ends[k], ref: st.Job, alloc: st.Alloc})
+		b.relMark[st.Job] = mark
+		b.relPos[st.Job] = int32(-k - 1)
 	}
-	slices.SortFunc(b.rel, relCmp)
+	source := func(ref sim.JobRef) bfRel {
+		if i := b.relPos[ref]; i >= 0 {
+			r := &b.running[i]
+			return bfRel{end: r.End, ref: r.Ref, alloc: r.Alloc}
+		} else {
+			k := -i - 1
+			return bfRel{end: p.ends[k], ref: p.starts[k].Job, alloc: p.starts[k].Alloc}
+		}
+	}
+	kept := b.rel[:0]
+	for _, e := range b.rel {
+		if int(e.ref) >= len(b.relMark) || b.relMark[e.ref] != mark {
+			continue
+		}
+		if cur := source(e.ref); cur.end == e.end {
+			b.relMark[e.ref] = seen
+			kept = append(kept, cur)
+		}
+	}
+	fresh := b.relNew[:0]
+	for _, r := range b.running {
+		if b.relMark[r.Ref] == mark {
+			fresh = append(fresh, source(r.Ref))
+		}
+	}
+	for _, st := range p.starts {
+		if b.relMark[st.Job] == mark {
+			fresh = append(fresh, source(st.Job))
+		}
+	}
+	slices.SortFunc(fresh, relCmp)
+	out := b.relBuf[:0]
+	i, j := 0, 0
+	for i < len(kept) && j < len(fresh) {
+		if relCmp(kept[i], fresh[j]) < 0 {
+			out = append(out, kept[i])
+			i++
+		} else {
+			out = append(out, fresh[j])
+			j++
+		}
+	}
+	out = append(out, kept[i:]...)
+	out = append(out, fresh[j:]...)
+	clear(fresh)
+	b.relNew = fresh[:0]
+	b.relBuf = b.rel[:0]
+	b.rel = out
 }
 
 func relCmp(x, y bfRel) int {
