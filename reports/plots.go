@@ -415,7 +415,9 @@ func plotWaitCDF(jobs []JobRow, title string) *plot.Plot {
 		p.X.Min, p.X.Max = 1, 86400
 		return p
 	}
-	maxW := 1.0
+	// At least a minute of axis: a log axis needs Max > Min, and when every
+	// job started at once every wait is drawn at 1 s.
+	maxW := 60.0
 	for k, name := range names {
 		l, err := plotter.NewLine(cdf(by[name]))
 		if err != nil {
