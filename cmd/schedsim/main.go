@@ -29,7 +29,7 @@ func badInput(err error) error {
 
 func main() {
 	root := newRootCmd()
-	err := root.Execute()
+	err := execute(root)
 	if err == nil {
 		return
 	}
@@ -39,6 +39,18 @@ func main() {
 		os.Exit(exitBadInput)
 	}
 	os.Exit(1)
+}
+
+// execute runs the command, turning a panic that escaped a command's own
+// recovery into an error, so a bug prints one line (exit 1) rather than a
+// stack trace. Runs recover earlier, where they can name the seed.
+func execute(root *cobra.Command) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error: %v (please report it with the command line and inputs)", p)
+		}
+	}()
+	return root.Execute()
 }
 
 func newRootCmd() *cobra.Command {
