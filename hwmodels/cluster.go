@@ -25,6 +25,9 @@ type Node struct {
 	// MIG is the node's MIG configuration (its group's), nil when none of
 	// its GPUs is in MIG mode. Shared; read only.
 	MIG *MIGConfig
+	// MPS is the node's MPS sharing (its group's), nil without. Shared;
+	// read only.
+	MPS *MPSConfig
 }
 
 // Partition is a Slurm partition: a named set of nodes with limits.

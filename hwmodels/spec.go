@@ -668,6 +668,7 @@ func (p *parser) nodeGroup(n *yaml.Node, path string) error {
 			Features: features,
 			Group:    int32(len(p.groups)),
 			MIG:      hw.mig,
+			MPS:      hw.mps,
 		})
 	}
 	group := NodeGroup{Name: name, First: first, End: int32(len(p.c.Nodes)), GPU: spec, MIG: hw.mig, MPS: hw.mps, Weight: hw.weight, BasePowerW: hw.base}

@@ -22,6 +22,12 @@ import (
 // sim.MIGFree.Pack chooses them (fullest GPU partitioned for the profile
 // first, repartitioning an empty GPU last).
 //
+// An MPS job (a share of one GPU per node) goes first to nodes where it
+// joins a GPU already in MPS use rather than taking a free GPU, then to
+// those leaving the least share on its GPU, then by free GPUs and CPUs
+// left; on the node it takes the fullest MPS GPU with room
+// (sim.NodeState.MPSPlace, best fit).
+//
 // A BestFit keeps scratch buffers between calls; use one per policy.
 type BestFit struct {
 	cand []candidate
@@ -40,7 +46,8 @@ type candidate struct {
 	leftGPUs int32 // free GPUs (MIG instances of a MIG job) left after the job's share
 	leftCPUs int32
 	// MIGPacking: empty MIG GPUs the share would repartition, and take
-	// without repartition; zero otherwise.
+	// without repartition; MPS: 1 when the share takes a free GPU, and the
+	// share left on its GPU; zero otherwise.
 	rep, empty int32
 }
 
@@ -95,6 +102,9 @@ func (b *BestFit) place(nodes []hwmodels.Node, free []sim.NodeState, d *demand, 
 			if b.migPack {
 				c.rep, c.empty = migCost(free[i].MIG, d.mig, units*d.inst)
 			}
+		}
+		if d.mps != 0 {
+			c.rep, c.empty, c.leftGPUs = mpsCost(&free[i], d.mps)
 		}
 		b.cand = append(b.cand, c)
 	}
@@ -166,4 +176,17 @@ func (b *BestFit) place(nodes []hwmodels.Node, free []sim.NodeState, d *demand, 
 	// Allocations in node order, as the other placers give them.
 	slices.SortFunc(out[base:], func(x, y sim.NodeAlloc) int { return cmp.Compare(x.Node, y.Node) })
 	return out, true
+}
+
+// mpsCost ranks an MPS share on a node whose free state is f (best fit):
+// rep is 1 when the share takes a free GPU (0 when it joins one in MPS
+// use), left the share left on its GPU, and gpus the free GPUs left.
+func mpsCost(f *sim.NodeState, share int32) (rep, left, gpus int32) {
+	a, _ := f.MPSPlace(share, true)
+	used, clients := f.MPS.GPU(a.GPU())
+	gpus = f.FreeGPUs
+	if clients == 0 {
+		rep, gpus = 1, gpus-1
+	}
+	return rep, 100 - used - share, gpus
 }

@@ -15,7 +15,8 @@ import (
 // being one GPU (with its share of CPUs and memory) or, for CPU-only jobs,
 // one CPU (with its share of memory). A MIG demand (mig set) counts MIG
 // instances of its profile in place of GPUs: inst per unit or per node,
-// gpus zero.
+// gpus zero. An MPS demand (mps set) is a node-count demand whose every
+// node gives an MPS share of one GPU (sim.NodeState.MPSPlace), gpus zero.
 type demand struct {
 	part    uint64 // the job's partition as a Node.Partitions bit
 	parts   uint64 // every partition the job may run in (PendingJob.Parts), part included
@@ -27,6 +28,7 @@ type demand struct {
 	mem     int64  // MiB per unit or per node
 	mig     workload.MIGProfile
 	inst    int32 // MIG instances per unit or per node
+	mps     int32 // MPS share per node (percent of one GPU), 0 for none
 }
 
 // newDemand resolves job's request. A request with no nodes, GPUs or CPUs
@@ -38,6 +40,10 @@ func newDemand(job *sim.PendingJob) demand {
 		d.part = 1 << uint(job.Part)
 	}
 	d.parts = job.Parts | d.part
+	if r.MPSShare != 0 {
+		d.mps, r.GPUs = r.MPSShare, 0
+		r.Nodes = max(r.Nodes, 1)
+	}
 	if r.Nodes <= 0 {
 		if u, g, c, m := sim.Units(&r); u > 0 {
 			d.spread, d.count, d.gpus, d.cpus, d.mem = true, u, g, c, m
@@ -75,7 +81,7 @@ func (d *demand) fit(f sim.NodeState) int32 {
 	if d.short(&f) {
 		return 0
 	}
-	if !d.spread && d.mig == 0 {
+	if !d.spread && d.mig == 0 && d.mps == 0 {
 		return 1
 	}
 	return d.fitUnits(&f)
@@ -93,6 +99,12 @@ func (d *demand) short(f *sim.NodeState) bool {
 func (d *demand) fitUnits(f *sim.NodeState) int32 {
 	if d.mig != 0 {
 		return d.fitMIG(f)
+	}
+	if d.mps != 0 {
+		if f.MPSFits(d.mps) {
+			return 1
+		}
+		return 0
 	}
 	n := int32(math.MaxInt32)
 	if d.gpus > 0 {
@@ -130,16 +142,28 @@ func (d *demand) alloc(node int32, units int32) sim.NodeAlloc {
 	if d.mig != 0 {
 		a.MIG = sim.MIGCount(d.mig, units*d.inst)
 	}
+	if d.mps != 0 {
+		a.MPS = sim.MPSShareOf(d.mps)
+	}
 	return a
 }
 
 // allocOn returns what units units take on node, as alloc, with MIG
 // instances on a dynamic MIG node placed on the GPUs of its free state f:
 // the lowest-numbered GPUs that can take them, or, with pack, the GPUs
-// sim.MIGFree.Pack chooses. A placement made on the free state of now
-// stays valid when more is free, as at a later shadow time.
+// sim.MIGFree.Pack chooses. An MPS share is placed on a GPU of f: the
+// lowest-numbered MPS GPU with room, else a free GPU, or, with pack, the
+// fullest MPS GPU with room (sim.NodeState.MPSPlace); placing it here, on
+// the state the placer saw, keeps EASY's shadow bookkeeping (which
+// subtracts the allocation from a later free state) from choosing another
+// GPU. A placement made on the free state of now stays valid when more is
+// free, as at a later shadow time: its MPS GPU then has as much room, or
+// has no clients left and its GPU is free again.
 func (d *demand) allocOn(node int32, units int32, f sim.NodeState, pack bool) sim.NodeAlloc {
 	a := d.alloc(node, units)
+	if a.MPS != 0 {
+		a.MPS, _ = f.MPSPlace(d.mps, pack)
+	}
 	if a.MIG != 0 && f.MIG.Dynamic() {
 		if pack {
 			a.MIG, _ = f.MIG.Pack(d.mig, a.MIG.Count())
@@ -162,7 +186,7 @@ func (d *demand) eligibleAny(n *hwmodels.Node) bool {
 func (d *demand) harder(e *demand) bool {
 	return d.part == e.part && d.parts == e.parts && d.gpuType == e.gpuType && d.spread == e.spread &&
 		d.count >= e.count && d.gpus >= e.gpus && d.cpus >= e.cpus && d.mem >= e.mem &&
-		d.mig == e.mig && d.inst >= e.inst
+		d.mig == e.mig && d.inst >= e.inst && d.mps >= e.mps
 }
 
 // capacity returns how much of d fits in free over the nodes of all its
@@ -180,8 +204,9 @@ func (d *demand) capacity(nodes []hwmodels.Node, free []sim.NodeState) int64 {
 }
 
 // take subtracts a from free. MIG instances in count form on a dynamic
-// MIG node are placed and a is rewritten in placed form (sim.NodeState.
-// Sub), so giving a back frees the same GPUs' instances.
+// MIG node, and unplaced MPS shares, are placed and a is rewritten in
+// placed form (sim.NodeState.Sub), so giving a back frees the same GPUs'
+// instances and shares.
 func take(free []sim.NodeState, a []sim.NodeAlloc) {
 	for i := range a {
 		free[a[i].Node].Sub(&a[i])

@@ -390,6 +390,15 @@ func (c *controller) submit(i int) {
 		c.reject(ref, fmt.Sprintf("negative request (nodes=%d gpus=%d cpus=%d mem=%dM)", req.Nodes, req.GPUs, req.CPUs, req.MemMB))
 		return
 	}
+	if req.MPSShare != 0 {
+		// gres/mps and gres/gpu (or a MIG type) are exclusive in a job, and
+		// a share lies on one GPU of each node (slurm-gpu-facts §5.3).
+		if req.MPSShare < 0 || req.MPSShare > 100 || req.GPUs != 0 || req.MIGProfile != 0 {
+			c.reject(ref, fmt.Sprintf("MPS request mps:%d (gpus=%d) cannot be given: a share is 1 to 100 %% of one GPU per node and excludes whole GPUs and MIG instances", req.MPSShare, req.GPUs))
+			return
+		}
+		req.Nodes = max(req.Nodes, 1)
+	}
 	if req.Nodes == 0 && req.GPUs == 0 && req.CPUs == 0 {
 		req.Nodes = 1
 	}
@@ -711,6 +720,12 @@ func (c *controller) start(s *Start) error {
 			}
 			begin = max(begin, c.now+delay)
 		}
+		if a.MPS != 0 {
+			var ok bool
+			if a.MPS, ok = n.takeMPS(a.MPS); !ok {
+				return fmt.Errorf("policy %s: job %s at t=%d: node %s: MPS share %d%% does not fit", c.policy.Name(), j.ID, c.now, c.cluster.Nodes[a.Node].Name, a.MPS.Share())
+			}
+		}
 		if c.pw != nil {
 			begin = max(begin, c.pw.take(a.Node, c.now))
 		}
@@ -858,6 +873,11 @@ func (c *controller) checkShares(ref JobRef, alloc []NodeAlloc) error {
 				return err
 			}
 		}
+		if req.MPSShare != 0 || a.MPS != 0 {
+			if err := c.checkMPSShare(req.MPSShare, &a, free); err != nil {
+				return err
+			}
+		}
 		if a.GPUs < 0 || a.CPUs < 0 || a.MemMB < 0 || a.GPUs > free.FreeGPUs || a.CPUs > free.FreeCPUs || a.MemMB > free.FreeMemMB {
 			return fmt.Errorf("node %s: allocation gpus=%d cpus=%d mem=%dM exceeds free gpus=%d cpus=%d mem=%dM",
 				node.Name, a.GPUs, a.CPUs, a.MemMB, free.FreeGPUs, free.FreeCPUs, free.FreeMemMB)
@@ -922,10 +942,18 @@ func (c *controller) check() {
 		return
 	}
 	used := make([]NodeState, len(c.nodes))
+	var mpsGPUs []uint8 // per node: the MPS GPUs with clients
 	for _, rj := range c.running {
 		for _, a := range rj.Alloc {
 			u := &used[a.Node]
 			u.FreeGPUs += a.GPUs
+			if g := a.MPS.GPU(); a.MPS != 0 && g >= 0 {
+				// A GPU with MPS clients is held once, by them all.
+				if mpsGPUs == nil {
+					mpsGPUs = make([]uint8, len(c.nodes))
+				}
+				mpsGPUs[a.Node] |= 1 << uint(g)
+			}
 			u.FreeCPUs += a.CPUs
 			u.FreeMemMB += a.MemMB
 		}
@@ -933,6 +961,9 @@ func (c *controller) check() {
 	for i := range c.nodes {
 		node := &c.cluster.Nodes[i]
 		u := used[i]
+		if mpsGPUs != nil {
+			u.FreeGPUs += int32(bits.OnesCount8(mpsGPUs[i]))
+		}
 		if u.FreeGPUs > node.GPUs || u.FreeCPUs > node.CPUs || u.FreeMemMB > node.MemMB {
 			panic(fmt.Sprintf("sim: node %s oversubscribed at t=%d: gpus %d/%d cpus %d/%d mem %d/%d",
 				node.Name, c.now, u.FreeGPUs, node.GPUs, u.FreeCPUs, node.CPUs, u.FreeMemMB, node.MemMB))
@@ -950,6 +981,7 @@ func (c *controller) check() {
 			have = c.offFree[i]
 		}
 		want.MIG = have.MIG // checkMIG checks it
+		want.MPS = have.MPS // checkMPS checks it
 		if have != want {
 			panic(fmt.Sprintf("sim: node %s free-state drift at t=%d: have %+v, want %+v", node.Name, c.now, have, want))
 		}
@@ -960,6 +992,7 @@ func (c *controller) check() {
 		}
 	}
 	c.checkMIG()
+	c.checkMPS()
 	c.checkPower()
 }
 

@@ -19,6 +19,11 @@ import (
 // is one instance, and a node gives them from NodeState.MIG (never from
 // FreeGPUs); its NodeAlloc holds them in MIG (count form from Take) with
 // GPUs zero.
+//
+// An MPS request (Request.MPSShare set, see mps.go) is a node-count
+// request (the controller takes Nodes 0 as 1) whose every node gives the
+// share on one GPU from NodeState.MPS and no whole GPUs; its NodeAlloc
+// holds the share in MPS.
 
 func ceilDiv32(a, b int32) int32 { return (a + b - 1) / b }
 func ceilDiv64(a, b int64) int64 { return (a + b - 1) / b }
@@ -55,6 +60,9 @@ func UnitsOn(req *workload.Request, free NodeState) int32 {
 	}
 	if req.Nodes > 0 {
 		g, c, m := PerNode(req)
+		if req.MPSShare != 0 && !free.MPSFits(req.MPSShare) {
+			return 0
+		}
 		if gpus >= g && free.FreeCPUs >= c && free.FreeMemMB >= m {
 			return 1
 		}
@@ -88,15 +96,18 @@ func Take(req *workload.Request, node int32, n int32) NodeAlloc {
 	if req.MIGProfile != 0 {
 		a.MIG, a.GPUs = MIGCount(req.MIGProfile, a.GPUs), 0
 	}
+	if req.MPSShare != 0 {
+		a.MPS, a.GPUs = MPSShareOf(req.MPSShare), 0
+	}
 	return a
 }
 
 // sameShare reports whether a and b are the same share of a request: the
-// same node, GPUs, CPUs and memory, and the same number of MIG instances
-// (in either form).
+// same node, GPUs, CPUs and memory, the same number of MIG instances (in
+// either form) and the same MPS share (placed or not).
 func sameShare(a, b NodeAlloc) bool {
 	return a.Node == b.Node && a.GPUs == b.GPUs && a.CPUs == b.CPUs && a.MemMB == b.MemMB &&
-		(a.MIG == b.MIG || a.MIG.Count() == b.MIG.Count())
+		(a.MIG == b.MIG || a.MIG.Count() == b.MIG.Count()) && a.MPS.Share() == b.MPS.Share()
 }
 
 // Eligible reports whether node may run a job of partition part asking for
@@ -110,12 +121,15 @@ func Eligible(node *hwmodels.Node, part int32, gpuType string) bool {
 
 // Capacity returns a node's resources as a NodeState with nothing
 // allocated: its whole GPUs (those not in MIG mode) and its MIG capacity
-// (MIGCapacity).
+// (MIGCapacity), and its MPS state (MPSCapacity).
 func Capacity(node *hwmodels.Node) NodeState {
 	s := NodeState{FreeGPUs: node.GPUs, FreeCPUs: node.CPUs, FreeMemMB: node.MemMB}
 	if node.MIG != nil {
 		s.FreeGPUs -= min(max(node.MIG.GPUs, 0), node.GPUs)
 		s.MIG = MIGCapacity(node)
+	}
+	if node.MPS != nil {
+		s.MPS = MPSCapacity(node)
 	}
 	return s
 }

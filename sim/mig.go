@@ -497,14 +497,21 @@ func (a MIGAlloc) Resolve(node *hwmodels.Node) (*hwmodels.MIGProfile, int32) {
 	return &geo.Profiles[pi], a.Count()
 }
 
-// Sub takes a from s: whole GPUs, CPUs, memory and MIG instances. On a
-// dynamic MIG node a count-form a.MIG is placed (see MIGFree.Take) and
-// rewritten in placed form, so that Add gives back the same instances. It
-// reports false when the instances do not fit (s.MIG is then unchanged).
+// Sub takes a from s: whole GPUs, CPUs, memory, MIG instances and an MPS
+// share. On a dynamic MIG node a count-form a.MIG is placed (see
+// MIGFree.Take) and rewritten in placed form, so that Add gives back the
+// same instances; an unplaced a.MPS is placed first fit (mps.go) and
+// rewritten likewise. It reports false when the instances or the share do
+// not fit (s.MIG and s.MPS are then unchanged).
 func (s *NodeState) Sub(a *NodeAlloc) bool {
 	s.FreeGPUs -= a.GPUs
 	s.FreeCPUs -= a.CPUs
 	s.FreeMemMB -= a.MemMB
+	if a.MPS != 0 {
+		var ok bool
+		a.MPS, ok = s.takeMPS(a.MPS)
+		return ok
+	}
 	if a.MIG == 0 {
 		return true
 	}
@@ -520,6 +527,9 @@ func (s *NodeState) Add(a *NodeAlloc) {
 	s.FreeMemMB += a.MemMB
 	if a.MIG != 0 {
 		s.MIG = s.MIG.Give(a.MIG)
+	}
+	if a.MPS != 0 {
+		s.giveMPS(a.MPS)
 	}
 }
 

@@ -23,6 +23,10 @@ type NodeAlloc struct {
 	// was padding, so a NodeAlloc is no larger.
 	MIG   MIGAlloc
 	MemMB int64
+	// MPS is an MPS job's share of one GPU on the node (see mps.go), zero
+	// for none; an MPS job holds no whole GPUs. It makes a NodeAlloc 32
+	// bytes (from 24).
+	MPS MPSAlloc
 }
 
 // PendingJob is a queued, eligible job as a policy sees it.
@@ -71,6 +75,9 @@ type NodeState struct {
 	// MIG is the free MIG capacity (see MIGFree), zero for a node without
 	// MIG GPUs.
 	MIG MIGFree
+	// MPS is the node's MPS state (see MPSFree), zero for a node without
+	// MPS. A GPU with MPS clients is not among FreeGPUs.
+	MPS MPSFree
 }
 
 // View is a read-only snapshot of the cluster and queue at Now. Slices are

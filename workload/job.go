@@ -35,6 +35,12 @@ type Request struct {
 	MIGProfile MIGProfile
 	// MemMB is the total memory in MiB; zero means unspecified.
 	MemMB int64
+	// MPSShare, when not zero, asks for an MPS share of one GPU on each of
+	// the job's nodes, in percent (Slurm's --gres=mps:N with 100 per GPU;
+	// 1 to 100, on one GPU per node): the job holds no whole GPUs (GPUs is
+	// 0) and runs only on nodes that share GPUs by MPS. A request with
+	// Nodes 0 takes one node. It grows a Request from 40 to 48 bytes.
+	MPSShare int32
 }
 
 // DepType is the kind of a job dependency (sbatch --dependency).
