@@ -651,7 +651,7 @@ func (sr *SacctReader) parseJob(f [][]byte, jobPart []byte, lineNo int) (h heldJ
 	// Request: ReqTRES, then the Req* count columns, then AllocTRES, then
 	// NNodes/NCPUS/ReqMem and old-style GRES columns.
 	var req, alloc tres
-	req, alloc = tres{nodes: -1, cpus: -1, gpus: -1, mem: -1, typed: -1}, tres{nodes: -1, cpus: -1, gpus: -1, mem: -1, typed: -1}
+	req, alloc = tres{nodes: -1, cpus: -1, gpus: -1, mem: -1, typed: -1, mps: -1}, tres{nodes: -1, cpus: -1, gpus: -1, mem: -1, typed: -1, mps: -1}
 	if c := sr.col[roleReqTRES]; c >= 0 && len(f[c]) > 0 {
 		if req, err = parseTRES(f[c], sr.types); err != nil {
 			return h, false, bad(c, err)
@@ -748,6 +748,24 @@ func (sr *SacctReader) parseJob(f [][]byte, jobPart []byte, lineNo int) (h heldJ
 	// GPUType (h100).
 	if t, p, ok := workload.SplitMIGType(gpuType); ok {
 		j.Request.GPUType, j.Request.MIGProfile = t, p
+	}
+	// An MPS share (--gres=mps:N, N percent of one GPU per node): gres/mps
+	// in ReqTRES/AllocTRES sums it over the job's nodes; ReqGRES/AllocGRES
+	// give it per node.
+	mps := int64(-1)
+	switch {
+	case req.mps >= 0:
+		mps = (req.mps + max(nodes, 1) - 1) / max(nodes, 1)
+	case alloc.mps >= 0:
+		mps = (alloc.mps + max(nodes, 1) - 1) / max(nodes, 1)
+	}
+	for _, role := range [...]colRole{roleReqGRES, roleAllocGRES} {
+		if c := sr.col[role]; mps < 0 && c >= 0 && len(f[c]) > 0 {
+			mps = parseOldMPS(f[c])
+		}
+	}
+	if mps > 0 {
+		j.Request.MPSShare = int32(mps)
 	}
 
 	if c := sr.col[roleDependency]; c >= 0 {

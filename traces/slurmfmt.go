@@ -380,15 +380,16 @@ type tres struct {
 	mem               int64 // MiB
 	typed             int64 // sum of gres/gpu:TYPE counts, -1 if none
 	gpuType           string
+	mps               int64 // gres/mps: the job's MPS shares summed over its nodes, -1 if absent
 }
 
 // parseTRES parses a comma-separated TRES list such as
 // "billing=8,cpu=8,gres/gpu:v100=1,gres/gpu=1,mem=10G,node=1". Keys other
-// than node, cpu, mem, gres/gpu and gres/gpu:TYPE are checked for form and
+// than node, cpu, mem, gres/gpu, gres/gpu:TYPE and gres/mps are checked for form and
 // otherwise ignored. With several GPU types the type is left empty. typeOf
 // interns type names.
 func parseTRES(b []byte, typeOf *interner) (tres, error) {
-	t := tres{nodes: -1, cpus: -1, gpus: -1, mem: -1, typed: -1}
+	t := tres{nodes: -1, cpus: -1, gpus: -1, mem: -1, typed: -1, mps: -1}
 	types := 0
 	var firstType []byte
 	for len(b) > 0 {
@@ -434,6 +435,12 @@ func parseTRES(b []byte, typeOf *interner) (tres, error) {
 				return t, err
 			}
 			t.gpus = n
+		case string(key) == "gres/mps":
+			n, err := parseTRESCount(val)
+			if err != nil {
+				return t, err
+			}
+			t.mps = n
 		case bytes.HasPrefix(key, []byte("gres/gpu:")):
 			typ := key[len("gres/gpu:"):]
 			if len(typ) == 0 {
@@ -786,4 +793,24 @@ func fmtCount(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// parseOldMPS returns the MPS count of an old-style GRES column
+// ("mps:50", "gres/mps:50", "gpu:0,mps:25(IDX:0)"): per node, -1 when no
+// mps entry has a count. Malformed entries are left to parseOldGRES.
+func parseOldMPS(b []byte) int64 {
+	n := int64(-1)
+	for _, item := range bytes.Split(b, []byte(",")) {
+		if i := bytes.IndexByte(item, '('); i >= 0 {
+			item = item[:i]
+		}
+		parts := bytes.Split(bytes.TrimPrefix(item, []byte("gres/")), []byte(":"))
+		if string(parts[0]) != "mps" || len(parts) < 2 {
+			continue
+		}
+		if v, ok := parseUint(parts[len(parts)-1], math.MaxInt32); ok {
+			n = max(n, 0) + v
+		}
+	}
+	return n
 }
