@@ -68,11 +68,18 @@ func (m PowerModel) Cost(kwh float64) float64 { return m.Facility(kwh) * m.Price
 // node's GPUs (or, for a CPU-only job, share = its CPUs / the node's CPUs,
 // given as jobGPUs = 0 and cpuShare) for seconds.
 func JobKWh(p NodePower, jobGPUs int32, cpuShare float64, seconds int64) float64 {
+	return JobKWhGPUs(p, float64(jobGPUs), cpuShare, seconds)
+}
+
+// JobKWhGPUs is JobKWh for a job holding gpus GPU-equivalents, which may
+// be fractional: a MIG instance is its compute slices / 7 of a busy GPU,
+// an MPS share N percent N/100 of one.
+func JobKWhGPUs(p NodePower, gpus float64, cpuShare float64, seconds int64) float64 {
 	share := cpuShare
-	if p.GPUs > 0 && jobGPUs > 0 {
-		share = float64(jobGPUs) / float64(p.GPUs)
+	if p.GPUs > 0 && gpus > 0 {
+		share = gpus / float64(p.GPUs)
 	}
-	return KWh(float64(jobGPUs)*p.GPUBusyW+share*p.BaseW, seconds)
+	return KWh(gpus*p.GPUBusyW+share*p.BaseW, seconds)
 }
 
 // IdleKWh returns the IT energy of a node idle for seconds with power

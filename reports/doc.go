@@ -48,10 +48,17 @@
 //     Every GPU-second figure (utilization, throughput GPU-hours, account
 //     shares, jobs.parquet gpu_seconds and lost_gpu_seconds, the
 //     timeline's gpu_seconds and pending_gpu_seconds) includes them,
-//     summed exactly in sevenths of a GPU-second and rounded half up to
+//     summed exactly in 700ths of a GPU-second and rounded half up to
 //     whole GPU-seconds where an integer is written (per job, per bin,
 //     per run total; utilization.gpu.fraction is computed before
 //     rounding). Available GPU-seconds count a MIG GPU as a whole GPU.
+//   - MPS shares (NodeAlloc.MPS) count the same way as share/100 of a GPU
+//     (a 30 % share is 0.3 GPU), in the same 700ths; the GPUs they share
+//     count as whole GPUs in the available GPU-seconds. jobs.parquet
+//     mps_share gives the share per node (percent), sacct AllocTRES
+//     gres/mps=N its sum over the nodes; energy charges share/100 of a
+//     busy GPU (and a MIG instance compute slices/7), so the shares of one
+//     GPU, at most 100 %, never draw more than one busy GPU.
 //     GPU counts stay whole GPUs: jobs.csv gpus and jobs.parquet
 //     alloc_gpus count whole GPUs only (a MIG job has 0 there); the
 //     instances are in jobs.parquet mig ("1g.10gb:2") and in jobs.sacct's

@@ -58,7 +58,7 @@ type Energy struct {
 // nodeRun is a run's share of one node.
 type nodeRun struct {
 	from, to sim.Time
-	gpus     int32
+	gpus     float64 // GPU-equivalents (gpuParts / gpuUnit)
 }
 
 // energyOf computes the run's Energy, fills rows' EnergyKWh and, when
@@ -91,8 +91,12 @@ func energyOf(rec *sim.Record, runs [][]runSpan, from, to sim.Time, rows []JobRo
 				if n.CPUs > 0 {
 					share = float64(a.CPUs) / float64(n.CPUs)
 				}
-				kwh += hwmodels.JobKWh(np[a.Node], a.GPUs, share, d)
-				perNode[a.Node] = append(perNode[a.Node], nodeRun{r.start, r.end, a.GPUs})
+				// MIG instances and MPS shares draw their fraction of a
+				// busy GPU (gpuParts); the shares of one GPU sum to at most
+				// one GPU, so a shared GPU is busy once.
+				gpus := float64(gpuParts(cl, &a)) / float64(gpuUnit)
+				kwh += hwmodels.JobKWhGPUs(np[a.Node], gpus, share, d)
+				perNode[a.Node] = append(perNode[a.Node], nodeRun{r.start, r.end, gpus})
 			}
 		}
 		if i < len(rows) {
@@ -122,8 +126,8 @@ func energyOf(rec *sim.Record, runs [][]runSpan, from, to sim.Time, rows []JobRo
 			if b <= a {
 				continue
 			}
-			joules += extra * float64(r.gpus) * float64(b-a)
-			bins.add(a, b, extra*float64(r.gpus))
+			joules += extra * r.gpus * float64(b-a)
+			bins.add(a, b, extra*r.gpus)
 		}
 		// Gaps: the window minus the union of the node's runs.
 		sort.SliceStable(rs, func(i, j int) bool { return rs[i].from < rs[j].from })

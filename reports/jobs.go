@@ -53,6 +53,10 @@ type JobRow struct {
 	// profile:count ("1g.10gb:2"; several profiles comma-separated in name
 	// order), "" for none. AllocGPUs counts whole GPUs only.
 	MIG string
+	// MPSShare is the MPS share per node the job asked for (percent of one
+	// GPU, workload.Request.MPSShare), 0 for none; an MPS job's AllocGPUs
+	// is 0.
+	MPSShare int32
 	// GPUSeconds and CPUSeconds are what the job held over all its runs
 	// (earlier runs of a requeued job included); a run still going when
 	// the simulation stopped counts until Record.End. LostGPUSeconds is
@@ -160,6 +164,7 @@ func JobRows(rec *sim.Record, tau sim.Time) []JobRow {
 		r.Wait, r.Response, r.Run = workload.Unknown, workload.Unknown, workload.Unknown
 		r.TimeLimit, r.TraceRuntime = tj.TimeLimit, tj.Runtime
 		r.ReqNodes, r.ReqGPUs, r.ReqCPUs, r.ReqMemMB = tj.Request.Nodes, tj.Request.GPUs, tj.Request.CPUs, tj.Request.MemMB
+		r.MPSShare = tj.Request.MPSShare
 		r.Requeues = j.Requeues
 
 		nodes = nodes[:0]
@@ -193,12 +198,12 @@ func JobRows(rec *sim.Record, tau sim.Time) []JobRow {
 				r.HasSlowdown = true
 			}
 		}
-		var gpu7, lost7 int64 // sevenths of a GPU-second
+		var gpu7, lost7 int64 // 700ths of a GPU-second
 		for _, run := range runs[i] {
 			d := int64(run.end - run.start)
 			var g, c int64
 			for k := range run.alloc {
-				g += gpuSevenths(rec.Cluster, &run.alloc[k])
+				g += gpuParts(rec.Cluster, &run.alloc[k])
 				c += int64(run.alloc[k].CPUs)
 			}
 			gpu7 += g * d
@@ -211,7 +216,7 @@ func JobRows(rec *sim.Record, tau sim.Time) []JobRow {
 				r.Preemptions++
 			}
 		}
-		r.GPUSeconds, r.LostGPUSeconds = roundSevenths(gpu7), roundSevenths(lost7)
+		r.GPUSeconds, r.LostGPUSeconds = roundGPUParts(gpu7), roundGPUParts(lost7)
 	}
 	return rows
 }

@@ -10,32 +10,45 @@ import (
 	"github.com/schedsim/schedsim/sim"
 )
 
-// How MIG instances count (see doc.go, "MIG instances"): an instance is
-// worth its compute slices over a GPU's 7 (hwmodels.MIGComputeSlices) of
-// a GPU, so a 1g instance is 1/7 GPU, a 3g instance 3/7 and a 7g instance
-// a whole GPU, whatever its memory slices. Sums are kept exactly in
-// sevenths of a GPU and rounded to whole GPU-seconds only where a count
-// is written (roundSevenths).
+// How MIG instances and MPS shares count (see doc.go, "MIG instances and
+// MPS shares"): an instance is worth its compute slices over a GPU's 7
+// (hwmodels.MIGComputeSlices) of a GPU, so a 1g instance is 1/7 GPU, a 3g
+// instance 3/7 and a 7g instance a whole GPU, whatever its memory slices;
+// an MPS share of N percent is N/100 of a GPU. Sums are kept exactly in
+// 700ths of a GPU (7 × 100, so both are whole numbers) and rounded to
+// whole GPU-seconds only where a count is written (roundGPUParts).
 
-// sevenths is hwmodels.MIGComputeSlices as an int64: the GPU-equivalent
-// unit reports count allocations in.
-const sevenths = int64(hwmodels.MIGComputeSlices)
+// gpuUnit is what reports count allocations in: 1/700 of a GPU.
+const gpuUnit = int64(hwmodels.MIGComputeSlices) * 100
 
-// gpuSevenths returns what a holds in sevenths of a GPU: 7 per whole GPU
-// plus the compute slices of each MIG instance.
-func gpuSevenths(cl *hwmodels.Cluster, a *sim.NodeAlloc) int64 {
-	g := sevenths * int64(a.GPUs)
+// gpuParts returns what a holds in 700ths of a GPU: 700 per whole GPU,
+// 100 per compute slice of each MIG instance, and 7 per percent of an MPS
+// share.
+func gpuParts(cl *hwmodels.Cluster, a *sim.NodeAlloc) int64 {
+	g := gpuUnit * int64(a.GPUs)
 	if a.MIG != 0 {
 		if p, n := a.MIG.Resolve(&cl.Nodes[a.Node]); p != nil {
-			g += int64(p.ComputeSlices) * int64(n)
+			g += gpuUnit / int64(hwmodels.MIGComputeSlices) * int64(p.ComputeSlices) * int64(n)
 		}
+	}
+	if a.MPS != 0 {
+		g += gpuUnit / 100 * int64(a.MPS.Share())
 	}
 	return g
 }
 
-// roundSevenths converts x sevenths (≥ 0) to whole units, rounding half
-// up.
-func roundSevenths(x int64) int64 { return (2*x + sevenths) / (2 * sevenths) }
+// roundGPUParts converts x 700ths (≥ 0) to whole units, rounding half up.
+func roundGPUParts(x int64) int64 { return (2*x + gpuUnit) / (2 * gpuUnit) }
+
+// mpsTotal returns the MPS shares of alloc summed over its nodes (percent;
+// sacct's gres/mps count with 100 per GPU).
+func mpsTotal(alloc []sim.NodeAlloc) int64 {
+	var n int64
+	for i := range alloc {
+		n += int64(alloc[i].MPS.Share())
+	}
+	return n
+}
 
 // migLabel lists the MIG instances of alloc as profile:count, summed over
 // nodes, in profile-name order, comma-separated ("1g.10gb:2"); "" when

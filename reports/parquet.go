@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -41,6 +42,9 @@ const (
 	// MIG (only when the cluster has MIG GPUs): "true"; the MIG columns
 	// (jobs: mig; timeline: free_mig_slices, unusable_mig_slices) follow.
 	metaMIG = "schedsim.mig"
+	// MPS (only when a job asked for an MPS share): "true"; the jobs
+	// column mps_share follows.
+	metaMPS = "schedsim.mps"
 )
 
 // ParquetSchemaVersion is the schedsim.schema_version of the Parquet
@@ -219,10 +223,17 @@ func WriteJobsParquet(w io.Writer, a *Analysis) error {
 	if a.Timeline.MIG {
 		cols = append(cols, strCol("mig", func(i int) string { return r(i).MIG }))
 	}
+	mps := slices.ContainsFunc(rows, func(r JobRow) bool { return r.MPSShare != 0 })
+	if mps {
+		cols = append(cols, i32Col("mps_share", func(i int) int32 { return r(i).MPSShare }))
+	}
 	meta := baseMeta(&a.Summary)
 	meta[metaTau] = strconv.FormatInt(int64(a.Summary.Slowdown.Tau), 10)
 	if a.Timeline.MIG {
 		meta[metaMIG] = "true"
+	}
+	if mps {
+		meta[metaMPS] = "true"
 	}
 	if e.Modeled {
 		meta[metaEnergyIT] = strconv.FormatFloat(e.ITKWh, 'g', -1, 64)
@@ -550,6 +561,9 @@ func ReadJobsParquet(path string, data []byte) ([]JobRow, map[string]string, err
 	}
 	if t.meta[metaMIG] == "true" {
 		strs("mig", func(r *JobRow, v string) { r.MIG = v })
+	}
+	if t.meta[metaMPS] == "true" {
+		ints("mps_share", func(r *JobRow, v int64) { r.MPSShare = int32(v) })
 	}
 	if firstErr != nil {
 		return nil, nil, firstErr

@@ -123,6 +123,11 @@ func WriteJobsSacct(w io.Writer, rec *sim.Record) error {
 				// holds no whole GPU, so gres/gpu is its instance count.
 				tres = allocTRES(cpus, migN, "", mem, nnodes, typed...)
 			}
+			if mps := mpsTotal(j.Alloc); mps > 0 {
+				// An MPS job holds no whole GPU: gres/mps is its shares
+				// summed over its nodes (100 per GPU).
+				tres = allocTRES(cpus, gpus, tj.Request.GPUType, mem, nnodes, "gres/mps="+strconv.FormatInt(mps, 10))
+			}
 		} else {
 			nnodes, ncpus = max(int64(tj.Request.Nodes), 1), int64(tj.Request.CPUs)
 		}

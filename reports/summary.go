@@ -446,7 +446,7 @@ func baseSummary(rec *sim.Record, runs [][]runSpan, opts SummaryOptions, caller 
 			d := int64(to - from)
 			for k := range r.alloc {
 				a := &r.alloc[k]
-				gpuSec += gpuSevenths(cl, a) * d // sevenths of a GPU
+				gpuSec += gpuParts(cl, a) * d // 700ths of a GPU
 				cpuSec += int64(a.CPUs) * d
 				busy[a.Node] = append(busy[a.Node], interval{from, to})
 			}
@@ -462,9 +462,9 @@ func baseSummary(rec *sim.Record, runs [][]runSpan, opts SummaryOptions, caller 
 	for _, iv := range busy {
 		nodeSec += unionLength(iv)
 	}
-	s.GPU = utilization(roundSevenths(gpuSec), s.Cluster.GPUs*window)
+	s.GPU = utilization(roundGPUParts(gpuSec), s.Cluster.GPUs*window)
 	if s.GPU.Available > 0 {
-		s.GPU.Fraction = float64(gpuSec) / float64(sevenths*s.GPU.Available)
+		s.GPU.Fraction = float64(gpuSec) / float64(gpuUnit*s.GPU.Available)
 	}
 	s.CPU = utilization(cpuSec, s.Cluster.CPUs*window)
 	s.Node = utilization(nodeSec, int64(s.Cluster.Nodes)*window)

@@ -242,10 +242,10 @@ func buildTimeline(rec *sim.Record, runs [][]runSpan, from, to, step sim.Time, s
 		j := &rec.Jobs[i]
 		req := rec.Trace.Jobs[i].Request
 		for ri, r := range runs[i] {
-			var g, c int64 // g in sevenths of a GPU
+			var g, c int64 // g in 700ths of a GPU
 			for k := range r.alloc {
 				a := &r.alloc[k]
-				g += gpuSevenths(cl, a)
+				g += gpuParts(cl, a)
 				c += int64(a.CPUs)
 				busy[a.Node] = append(busy[a.Node], interval{r.start, r.end})
 			}
@@ -312,9 +312,12 @@ func buildTimeline(rec *sim.Record, runs [][]runSpan, from, to, step sim.Time, s
 			if q.to <= q.from {
 				continue
 			}
-			gpus := sevenths * int64(req.GPUs)
-			if req.MIGProfile != 0 {
-				gpus = int64(req.MIGProfile.Compute()) * int64(req.GPUs)
+			gpus := gpuUnit * int64(req.GPUs)
+			switch {
+			case req.MIGProfile != 0:
+				gpus = gpuUnit / 7 * int64(req.MIGProfile.Compute()) * int64(req.GPUs)
+			case req.MPSShare > 0:
+				gpus = gpuUnit / 100 * int64(req.MPSShare) * int64(max(req.Nodes, 1))
 			}
 			spread(q.from, q.to, func(k int, d int64) {
 				bins[k].QueueSeconds += d
@@ -357,13 +360,13 @@ func buildTimeline(rec *sim.Record, runs [][]runSpan, from, to, step sim.Time, s
 		add(timelineEvent{at: m.At, kind: evMIGHold, run: int32(h)})
 		add(timelineEvent{at: end, kind: evMIGFree, run: int32(h)})
 	}
-	// Integrals were summed in sevenths of a GPU.
+	// Integrals were summed in 700ths of a GPU.
 	for k := range bins {
 		b := &bins[k]
-		b.GPUSeconds = roundSevenths(b.GPUSeconds)
-		b.PendingGPUSeconds = roundSevenths(b.PendingGPUSeconds)
+		b.GPUSeconds = roundGPUParts(b.GPUSeconds)
+		b.PendingGPUSeconds = roundGPUParts(b.PendingGPUSeconds)
 		for p := range b.PartGPUSeconds {
-			b.PartGPUSeconds[p] = roundSevenths(b.PartGPUSeconds[p])
+			b.PartGPUSeconds[p] = roundGPUParts(b.PartGPUSeconds[p])
 		}
 	}
 	for n, ivs := range busy {
