@@ -154,6 +154,10 @@ func (c *Conservative) place(job *sim.PendingJob, now sim.Time) {
 		for ; m < len(c.times) && c.times[m] < end; m++ {
 			for n, f := range c.free[m] {
 				w := &c.win[n]
+				if w.MPS.Enabled() {
+					// Before FreeGPUs: it needs each side's own count.
+					w.MPS = sim.MPSMeetFree(w.MPS, w.FreeGPUs, f.MPS, f.FreeGPUs)
+				}
 				w.FreeGPUs = min(w.FreeGPUs, f.FreeGPUs)
 				w.FreeCPUs = min(w.FreeCPUs, f.FreeCPUs)
 				w.FreeMemMB = min(w.FreeMemMB, f.FreeMemMB)

@@ -357,7 +357,7 @@ func (f MIGFree) Give(a MIGAlloc) MIGFree {
 // instances in use, a GPU in use for different profiles being unavailable
 // and one empty in both but partitioned differently counting as not
 // partitioned. Taking an allocation that fits the meet fits each of a and
-// b.
+// b. MPSMeet (mps.go) is its counterpart for MPS shares.
 func MIGMeet(a, b MIGFree) MIGFree {
 	if a == 0 || b == 0 || a.Dynamic() != b.Dynamic() || a.geo() != b.geo() {
 		return 0

@@ -264,3 +264,50 @@ func (c *controller) checkMPS() {
 		}
 	}
 }
+
+// MPSMeet returns the MPS state in use in both a and b, for a policy that
+// needs the capacity free throughout an interval (as MIGMeet for MIG):
+// per MPS GPU the more share in use and the more clients; a GPU unused in
+// one and in use in the other takes the in-use values. The client limit is
+// a's; the meet is zero (no MPS) when either is.
+//
+// A share joining a GPU of the meet that is unused on one side takes a
+// free GPU there: MPSMeet alone is enough when each side has a free GPU
+// (the meet's free GPUs being the fewer of the two); MPSMeetFree also
+// covers a side without one.
+func MPSMeet(a, b MPSFree) MPSFree {
+	if !a.Enabled() || !b.Enabled() {
+		return MPSFree{}
+	}
+	out := a
+	for g := range MaxMPSGPUs {
+		u1, c1 := a.GPU(g)
+		u2, c2 := b.GPU(g)
+		if c1 == 0 && c2 == 0 {
+			continue
+		}
+		out = out.setGPU(g, max(u1, u2), max(c1, c2))
+	}
+	return out
+}
+
+// MPSMeetFree is MPSMeet for two node states with aFree and bFree free
+// GPUs: an MPS GPU in use on one side and unused on a side without a free
+// GPU is full in the meet (no share fits it), since a share could join it
+// on the one side but not take a GPU on the other. With the meet's free
+// GPUs min(aFree, bFree), a share that fits the meet fits both sides; the
+// meet of several states may be taken pairwise, in any order.
+func MPSMeetFree(a MPSFree, aFree int32, b MPSFree, bFree int32) MPSFree {
+	out := MPSMeet(a, b)
+	if !out.Enabled() || aFree > 0 && bFree > 0 {
+		return out
+	}
+	for g := range MaxMPSGPUs {
+		_, c1 := a.GPU(g)
+		_, c2 := b.GPU(g)
+		if c1 == 0 && c2 > 0 && aFree <= 0 || c2 == 0 && c1 > 0 && bFree <= 0 {
+			out = out.setGPU(g, 100, max(c1, c2))
+		}
+	}
+	return out
+}
