@@ -224,3 +224,48 @@ func diffJobs[T any](t *testing.T, a, b []T) {
 		}
 	}
 }
+
+// TestRoundTripSubGPU: MIG and MPS requests survive sacct read → write →
+// read: a bare MIG profile, a typed one (h100_1g.20gb), one per node on two
+// nodes (old ReqGRES), an MPS share on one node and one on two nodes
+// (gres/mps is the job's total: 2 × 50 = 100).
+func TestRoundTripSubGPU(t *testing.T) {
+	in := "JobID|Submit|Start|End|State|NNodes|NCPUS|ReqTRES|ReqGRES|Timelimit\n" +
+		"1|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T01:00:00|COMPLETED|1|2|billing=2,cpu=2,gres/gpu:1g.10gb=2,gres/gpu=2,node=1||01:00:00\n" +
+		"2|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T01:00:00|COMPLETED|1|3|billing=3,cpu=3,gres/gpu:h100_1g.20gb=3,gres/gpu=3,node=1||01:00:00\n" +
+		"3|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T01:00:00|COMPLETED|2|2|billing=2,cpu=2,node=2|gpu:3g.40gb:1|01:00:00\n" +
+		"4|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T01:00:00|COMPLETED|1|1|billing=1,cpu=1,gres/mps=25,node=1||01:00:00\n" +
+		"5|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T01:00:00|COMPLETED|2|4|billing=4,cpu=4,gres/mps=100,node=2||01:00:00\n"
+	orig, err := Read(strings.NewReader(in), "subgpu.sacct", Options{Format: FormatSacct})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, FormatSacct, orig.Trace, WriteOptions{SacctUTC: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"gres/gpu:1g.10gb=2,gres/gpu=2,", "gres/gpu:h100_1g.20gb=3,gres/gpu=3,", "gres/gpu:3g.40gb=2,gres/gpu=2,",
+		"gres/gpu=0,gres/mps=25,mem=", "gres/gpu=0,gres/mps=100,mem="} {
+		if !strings.Contains(buf.String(), s) {
+			t.Errorf("written sacct lacks %q:\n%s", s, buf.String())
+		}
+	}
+	back, err := Read(bytes.NewReader(buf.Bytes()), "written.sacct", Options{Format: FormatSacct})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := mapJobs(orig.Trace, sacctProjection), mapJobs(back.Trace, sacctProjection)
+	diffJobs(t, a, b)
+	var mig, mps int
+	for _, j := range b {
+		if j.Request.MIGProfile != 0 {
+			mig++
+		}
+		if j.Request.MPSShare > 0 {
+			mps++
+		}
+	}
+	if mig != 3 || mps != 2 {
+		t.Errorf("read back %d MIG and %d MPS requests, want 3 and 2", mig, mps)
+	}
+}

@@ -28,7 +28,9 @@ var sacctWritten = []string{"JobID", "User", "Account", "Partition", "QOS", "Sta
 //     ends in :00); an unknown limit is Partition_Limit.
 //   - ReqTRES holds the request: cpu, gres/gpu (and gres/gpu:TYPE), mem in
 //     MiB ("M") and node, always written, zeros included, sorted as Slurm
-//     sorts them.
+//     sorts them. A MIG request's type names its profile
+//     (gres/gpu:1g.10gb=2, gres/gpu:h100_1g.20gb=2); an MPS share adds
+//     gres/mps, the job's total over its nodes (share × nodes).
 //   - State is the raw State kept in Extra ("CANCELLED by 0") when there
 //     is one, else TraceState.
 //   - JobID is the job's ID when it is a Slurm job id (123, 123_4,
@@ -246,12 +248,23 @@ func appendSlurmDuration(b []byte, secs int64) []byte {
 // appendTRES appends the request as a ReqTRES string, keys sorted
 // byte-wise on the whole "name=value" text as Slurm sorts them.
 func appendTRES(b []byte, r *workload.Request) []byte {
-	items := make([]string, 0, 5)
+	items := make([]string, 0, 6)
 	items = append(items, "cpu="+strconv.Itoa(int(r.CPUs)))
-	if r.GPUType != "" {
-		items = append(items, "gres/gpu:"+r.GPUType+"="+strconv.Itoa(int(r.GPUs)))
+	// A MIG request is a typed GPU request whose type names the profile
+	// (gres/gpu:1g.10gb=2, gres/gpu:h100_1g.20gb=2), as the reader takes it.
+	switch typ := r.GPUType; {
+	case r.MIGProfile != 0 && typ != "":
+		items = append(items, "gres/gpu:"+typ+"_"+r.MIGProfile.String()+"="+strconv.Itoa(int(r.GPUs)))
+	case r.MIGProfile != 0:
+		items = append(items, "gres/gpu:"+r.MIGProfile.String()+"="+strconv.Itoa(int(r.GPUs)))
+	case typ != "":
+		items = append(items, "gres/gpu:"+typ+"="+strconv.Itoa(int(r.GPUs)))
 	}
 	items = append(items, "gres/gpu="+strconv.Itoa(int(r.GPUs)))
+	// An MPS share is per node; sacct's gres/mps is the job's total.
+	if r.MPSShare > 0 {
+		items = append(items, "gres/mps="+strconv.FormatInt(int64(r.MPSShare)*int64(max(r.Nodes, 1)), 10))
+	}
 	items = append(items, "mem="+strconv.FormatInt(r.MemMB, 10)+"M")
 	items = append(items, "node="+strconv.Itoa(int(r.Nodes)))
 	slices.Sort(items)
