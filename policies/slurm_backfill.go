@@ -371,6 +371,9 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob) {
 	exact := s.pass.exact || s.cfg.bfBusyNodes
 	if exact {
 		s.profile(job)
+		if !s.reachable(now, horizon) {
+			return
+		}
 	}
 	for range 10000 {
 		if startRes >= horizon {
@@ -395,7 +398,7 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob) {
 		var t sim.Time
 		var ok bool
 		if exact {
-			t, ok = s.willRunExact(job, startRes, next)
+			t, ok = s.willRunExact(job, startRes, min(next, horizon-1))
 		} else {
 			t, ok = s.willRun(job, startRes)
 		}
@@ -405,6 +408,10 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob) {
 		case !ok || t > next:
 			startRes = next // TRY_LATER: some reserved nodes free up then
 			continue
+		case t >= horizon:
+			// Beyond bf_window: no reservation, whether or not its
+			// window meets another (a retry would start from t).
+			return
 		}
 		lo, hi := s.floorRes(t), s.ceilRes(endAt(t, limit))
 		s.setMask(lo, hi)
@@ -418,9 +425,6 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob) {
 		if clash || s.windowClash(t, limit) {
 			startRes = t // the window at t meets another reservation: retry from t
 			continue
-		}
-		if t >= horizon {
-			return
 		}
 		off := len(b.pool)
 		for _, a := range b.alloc {
@@ -636,13 +640,39 @@ func (s *Slurm) profileGroup(k int) bool {
 	return true
 }
 
+// reachable reports whether job, whose profile is made, could start
+// before horizon on every node (no mask): the earliest start under any
+// mask is no earlier, so when it is not, reserve would make no
+// reservation, whatever the TRY_LATER retries find.
+func (s *Slurm) reachable(now, horizon sim.Time) bool {
+	b := &s.bf
+	capSum := b.wrBase
+	need := int64(b.wrDemand.count)
+	for g := 0; capSum < need; g++ {
+		if !s.profileGroup(g) {
+			return false
+		}
+		lo := int32(0)
+		if g > 0 {
+			lo = b.wrEntEnd[g-1]
+		}
+		for _, e := range b.wrEnt[lo:b.wrEntEnd[g]] {
+			capSum += int64(e.delta)
+		}
+		if max(now, b.grpLast[g]) >= horizon {
+			return false
+		}
+	}
+	return true
+}
+
 // willRunExact is willRun for a placement that succeeds exactly when the
 // nodes of b.mask hold the job's units (FirstFit on one partition, or
 // bf_busy_nodes): it sums the job's profile over the nodes b.mask leaves
 // in, group by group, without rebuilding the free state. The placement is
 // made (into b.alloc) only when the caller will use it: when the start
-// is found and not after next. It returns what willRun returns.
-func (s *Slurm) willRunExact(job *sim.PendingJob, startRes, next sim.Time) (sim.Time, bool) {
+// is found and not after use. It returns what willRun returns.
+func (s *Slurm) willRunExact(job *sim.PendingJob, startRes, use sim.Time) (sim.Time, bool) {
 	b := &s.bf
 	capSum := b.wrBase
 	for _, x := range b.masked {
@@ -669,8 +699,8 @@ func (s *Slurm) willRunExact(job *sim.PendingJob, startRes, next sim.Time) (sim.
 		}
 		t = max(startRes, b.grpLast[g])
 	}
-	if t > next {
-		return t, true // TRY_LATER: the placement is not used
+	if t > use {
+		return t, true // TRY_LATER or beyond bf_window: the placement is not used
 	}
 	if s.placeAfter(job, g) {
 		return t, true
