@@ -75,6 +75,8 @@ const (
 	acThrottle
 	acRequeue
 	acCheckpoint
+	acMIG
+	acMPS
 	numArrowCols
 )
 
@@ -106,6 +108,11 @@ const (
 //	array_throttle int32, null = no %N throttle
 //	requeue        bool, null = false      sbatch --requeue
 //	checkpoint_interval int64 seconds, null = never checkpoints
+//	mig_profile    dictionary<int32, utf8>, null = whole GPUs   MIG profile ("1g.10gb")
+//	mps_share      int32, null = 0          MPS share of one GPU per node, percent
+//
+// Files without mig_profile or mps_share (written before they were added)
+// read back with the zero values.
 //
 // and metadata schedsim.schema_version, schedsim.epoch (the trace's
 // Epoch, Unix seconds), schedsim.source, schedsim.time_zone and
@@ -140,6 +147,8 @@ func ArrowSchema(md *arrow.Metadata) *arrow.Schema {
 		acThrottle:    f("array_throttle", arrow.PrimitiveTypes.Int32, true),
 		acRequeue:     f("requeue", arrow.FixedWidthTypes.Boolean, true),
 		acCheckpoint:  f("checkpoint_interval", arrow.PrimitiveTypes.Int64, true),
+		acMIG:         f("mig_profile", dictString, true),
+		acMPS:         f("mps_share", arrow.PrimitiveTypes.Int32, true),
 	}
 	return arrow.NewSchema(fields, md)
 }
@@ -200,7 +209,7 @@ func arrowRecord(t *workload.Trace, mem memory.Allocator) (arrow.RecordBatch, er
 		for _, x := range []struct {
 			c int
 			s string
-		}{{acUser, j.User}, {acAccount, j.Account}, {acPartition, j.Partition}, {acQOS, j.QOS}, {acState, j.TraceState}, {acGPUType, j.Request.GPUType}} {
+		}{{acUser, j.User}, {acAccount, j.Account}, {acPartition, j.Partition}, {acQOS, j.QOS}, {acState, j.TraceState}, {acGPUType, j.Request.GPUType}, {acMIG, j.Request.MIGProfile.String()}} {
 			if err := dict(x.c, x.s); err != nil {
 				return nil, err
 			}
@@ -234,6 +243,11 @@ func arrowRecord(t *workload.Trace, mem memory.Allocator) (arrow.RecordBatch, er
 			b.Field(acRequeue).AppendNull()
 		}
 		i64(acCheckpoint, int64(j.CheckpointInterval), j.CheckpointInterval == 0)
+		if j.Request.MPSShare == 0 {
+			b.Field(acMPS).AppendNull()
+		} else {
+			b.Field(acMPS).(*array.Int32Builder).Append(j.Request.MPSShare)
+		}
 
 		lb := b.Field(acDeps).(*array.ListBuilder)
 		lb.Append(true)
@@ -521,6 +535,14 @@ func appendJobs(t *workload.Trace, rec arrow.RecordBatch, path string, row *int)
 		j.Request.GPUType = s(acGPUType)
 		j.Request.CPUs = int32(in(acCPUs, 0))
 		j.Request.MemMB = in(acMem, 0)
+		j.Request.MPSShare = int32(in(acMPS, 0))
+		if v := s(acMIG); v != "" {
+			p, err := workload.ParseMIGProfile(v)
+			if err != nil {
+				return &ParseError{Path: path, Line: *row, Field: "mig_profile", Value: v, Err: errKind(ErrSyntax, "want a MIG profile name such as 1g.10gb or 3g.40gb+me")}
+			}
+			j.Request.MIGProfile = p
+		}
 		j.ArrayThrottle = int32(in(acThrottle, 0))
 		j.CheckpointInterval = workload.Time(in(acCheckpoint, 0))
 		if a, ok := cols[acRequeue].(*array.Boolean); ok && a.IsValid(i) {
@@ -544,6 +566,9 @@ func appendJobs(t *workload.Trace, rec arrow.RecordBatch, path string, row *int)
 		}
 		if cerr != nil {
 			return &ParseError{Path: path, Line: *row, Field: cname, Err: errors.Join(ErrSyntax, cerr)}
+		}
+		if j.Request.MPSShare < 0 {
+			return &ParseError{Path: path, Line: *row, Field: "mps_share", Value: strconv.Itoa(int(j.Request.MPSShare)), Err: errKind(ErrRange, "must be >= 0")}
 		}
 		if j.Runtime < 0 {
 			return &ParseError{Path: path, Line: *row, Field: "runtime", Value: strconv.FormatInt(int64(j.Runtime), 10), Err: errKind(ErrRange, "must be >= 0")}

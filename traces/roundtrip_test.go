@@ -268,4 +268,41 @@ func TestRoundTripSubGPU(t *testing.T) {
 	if mig != 3 || mps != 2 {
 		t.Errorf("read back %d MIG and %d MPS requests, want 3 and 2", mig, mps)
 	}
+
+	// Arrow and Parquet keep MIGProfile and MPSShare as they are, a
+	// media-extension profile included.
+	tr := *orig.Trace
+	tr.Jobs = slices.Clone(tr.Jobs)
+	me := workload.NewJob("6")
+	me.Request.GPUs, me.Request.GPUType, me.Request.CPUs = 1, "a100", 1
+	me.Request.MIGProfile, _ = workload.NewMIGProfile(1, 10, true)
+	tr.Jobs = append(tr.Jobs, me)
+	for _, format := range []string{FormatArrow, FormatParquet} {
+		t.Run(format, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := Write(&buf, format, &tr, WriteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			back, err := Read(bytes.NewReader(buf.Bytes()), "written."+format, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			diffJobs(t, mapJobs(&tr, func(j workload.Job) workload.Job { return j }), mapJobs(back.Trace, func(j workload.Job) workload.Job { return j }))
+			var mig, mps int
+			for _, j := range back.Trace.Jobs {
+				if j.Request.MIGProfile != 0 {
+					mig++
+				}
+				if j.Request.MPSShare > 0 {
+					mps++
+				}
+			}
+			if mig != 4 || mps != 2 {
+				t.Errorf("read back %d MIG and %d MPS requests, want 4 and 2", mig, mps)
+			}
+			if got := back.Trace.Jobs[5].Request.MIGProfile.String(); got != "1g.10gb+me" {
+				t.Errorf("job 6 MIG profile %q, want 1g.10gb+me", got)
+			}
+		})
+	}
 }
