@@ -38,19 +38,14 @@ type backfillState struct {
 	grpLast []sim.Time
 	grpDone bool // every rel is in a group
 
-	// The will-run profile of the job being reserved (exact placement):
-	// per node the units it holds on the free state of now (-1: not
-	// eligible), their sum, and per group the change of each node's units
-	// as the group is released (wrEnt[wrEntEnd[k-1]:wrEntEnd[k]]), computed
-	// on demand up to the groups a will-run test reached.
-	wrDemand  demand
-	wrBase    int64
-	wrContrib []int32
-	wrPrev    []int32
-	wrCur     []sim.NodeState
-	wrEnt     []wrEntry
-	wrEntEnd  []int32
-	running   []sim.RunningJob // the view's, during a cycle
+	// Will-run profiles (exact placement) of the demands reserved since
+	// the free state or rel last changed: profs[:nprof], wr the one of
+	// the job being reserved.
+	profs    []wrProfile
+	nprof    int
+	profNext int
+	wr       *wrProfile
+	running  []sim.RunningJob // the view's, during a cycle
 }
 
 // bfRes is a reservation: nodes held whole over [lo, hi).
@@ -60,6 +55,26 @@ type bfRes struct {
 	lo, hi sim.Time
 	nodes  []int32
 }
+
+// wrProfile is a demand's will-run profile on the cycle's free state and
+// rel: per node the units it holds on the free state of now (-1: not
+// eligible), their sum, and per group the change of each node's units
+// as the group is released (ent[entEnd[k-1]:entEnd[k]]), computed on
+// demand up to the groups a will-run test reached; whether it can start
+// within bf_window on every node (0: not known yet, 1: yes, -1: no).
+type wrProfile struct {
+	d       demand
+	base    int64
+	contrib []int32
+	prev    []int32
+	cur     []sim.NodeState
+	ent     []wrEntry
+	entEnd  []int32
+	reach   int8
+}
+
+// maxProfiles bounds the will-run profiles kept in a cycle.
+const maxProfiles = 16
 
 // wrEntry is a change of a node's units in a will-run profile.
 type wrEntry struct {
@@ -105,6 +120,7 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 	b.dparts = b.dparts[:0]
 	b.relBuilt = false // built when the first reservation is computed
 	b.dropGroups()
+	b.dropProfiles()
 	b.running = v.Running()
 	defer func() { b.running = nil }()
 	if b.users == nil {
@@ -357,6 +373,7 @@ func (s *Slurm) startNow(job *sim.PendingJob) bool {
 		b.rel = slices.Insert(b.rel, i, rel)
 		b.dropGroups()
 	}
+	b.dropProfiles() // the free state changed
 	return true
 }
 
@@ -578,15 +595,35 @@ func (s *Slurm) group(k int) bool {
 	return true
 }
 
-// profile starts job's will-run profile (see backfillState) on the free
-// state of now.
+// profile makes b.wr job's will-run profile on the free state of now,
+// reusing the one of an earlier reservation of the same demand while the
+// free state and rel are unchanged.
 func (s *Slurm) profile(job *sim.PendingJob) {
 	p := &s.pass
 	b := &s.bf
 	d := newDemand(job)
-	b.wrDemand = d
+	for i := range b.profs[:b.nprof] {
+		if b.profs[i].d == d {
+			b.wr = &b.profs[i]
+			return
+		}
+	}
+	var w *wrProfile
+	if b.nprof < maxProfiles {
+		if b.nprof == len(b.profs) {
+			b.profs = append(b.profs, wrProfile{})
+		}
+		w = &b.profs[b.nprof]
+		b.nprof++
+	} else {
+		w = &b.profs[b.profNext]
+		b.profNext = (b.profNext + 1) % maxProfiles
+	}
+	b.wr = w
+	w.d = d
+	w.reach = 0
 	n := len(p.nodes)
-	b.wrContrib = slices.Grow(b.wrContrib[:0], n)[:n]
+	w.contrib = slices.Grow(w.contrib[:0], n)[:n]
 	var base int64
 	for i := range p.nodes {
 		c := int32(-1)
@@ -594,23 +631,32 @@ func (s *Slurm) profile(job *sim.PendingJob) {
 			c = d.fit(p.free[i])
 			base += int64(c)
 		}
-		b.wrContrib[i] = c
+		w.contrib[i] = c
 	}
-	b.wrBase = base
-	b.wrPrev = append(b.wrPrev[:0], b.wrContrib...)
-	b.wrCur = append(b.wrCur[:0], p.free...)
-	b.wrEnt = b.wrEnt[:0]
-	b.wrEntEnd = b.wrEntEnd[:0]
+	w.base = base
+	w.prev = append(w.prev[:0], w.contrib...)
+	w.cur = append(w.cur[:0], p.free...)
+	w.ent = w.ent[:0]
+	w.entEnd = w.entEnd[:0]
+}
+
+// dropProfiles forgets the will-run profiles (the free state or rel
+// changed).
+func (b *backfillState) dropProfiles() {
+	b.nprof = 0
+	b.profNext = 0
+	b.wr = nil
 }
 
 // profileGroup makes sure the profile covers will-run group k, reporting
 // false when there is no such group.
 func (s *Slurm) profileGroup(k int) bool {
 	b := &s.bf
-	if k < len(b.wrEntEnd) {
+	w := b.wr
+	if k < len(w.entEnd) {
 		return true
 	}
-	for g := len(b.wrEntEnd); g <= k; g++ {
+	for g := len(w.entEnd); g <= k; g++ {
 		if !s.group(g) {
 			return false
 		}
@@ -618,24 +664,24 @@ func (s *Slurm) profileGroup(k int) bool {
 		if g > 0 {
 			lo = int(b.grpEnd[g-1])
 		}
-		d := &b.wrDemand
+		d := &w.d
 		for _, r := range b.rel[lo:b.grpEnd[g]] {
 			for _, a := range r.alloc {
-				if b.wrContrib[a.Node] < 0 {
+				if w.contrib[a.Node] < 0 {
 					continue
 				}
-				f := &b.wrCur[a.Node]
+				f := &w.cur[a.Node]
 				f.FreeGPUs += a.GPUs
 				f.FreeCPUs += a.CPUs
 				f.FreeMemMB += a.MemMB
 				c := d.fit(*f)
-				if dc := c - b.wrPrev[a.Node]; dc != 0 {
-					b.wrPrev[a.Node] = c
-					b.wrEnt = append(b.wrEnt, wrEntry{node: a.Node, delta: dc})
+				if dc := c - w.prev[a.Node]; dc != 0 {
+					w.prev[a.Node] = c
+					w.ent = append(w.ent, wrEntry{node: a.Node, delta: dc})
 				}
 			}
 		}
-		b.wrEntEnd = append(b.wrEntEnd, int32(len(b.wrEnt)))
+		w.entEnd = append(w.entEnd, int32(len(w.ent)))
 	}
 	return true
 }
@@ -646,17 +692,32 @@ func (s *Slurm) profileGroup(k int) bool {
 // reservation, whatever the TRY_LATER retries find.
 func (s *Slurm) reachable(now, horizon sim.Time) bool {
 	b := &s.bf
-	capSum := b.wrBase
-	need := int64(b.wrDemand.count)
+	w := b.wr
+	if w.reach != 0 {
+		return w.reach > 0
+	}
+	ok := s.reach(now, horizon)
+	w.reach = -1
+	if ok {
+		w.reach = 1
+	}
+	return ok
+}
+
+func (s *Slurm) reach(now, horizon sim.Time) bool {
+	b := &s.bf
+	w := b.wr
+	capSum := w.base
+	need := int64(w.d.count)
 	for g := 0; capSum < need; g++ {
 		if !s.profileGroup(g) {
 			return false
 		}
 		lo := int32(0)
 		if g > 0 {
-			lo = b.wrEntEnd[g-1]
+			lo = w.entEnd[g-1]
 		}
-		for _, e := range b.wrEnt[lo:b.wrEntEnd[g]] {
+		for _, e := range w.ent[lo:w.entEnd[g]] {
 			capSum += int64(e.delta)
 		}
 		if max(now, b.grpLast[g]) >= horizon {
@@ -674,13 +735,14 @@ func (s *Slurm) reachable(now, horizon sim.Time) bool {
 // is found and not after use. It returns what willRun returns.
 func (s *Slurm) willRunExact(job *sim.PendingJob, startRes, use sim.Time) (sim.Time, bool) {
 	b := &s.bf
-	capSum := b.wrBase
+	w := b.wr
+	capSum := w.base
 	for _, x := range b.masked {
-		if c := b.wrContrib[x]; c > 0 {
+		if c := w.contrib[x]; c > 0 {
 			capSum -= int64(c)
 		}
 	}
-	need := int64(b.wrDemand.count)
+	need := int64(w.d.count)
 	g := -1
 	t := startRes
 	for capSum < need {
@@ -690,9 +752,9 @@ func (s *Slurm) willRunExact(job *sim.PendingJob, startRes, use sim.Time) (sim.T
 		}
 		lo := int32(0)
 		if g > 0 {
-			lo = b.wrEntEnd[g-1]
+			lo = w.entEnd[g-1]
 		}
-		for _, e := range b.wrEnt[lo:b.wrEntEnd[g]] {
+		for _, e := range w.ent[lo:w.entEnd[g]] {
 			if b.mask[e.node] {
 				capSum += int64(e.delta)
 			}
@@ -713,10 +775,11 @@ func (s *Slurm) willRunExact(job *sim.PendingJob, startRes, use sim.Time) (sim.T
 func (s *Slurm) placeAfter(job *sim.PendingJob, g int) bool {
 	p := &s.pass
 	b := &s.bf
+	w := b.wr
 	n := len(p.nodes)
 	b.wfree = slices.Grow(b.wfree[:0], n)[:n]
 	for i := range b.wfree {
-		if b.wrContrib[i] >= 0 && b.mask[i] {
+		if w.contrib[i] >= 0 && b.mask[i] {
 			b.wfree[i] = p.free[i]
 		} else {
 			b.wfree[i] = sim.NodeState{}
@@ -725,7 +788,7 @@ func (s *Slurm) placeAfter(job *sim.PendingJob, g int) bool {
 	if g >= 0 {
 		for _, r := range b.rel[:b.grpEnd[g]] {
 			for _, a := range r.alloc {
-				if b.wrContrib[a.Node] < 0 || !b.mask[a.Node] {
+				if w.contrib[a.Node] < 0 || !b.mask[a.Node] {
 					continue
 				}
 				f := &b.wfree[a.Node]
