@@ -3,6 +3,7 @@ package reports
 import (
 	"encoding/csv"
 	"fmt"
+	"github.com/schedsim/schedsim/hwmodels"
 	"io"
 	"slices"
 	"strconv"
@@ -62,7 +63,7 @@ func WriteJobsCSV(w io.Writer, rec *sim.Record) error {
 		row[7] = j.State.String()
 		row[8] = strconv.Itoa(len(nodes))
 		row[9] = strconv.FormatInt(j.GPUs(), 10)
-		row[10] = compressHostlist(names)
+		row[10] = hwmodels.CompressHostlist(names)
 		if err := cw.Write(row); err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"cmp"
+	"github.com/schedsim/schedsim/hwmodels"
 	"slices"
 	"strings"
 
@@ -182,7 +183,7 @@ func JobRows(rec *sim.Record, tau sim.Time) []JobRow {
 		}
 		r.MIG = migLabel(rec.Cluster, j.Alloc)
 		r.AllocNodes = int32(len(nodes))
-		r.NodeList = compressHostlist(names)
+		r.NodeList = hwmodels.CompressHostlist(names)
 		if len(nodes) > 0 {
 			r.AllocGPUType = rec.Cluster.Nodes[nodes[0]].GPUType
 		}

@@ -3,6 +3,7 @@ package reports
 import (
 	"bufio"
 	"fmt"
+	"github.com/schedsim/schedsim/hwmodels"
 	"io"
 	"math"
 	"slices"
@@ -116,7 +117,7 @@ func WriteJobsSacct(w io.Writer, rec *sim.Record) error {
 		nnodes, ncpus := int64(len(nodes)), cpus
 		nodeList, tres := "None assigned", ""
 		if j.Start != workload.Unknown {
-			nodeList = compressHostlist(names)
+			nodeList = hwmodels.CompressHostlist(names)
 			tres = allocTRES(cpus, gpus, tj.Request.GPUType, mem, nnodes)
 			if migN, typed := migTRES(rec.Cluster, j.Alloc, tj.Request.GPUType); migN > 0 {
 				// MIG instances are GPU GRES of their own type; a MIG job
