@@ -3,11 +3,11 @@ package reports
 import (
 	"encoding/csv"
 	"fmt"
-	"github.com/schedsim/schedsim/hwmodels"
 	"io"
 	"slices"
 	"strconv"
 
+	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )

@@ -2,10 +2,10 @@ package reports
 
 import (
 	"cmp"
-	"github.com/schedsim/schedsim/hwmodels"
 	"slices"
 	"strings"
 
+	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )

@@ -3,7 +3,6 @@ package reports
 import (
 	"bufio"
 	"fmt"
-	"github.com/schedsim/schedsim/hwmodels"
 	"io"
 	"math"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
