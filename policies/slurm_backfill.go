@@ -183,6 +183,7 @@ func (s *Slurm) buildRel() {
 		return
 	}
 	b.relBuilt = true
+	b.dropGroups() // profiles made before (by startNow) have no groups yet
 	b.relStamp += 2
 	mark, seen := b.relStamp, b.relStamp+1
 	top := sim.JobRef(-1)
@@ -354,6 +355,21 @@ func (s *Slurm) startNow(job *sim.PendingJob) bool {
 	now := p.now
 	s.setMask(s.floorRes(now), s.ceilRes(endAt(now, job.Limit)))
 	s.maskWindows(now, job.Limit)
+	if p.exact {
+		// FirstFit places the job exactly when the unmasked nodes hold
+		// its units: count them from the job's profile first.
+		s.profile(job)
+		w := b.wr
+		capSum := w.base
+		for _, x := range b.masked {
+			if c := w.contrib[x]; c > 0 {
+				capSum -= int64(c)
+			}
+		}
+		if capSum < int64(w.d.count) {
+			return false
+		}
+	}
 	b.wfree = append(b.wfree[:0], p.free...)
 	for _, x := range b.masked {
 		b.wfree[x] = sim.NodeState{}
