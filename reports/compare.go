@@ -67,6 +67,7 @@ var Metrics = []MetricSpec{
 	{"mean_response", "s", true, "mean response (end − submit) of jobs that ended after starting"},
 	{"mean_bsld", "", true, "mean bounded slowdown of finished jobs"},
 	{"gpu_util", "fraction", false, "allocated GPU-seconds over the cluster's GPUs × makespan"},
+	{"gpu_util_effective", "fraction", false, "allocated GPU-seconds less those lost to communication stretch, over the cluster's GPUs × makespan"},
 	{"cpu_util", "fraction", false, "allocated CPU-seconds over the cluster's CPUs × makespan"},
 	{"jobs_per_day", "jobs/day", false, "jobs that ended after starting, per day of makespan"},
 	{"jain_fairness", "", false, "Jain's index over users' mean bounded slowdowns"},
@@ -113,6 +114,7 @@ type runData struct {
 	wait, resp    []float64 // NaN when absent
 	sld           []float64 // NaN when absent
 	gpuSec        []float64
+	gpuEffSec     []float64 // gpuSec less the stretch loss
 	cpuSec        []float64
 	user          []int32
 	users         int
@@ -129,7 +131,7 @@ func prepare(r *CompareRun) *runData {
 	n := len(r.Jobs)
 	d := &runData{
 		wait: make([]float64, n), resp: make([]float64, n), sld: make([]float64, n),
-		gpuSec: make([]float64, n), cpuSec: make([]float64, n), user: make([]int32, n),
+		gpuSec: make([]float64, n), gpuEffSec: make([]float64, n), cpuSec: make([]float64, n), user: make([]int32, n),
 		submit: make([]float64, n), end: make([]float64, n),
 		gpus: float64(r.GPUs), cpus: float64(r.CPUs),
 	}
@@ -147,6 +149,7 @@ func prepare(r *CompareRun) *runData {
 			d.sld[i] = j.Slowdown
 		}
 		d.gpuSec[i], d.cpuSec[i] = float64(j.GPUSeconds), float64(j.CPUSeconds)
+		d.gpuEffSec[i] = float64(j.GPUSeconds - j.StretchLostGPUSeconds)
 		u, ok := users[j.User]
 		if !ok {
 			u = int32(len(users))
@@ -207,7 +210,7 @@ type scratch struct {
 // repetition) of d, into out.
 func (d *runData) eval(idx []int32, sc *scratch, out []float64) {
 	sc.waits = sc.waits[:0]
-	var waitSum, respSum, sldSum, gpu, cpu float64
+	var waitSum, respSum, sldSum, gpu, gpuEff, cpu float64
 	var respN, sldN int
 	if len(sc.userSum) < d.users {
 		sc.userSum = make([]float64, d.users)
@@ -234,6 +237,7 @@ func (d *runData) eval(idx []int32, sc *scratch, out []float64) {
 			sc.userN[u]++
 		}
 		gpu += d.gpuSec[i]
+		gpuEff += d.gpuEffSec[i]
 		cpu += d.cpuSec[i]
 	}
 	slices.Sort(sc.waits)
@@ -278,7 +282,7 @@ func (d *runData) eval(idx []int32, sc *scratch, out []float64) {
 	copy(out, []float64{
 		mean(waitSum, len(sc.waits)), q(0.50), q(0.90), q(0.95), q(0.99),
 		mean(respSum, respN), mean(sldSum, sldN),
-		util(gpu, d.gpus), util(cpu, d.cpus), perDay, jain, d.makespan(idx),
+		util(gpu, d.gpus), util(gpuEff, d.gpus), util(cpu, d.cpus), perDay, jain, d.makespan(idx),
 		energy,
 	})
 }
@@ -425,7 +429,7 @@ func ParseGate(spec string) (Gate, error) {
 	g := Gate{Spec: spec, Metric: m[1], Threshold: v, Unit: m[4]}
 	switch {
 	case g.Unit == "pp" && Metrics[k].Unit != "fraction":
-		return Gate{}, fmt.Errorf("gate %q: pp applies to fraction metrics (gpu_util, cpu_util), not %s", spec, m[1])
+		return Gate{}, fmt.Errorf("gate %q: pp applies to fraction metrics (gpu_util, gpu_util_effective, cpu_util), not %s", spec, m[1])
 	case g.Unit == "s":
 		if Metrics[k].Unit != "s" {
 			return Gate{}, fmt.Errorf("gate %q: %s is not measured in seconds", spec, m[1])

@@ -41,6 +41,21 @@
 //     NodeAlloc.CPUs, plus MIG instances as GPU-equivalents (below); a
 //     node counts as busy while at least one job holds an allocation on
 //     it.
+//   - Effective GPU utilization: allocated GPU-seconds minus the
+//     GPU-seconds jobs lost to the runtime model's communication stretch
+//     (sim.RuntimeScaling.CommStretch; each stretched run is a
+//     sim.RuntimeChange with Stretch > 1 in Record.RuntimeChanges). A run
+//     stretched by x > 1 that held G GPU-equivalents for d seconds would
+//     have needed ceil(d / x) seconds under one leaf switch on the same
+//     GPUs (hwmodels.ScaleRuntime's rounding), so it lost G × (d −
+//     ceil(d / x)); d is the run's Actual when it completed, less when its
+//     time limit, a preemption, a node failure or the run's end cut it
+//     short. Speed ratios lose nothing (a faster GPU finishes sooner, a
+//     slower one is busy all along). A change belongs to the first run of
+//     its job that starts at or after the change's Start. The loss is
+//     summed in 700ths like every GPU-second figure; effective_s is
+//     allocated_s − lost_to_stretch_s, and the fraction is computed before
+//     rounding. Without a stretched run, effective equals allocated.
 //   - MIG instances (NodeAlloc.MIG) count as GPU-equivalents: an instance
 //     is worth its compute slices over the 7 of a GPU
 //     (hwmodels.MIGComputeSlices), whatever its memory slices, so 1g.10gb
@@ -218,6 +233,15 @@
 //	pending_reasons[].job_s         job-seconds queued jobs spent with it as their last recorded reason
 //	timeline.interval_s             bin width of timeline.parquet (output.sample_interval; default 3600, widened to whole hours for at most 2000 bins)
 //	timeline.samples                number of bins
+//
+// When the runtime model stretched at least one run, the utilization
+// object ends with a gpu_effective object, after cpu (absent otherwise,
+// when it would equal utilization.gpu):
+//
+//   - utilization.gpu_effective.fraction          (allocated − lost to stretch) GPU-seconds / utilization.gpu.available_s
+//   - utilization.gpu_effective.effective_s       utilization.gpu.allocated_s − lost_to_stretch_s
+//   - utilization.gpu_effective.lost_to_stretch_s GPU-seconds lost to communication stretch in the window (see Definitions)
+//   - utilization.gpu_effective.stretched_runs    runs the runtime model stretched (RuntimeChange.Stretch > 1)
 //
 // When the cluster has MIG GPUs, the fragmentation object ends with a mig
 // object (see Sample.FreeMIGSlices):

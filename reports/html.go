@@ -119,6 +119,10 @@ func WriteReport(w io.Writer, in ReportInput) error {
 		s.Jobs.ByState.Unfinished, s.Jobs.ByState.Preempted, s.Jobs.ByState.NodeFail))
 	row("Makespan", FormatSeconds(float64(s.Window.MakespanS)), "first submit to last end")
 	row("GPU utilization", pct(s.Utilization.GPU.Fraction), "allocated / available over the makespan")
+	if e := s.Utilization.GPUEffective; e != nil {
+		row("GPU utilization, effective", pct(e.Fraction), fmt.Sprintf("less %s GPU-hours lost to communication stretch in %d runs",
+			num(fixed(float64(e.LostToStretchS)/3600), 1), e.StretchedRuns))
+	}
 	row("Node utilization", pct(s.Utilization.Node.Fraction), "")
 	row("CPU utilization", pct(s.Utilization.CPU.Fraction), "")
 	for _, q := range []struct {

@@ -65,6 +65,11 @@ type JobRow struct {
 	// a MIG instance as its compute slices / 7 of a GPU, summed exactly
 	// and rounded to whole seconds per job.
 	GPUSeconds, CPUSeconds, LostGPUSeconds int64
+	// StretchLostGPUSeconds is the part of GPUSeconds lost to the
+	// runtime model's communication stretch (see EffectiveGPU), summed
+	// exactly like GPUSeconds and rounded per job; 0 for a job never
+	// stretched.
+	StretchLostGPUSeconds int64
 	// Requeues is JobRecord.Requeues; Preemptions and NodeFails count
 	// the job's runs (earlier ones and the final one) that ended PREEMPTED
 	// and NODE_FAIL.
@@ -148,6 +153,7 @@ func JobRows(rec *sim.Record, tau sim.Time) []JobRow {
 		tau = DefaultSlowdownTau
 	}
 	runs := jobRuns(rec)
+	stretch, _ := runStretches(rec, runs)
 	rows := make([]JobRow, len(rec.Jobs))
 	var nodes []int32
 	var names []string
@@ -199,8 +205,8 @@ func JobRows(rec *sim.Record, tau sim.Time) []JobRow {
 				r.HasSlowdown = true
 			}
 		}
-		var gpu7, lost7 int64 // 700ths of a GPU-second
-		for _, run := range runs[i] {
+		var gpu7, lost7, stretch7 int64 // 700ths of a GPU-second
+		for ri, run := range runs[i] {
 			d := int64(run.end - run.start)
 			var g, c int64
 			for k := range run.alloc {
@@ -208,6 +214,7 @@ func JobRows(rec *sim.Record, tau sim.Time) []JobRow {
 				c += int64(run.alloc[k].CPUs)
 			}
 			gpu7 += g * d
+			stretch7 += stretchLost(g, d, stretchOf(stretch, i, ri))
 			r.CPUSeconds += c * d
 			switch run.state {
 			case sim.NodeFail:
@@ -218,6 +225,7 @@ func JobRows(rec *sim.Record, tau sim.Time) []JobRow {
 			}
 		}
 		r.GPUSeconds, r.LostGPUSeconds = roundGPUParts(gpu7), roundGPUParts(lost7)
+		r.StretchLostGPUSeconds = roundGPUParts(stretch7)
 	}
 	return rows
 }

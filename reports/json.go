@@ -218,6 +218,16 @@ type jsonUtilization struct {
 	GPU  jsonUtil `json:"gpu"`
 	Node jsonUtil `json:"node"`
 	CPU  jsonUtil `json:"cpu"`
+	// GPUEffective is present only when the runtime model stretched a
+	// run (EffectiveGPU.StretchedRuns > 0).
+	GPUEffective *jsonEffective `json:"gpu_effective,omitempty"`
+}
+
+type jsonEffective struct {
+	Fraction       fixed `json:"fraction"`
+	EffectiveS     int64 `json:"effective_s"`
+	LostToStretchS int64 `json:"lost_to_stretch_s"`
+	StretchedRuns  int   `json:"stretched_runs"`
 }
 
 type jsonStats struct {
@@ -331,6 +341,11 @@ func toJSON(s Summary) jsonSummary {
 		},
 		Reasons:  []jsonReason{},
 		Timeline: jsonTimeline{IntervalS: int64(s.SampleInterval), Samples: s.Samples},
+	}
+	if e := s.GPUEffective; e.StretchedRuns > 0 {
+		j.Utilization.GPUEffective = &jsonEffective{
+			Fraction: fixed(e.Fraction), EffectiveS: e.Effective, LostToStretchS: e.LostToStretch, StretchedRuns: e.StretchedRuns,
+		}
 	}
 	if f := s.Fragmentation; f.MIG {
 		j.Fragmentation.MIG = &jsonMIGFrag{

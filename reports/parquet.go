@@ -45,6 +45,10 @@ const (
 	// MPS (only when a job asked for an MPS share): "true"; the jobs
 	// column mps_share follows.
 	metaMPS = "schedsim.mps"
+	// Stretch (only when the runtime model stretched a run): "true"; the
+	// columns jobs stretch_lost_gpu_seconds and timeline
+	// gpu_seconds_effective follow.
+	metaStretch = "schedsim.stretch"
 )
 
 // ParquetSchemaVersion is the schedsim.schema_version of the Parquet
@@ -227,6 +231,10 @@ func WriteJobsParquet(w io.Writer, a *Analysis) error {
 	if mps {
 		cols = append(cols, i32Col("mps_share", func(i int) int32 { return r(i).MPSShare }))
 	}
+	stretch := a.Summary.GPUEffective.StretchedRuns > 0
+	if stretch {
+		cols = append(cols, i64Col("stretch_lost_gpu_seconds", func(i int) int64 { return r(i).StretchLostGPUSeconds }))
+	}
 	meta := baseMeta(&a.Summary)
 	meta[metaTau] = strconv.FormatInt(int64(a.Summary.Slowdown.Tau), 10)
 	if a.Timeline.MIG {
@@ -234,6 +242,9 @@ func WriteJobsParquet(w io.Writer, a *Analysis) error {
 	}
 	if mps {
 		meta[metaMPS] = "true"
+	}
+	if stretch {
+		meta[metaStretch] = "true"
 	}
 	if e.Modeled {
 		meta[metaEnergyIT] = strconv.FormatFloat(e.ITKWh, 'g', -1, 64)
@@ -284,10 +295,16 @@ func WriteTimelineParquet(w io.Writer, a *Analysis) error {
 			i32Col("unusable_mig_slices", func(i int) int32 { return s(i).UnusableMIGSlices }),
 		)
 	}
+	if tl.Stretch {
+		cols = append(cols, i64Col("gpu_seconds_effective", func(i int) int64 { return s(i).EffectiveGPUSeconds }))
+	}
 	meta := baseMeta(&a.Summary)
 	meta[metaInterval] = strconv.FormatInt(int64(tl.Interval), 10)
 	if tl.MIG {
 		meta[metaMIG] = "true"
+	}
+	if tl.Stretch {
+		meta[metaStretch] = "true"
 	}
 	if e := &a.Summary.Energy; e.Modeled {
 		meta[metaEnergyIT] = strconv.FormatFloat(e.ITKWh, 'g', -1, 64)
@@ -565,6 +582,9 @@ func ReadJobsParquet(path string, data []byte) ([]JobRow, map[string]string, err
 	if t.meta[metaMPS] == "true" {
 		ints("mps_share", func(r *JobRow, v int64) { r.MPSShare = int32(v) })
 	}
+	if t.meta[metaStretch] == "true" {
+		ints("stretch_lost_gpu_seconds", func(r *JobRow, v int64) { r.StretchLostGPUSeconds = v })
+	}
 	if firstErr != nil {
 		return nil, nil, firstErr
 	}
@@ -642,8 +662,17 @@ func ReadTimelineParquet(path string, data []byte) (*Timeline, error) {
 			return nil, err
 		}
 	}
+	// Without stretch, effective GPU-seconds are the allocated ones.
+	effective := gpu
+	if t.meta[metaStretch] == "true" {
+		tl.Stretch = true
+		if effective = get("gpu_seconds_effective"); err != nil {
+			return nil, err
+		}
+	}
 	for i := range tl.Samples {
 		s := &tl.Samples[i]
+		s.EffectiveGPUSeconds = effective[i]
 		if energy != nil {
 			s.EnergyKWh = energy[i]
 		}

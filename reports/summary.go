@@ -78,6 +78,9 @@ type Summary struct {
 	GPU  Utilization
 	Node Utilization
 	CPU  Utilization
+	// GPUEffective is GPU utilization less the GPU time lost to the
+	// runtime model's communication stretch (see EffectiveGPU).
+	GPUEffective EffectiveGPU
 
 	// Wait summarizes start − submit, in seconds, over every job that
 	// started (COMPLETED, TIMEOUT and UNFINISHED jobs that were running
@@ -323,6 +326,12 @@ type PartitionSummary struct {
 //     utilization counts a node busy while at least one job holds an
 //     allocation on it (the union of those intervals), over node count ×
 //     window length.
+//   - Effective GPU utilization (GPUEffective) is the allocated
+//     GPU-seconds less those lost to communication stretch: a run the
+//     runtime model stretched by x > 1 (Record.RuntimeChanges) that held
+//     G GPU-equivalents for d seconds loses G × (d − ceil(d / x)), the
+//     time beyond what it would have needed under one leaf switch on the
+//     same GPUs. Speed ratios lose nothing.
 //   - Wait is start − submit for every started job. Jobs cancelled before
 //     they started, rejected jobs and jobs still pending at the end are
 //     left out and counted in NotStarted.
@@ -402,6 +411,7 @@ func baseSummary(rec *sim.Record, runs [][]runSpan, opts SummaryOptions, caller 
 	var (
 		waits          []int64
 		gpuSec, cpuSec int64
+		lostSec        int64 // to communication stretch, 700ths of a GPU
 		sldSum         float64
 		busy           = make([][]interval, len(cl.Nodes))
 	)
@@ -436,20 +446,24 @@ func baseSummary(rec *sim.Record, runs [][]runSpan, opts SummaryOptions, caller 
 		}
 
 	}
+	stretch, stretched := runStretches(rec, runs)
 	for i := range rec.Jobs {
-		for _, r := range runs[i] {
+		for ri, r := range runs[i] {
 			// Clip to the window; by construction nothing lies outside it.
 			from, to := max(r.start, s.FirstSubmit), min(r.end, s.LastEnd)
 			if to <= from {
 				continue
 			}
 			d := int64(to - from)
+			var g int64 // 700ths of a GPU
 			for k := range r.alloc {
 				a := &r.alloc[k]
-				gpuSec += gpuParts(cl, a) * d // 700ths of a GPU
+				g += gpuParts(cl, a)
 				cpuSec += int64(a.CPUs) * d
 				busy[a.Node] = append(busy[a.Node], interval{from, to})
 			}
+			gpuSec += g * d
+			lostSec += stretchLost(g, d, stretchOf(stretch, i, ri))
 		}
 	}
 	if s.Slowdown.Count > 0 {
@@ -465,6 +479,11 @@ func baseSummary(rec *sim.Record, runs [][]runSpan, opts SummaryOptions, caller 
 	s.GPU = utilization(roundGPUParts(gpuSec), s.Cluster.GPUs*window)
 	if s.GPU.Available > 0 {
 		s.GPU.Fraction = float64(gpuSec) / float64(gpuUnit*s.GPU.Available)
+	}
+	s.GPUEffective = EffectiveGPU{StretchedRuns: stretched, LostToStretch: roundGPUParts(lostSec), Fraction: s.GPU.Fraction}
+	s.GPUEffective.Effective = s.GPU.Allocated - s.GPUEffective.LostToStretch
+	if s.GPU.Available > 0 && lostSec > 0 {
+		s.GPUEffective.Fraction = float64(gpuSec-lostSec) / float64(gpuUnit*s.GPU.Available)
 	}
 	s.CPU = utilization(cpuSec, s.Cluster.CPUs*window)
 	s.Node = utilization(nodeSec, int64(s.Cluster.Nodes)*window)

@@ -63,6 +63,10 @@ func WriteTable(w io.Writer, s Summary) error {
 	t.row("Makespan", fmt.Sprintf("%d s", s.Makespan), FormatSeconds(float64(s.Makespan)), window)
 	t.row("Utilization", "", "", "allocated / available over the makespan")
 	t.row("  GPU", percent(s.GPU.Fraction), "", resourceHours(s.GPU, "GPU-h"))
+	if e := s.GPUEffective; e.StretchedRuns > 0 {
+		t.row("  GPU effective", percent(e.Fraction), "", fmt.Sprintf("%s GPU-h; %s GPU-h lost to communication stretch in %d runs",
+			strconv.FormatFloat(float64(e.Effective)/3600, 'f', 1, 64), strconv.FormatFloat(float64(e.LostToStretch)/3600, 'f', 1, 64), e.StretchedRuns))
+	}
 	t.row("  node", percent(s.Node.Fraction), "", resourceHours(s.Node, "node-h"))
 	t.row("  CPU", percent(s.CPU.Fraction), "", resourceHours(s.CPU, "CPU-h"))
 	t.row()

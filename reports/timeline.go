@@ -53,6 +53,10 @@ type Timeline struct {
 	// MIG is true when the cluster has MIG GPUs; Sample.FreeMIGSlices and
 	// UnusableMIGSlices are then filled.
 	MIG bool
+	// Stretch is true when the runtime model stretched at least one run
+	// (EffectiveGPU.StretchedRuns > 0); Sample.EffectiveGPUSeconds is
+	// filled either way.
+	Stretch bool
 }
 
 // Sample is one bin of a Timeline. The *Seconds fields integrate over the
@@ -68,6 +72,12 @@ type Sample struct {
 	// PartGPUSeconds splits GPUSeconds by the partition the jobs ran in,
 	// indexed like Timeline.Partitions.
 	PartGPUSeconds []int64
+	// EffectiveGPUSeconds is GPUSeconds less the GPU-seconds lost to
+	// communication stretch (EffectiveGPU): a stretched run's loss is
+	// spread over the run in proportion to time (the loss up to t is
+	// ⌊loss × (t − start) / (end − start)⌋ in 700ths of a GPU-second), and
+	// the bin's value rounded like GPUSeconds.
+	EffectiveGPUSeconds int64
 	// QueueSeconds integrates the number of queued jobs (submitted or
 	// requeued, not yet started, not cancelled); PendingGPUSeconds their
 	// requested GPUs (MIG instances as GPU fractions, like GPUSeconds).
@@ -238,6 +248,8 @@ func buildTimeline(rec *sim.Record, runs [][]runSpan, from, to, step sim.Time, s
 	for i := range cl.Nodes {
 		clusterTypes[cl.Nodes[i].GPUType] = true
 	}
+	stretch, stretched := runStretches(rec, runs)
+	tl.Stretch = stretched > 0
 	for i := range rec.Jobs {
 		j := &rec.Jobs[i]
 		req := rec.Trace.Jobs[i].Request
@@ -252,11 +264,22 @@ func buildTimeline(rec *sim.Record, runs [][]runSpan, from, to, step sim.Time, s
 			part := j.Part
 			spread(r.start, r.end, func(k int, d int64) {
 				bins[k].GPUSeconds += g * d
+				bins[k].EffectiveGPUSeconds += g * d
 				bins[k].CPUSeconds += c * d
 				if part >= 0 {
 					bins[k].PartGPUSeconds[part] += g * d
 				}
 			})
+			if span := int64(r.end - r.start); span > 0 {
+				if lost := stretchLost(g, span, stretchOf(stretch, i, ri)); lost > 0 {
+					// The loss up to t, spread in proportion to time.
+					upTo := func(t sim.Time) int64 { return mulDiv(lost, int64(t-r.start), span) }
+					spread(r.start, r.end, func(k int, _ int64) {
+						a, b := max(r.start, bins[k].Start), min(r.end, bins[k].End)
+						bins[k].EffectiveGPUSeconds -= upTo(b) - upTo(a)
+					})
+				}
+			}
 			if r.start >= from && r.start < to {
 				bins[binOf(r.start)].Started++
 			}
@@ -364,6 +387,7 @@ func buildTimeline(rec *sim.Record, runs [][]runSpan, from, to, step sim.Time, s
 	for k := range bins {
 		b := &bins[k]
 		b.GPUSeconds = roundGPUParts(b.GPUSeconds)
+		b.EffectiveGPUSeconds = roundGPUParts(b.EffectiveGPUSeconds)
 		b.PendingGPUSeconds = roundGPUParts(b.PendingGPUSeconds)
 		for p := range b.PartGPUSeconds {
 			b.PartGPUSeconds[p] = roundGPUParts(b.PartGPUSeconds[p])

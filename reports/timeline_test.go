@@ -34,7 +34,7 @@ func TestTimelineFixture(t *testing.T) {
 			// gpu001), nothing is queued, so gpu002 and gpu003's 8 free GPUs are
 			// unusable.
 			Start: 0, End: 3600,
-			GPUSeconds: 26405, NodeSeconds: 7805, CPUSeconds: 105610,
+			GPUSeconds: 26405, EffectiveGPUSeconds: 26405, NodeSeconds: 7805, CPUSeconds: 105610,
 			PartGPUSeconds: []int64{26400, 5},
 			QueueSeconds:   4970, PendingGPUSeconds: 32750,
 			Started: 4, Ended: 2,
@@ -45,7 +45,7 @@ func TestTimelineFixture(t *testing.T) {
 			// queued from 7000: 200 s, 2 GPUs. Started 101; ended 100. At 3600
 			// (after 100's end and 101's start): nothing free, nothing queued.
 			Start: 3600, End: 7200,
-			GPUSeconds: 43200, NodeSeconds: 10800, CPUSeconds: 115200,
+			GPUSeconds: 43200, EffectiveGPUSeconds: 43200, NodeSeconds: 10800, CPUSeconds: 115200,
 			PartGPUSeconds: []int64{43200, 0},
 			QueueSeconds:   200, PendingGPUSeconds: 400,
 			Started: 1, Ended: 1,
@@ -59,7 +59,7 @@ func TestTimelineFixture(t *testing.T) {
 			// may only use the debug partition, gpu003: all 8 free GPUs are
 			// unusable.
 			Start: 7200, End: 9500,
-			GPUSeconds: 8200, NodeSeconds: 2300, CPUSeconds: 30800,
+			GPUSeconds: 8200, EffectiveGPUSeconds: 8200, NodeSeconds: 2300, CPUSeconds: 30800,
 			PartGPUSeconds: []int64{7200, 1000},
 			QueueSeconds:   1800, PendingGPUSeconds: 3600,
 			Started: 1, Ended: 2,
