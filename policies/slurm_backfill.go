@@ -507,9 +507,7 @@ func (s *Slurm) willRun(job *sim.PendingJob, startRes sim.Time) (sim.Time, bool)
 					continue
 				}
 				f := &b.wfree[a.Node]
-				f.FreeGPUs += a.GPUs
-				f.FreeCPUs += a.CPUs
-				f.FreeMemMB += a.MemMB
+				f.Add(&a) // MIG instances and MPS shares come back too
 				c := d.fit(*f)
 				capSum += int64(c - b.contrib[a.Node])
 				b.contrib[a.Node] = c
@@ -687,9 +685,7 @@ func (s *Slurm) profileGroup(k int) bool {
 					continue
 				}
 				f := &w.cur[a.Node]
-				f.FreeGPUs += a.GPUs
-				f.FreeCPUs += a.CPUs
-				f.FreeMemMB += a.MemMB
+				f.Add(&a) // MIG instances and MPS shares come back too
 				c := d.fit(*f)
 				if dc := c - w.prev[a.Node]; dc != 0 {
 					w.prev[a.Node] = c
@@ -808,9 +804,7 @@ func (s *Slurm) placeAfter(job *sim.PendingJob, g int) bool {
 					continue
 				}
 				f := &b.wfree[a.Node]
-				f.FreeGPUs += a.GPUs
-				f.FreeCPUs += a.CPUs
-				f.FreeMemMB += a.MemMB
+				f.Add(&a) // MIG instances and MPS shares come back too
 			}
 		}
 	}
