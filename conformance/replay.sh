@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Replay a scenario against a running Slurm (SLURM_CONF set): submit each
+# "job" line at its time, then wait until the queue is empty.
+#   replay.sh SCENARIO OUTPUT_DIR   -> prints the epoch of time 0 on stdout;
+#   writes OUTPUT_DIR/submissions.tsv (name, jobid, at, submit epoch, command).
+# Line format (see conformance/scenarios/*.txt):
+#   job AT NAME USER PARTITION NODES GPUS_PER_NODE LIMIT_MIN SLEEP_S [dep=TYPE:NAME[:NAME..]] [array=SPEC] [requeue] [--sbatch-flag..]
+#   conf KEY=VALUE...   (appended to slurm.conf by run.sh)
+#   wait_max SECONDS    (give up waiting for the queue after this; default 600)
+set -euo pipefail
+SCEN=$1; OUT=$2
+declare -A ID
+WAITMAX=$(awk '$1=="wait_max"{print $2}' "$SCEN" | tail -1); WAITMAX=${WAITMAX:-600}
+printf 'name\tjobid\tat\tsubmit_epoch\tcommand\n' > "$OUT/submissions.tsv"
+T0=$(date +%s)
+# wait for a whole second boundary so "at" offsets line up with sacct seconds
+while [[ $(date +%s) == "$T0" ]]; do sleep 0.02; done; T0=$(date +%s)
+while read -r kw at name user part nodes gpn limit sleep rest; do
+  [[ $kw == job ]] || continue
+  args=(--parsable --job-name="$name" --partition="$part" --nodes="$nodes" --gpus-per-node="$gpn"
+        --time="$limit" --chdir=/tmp --output=/dev/null --error=/dev/null --account=research)
+  for opt in $rest; do
+    case $opt in
+      dep=*) spec=${opt#dep=}; type=${spec%%:*}; deps=$type
+             if [[ $spec == *:* ]]; then
+               IFS=: read -ra names <<< "${spec#*:}"
+               for d in "${names[@]}"; do deps+=":${ID[$d]:?unknown dependency $d}"; done; fi
+             args+=(--dependency="$deps") ;;
+      array=*) args+=(--array="${opt#array=}") ;;
+      requeue) args+=(--requeue) ;;
+      norequeue) args+=(--no-requeue) ;;
+      --*) args+=("$opt") ;;
+      *) echo "replay: unknown option $opt" >&2; exit 1 ;;
+    esac
+  done
+  now=$(date +%s); target=$((T0+at))
+  while (( $(date +%s%N) < target*1000000000 )); do sleep 0.02; done
+  ts=$(date +%s.%N)
+  jid=$(runuser -u "$user" -- env SLURM_CONF="$SLURM_CONF" sbatch "${args[@]}" --wrap "sleep $sleep")
+  jid=${jid%%;*}; ID[$name]=$jid
+  printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$jid" "$at" "$ts" "sbatch ${args[*]} --wrap 'sleep $sleep'" >> "$OUT/submissions.tsv"
+  echo "replay: $(date +%T) t+$((${ts%.*}-T0)) $name -> $jid" >&2
+done < <(grep '^job' "$SCEN" | sort -s -n -k2,2)
+for i in $(seq 1 "$WAITMAX"); do
+  [[ -z $(squeue -h -o %i) ]] && break
+  (( i % 15 == 0 )) && echo "replay: $(date +%T) t+$(($(date +%s)-T0)) queue: $(squeue -h -o '%j:%T' | tr '\n' ' ')" >&2
+  sleep 1
+done
+[[ -z $(squeue -h -o %i) ]] || { echo "replay: queue not empty after $WAITMAX s" >&2; squeue >&2; }
+echo "$T0"
