@@ -57,6 +57,17 @@ type Slurm struct {
 	// decision, only the cost of a cycle.
 	AlwaysReserve bool
 
+	// NoBackfillSkip makes every due backfill cycle run. By default a
+	// cycle is skipped when it provably repeats the last one that ran:
+	// that cycle started nothing, and since then the queue, priorities,
+	// running jobs, free state and QOS usage are unchanged, no advance
+	// reservation exists, and now has not reached a time at which one of
+	// that cycle's time-dependent tests (bf_min_age_reserve, the
+	// reservation windows of now, bf_window's horizon, a start at now)
+	// could turn out otherwise. A skipped cycle sets the pending reasons
+	// that cycle set. It changes no decision, only the cost.
+	NoBackfillSkip bool
+
 	cfg    *slurmConfig
 	placer Placer
 	pass   pass
@@ -190,6 +201,7 @@ func (s *Slurm) reset(c *hwmodels.Cluster) {
 	s.order = s.order[:0]
 	s.lastCalc, s.lastFull, s.lastBF = -1, -1, -1
 	s.expRun = 0
+	s.bf.skipOK = false
 	s.tracked = s.tracked[:0]
 	s.users = map[string]int32{}
 	s.pre.out = s.pre.out[:0]
@@ -466,7 +478,7 @@ func (s *Slurm) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
 			}
 		}
 	}
-	s.buildOrder(pend, recalc)
+	queued := s.buildOrder(pend, recalc)
 
 	// 2. Which passes are due.
 	changed := newJobs || len(v.Running()) != s.expRun
@@ -481,9 +493,13 @@ func (s *Slurm) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
 		}
 		s.mainPass(v, pend, full)
 	}
+	s.bf.dirty = s.bf.dirty || changed || queued || len(p.starts) > 0 || len(s.pre.out) > 0 || len(p.windows) > 0
 	if bf {
 		s.lastBF = now
-		s.backfill(v, pend)
+		if !s.skipBackfill(v) {
+			s.backfill(v, pend)
+			s.noteBackfill(v)
+		}
 	}
 	s.expRun = len(v.Running()) + len(p.starts)
 
@@ -518,7 +534,9 @@ func (s *Slurm) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
 // buildOrder keeps s.order: one record per pending job and partition, in
 // queue order. Records of jobs no longer pending are dropped; new jobs are
 // added; the whole is sorted again when priorities changed or jobs came.
-func (s *Slurm) buildOrder(pend []sim.PendingJob, recalc bool) {
+// It reports whether the queue changed (records dropped or added, or
+// priorities recomputed).
+func (s *Slurm) buildOrder(pend []sim.PendingJob, recalc bool) bool {
 	o := s.order[:0]
 	have := 0
 	for _, r := range s.order {
@@ -578,7 +596,9 @@ func (s *Slurm) buildOrder(pend []sim.PendingJob, recalc bool) {
 			return cmp.Compare(a.part, b.part)
 		})
 	}
+	changed := added || recalc || len(o) != len(s.order)
 	s.order = o
+	return changed
 }
 
 // pendingJob returns the record's job as placement sees it: in the
@@ -740,6 +760,11 @@ func (s *Slurm) qosReason(job *sim.PendingJob, js *slurmJob) sim.PendingReason {
 	}
 	return sim.ReasonNone
 }
+
+// BackfillSkipped returns how many due backfill cycles were skipped as
+// repeats of the last one that ran (see NoBackfillSkip) since the policy
+// was made.
+func (s *Slurm) BackfillSkipped() int { return s.bf.skipped }
 
 // BfInterval returns the seconds between backfill cycles (0 when backfill
 // is disabled).

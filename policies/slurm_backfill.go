@@ -46,6 +46,32 @@ type backfillState struct {
 	profNext int
 	wr       *wrProfile
 	running  []sim.RunningJob // the view's, during a cycle
+
+	// Skipping cycles (see Slurm.NoBackfillSkip). valid bounds the times
+	// at which the last cycle's time-dependent tests come out the same;
+	// why lists the reasons it set, in order; skipOK says the last cycle
+	// may be repeated (it started nothing), and dirty that something it
+	// depends on changed since. freeSnap and runSnap are the free state
+	// and the running jobs it saw.
+	valid    sim.Time
+	why      []bfWhy
+	skipOK   bool
+	dirty    bool
+	freeSnap []sim.NodeState
+	runSnap  []bfRunKey
+	skipped  int
+}
+
+// bfWhy is a pending reason a backfill cycle set.
+type bfWhy struct {
+	ref    sim.JobRef
+	reason sim.PendingReason
+}
+
+// bfRunKey is a running job as a skipped cycle compares it.
+type bfRunKey struct {
+	ref sim.JobRef
+	end sim.Time
 }
 
 // bfRes is a reservation: nodes held whole over [lo, hi).
@@ -128,6 +154,8 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 	}
 	clear(b.users)
 	b.parts = [64]int{}
+	b.valid = math.MaxInt64
+	b.why = b.why[:0]
 	tested := 0
 	for k := range s.order {
 		r := &s.order[k]
@@ -147,7 +175,7 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 		b.parts[r.part]++
 		job := s.pendingJob(pend, r)
 		if why := s.holdReason(v, &job, js); why != sim.ReasonNone {
-			js.reason = why
+			s.bfReason(js, r.ref, why)
 			continue
 		}
 		if base, ok := p.stage(&job); ok {
@@ -157,17 +185,93 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 				s.markStarted(&job)
 				continue
 			}
-			js.reason = sim.ReasonPriority // the free nodes are reserved for higher-priority jobs
+			s.bfReason(js, r.ref, sim.ReasonPriority) // the free nodes are reserved for higher-priority jobs
 		} else {
-			js.reason = sim.ReasonResources
+			s.bfReason(js, r.ref, sim.ReasonResources)
 		}
 		if now-job.Eligible >= cfg.bfMinAgeReserve {
 			b.deferred = append(b.deferred, r.ref)
 			b.dparts = append(b.dparts, r.part)
+		} else {
+			b.until(job.Eligible + cfg.bfMinAgeReserve) // old enough to reserve then
 		}
 	}
 	if s.AlwaysReserve {
 		s.materialize(v, pend)
+	}
+}
+
+// bfReason sets the reason of a record the cycle tested, logging it for
+// the cycles that skip.
+func (s *Slurm) bfReason(js *slurmJob, ref sim.JobRef, r sim.PendingReason) {
+	js.reason = r
+	s.bf.why = append(s.bf.why, bfWhy{ref: ref, reason: r})
+}
+
+// until notes that the cycle's outcome may differ from time t on.
+func (b *backfillState) until(t sim.Time) {
+	b.valid = min(b.valid, t)
+}
+
+// skipBackfill reports whether the cycle due now would repeat the last one
+// that ran, and if so sets the reasons that one set. See
+// Slurm.NoBackfillSkip for the conditions; the dirty flag covers what the
+// passes since noticed (submits, ends, starts, priority recalculation,
+// preemption, advance reservations), and the free state and running jobs
+// are compared as well.
+func (s *Slurm) skipBackfill(v sim.View) bool {
+	b := &s.bf
+	if s.NoBackfillSkip || !b.skipOK || b.dirty || v.Now() >= b.valid {
+		return false
+	}
+	run := v.Running()
+	if len(run) != len(b.runSnap) || !slices.Equal(v.Nodes(), b.freeSnap) {
+		return false
+	}
+	for i := range run {
+		if b.runSnap[i] != (bfRunKey{ref: run[i].Ref, end: run[i].End}) {
+			return false
+		}
+	}
+	for _, w := range b.why {
+		s.st[w.ref].reason = w.reason
+	}
+	b.skipped++
+	return true
+}
+
+// noteBackfill records, after a cycle that ran, whether a later one may
+// repeat it: when it started nothing, no advance reservation exists and
+// preemption is off (a cycle that started something changed the state).
+func (s *Slurm) noteBackfill(v sim.View) {
+	b := &s.bf
+	b.dirty = false
+	b.skipOK = !s.NoBackfillSkip && len(s.pass.starts) == 0 && len(s.pass.windows) == 0 &&
+		s.cfg.preempt == preemptNone && b.valid > v.Now()
+	if !b.skipOK {
+		return
+	}
+	b.freeSnap = append(b.freeSnap[:0], v.Nodes()...)
+	b.runSnap = b.runSnap[:0]
+	for _, r := range v.Running() {
+		b.runSnap = append(b.runSnap, bfRunKey{ref: r.Ref, end: r.End})
+	}
+}
+
+// nowMask notes when the set of reservations overlapping the window
+// [floorRes(now), ceilRes(now+limit)) of a job starting now changes: a
+// reservation in it leaves once floorRes(now) reaches its end, and one
+// after it enters once ceilRes(now+limit) passes its start.
+func (s *Slurm) nowMask(now, limit sim.Time) {
+	b := &s.bf
+	lo, hi := s.floorRes(now), s.ceilRes(endAt(now, limit))
+	for _, r := range b.res {
+		switch {
+		case r.lo < hi && r.hi > lo:
+			b.until(s.ceilRes(r.hi))
+		case r.lo >= hi:
+			b.until(s.floorRes(r.lo) - limit + 1)
+		}
 	}
 }
 
@@ -355,6 +459,7 @@ func (s *Slurm) startNow(job *sim.PendingJob) bool {
 	now := p.now
 	s.setMask(s.floorRes(now), s.ceilRes(endAt(now, job.Limit)))
 	s.maskWindows(now, job.Limit)
+	s.nowMask(now, job.Limit)
 	if p.exact {
 		// FirstFit places the job exactly when the unmasked nodes hold
 		// its units: count them from the job's profile first.
@@ -410,17 +515,30 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob) {
 	}
 	for range 10000 {
 		if startRes >= horizon {
+			if startRes > now {
+				b.until(startRes - s.cfg.bfWindow + 1) // the horizon passes it then
+			}
 			return
 		}
 		s.setMask(s.floorRes(startRes), s.ceilRes(endAt(startRes, limit)))
 		s.maskWindows(startRes, limit)
+		first := startRes == now // the window and next depend on now
+		if first {
+			s.nowMask(now, limit)
+		}
 		next := sim.Time(math.MaxInt64) // next slot boundary after startRes
 		for _, r := range b.res {
 			if r.lo > startRes {
 				next = min(next, r.lo)
+				if first {
+					b.until(r.lo)
+				}
 			}
 			if r.hi > startRes {
 				next = min(next, r.hi)
+				if first {
+					b.until(r.hi)
+				}
 			}
 		}
 		for _, w := range s.pass.windows {
@@ -435,6 +553,14 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob) {
 		} else {
 			t, ok = s.willRun(job, startRes)
 		}
+		if first && ok {
+			// t is now or the end of a release group after it, which
+			// it stays until now passes it.
+			b.until(max(t, now) + 1)
+			if t <= now {
+				b.until(now + 1)
+			}
+		}
 		switch {
 		case !ok && next == math.MaxInt64:
 			return // never, whatever ends
@@ -444,6 +570,7 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob) {
 		case t >= horizon:
 			// Beyond bf_window: no reservation, whether or not its
 			// window meets another (a retry would start from t).
+			b.until(t - s.cfg.bfWindow + 1) // the horizon passes it then
 			return
 		}
 		lo, hi := s.floorRes(t), s.ceilRes(endAt(t, limit))
@@ -733,6 +860,7 @@ func (s *Slurm) reach(now, horizon sim.Time) bool {
 			capSum += int64(e.delta)
 		}
 		if max(now, b.grpLast[g]) >= horizon {
+			b.until(max(now, b.grpLast[g]) - s.cfg.bfWindow + 1) // the horizon passes it then
 			return false
 		}
 	}

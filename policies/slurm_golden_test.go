@@ -92,8 +92,17 @@ func newGoldenSlurm(t *testing.T, edit func(*policies.SlurmArgs)) *policies.Slur
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.NoBackfillSkip = goldenNoSkip
+	goldenMade = append(goldenMade, s)
 	return s
 }
+
+// goldenNoSkip sets Slurm.NoBackfillSkip in the policies the golden cases
+// make; goldenMade lists them (TestSlurmBackfillSkip).
+var (
+	goldenNoSkip bool
+	goldenMade   []*policies.Slurm
+)
 
 func runGolden(t *testing.T, cfg sim.Config) *sim.Record {
 	t.Helper()
