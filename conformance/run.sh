@@ -37,6 +37,22 @@ cleanup() {
   local rc=$?
   trap '' INT TERM   # let the cleanup finish
   set +e
+  if [[ ${#STARTED[@]} -gt 0 ]] && squeue -h -o %i >/dev/null 2>&1; then
+    jobs=$(squeue -h -o %i)
+    if [[ -n $jobs ]]; then
+      log "cancelling jobs left in the queue: $(echo $jobs)"; scancel $jobs
+      for _ in $(seq 1 20); do [[ -z $(squeue -h -o %i 2>/dev/null) ]] && break; sleep 0.5; done
+    fi
+  fi
+  # slurmstepd outlives slurmd: find job scripts under $RUN, stop them and their slurmstepd
+  for p in /proc/[0-9]*; do
+    if tr '\0' ' ' < "$p/cmdline" 2>/dev/null | grep -q "$RUN/spool/"; then
+      pid=${p#/proc/}; ppid=$(awk '{print $4}' "$p/stat" 2>/dev/null)
+      pgid=$(awk '{print $5}' "$p/stat" 2>/dev/null)
+      log "killing leftover job process group $pgid and its slurmstepd $ppid"
+      kill -KILL -- "-$pgid" 2>/dev/null; kill -KILL "$ppid" 2>/dev/null
+    fi
+  done
   for ((i=${#STARTED[@]}-1; i>=0; i--)); do
     local name=${STARTED[i]%%:*} pid=${STARTED[i]##*:}
     if kill -0 "$pid" 2>/dev/null; then
@@ -153,4 +169,16 @@ S=$(date -d @$((T0-60)) +%FT%T)
 sacct -a -X -P -S "$S" -E now -o $FIELDS > "$OUT/sacct.txt"
 sacct -a -X -D -P -S "$S" -E now -o $FIELDS > "$OUT/sacct-D.txt"
 cmp -s "$OUT/sacct.txt" "$OUT/sacct-D.txt" && rm "$OUT/sacct-D.txt"
-log "recorded $(($(wc -l < "$OUT/sacct.txt")-1)) jobs in $OUT"
+NJOBS=$(($(wc -l < "$OUT/sacct.txt")-1))
+cat > "$OUT/README.md" <<README
+# $(basename "$(dirname "$OUT")")/$(basename "$OUT")
+
+Recorded by \`conformance/run.sh\` on real Slurm ($(slurmctld -V)) on $(date -u +%F),
+4 nodes x 8 GPUs on one host ($(nproc) CPUs, shared with other work).
+
+- jobs: $NJOBS; replay (first submission to empty queue): $(( $(date +%s) - T0 - 2 )) s
+- load average before: $(sed -n 's/loadavg_before: //p' "$OUT/run-info.txt"); after: $(sed -n 's/loadavg_after: //p' "$OUT/run-info.txt")
+- configuration: \`config/\` (the temp dir is written \`@RUN@\`); scenario: \`scenario.txt\`
+- \`sacct.txt\`: \`sacct -a -X -P\`; \`submissions.tsv\`: the exact sbatch lines and submit times
+README
+log "recorded $NJOBS jobs in $OUT"
