@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestConformanceRecords replays every run recorded on a real Slurm 22.05
@@ -97,6 +98,82 @@ func TestConformanceRecords(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestConformanceRealVsReal prints, for every scenario recorded more than
+// once, how far the real runs are from each other (Slurm's own noise): the
+// share of jobs (matched by job id; ids restart at 1 in every run) whose
+// start, counted from the run's first submission, differs by at most 2 s and
+// 5 s from run1's. It asserts nothing beyond the records being readable.
+func TestConformanceRealVsReal(t *testing.T) {
+	scen, _ := filepath.Glob(filepath.Join("..", "..", "conformance", "records", "*"))
+	for _, sd := range scen {
+		runs, _ := filepath.Glob(filepath.Join(sd, "run*", "sacct.txt"))
+		sort.Strings(runs)
+		if len(runs) < 2 {
+			continue
+		}
+		ref := recordedStarts(t, runs[0])
+		for _, other := range runs[1:] {
+			got := recordedStarts(t, other)
+			var n, w2, w5 int
+			for id, st := range ref {
+				o, ok := got[id]
+				if !ok {
+					continue
+				}
+				n++
+				d := math.Abs(st - o)
+				if d <= 2 {
+					w2++
+				}
+				if d <= 5 {
+					w5++
+				}
+			}
+			if n == 0 {
+				t.Errorf("%s: no job in common with %s", other, runs[0])
+				continue
+			}
+			t.Logf("%s: real vs real (%s vs %s): %d jobs, within ±2 s %.0f%%, within ±5 s %.0f%%",
+				filepath.Base(sd), filepath.Base(filepath.Dir(runs[0])), filepath.Base(filepath.Dir(other)),
+				n, 100*float64(w2)/float64(n), 100*float64(w5)/float64(n))
+		}
+	}
+}
+
+// recordedStarts reads a record's sacct -P output and returns each job's
+// start in seconds after the run's first submission, by JobID.
+func recordedStarts(t *testing.T, path string) map[string]float64 {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(readFile(t, path)), "\n")
+	col := map[string]int{}
+	for i, h := range strings.Split(lines[0], "|") {
+		col[h] = i
+	}
+	type js struct {
+		id            string
+		submit, start time.Time
+	}
+	var jobs []js
+	var t0 time.Time
+	for _, l := range lines[1:] {
+		f := strings.Split(l, "|")
+		sub, err1 := time.Parse("2006-01-02T15:04:05", f[col["Submit"]])
+		st, err2 := time.Parse("2006-01-02T15:04:05", f[col["Start"]])
+		if err1 != nil || err2 != nil {
+			continue // never started
+		}
+		if t0.IsZero() || sub.Before(t0) {
+			t0 = sub
+		}
+		jobs = append(jobs, js{f[col["JobID"]], sub, st})
+	}
+	m := map[string]float64{}
+	for _, j := range jobs {
+		m[j.id] = j.start.Sub(t0).Seconds()
+	}
+	return m
 }
 
 func readFile(t *testing.T, p string) string {
