@@ -56,7 +56,8 @@ func TestConformanceRecords(t *testing.T) {
 			if err := os.WriteFile(cluster, []byte(out), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			out, err = schedsim(t, "validate", "--trace", sacct, "--cluster", cluster, "--json", "--worst", "100000")
+			trace := withDependencies(t, sacct, filepath.Join(dir, "submissions.tsv"), filepath.Join(tmp, "sacct.txt"))
+			out, err = schedsim(t, "validate", "--trace", trace, "--cluster", cluster, "--json", "--worst", "100000")
 			if err != nil {
 				t.Fatalf("validate: %v\n%s", err, out)
 			}
@@ -174,6 +175,48 @@ func recordedStarts(t *testing.T, path string) map[string]float64 {
 		m[j.id] = j.start.Sub(t0).Seconds()
 	}
 	return m
+}
+
+// withDependencies writes the record's sacct output with a Dependency column
+// taken from the --dependency= of each sbatch line in submissions.tsv (sacct
+// does not keep dependencies; the job ids are the real ones) and returns its
+// path, or returns sacct unchanged when no job had a dependency. Array
+// throttles (%N) are not carried: sacct of finished tasks does not show them.
+func withDependencies(t *testing.T, sacct, subs, out string) string {
+	t.Helper()
+	deps := map[string]string{}
+	b, err := os.ReadFile(subs)
+	if err != nil {
+		return sacct
+	}
+	for _, l := range strings.Split(string(b), "\n")[1:] {
+		f := strings.Split(l, "\t")
+		if len(f) < 5 {
+			continue
+		}
+		if i := strings.Index(f[4], "--dependency="); i >= 0 {
+			deps[f[1]] = strings.Fields(f[4][i+len("--dependency="):])[0]
+		}
+	}
+	if len(deps) == 0 {
+		return sacct
+	}
+	lines := strings.Split(strings.TrimRight(readFile(t, sacct), "\n"), "\n")
+	raw := 0
+	for i, h := range strings.Split(lines[0], "|") {
+		if h == "JobIDRaw" {
+			raw = i
+		}
+	}
+	lines[0] += "|Dependency"
+	for i, l := range lines[1:] {
+		id := strings.Split(l, "|")[raw]
+		lines[i+1] = l + "|" + deps[id]
+	}
+	if err := os.WriteFile(out, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func readFile(t *testing.T, p string) string {
