@@ -16,9 +16,16 @@
 //     the IBM SP2 with backfilling", IEEE TPDS 12(6), 2001). The first
 //     job that cannot start gets a reservation at its shadow time; later
 //     jobs may start now only if they do not delay it.
+//   - conservative (Conservative): textbook conservative backfilling: every
+//     queued job gets a reservation in queue order, rebuilt each pass.
+//   - slurm (Slurm): slurmctld's behaviour: multifactor priority (package
+//     priority), PriorityTier ordering, the event-driven main scheduler with
+//     partition blocking, the periodic backfill pass with whole-node
+//     reservations, partition and QOS limits, preemption
+//     (docs/slurm-policy.md).
 //
-// Node choice is delegated to a Placer (FirstFit: Slurm's lowest-numbered
-// node first). Placement is all-or-nothing: a Placer stages a whole
+// Node choice is delegated to a Placer: FirstFit (Slurm's lowest-numbered
+// node first), best-fit, topology-tree and mig-packing. Placement is all-or-nothing: a Placer stages a whole
 // allocation and the policy commits it or discards it.
 //
 // Policies are built by name from a Registry of Factory functions;

@@ -367,8 +367,9 @@ func newTraceRemapCmd() *cobra.Command {
 		Short: "Move jobs to another GPU type, dividing their runtimes by --speedup",
 		Long: `Move the jobs of one GPU type onto another ("*" matches GPU jobs of any or
 no type) and divide their runtimes by --speedup, the new GPU's speed
-relative to the old one. (Once the hardware model has per-type speed
-ratios, they will be the default.)`,
+relative to the old one. To scale runtimes by the hardware catalog's speed
+ratios instead, replay the trace with a scenario's trace.recorded_gpu
+(docs/hardware.md, "Runtime model").`,
 		Args: cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := parseMap(args[0])
