@@ -3,7 +3,7 @@ GO      ?= go
 PKGS    := ./...
 FUZZTIME ?= 10s
 
-.PHONY: all build test bench bench-data bench-year fuzz lint bench-data
+.PHONY: all build test bench bench-data bench-year fuzz lint conformance conformance-report
 
 all: lint test build
 
@@ -40,6 +40,11 @@ fuzz:
 	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
 	  done; \
 	done
+
+# Re-record every conformance scenario twice on a real Slurm 22.05 (needs
+# root; installs Debian's packages; about an hour). SCENARIOS="a b" limits it.
+conformance:
+	conformance/record-all.sh $(SCENARIOS)
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); \

@@ -79,8 +79,17 @@ DBPASS=schedsim-conformance
 for f in slurm.conf gres.conf slurmdbd.conf; do
   sed -e "s|@RUN@|$RUN|g" -e "s|@DBPASS@|$DBPASS|g" "$HERE/etc/$f.in" > "$RUN/etc/$f"
 done
-# scenario "conf KEY=VALUE" lines are appended to slurm.conf
-sed -n 's/^conf[[:space:]]\+//p' "$SCEN" >> "$RUN/etc/slurm.conf"
+# scenario "conf KEY=VALUE ..." lines replace the template's line with the same
+# key (for PartitionName= and NodeName=, the same name), or are appended
+sed -n 's/^conf[[:space:]]\+//p' "$SCEN" > "$RUN/etc/conf.scenario"
+awk 'function id(l,  f) { split(l, f, /[ \t]+/); k = f[1]; sub(/=.*/, "", k)
+       return (k == "PartitionName" || k == "NodeName") ? f[1] : k }
+     FILENAME == ARGV[1] { if (NF) { repl[id($0)] = $0; order[++n] = id($0) } next }
+     /^[^#]/ && (id($0) in repl) { if (!done[id($0)]++) print repl[id($0)]; next }
+     { print }
+     END { for (i = 1; i <= n; i++) if (!done[order[i]]++) print repl[order[i]] }' \
+  "$RUN/etc/conf.scenario" "$RUN/etc/slurm.conf" > "$RUN/etc/slurm.conf.new"
+mv "$RUN/etc/slurm.conf.new" "$RUN/etc/slurm.conf"; rm "$RUN/etc/conf.scenario"
 for n in gn1 gn2 gn3 gn4; do mkdir -p "$RUN/spool/$n"; done
 chmod 600 "$RUN/etc/slurmdbd.conf"
 export SLURM_CONF=$RUN/etc/slurm.conf   # slurmdbd.conf and gres.conf are read next to it
@@ -154,8 +163,10 @@ for i in $(seq 1 120); do
 done
 log "4 nodes idle"
 sinfo -N -o '%N %T %G %c %m' > "$OUT/sinfo.txt"
+# the time-limit sweep and the priority recalculation are timed from here
+CTLD=$(sed -n 's/^\[\([0-9T:.-]*\)\] Running as primary controller.*/\1/p' "$RUN/log/slurmctld.log" | head -1)
 { echo "date: $(date -u +%FT%TZ)"; echo "host_nproc: $(nproc)"; echo "loadavg_before: $(cut -d' ' -f1-3 /proc/loadavg)";
-  echo "slurm: $(slurmctld -V)"; } > "$OUT/run-info.txt"
+  echo "slurm: $(slurmctld -V)"; echo "ctld_primary_epoch: $(date -d "$CTLD" +%s.%N 2>/dev/null)"; } > "$OUT/run-info.txt"
 
 # --- replay ---------------------------------------------------------------------------
 T0=$("$HERE/replay.sh" "$SCEN" "$OUT")
