@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
 )
 
 // backfillState is the scratch state of one backfill cycle, kept between
@@ -47,6 +48,14 @@ type backfillState struct {
 	wr       *wrProfile
 	running  []sim.RunningJob // the view's, during a cycle
 
+	// Requests known to get no reservation (noRes) or not to start now
+	// (noNow) on the cycle's state as it is: both outcomes are functions
+	// of the request, its partitions and limit, the reservations, the free
+	// state and rel, so a record asking the same is answered without the
+	// test. Cleared when a reservation is made or a job starts.
+	noRes map[bfReq]struct{}
+	noNow map[bfReq]struct{}
+
 	// Skipping cycles (see Slurm.NoBackfillSkip). valid bounds the times
 	// at which the last cycle's time-dependent tests come out the same;
 	// why lists the reasons it set, in order; skipOK says the last cycle
@@ -60,6 +69,26 @@ type backfillState struct {
 	freeSnap []sim.NodeState
 	runSnap  []bfRunKey
 	skipped  int
+}
+
+// bfReq is what reserve and startNow look at of a record: the request,
+// its partitions and its limit (placers see nothing else of the job).
+type bfReq struct {
+	req   workload.Request
+	part  int32
+	parts uint64
+	limit sim.Time
+}
+
+func reqOf(job *sim.PendingJob) bfReq {
+	return bfReq{req: job.Req, part: job.Part, parts: job.Parts, limit: job.Limit}
+}
+
+// forget drops the memo of outcomes (a reservation was made or a job
+// started).
+func (b *backfillState) forget() {
+	clear(b.noRes)
+	clear(b.noNow)
 }
 
 // bfWhy is a pending reason a backfill cycle set.
@@ -147,6 +176,11 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 	b.relBuilt = false // built when the first reservation is computed
 	b.dropGroups()
 	b.dropProfiles()
+	if b.noRes == nil {
+		b.noRes = map[bfReq]struct{}{}
+		b.noNow = map[bfReq]struct{}{}
+	}
+	b.forget()
 	b.running = v.Running()
 	defer func() { b.running = nil }()
 	if b.users == nil {
@@ -376,7 +410,13 @@ func (s *Slurm) materialize(v sim.View, pend []sim.PendingJob) {
 	for i, ref := range b.deferred {
 		r := qrec{ref: ref, part: b.dparts[i]}
 		job := s.pendingJob(pend, &r)
-		s.reserve(v.Now(), &job)
+		k := reqOf(&job)
+		if _, no := b.noRes[k]; no {
+			continue // its until bounds are in place from the first time
+		}
+		if !s.reserve(v.Now(), &job) {
+			b.noRes[k] = struct{}{}
+		}
 	}
 	b.deferred = b.deferred[:0]
 	b.dparts = b.dparts[:0]
@@ -454,6 +494,20 @@ func (s *Slurm) windowClash(start, limit sim.Time) bool {
 // window [now, now+limit) (rounded to bf_resolution) and not held by an
 // advance reservation during it, committing it to the pass.
 func (s *Slurm) startNow(job *sim.PendingJob) bool {
+	b := &s.bf
+	k := reqOf(job)
+	if _, no := b.noNow[k]; no {
+		return false // nowMask's bounds are in place from the first time
+	}
+	if !s.tryNow(job) {
+		b.noNow[k] = struct{}{}
+		return false
+	}
+	return true
+}
+
+// tryNow is startNow without the memo.
+func (s *Slurm) tryNow(job *sim.PendingJob) bool {
 	p := &s.pass
 	b := &s.bf
 	now := p.now
@@ -495,13 +549,15 @@ func (s *Slurm) startNow(job *sim.PendingJob) bool {
 		b.dropGroups()
 	}
 	b.dropProfiles() // the free state changed
+	b.forget()
 	return true
 }
 
 // reserve finds job's earliest start within bf_window and, if there is
 // one, reserves its nodes whole for [start, start+limit), rounded out to
-// bf_resolution (backfill.c steps 5–8).
-func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob) {
+// bf_resolution (backfill.c steps 5–8). It reports whether it made a
+// reservation.
+func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob) bool {
 	b := &s.bf
 	limit := job.Limit
 	horizon := endAt(now, s.cfg.bfWindow)
@@ -510,7 +566,7 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob) {
 	if exact {
 		s.profile(job)
 		if !s.reachable(now, horizon) {
-			return
+			return false
 		}
 	}
 	for range 10000 {
@@ -518,7 +574,7 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob) {
 			if startRes > now {
 				b.until(startRes - s.cfg.bfWindow + 1) // the horizon passes it then
 			}
-			return
+			return false
 		}
 		s.setMask(s.floorRes(startRes), s.ceilRes(endAt(startRes, limit)))
 		s.maskWindows(startRes, limit)
@@ -563,7 +619,7 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob) {
 		}
 		switch {
 		case !ok && next == math.MaxInt64:
-			return // never, whatever ends
+			return false // never, whatever ends
 		case !ok || t > next:
 			startRes = next // TRY_LATER: some reserved nodes free up then
 			continue
@@ -571,7 +627,7 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob) {
 			// Beyond bf_window: no reservation, whether or not its
 			// window meets another (a retry would start from t).
 			b.until(t - s.cfg.bfWindow + 1) // the horizon passes it then
-			return
+			return false
 		}
 		lo, hi := s.floorRes(t), s.ceilRes(endAt(t, limit))
 		s.setMask(lo, hi)
@@ -591,8 +647,10 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob) {
 			b.pool = append(b.pool, a.Node)
 		}
 		b.res = append(b.res, bfRes{job: job.Ref, at: t, lo: lo, hi: hi, nodes: b.pool[off:len(b.pool):len(b.pool)]})
-		return
+		b.forget()
+		return true
 	}
+	return false
 }
 
 // willRun is cons_tres's will-run test on the nodes of b.mask: the
