@@ -46,6 +46,7 @@ type backfillState struct {
 	nprof    int
 	profNext int
 	wr       *wrProfile
+	need     int64            // the count of the demand wr was made for
 	running  []sim.RunningJob // the view's, during a cycle
 
 	// Requests known to get no reservation (noRes) or not to start now
@@ -111,21 +112,32 @@ type bfRes struct {
 	nodes  []int32
 }
 
-// wrProfile is a demand's will-run profile on the cycle's free state and
-// rel: per node the units it holds on the free state of now (-1: not
+// wrProfile is a demand shape's will-run profile on the cycle's free state
+// and rel: per node the units it holds on the free state of now (-1: not
 // eligible), their sum, and per group the change of each node's units
 // as the group is released (ent[entEnd[k-1]:entEnd[k]]), computed on
-// demand up to the groups a will-run test reached; whether it can start
-// within bf_window on every node (0: not known yet, 1: yes, -1: no).
+// demand up to the groups a will-run test reached. The shape is the
+// demand without its count: units per node do not depend on how many
+// the job wants, so demands of every size share it.
+//
+// cur and prev hold a node's free state and units after the groups
+// computed so far, valid where seen is stamp (other nodes have not
+// changed: p.free and contrib).
+//
+// reachYes and reachNo bound the counts known to be able to start within
+// bf_window on every node (count <= reachYes) or not (count >= reachNo).
 type wrProfile struct {
-	d       demand
-	base    int64
-	contrib []int32
-	prev    []int32
-	cur     []sim.NodeState
-	ent     []wrEntry
-	entEnd  []int32
-	reach   int8
+	d        demand // count 0
+	base     int64
+	contrib  []int32
+	prev     []int32
+	cur      []sim.NodeState
+	seen     []uint32
+	stamp    uint32
+	ent      []wrEntry
+	entEnd   []int32
+	reachYes int64
+	reachNo  int64
 }
 
 // maxProfiles bounds the will-run profiles kept in a cycle.
@@ -525,7 +537,7 @@ func (s *Slurm) tryNow(job *sim.PendingJob) bool {
 				capSum -= int64(c)
 			}
 		}
-		if capSum < int64(w.d.count) {
+		if capSum < b.need {
 			return false
 		}
 	}
@@ -794,13 +806,16 @@ func (s *Slurm) group(k int) bool {
 	return true
 }
 
-// profile makes b.wr job's will-run profile on the free state of now,
-// reusing the one of an earlier reservation of the same demand while the
-// free state and rel are unchanged.
+// profile makes b.wr the will-run profile of job's demand shape on the
+// free state of now, and b.need its count, reusing the profile of an
+// earlier demand of the same shape while the free state and rel are
+// unchanged.
 func (s *Slurm) profile(job *sim.PendingJob) {
 	p := &s.pass
 	b := &s.bf
 	d := newDemand(job)
+	b.need = int64(d.count)
+	d.count = 0
 	for i := range b.profs[:b.nprof] {
 		if b.profs[i].d == d {
 			b.wr = &b.profs[i]
@@ -820,21 +835,32 @@ func (s *Slurm) profile(job *sim.PendingJob) {
 	}
 	b.wr = w
 	w.d = d
-	w.reach = 0
+	w.reachYes, w.reachNo = 0, math.MaxInt64
 	n := len(p.nodes)
 	w.contrib = slices.Grow(w.contrib[:0], n)[:n]
 	var base int64
 	for i := range p.nodes {
 		c := int32(-1)
 		if d.eligible(&p.nodes[i]) {
-			c = d.fit(p.free[i])
+			c = 0
+			if !d.short(&p.free[i]) {
+				c = d.fit(p.free[i])
+			}
 			base += int64(c)
 		}
 		w.contrib[i] = c
 	}
 	w.base = base
-	w.prev = append(w.prev[:0], w.contrib...)
-	w.cur = append(w.cur[:0], p.free...)
+	if len(w.seen) != n {
+		w.seen = make([]uint32, n)
+		w.prev = make([]int32, n)
+		w.cur = make([]sim.NodeState, n)
+		w.stamp = 0
+	}
+	if w.stamp++; w.stamp == 0 {
+		clear(w.seen)
+		w.stamp = 1
+	}
 	w.ent = w.ent[:0]
 	w.entEnd = w.entEnd[:0]
 }
@@ -869,6 +895,11 @@ func (s *Slurm) profileGroup(k int) bool {
 				if w.contrib[a.Node] < 0 {
 					continue
 				}
+				if w.seen[a.Node] != w.stamp {
+					w.seen[a.Node] = w.stamp
+					w.cur[a.Node] = s.pass.free[a.Node]
+					w.prev[a.Node] = w.contrib[a.Node]
+				}
 				f := &w.cur[a.Node]
 				f.Add(&a) // MIG instances and MPS shares come back too
 				c := d.fit(*f)
@@ -890,13 +921,20 @@ func (s *Slurm) profileGroup(k int) bool {
 func (s *Slurm) reachable(now, horizon sim.Time) bool {
 	b := &s.bf
 	w := b.wr
-	if w.reach != 0 {
-		return w.reach > 0
+	switch {
+	case b.need <= w.reachYes:
+		return true
+	case b.need >= w.reachNo:
+		// reach stopped at the first group ending at or past the
+		// horizon, or at the last group, for that count as for this
+		// one: its bound is in place.
+		return false
 	}
 	ok := s.reach(now, horizon)
-	w.reach = -1
 	if ok {
-		w.reach = 1
+		w.reachYes = b.need
+	} else {
+		w.reachNo = b.need
 	}
 	return ok
 }
@@ -905,7 +943,7 @@ func (s *Slurm) reach(now, horizon sim.Time) bool {
 	b := &s.bf
 	w := b.wr
 	capSum := w.base
-	need := int64(w.d.count)
+	need := b.need
 	for g := 0; capSum < need; g++ {
 		if !s.profileGroup(g) {
 			return false
@@ -940,7 +978,7 @@ func (s *Slurm) willRunExact(job *sim.PendingJob, startRes, use sim.Time) (sim.T
 			capSum -= int64(c)
 		}
 	}
-	need := int64(w.d.count)
+	need := b.need
 	g := -1
 	t := startRes
 	for capSum < need {
