@@ -177,7 +177,6 @@ func (s *Slurm) ceilRes(t sim.Time) sim.Time {
 // cannot start now and have no record after them that could never need
 // theirs. The starts are the same as computing every reservation eagerly.
 func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
-	p := &s.pass
 	b := &s.bf
 	cfg := s.cfg
 	now := v.Now()
@@ -224,8 +223,7 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 			s.bfReason(js, r.ref, why)
 			continue
 		}
-		if base, ok := p.stage(&job); ok {
-			p.discard(base)
+		if s.fitsNow(&job) {
 			s.materialize(v, pend)
 			if s.startNow(&job) {
 				s.markStarted(&job)
@@ -245,6 +243,23 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 	if s.AlwaysReserve {
 		s.materialize(v, pend)
 	}
+}
+
+// fitsNow reports whether job fits now on the free state, reservations
+// not considered. With FirstFit and no advance reservation, it fits
+// exactly when its partition's nodes hold its units, which the job's
+// will-run profile has summed (the profile is then at hand for startNow).
+func (s *Slurm) fitsNow(job *sim.PendingJob) bool {
+	p := &s.pass
+	if p.exact && len(p.windows) == 0 && job.Parts == 1<<uint(job.Part) {
+		s.profile(job)
+		return s.bf.wr.base >= s.bf.need
+	}
+	base, ok := p.stage(job)
+	if ok {
+		p.discard(base)
+	}
+	return ok
 }
 
 // bfReason sets the reason of a record the cycle tested, logging it for
