@@ -632,7 +632,7 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob) bool {
 		var t sim.Time
 		var ok bool
 		if exact {
-			t, ok = s.willRunExact(job, startRes, min(next, horizon-1))
+			t, ok = s.willRunExact(job, startRes, min(next, horizon-1), next)
 		} else {
 			t, ok = s.willRun(job, startRes)
 		}
@@ -983,8 +983,12 @@ func (s *Slurm) reach(now, horizon sim.Time) bool {
 // bf_busy_nodes): it sums the job's profile over the nodes b.mask leaves
 // in, group by group, without rebuilding the free state. The placement is
 // made (into b.alloc) only when the caller will use it: when the start
-// is found and not after use. It returns what willRun returns.
-func (s *Slurm) willRunExact(job *sim.PendingJob, startRes, use sim.Time) (sim.Time, bool) {
+// is found and not after use. It returns what willRun returns, except
+// that once the groups pass stop it returns the first group end past
+// stop (true) without looking further: reserve then tries later from
+// stop whatever the start, and its bounds on skipping are at or before
+// stop already.
+func (s *Slurm) willRunExact(job *sim.PendingJob, startRes, use, stop sim.Time) (sim.Time, bool) {
 	b := &s.bf
 	w := b.wr
 	capSum := w.base
@@ -998,9 +1002,13 @@ func (s *Slurm) willRunExact(job *sim.PendingJob, startRes, use sim.Time) (sim.T
 	t := startRes
 	for capSum < need {
 		g++
-		if !s.profileGroup(g) {
+		if !s.group(g) {
 			return 0, false
 		}
+		if t = max(startRes, b.grpLast[g]); t > stop {
+			return t, true
+		}
+		s.profileGroup(g)
 		lo := int32(0)
 		if g > 0 {
 			lo = w.entEnd[g-1]
@@ -1010,7 +1018,6 @@ func (s *Slurm) willRunExact(job *sim.PendingJob, startRes, use sim.Time) (sim.T
 				capSum += int64(e.delta)
 			}
 		}
-		t = max(startRes, b.grpLast[g])
 	}
 	if t > use {
 		return t, true // TRY_LATER or beyond bf_window: the placement is not used
