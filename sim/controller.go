@@ -62,6 +62,21 @@ type Config struct {
 	// counts from its own start), so TIMEOUT jobs run 0 to 29 s past their
 	// limit, and a job that ends on its own in that slack completes.
 	TimeLimitSweep Time
+	// TimeLimitSweepPhase moves the sweep's checks off the multiples of
+	// TimeLimitSweep: they fall at TimeLimitSweepPhase + k·TimeLimitSweep
+	// (seconds, in [0, TimeLimitSweep)). slurmctld times its checks from
+	// its own start, so a replay that knows when slurmctld started can
+	// put them where they were.
+	TimeLimitSweepPhase Time
+	// KillWait is how long a job the time-limit check kills keeps its
+	// resources after the kill: slurmd sends SIGTERM, waits Slurm's
+	// KillWait, sends SIGKILL and runs the epilog before slurmctld frees
+	// the nodes (on 22.05 with KillWait=2 they were free 3 s after the
+	// kill). The job's record keeps the kill as its End (sacct's End), but
+	// its resources, and its dependents (afterany, afternotok), wait until
+	// the release. A running job's End in the View includes it. Zero (the
+	// default) frees them at the kill.
+	KillWait Time
 	// OverTimeLimit is how many seconds a job may run past its time limit
 	// before it is killed (Slurm's OverTimeLimit, which slurm.conf gives in
 	// minutes). A running job's End in the View includes it (and the
@@ -152,11 +167,11 @@ type controller struct {
 	typeDropped map[string]int
 
 	obs     Observer
-	lc      *lifecycle      // dependency, singleton and throttle gates; nil when unused
-	partsOf []uint64        // per job: allowed partitions; nil until a job lists several
-	gen     []uint32        // per job: generation of its end event; nil until a run is cut short
-	grace   map[JobRef]bool // jobs in preemption grace → requeue at its end
-	remain  []Time          // per job: work left; nil until a requeue
+	lc      *lifecycle          // dependency, singleton and throttle gates; nil when unused
+	partsOf []uint64            // per job: allowed partitions; nil until a job lists several
+	gen     []uint32            // per job: generation of its end event; nil until a run is cut short
+	grace   map[JobRef]graceEnd // jobs in preemption grace (or KillWait) → how they end
+	remain  []Time              // per job: work left; nil until a requeue
 	// requeuedAt is each job's last requeue time, its submit time for the
 	// queue order after a requeue; nil until a requeue.
 	requeuedAt []Time
@@ -209,6 +224,12 @@ func Run(cfg Config) (*Record, error) {
 	}
 	if cfg.Policy == nil {
 		return nil, errors.New("sim: no policy")
+	}
+	if cfg.TimeLimitSweepPhase < 0 || cfg.TimeLimitSweepPhase > 0 && cfg.TimeLimitSweepPhase >= cfg.TimeLimitSweep {
+		return nil, fmt.Errorf("sim: TimeLimitSweepPhase must be in [0, TimeLimitSweep), got %d (sweep %d)", cfg.TimeLimitSweepPhase, cfg.TimeLimitSweep)
+	}
+	if cfg.KillWait < 0 {
+		return nil, fmt.Errorf("sim: KillWait must be >= 0, got %d", cfg.KillWait)
 	}
 	if cfg.TimeLimitSweep < 0 || cfg.OverTimeLimit < 0 || cfg.PreemptGraceTime < 0 {
 		return nil, fmt.Errorf("sim: TimeLimitSweep, OverTimeLimit and PreemptGraceTime must be >= 0, got %d, %d, %d",
@@ -621,10 +642,11 @@ func (c *controller) end(ref JobRef) {
 	if c.status[ref] != stRunning {
 		panic(fmt.Sprintf("sim: end of job %q that is not running: t=%d", c.jobs[ref].ID, c.now))
 	}
-	if requeue, ok := c.grace[ref]; ok {
+	if ge, ok := c.grace[ref]; ok {
 		// Preempted during its grace time: PREEMPTED, even if it would
-		// have ended on its own by now (Slurm's job_mgr.c).
-		c.interrupt(ref, Preempted, requeue)
+		// have ended on its own by now (Slurm's job_mgr.c). Killed at the
+		// grace's end; the resources are freed KillWait later, now.
+		c.interruptAt(ref, Preempted, ge.requeue, min(ge.kill, c.now))
 		return
 	}
 	c.finishRun(ref)
@@ -635,6 +657,9 @@ func (c *controller) finishRun(ref JobRef) {
 	c.status[ref] = stDone
 	r := &c.rec[ref]
 	r.End = c.now
+	if r.State == Timeout {
+		r.End -= c.cfg.KillWait // the kill; the resources are freed now
+	}
 	c.releaseRun(ref, r.Alloc, r.State)
 	if c.lc != nil {
 		c.lcRunEnded(ref, true, r.State)
@@ -741,7 +766,7 @@ func (c *controller) start(s *Start) error {
 	}
 	end, st := c.runEnd(ref, begin)
 	r.State = st
-	rj := RunningJob{Ref: ref, Start: begin, End: c.killAt(ref, begin), Part: part, Alloc: alloc}
+	rj := RunningJob{Ref: ref, Start: begin, End: c.killAt(ref, begin) + c.cfg.KillWait, Part: part, Alloc: alloc}
 	i, _ := slices.BinarySearchFunc(c.running, ref, func(rj RunningJob, ref JobRef) int { return cmp.Compare(rj.Ref, ref) })
 	c.running = slices.Insert(c.running, i, rj)
 	c.q.Push(int64(end), classEnd, int32(ref), c.genOf(ref))
@@ -757,23 +782,31 @@ func (c *controller) start(s *Start) error {
 // runEnd returns when a run of job ref that starts at start ends on its
 // own, and how: COMPLETED after the work it has left, or TIMEOUT when the
 // time-limit check finds it still running past its limit plus
-// OverTimeLimit (see Config.TimeLimitSweep).
+// OverTimeLimit (see Config.TimeLimitSweep); a TIMEOUT run's end is when
+// its resources are freed, KillWait after the kill.
 func (c *controller) runEnd(ref JobRef, start Time) (Time, State) {
 	run := max(c.runLength(ref), 0)
 	kill := c.killAt(ref, start)
 	if start+run <= kill {
 		return start + run, Completed
 	}
-	return kill, Timeout
+	return kill + c.cfg.KillWait, Timeout
 }
 
 // killAt returns when the time-limit check kills a run of job ref that
 // starts at start and is still running: at start + limit + OverTimeLimit,
-// or the first sweep at or after it.
+// or the first sweep (TimeLimitSweepPhase + k·TimeLimitSweep) at or after
+// it.
 func (c *controller) killAt(ref JobRef, start Time) Time {
 	kill := start + c.limit[ref] + c.cfg.OverTimeLimit
 	if s := c.sweep; s > 0 {
-		kill = (kill + s - 1) / s * s
+		// The first check at or after kill: ph + k·s.
+		ph := c.cfg.TimeLimitSweepPhase
+		k := (kill - ph) / s
+		if ph+k*s < kill {
+			k++
+		}
+		kill = ph + k*s
 	}
 	return kill
 }

@@ -906,3 +906,129 @@ func TestDependencyProperty(t *testing.T) {
 		}
 	}
 }
+
+func TestTimeLimitSweepPhase(t *testing.T) {
+	// As TestTimeLimitSweep, with the checks at 29 + 30k (slurmctld
+	// started 1 s before the replay's time 0: timeout-deps-array/run1).
+	// "over" (start 7, limit 100) passes its limit at 107: the check at
+	// 119 kills it (112 s). "slack" runs 110 s and would end at 117, before
+	// that check: COMPLETED. "exact" (limit 90) passes it at 97: killed
+	// at 119 too. "late" (start 7, limit 112) passes it at 119 exactly:
+	// the check at 119 finds it at its limit and kills it.
+	tr := &workload.Trace{Jobs: []workload.Job{job("over", 7, 1000, 100, 1), job("slack", 7, 110, 100, 1),
+		job("exact", 7, 500, 90, 1), job("late", 7, 500, 112, 1)}}
+	rec := run(t, Config{Trace: tr, TimeLimitSweep: 30, TimeLimitSweepPhase: 29})
+	want := []life{
+		{"over", 7, 7, 119, "TIMEOUT", "n1", 0},
+		{"slack", 7, 7, 117, "COMPLETED", "n1", 0},
+		{"exact", 7, 7, 119, "TIMEOUT", "n1", 0},
+		{"late", 7, 7, 119, "TIMEOUT", "n1", 0},
+	}
+	if d := cmp.Diff(want, lives(rec)); d != "" {
+		t.Errorf("sweep 30 phase 29 (-want +got):\n%s", d)
+	}
+	if _, err := Run(Config{Cluster: twoNodes(), Trace: tr, Policy: &lgreedy{}, TimeLimitSweep: 30, TimeLimitSweepPhase: 30}); err == nil {
+		t.Errorf("phase 30 with sweep 30: no error")
+	}
+}
+
+func TestKillWait(t *testing.T) {
+	// timeout-deps-array in small: "t" (n1's 4 GPUs, start 0, limit 60,
+	// runs 120) is killed by the check at 89 (sweep 30, phase 29) and,
+	// with KillWait 3, holds n1 until 92. "any" (afterany:t) becomes
+	// eligible at 92; "wait" (4 GPUs, submitted at 5, n2 held by "long"
+	// until 200) fits only n1 and waits for 92 too. The queue is in submit
+	// order: "any" (submitted at 1) takes n1 [92, 102), then "wait"
+	// [102, 112). t's record keeps the kill, 89, as its End.
+	tj := job("t", 0, 120, 60, 4)
+	long := job("long", 0, 200, 300, 4)
+	wait := job("wait", 5, 10, 60, 4)
+	anyj := job("any", 1, 10, 60, 4)
+	anyj.Deps = dep(workload.DepAfterAny, "t")
+	tr := &workload.Trace{Jobs: []workload.Job{tj, long, anyj, wait}}
+	ends := map[Time]bool{}
+	probe := &lgreedy{preempt: func(v View) []Preemption {
+		for _, r := range v.Running() {
+			if r.Ref == 0 {
+				ends[r.End] = true
+			}
+		}
+		return nil
+	}}
+	rec := run(t, Config{Trace: tr, TimeLimitSweep: 30, TimeLimitSweepPhase: 29, KillWait: 3, Policy: probe})
+	want := []life{
+		{"t", 0, 0, 89, "TIMEOUT", "n1", 0},
+		{"long", 0, 0, 200, "COMPLETED", "n2", 0},
+		{"any", 92, 92, 102, "COMPLETED", "n1", 0},
+		{"wait", 5, 102, 112, "COMPLETED", "n1", 0},
+	}
+	if d := cmp.Diff(want, lives(rec)); d != "" {
+		t.Errorf("kill wait 3 (-want +got):\n%s", d)
+	}
+	// The view's latest end of t is the release: 89 + 3.
+	if !cmp.Equal(ends, map[Time]bool{92: true}) {
+		t.Errorf("t's ends in the view = %v, want only 92", ends)
+	}
+	// Without KillWait, n1 is free at the kill: "any" at 89.
+	rec = run(t, Config{Trace: tr, TimeLimitSweep: 30, TimeLimitSweepPhase: 29})
+	if got := lives(rec)[2]; got.Start != 89 || got.Eligible != 89 {
+		t.Errorf("no kill wait: any = %+v, want eligible and started at 89", got)
+	}
+}
+
+func TestPreemptKillWait(t *testing.T) {
+	// twoNodes: "blk" holds n2 [0,1000). "lo" (n1's 4 GPUs, --requeue,
+	// runs 1000) starts at 0 and is preempted in REQUEUE mode at 10 for
+	// "hi" (4 GPUs, submitted at 10, runs 50). With KillWait 3 lo is
+	// killed at 10 (its run segment ends there, and its requeue hold of
+	// 120 s counts from there: eligible at 130) but holds n1 until 13:
+	// hi starts at 13 and ends at 63; lo reruns at 130 on n1 [130,1130).
+	// Run again with lo not requeueable: it ends PREEMPTED with End 10,
+	// and n1 is free at 13 all the same.
+	lo := job("lo", 0, 1000, 2000, 4)
+	lo.Requeue = true
+	blk := job("blk", 0, 1000, 2000, 4)
+	hi := job("hi", 10, 50, 100, 4)
+	preemptAt10 := func(mode PreemptMode) *lgreedy {
+		return &lgreedy{preempt: func(v View) []Preemption {
+			if v.Now() != 10 {
+				return nil
+			}
+			for _, r := range v.Running() {
+				if r.Ref == 0 {
+					return []Preemption{{Job: 0, Mode: mode}}
+				}
+			}
+			return nil
+		}}
+	}
+	tr := &workload.Trace{Jobs: []workload.Job{lo, blk, hi}}
+	rec := run(t, Config{Trace: tr, KillWait: 3, Policy: preemptAt10(PreemptRequeue)})
+	want := []life{
+		{"lo", 130, 130, 1130, "COMPLETED", "n1", 1},
+		{"blk", 0, 0, 1000, "COMPLETED", "n2", 0},
+		{"hi", 10, 13, 63, "COMPLETED", "n1", 0},
+	}
+	if d := cmp.Diff(want, lives(rec)); d != "" {
+		t.Errorf("requeue (-want +got):\n%s", d)
+	}
+	if len(rec.Runs) != 1 || rec.Runs[0].Start != 0 || rec.Runs[0].End != 10 || rec.Runs[0].State != Preempted {
+		t.Errorf("runs = %+v, want lo's [0,10) PREEMPTED", rec.Runs)
+	}
+	lo.Requeue = false
+	tr = &workload.Trace{Jobs: []workload.Job{lo, blk, hi}}
+	rec = run(t, Config{Trace: tr, KillWait: 3, Policy: preemptAt10(PreemptRequeue)})
+	want = []life{
+		{"lo", 0, 0, 10, "PREEMPTED", "n1", 0},
+		{"blk", 0, 0, 1000, "COMPLETED", "n2", 0},
+		{"hi", 10, 13, 63, "COMPLETED", "n1", 0},
+	}
+	if d := cmp.Diff(want, lives(rec)); d != "" {
+		t.Errorf("cancel (-want +got):\n%s", d)
+	}
+	// Without KillWait hi starts at the preemption.
+	rec = run(t, Config{Trace: tr, Policy: preemptAt10(PreemptRequeue)})
+	if got := lives(rec)[2]; got.Start != 10 {
+		t.Errorf("no kill wait: hi = %+v, want a start at 10", got)
+	}
+}

@@ -26,20 +26,21 @@ func (c *controller) preempt(p Preemption) error {
 	// PreemptMode=REQUEUE requeues only jobs that may be requeued; others
 	// are cancelled (slurm.conf PreemptMode).
 	requeue := p.Mode == PreemptRequeue && c.requeueable(ref)
-	g := c.cfg.PreemptGraceTime
-	if g <= 0 {
+	g := max(c.cfg.PreemptGraceTime, 0)
+	if g+c.cfg.KillWait <= 0 {
 		c.interrupt(ref, Preempted, requeue)
 		return nil
 	}
 	// GraceTime: the job keeps its resources until now+grace (or its own
-	// earlier end) and then ends PREEMPTED, or is requeued.
+	// earlier end) and then ends PREEMPTED, or is requeued; KillWait
+	// keeps them that much longer, the kill still being at now+grace.
 	if c.grace == nil {
-		c.grace = map[JobRef]bool{}
+		c.grace = map[JobRef]graceEnd{}
 	}
-	c.grace[ref] = requeue
+	c.grace[ref] = graceEnd{requeue: requeue, kill: c.now + g}
 	i := c.runningIndex(ref)
 	rj := &c.running[i]
-	if at := c.now + g; at < c.plannedEnd(ref, rj.Start) {
+	if at := c.now + g + c.cfg.KillWait; at < c.plannedEnd(ref, rj.Start) {
 		c.bumpGen(ref)
 		c.q.Push(int64(at), classEnd, int32(ref), c.gen[ref])
 		rj.End = min(rj.End, at)
@@ -67,28 +68,44 @@ func (c *controller) genOf(ref JobRef) uint32 {
 	return c.gen[ref]
 }
 
+// graceEnd is how a job in its preemption grace time (or KillWait) ends:
+// requeued or not, and the instant it is killed.
+type graceEnd struct {
+	requeue bool
+	kill    Time
+}
+
 // interrupt cuts job ref's run short now: it ends in state st, or, with
 // requeue, its run is closed as a RunSegment in state st and the job
 // returns to the queue.
 func (c *controller) interrupt(ref JobRef, st State, requeue bool) {
+	c.interruptAt(ref, st, requeue, c.now)
+}
+
+// interruptAt is interrupt for a run killed at kill (<= now): its
+// resources are freed now, its record (or run segment) ends at kill, and
+// a requeue counts from kill (Config.KillWait).
+func (c *controller) interruptAt(ref JobRef, st State, requeue bool, kill Time) {
 	c.changed()
 	c.bumpGen(ref) // its scheduled end no longer applies
 	delete(c.grace, ref)
 	if requeue {
-		c.requeue(ref, st)
+		c.requeue(ref, st, kill)
 		return
 	}
 	c.rec[ref].State = st
 	c.finishRun(ref)
+	c.rec[ref].End = kill
 }
 
-// requeue closes job ref's run (state st: Preempted or NodeFail) and puts
-// it back in the queue, as Slurm does: a new submit time (now), held with
-// reason BeginTime for the requeue delay, and, when it runs again, its full
-// time limit and the work left since its last checkpoint.
-func (c *controller) requeue(ref JobRef, st State) {
+// requeue closes job ref's run (state st: Preempted or NodeFail), killed
+// at kill (<= now), and puts it back in the queue, as Slurm does: a new
+// submit time (kill), held with reason BeginTime for the requeue delay
+// from kill, and, when it runs again, its full time limit and the work
+// left since its last checkpoint.
+func (c *controller) requeue(ref JobRef, st State, kill Time) {
 	r := &c.rec[ref]
-	c.runs = append(c.runs, RunSegment{Job: ref, Start: r.Start, End: c.now, State: st, Alloc: r.Alloc})
+	c.runs = append(c.runs, RunSegment{Job: ref, Start: r.Start, End: kill, State: st, Alloc: r.Alloc})
 	c.releaseRun(ref, r.Alloc, st)
 	if c.lc != nil {
 		c.lcRunEnded(ref, false, st)
@@ -102,9 +119,9 @@ func (c *controller) requeue(ref JobRef, st State) {
 		}
 		c.requeuedAt = make([]Time, len(c.jobs))
 	}
-	c.requeuedAt[ref] = c.now
+	c.requeuedAt[ref] = kill
 	if ci := j.CheckpointInterval; ci > 0 {
-		saved := max(c.now-r.Start, 0) / ci * ci // r.Start > now while a MIG GPU is repartitioned
+		saved := max(kill-r.Start, 0) / ci * ci // r.Start > now while a MIG GPU is repartitioned
 		c.remain[ref] = max(c.remain[ref]-c.savedWork(ref, saved), 0)
 	} else {
 		c.remain[ref] = j.Runtime // no checkpoint: from scratch
@@ -125,7 +142,7 @@ func (c *controller) requeue(ref JobRef, st State) {
 	case d < 0:
 		d = 0
 	}
-	c.push(c.now+d, classRelease, int32(ref), 0)
+	c.push(max(kill+d, c.now), classRelease, int32(ref), 0)
 }
 
 // release ends a requeued job's begin-time hold.

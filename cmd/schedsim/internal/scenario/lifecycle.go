@@ -30,6 +30,13 @@ type Controller struct {
 	// TimeLimitSweep is the period of the time-limit check ("30s" as
 	// slurmctld; empty or 0 = jobs are killed exactly at their limit).
 	TimeLimitSweep string `yaml:"time_limit_sweep"`
+	// TimeLimitSweepPhase is where the checks fall: at this offset plus
+	// multiples of the period (default 0; slurmctld times them from its
+	// start). It must be less than the period.
+	TimeLimitSweepPhase string `yaml:"time_limit_sweep_phase"`
+	// KillWait is how long a job killed at its time limit keeps its
+	// resources (Slurm's KillWait plus the epilog; default 0).
+	KillWait string `yaml:"kill_wait"`
 	// OverTimeLimit is how long a job may run past its limit (Slurm's
 	// OverTimeLimit, in minutes there: write "5m").
 	OverTimeLimit string `yaml:"over_time_limit"`
@@ -187,6 +194,8 @@ func (s *Scenario) validateLifecycle() error {
 		path []any
 	}{
 		{s.Controller.TimeLimitSweep, []any{"controller", "time_limit_sweep"}},
+		{s.Controller.TimeLimitSweepPhase, []any{"controller", "time_limit_sweep_phase"}},
+		{s.Controller.KillWait, []any{"controller", "kill_wait"}},
 		{s.Controller.OverTimeLimit, []any{"controller", "over_time_limit"}},
 		{s.Controller.RequeueDelay, []any{"controller", "requeue_delay"}},
 		{s.Controller.PreemptGraceTime, []any{"controller", "preempt_grace_time"}},
@@ -214,6 +223,13 @@ func (s *Scenario) validateLifecycle() error {
 		}
 		if _, err := parseDur(d.v); err != nil {
 			return s.lifecycleError(err.Error(), d.path...)
+		}
+	}
+	if ph := s.Controller.TimeLimitSweepPhase; ph != "" {
+		p, _ := parseDur(ph)
+		sw, _ := parseDur(s.Controller.TimeLimitSweep)
+		if p > 0 && p >= sw {
+			return s.lifecycleError(fmt.Sprintf("%q: must be less than time_limit_sweep (%q)", ph, s.Controller.TimeLimitSweep), "controller", "time_limit_sweep_phase")
 		}
 	}
 	if v := s.Controller.EnforcePartLimits; v != "" {
@@ -312,6 +328,8 @@ type Lifecycle struct {
 	NodeEvents        []sim.NodeEvent
 	Failures          *sim.FailureModel
 	TimeLimitSweep    sim.Time
+	SweepPhase        sim.Time
+	KillWait          sim.Time
 	OverTimeLimit     sim.Time
 	RequeueDelay      sim.Time
 	PreemptGraceTime  sim.Time
@@ -330,6 +348,8 @@ func (s *Scenario) buildLifecycle(c *hwmodels.Cluster, epoch int64) (Lifecycle, 
 		return d
 	}
 	l.TimeLimitSweep = dur(ct.TimeLimitSweep)
+	l.SweepPhase = dur(ct.TimeLimitSweepPhase)
+	l.KillWait = dur(ct.KillWait)
 	l.OverTimeLimit = dur(ct.OverTimeLimit)
 	l.PreemptGraceTime = dur(ct.PreemptGraceTime)
 	if v := ct.EnforcePartLimits; v != "" {
@@ -394,7 +414,7 @@ func (r *Run) Config() sim.Config {
 	return sim.Config{
 		Cluster: r.Cluster, Trace: r.Trace, Policy: r.Policy, Seed: r.Seed,
 		Reservations: l.Reservations, NodeEvents: l.NodeEvents, Failures: l.Failures,
-		TimeLimitSweep: l.TimeLimitSweep, OverTimeLimit: l.OverTimeLimit, RequeueDelay: l.RequeueDelay,
+		TimeLimitSweep: l.TimeLimitSweep, TimeLimitSweepPhase: l.SweepPhase, KillWait: l.KillWait, OverTimeLimit: l.OverTimeLimit, RequeueDelay: l.RequeueDelay,
 		PreemptGraceTime: l.PreemptGraceTime, JobRequeue: l.JobRequeue, KillInvalidDepend: l.KillInvalidDepend,
 		EnforcePartLimits: l.EnforcePartLimits,
 		Runtime:           r.Runtime,
