@@ -206,6 +206,7 @@ func (s *Slurm) reset(c *hwmodels.Cluster) {
 	s.users = map[string]int32{}
 	s.pre.out = s.pre.out[:0]
 	s.tree, _ = priority.NewTree(cfg.calcPeriod, cfg.halfLife, cfg.reset)
+	s.tree.SetPhase(cfg.calcPhase)
 	s.derived = len(cfg.accounts) == 0 && len(cfg.users) == 0
 	if s.derived {
 		s.tree.AddUser("root", "root", 1)
@@ -349,6 +350,17 @@ func (s *Slurm) prio(js *slurmJob, part int32) uint32 {
 	return priority.Clamp(js.base + s.cfg.weights.Partition*pf)
 }
 
+// calcInstant returns the last priority recalculation instant at or
+// before now: calcPhase + k·calcPeriod (negative before the first).
+func (s *Slurm) calcInstant(now sim.Time) sim.Time {
+	p, ph := s.cfg.calcPeriod, s.cfg.calcPhase
+	k := (now - ph) / p
+	if ph+k*p > now {
+		k--
+	}
+	return ph + k*p
+}
+
 // recalc settles usage at calculation instant k and recomputes the fair
 // share and every pending job's priority as of k.
 func (s *Slurm) recalc(pend []sim.PendingJob, k sim.Time) {
@@ -462,7 +474,7 @@ func (s *Slurm) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
 		js.reason = sim.ReasonNone
 	}
 	recalc := false
-	if k := now / s.cfg.calcPeriod * s.cfg.calcPeriod; k > s.lastCalc {
+	if k := s.calcInstant(now); k > s.lastCalc {
 		recalc = true
 		s.recalc(pend, k)
 	}

@@ -35,6 +35,12 @@ type SlurmArgs struct {
 	DefaultQueueDepth int   `yaml:"default_queue_depth"` // records per event-triggered main pass (100)
 	SchedInterval     int64 `yaml:"sched_interval"`      // seconds between full main passes (60); -1 disables them
 
+	// Placement names the node choice (NewPlacer): first-fit (default:
+	// lowest-numbered nodes first) or best-fit (the nodes the job leaves
+	// fullest, as select/cons_tres chooses for a one-node job: the
+	// sufficient node with the fewest free resources, ties by index).
+	Placement string `yaml:"placement"`
+
 	// priority/multifactor.
 	PriorityType             string  `yaml:"PriorityType"` // priority/multifactor or priority/basic
 	PriorityWeightAge        float64 `yaml:"PriorityWeightAge"`
@@ -52,6 +58,12 @@ type SlurmArgs struct {
 	PriorityFlags            string  `yaml:"PriorityFlags"`            // comma list
 	FairShareDampeningFactor float64 `yaml:"FairShareDampeningFactor"` // >= 1 (1)
 	TRESBillingWeights       string  `yaml:"TRESBillingWeights"`       // default: CPUs
+
+	// PriorityCalcPhase (seconds, in [0, PriorityCalcPeriod)) is where the
+	// recalculations fall: at PriorityCalcPhase + k·PriorityCalcPeriod.
+	// slurmctld times them from its own start, which a trace does not
+	// record; default 0 (multiples of the period from time 0).
+	PriorityCalcPhase int64 `yaml:"priority_calc_phase"`
 
 	// Preemption (slurm.conf PreemptType, PreemptMode, PreemptExemptTime).
 	// PreemptType is preempt/none (default), preempt/partition_prio (a
@@ -128,6 +140,7 @@ type slurmConfig struct {
 	maxAge     sim.Time
 	halfLife   sim.Time
 	calcPeriod sim.Time
+	calcPhase  sim.Time
 	reset      sim.Time
 	jobSize    priority.JobSize
 	classic    bool
@@ -296,7 +309,11 @@ func SlurmFactory(decode func(into any) error) (sim.Policy, error) {
 			}
 		}
 	}
-	return newSlurm(cfg, a, explicit, FirstFit{}), nil
+	placer, err := NewPlacer(a.Placement)
+	if err != nil {
+		return nil, fmt.Errorf("args: placement: %w", err)
+	}
+	return newSlurm(cfg, a, explicit, placer), nil
 }
 
 // NewSlurm returns a slurm policy with args (missing values: zero values
@@ -429,6 +446,9 @@ func (a *SlurmArgs) config(lines map[string]int) (*slurmConfig, error) {
 	}
 	if c.calcPeriod < 60 {
 		return nil, bad("PriorityCalcPeriod", "must be at least 1 minute, got %q", a.PriorityCalcPeriod)
+	}
+	if c.calcPhase = sim.Time(a.PriorityCalcPhase); !(c.calcPhase >= 0 && c.calcPhase < c.calcPeriod) {
+		return nil, bad("priority_calc_phase", "must be in [0, PriorityCalcPeriod = %d s), got %d", c.calcPeriod, a.PriorityCalcPhase)
 	}
 	resets := map[string]sim.Time{"NONE": 0, "NOW": 0, "DAILY": 86400, "WEEKLY": 7 * 86400,
 		"MONTHLY": 30 * 86400, "QUARTERLY": 91 * 86400, "YEARLY": 365 * 86400}

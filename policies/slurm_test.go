@@ -534,3 +534,92 @@ func TestSlurmMultiPartition(t *testing.T) {
 		})
 	}
 }
+
+// TestSlurmCalcPhase checks priority_calc_phase: the recalculations fall
+// at phase + k·PriorityCalcPeriod (slurmctld's decay thread counts from
+// its start). ageArgs: age weight 1000 over 600 s, QOS "high" 500,
+// PriorityCalcPeriod 60 s. A holds the node [0,340); O (normal) is
+// submitted at 0 and N (high) at 330. At 340 N still has its priority
+// at submit, 500 (age 0); O has the value of the last recalculation.
+//   - phase 0: recalculated at 300: O = 1000·300/600 = 500, a tie with
+//     N, broken by submit time: O [340,440), N [440,540).
+//   - phase 50: recalculated at 290: O = 1000·290/600 = 483: N first
+//     [340,440), O [440,540).
+func TestSlurmCalcPhase(t *testing.T) {
+	g8 := workload.Request{GPUs: 8}
+	jobs := []workload.Job{
+		job("A", 0, 340, 340, g8),
+		job("O", 0, 100, 100, g8),
+		withQOS(job("N", 330, 100, 100, g8), "high"),
+	}
+	for _, tc := range []struct {
+		phase int64
+		want  map[string]sim.Time
+	}{
+		{0, map[string]sim.Time{"A": 0, "O": 340, "N": 440}},
+		{50, map[string]sim.Time{"A": 0, "N": 340, "O": 440}},
+	} {
+		a := fast()
+		ageArgs(&a)
+		a.PriorityCalcPhase = tc.phase
+		if d := cmp.Diff(tc.want, starts(runSlurm(t, policytest.GPUNodes(1, 8), jobs, a))); d != "" {
+			t.Errorf("phase %d: starts (-want +got):\n%s", tc.phase, d)
+		}
+	}
+	a := fast()
+	ageArgs(&a)
+	a.PriorityCalcPhase = 60
+	if _, err := policies.NewSlurm(a, nil); err == nil {
+		t.Errorf("priority_calc_phase 60 with PriorityCalcPeriod 1 minute: no error")
+	}
+}
+
+// TestSlurmPlacementArg: the slurm policy's placement argument. Two nodes
+// of 8 GPUs. A (8 GPUs) holds n0 [0,10), B (4 GPUs) n1 [0,100). At 20
+// C (one node, 2 GPUs) arrives: first-fit puts it on n0 (the lowest
+// node that fits), best-fit on n1 (the node it leaves fullest, as
+// cons_tres picks for a one-node job). D (8 GPUs on one node) at 21
+// then finds n0 empty under best-fit and starts at once; under first-fit
+// it waits for C's end at 70.
+func TestSlurmPlacementArg(t *testing.T) {
+	one := func(g int32) workload.Request { return workload.Request{Nodes: 1, GPUs: g} }
+	jobs := []workload.Job{
+		job("A", 0, 10, 10, one(8)),
+		job("B", 0, 100, 100, one(4)),
+		job("C", 20, 50, 50, one(2)),
+		job("D", 21, 10, 10, one(8)),
+	}
+	for _, tc := range []struct {
+		placement string
+		want      map[string]sim.Time
+	}{
+		{"", map[string]sim.Time{"A": 0, "B": 0, "C": 20, "D": 70}},
+		{"best-fit", map[string]sim.Time{"A": 0, "B": 0, "C": 20, "D": 21}},
+	} {
+		p, err := policies.SlurmFactory(func(into any) error {
+			if a, ok := into.(*policies.SlurmArgs); ok {
+				*a = fast()
+				a.Placement = tc.placement
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := sim.Run(sim.Config{Cluster: policytest.GPUNodes(2, 8), Trace: &workload.Trace{Jobs: jobs}, Policy: p, Seed: 1, Check: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(tc.want, starts(rec)); d != "" {
+			t.Errorf("placement %q: starts (-want +got):\n%s", tc.placement, d)
+		}
+	}
+	if _, err := policies.SlurmFactory(func(into any) error {
+		if a, ok := into.(*policies.SlurmArgs); ok {
+			a.Placement = "scatter"
+		}
+		return nil
+	}); err == nil {
+		t.Errorf("placement scatter: no error")
+	}
+}

@@ -261,3 +261,23 @@ func TestParseTRESWeights(t *testing.T) {
 		}
 	}
 }
+
+// TestDecayPhase is TestDecay's first steps with the settlements at
+// 100 + 300k (SetPhase(100)): a user charged at rate 2 from 100 has, at
+// the settlement at 400, 2·300 = 600 undecayed (the period's own usage),
+// and at 700, 600·D + 600. Without the phase the first settlement at 300
+// holds 400, as in TestDecay. A user added after SetPhase settles at the
+// same instants.
+func TestDecayPhase(t *testing.T) {
+	D := math.Pow(1-0.693/600, 300)
+	tr := mustTree(t, 300, 600, 0)
+	tr.SetPhase(100)
+	u, _ := tr.AddUser("u", "", 1)
+	tr.Charge(u, 100, 2)
+	var got []float64
+	got = append(got, tr.UsageAt(400)[u])
+	got = append(got, tr.UsageAt(700)[u])
+	if d := cmp.Diff([]float64{600, 600*D + 600}, got, cmpopts.EquateApprox(1e-12, 0)); d != "" {
+		t.Errorf("usage at 400 and 700 (-want +got):\n%s", d)
+	}
+}

@@ -40,6 +40,7 @@ type Tree struct {
 	nUsers   int
 
 	period Time    // PriorityCalcPeriod, seconds (> 0)
+	phase  Time    // settlement instants are phase + k·period
 	decay  float64 // multiplier per period
 	reset  Time    // PriorityUsageResetPeriod in seconds; 0 = never
 	acc    []acc   // per association; only users are charged
@@ -94,6 +95,26 @@ func NewTree(period, halfLife, reset Time) (*Tree, error) {
 	return t, nil
 }
 
+// SetPhase moves the settlement instants to phase + k·period (phase in
+// [0, period); slurmctld's decay thread counts its periods from its
+// start). It must be called before any Charge; the usage reset boundaries
+// stay multiples of the reset period from time 0.
+func (t *Tree) SetPhase(phase Time) {
+	t.phase = phase
+	for i := range t.acc {
+		t.acc[i] = t.newAcc()
+	}
+}
+
+// newAcc is an association's usage before any charge, with its first
+// settlement at the phase.
+func (t *Tree) newAcc() acc {
+	if t.phase == 0 {
+		return acc{}
+	}
+	return acc{at: t.phase - t.period, last: t.phase - t.period}
+}
+
 // Len returns the number of associations.
 func (t *Tree) Len() int { return len(t.assocs) }
 
@@ -108,7 +129,7 @@ func (t *Tree) add(a Assoc) int32 {
 	t.assocs = append(t.assocs, a)
 	t.children = append(t.children, nil)
 	t.children[a.Parent] = append(t.children[a.Parent], i)
-	t.acc = append(t.acc, acc{})
+	t.acc = append(t.acc, t.newAcc())
 	return i
 }
 
@@ -221,7 +242,7 @@ func (t *Tree) roll(a *acc, now Time) {
 }
 
 // UsageAt returns every association's raw usage (billable-TRES seconds,
-// decayed) as settled at calculation instant k, a multiple of the period
+// decayed) as settled at calculation instant k, a settlement instant (phase + k·period)
 // no earlier than the previous call's and no later than any Charge made
 // since: a user's is its own, an account's the sum over its subtree.
 // The slice is reused by the next call.
