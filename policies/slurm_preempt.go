@@ -110,11 +110,15 @@ func (s *Slurm) victimMode(part, qos int32) preemptMode {
 // PreemptExemptTime, whose PreemptMode is not OFF, that hold a node the job
 // could use and that no other record preempted in this pass. They are
 // taken in Slurm's order, lowest first: partition tier (or QOS priority),
-// then job priority, then size (GPUs, then CPUs; smaller first), then the
-// youngest (latest start), then job. Candidates are removed in that order
-// until the job fits; then each removed candidate, the last first, is put
-// back if the job still fits without it. So the victims are the lowest
-// in that order that suffice, and none of them is unneeded.
+// then job priority, then size (GPUs, then CPUs; smaller first), then job
+// (Slurm's job list order: submission). Candidates are removed in that
+// order until the job fits; the job is then placed on the resulting free
+// state, and the victims are the removed candidates holding a node of
+// that placement (cons_tres's _run_now: remove preemptees one by one until
+// the job fits, then preempt those its selected nodes overlap). On a real
+// Slurm 22.05, of four equal one-node jobs on gn1..gn4 a two-node job
+// preempted the two oldest, on gn1 and gn2
+// (conformance/records/preempt-requeue), not the youngest.
 func (s *Slurm) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qrec) bool {
 	pr := &s.pre
 	p := &s.pass
@@ -181,7 +185,7 @@ func (s *Slurm) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qre
 	}
 	slices.SortFunc(pr.cand, func(a, b preemptCand) int {
 		return cmp.Or(cmp.Compare(a.class, b.class), cmp.Compare(a.prio, b.prio), cmp.Compare(a.size, b.size),
-			cmp.Compare(b.start, a.start), cmp.Compare(a.ref, b.ref))
+			cmp.Compare(a.ref, b.ref))
 	})
 	// With every candidate gone, does it fit at all?
 	if !s.fitsWithout(job, len(pr.cand)) {
@@ -191,13 +195,15 @@ func (s *Slurm) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qre
 	for ; k < len(pr.cand) && !s.fitsWithout(job, k); k++ {
 	}
 	chosen := pr.cand[:k]
-	for i := k - 1; i >= 0; i-- {
-		chosen[i].drop = true
-		if !s.fitsWithout(job, k) {
-			chosen[i].drop = false
-		}
-	}
+	s.fitsWithout(job, k) // leaves the placement in pr.alloc
 	for i := range chosen {
+		chosen[i].drop = true
+		for _, a := range chosen[i].alloc {
+			if slices.ContainsFunc(pr.alloc, func(b sim.NodeAlloc) bool { return b.Node == a.Node }) {
+				chosen[i].drop = false
+				break
+			}
+		}
 		if chosen[i].drop {
 			continue
 		}

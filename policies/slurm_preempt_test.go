@@ -137,11 +137,11 @@ func TestSlurmPreemption(t *testing.T) {
 			// Victim choice, two nodes in both partitions. A and B (4
 			// GPUs each, lo) share n0, A from 0 and B from 10; C (8 GPUs,
 			// lo) holds n1 from 20. H (hi, one node of 8 GPUs) at 100.
-			// All priorities are equal, so the smaller jobs go first, the
-			// youngest first: B (alone not enough), then A: n0 is free
-			// with both gone, so they are the victims and C keeps n1.
-			// H [100,400) on n0.
-			name: "smaller and younger victims first",
+			// All priorities are equal, so the smaller jobs go first, in
+			// job order: A (alone not enough), then B: n0 is free with
+			// both gone, H is placed there, and both hold n0: they are the
+			// victims and C keeps n1. H [100,400) on n0.
+			name: "smaller victims first",
 			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
 			args: func(a *policies.SlurmArgs) { a.PreemptMode = "CANCEL" },
 			jobs: []workload.Job{
@@ -154,10 +154,13 @@ func TestSlurmPreemption(t *testing.T) {
 				{"C", 20, 1020, "COMPLETED", []int32{1}}, {"H", 100, 400, "COMPLETED", []int32{0}}},
 		},
 		{
-			// Youngest first: A holds n0 from 0, B n1 from 10 (8 GPUs
-			// each, lo). H (hi, one node) at 100: B, the younger, is the
-			// victim. H [100,400) on n1.
-			name: "youngest victim first",
+			// Job order, not youngest first: A holds n0 from 0, B n1
+			// from 10 (8 GPUs each, lo). H (hi, one node) at 100: A,
+			// first in Slurm's job list, is removed, H fits on n0, and A
+			// is the victim; B completes. (A real Slurm 22.05 preempted
+			// the two oldest of four equal jobs: conformance/records/
+			// preempt-requeue.) H [100,400) on n0.
+			name: "oldest victim first",
 			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
 			args: func(a *policies.SlurmArgs) { a.PreemptMode = "CANCEL" },
 			jobs: []workload.Job{
@@ -165,16 +168,16 @@ func TestSlurmPreemption(t *testing.T) {
 				inPart(job("B", 10, 1000, 1000, g8), "lo"),
 				inPart(job("H", 100, 300, 300, workload.Request{Nodes: 1, GPUs: 8}), "hi"),
 			},
-			want: []life{{"A", 0, 1000, "COMPLETED", []int32{0}}, {"B", 10, 100, "PREEMPTED", []int32{1}},
-				{"H", 100, 400, "COMPLETED", []int32{1}}},
+			want: []life{{"A", 0, 100, "PREEMPTED", []int32{0}}, {"B", 10, 1010, "COMPLETED", []int32{1}},
+				{"H", 100, 400, "COMPLETED", []int32{0}}},
 		},
 		{
 			// No unneeded victim: n0 holds A (2 GPUs, lo) and X (6 GPUs,
 			// hi: not preemptable), n1 holds C (8 GPUs, lo). H (hi, one
 			// node of 8) at 100. Smaller first: A is removed, which is not
-			// enough (X keeps 6 GPUs of n0), then C, which frees n1. A
-			// is then put back, as H fits without A's removal: C is the
-			// only victim. H [100,400) on n1.
+			// enough (X keeps 6 GPUs of n0), then C, which frees n1. H is
+			// placed on n1; A does not hold it and is not preempted: C is
+			// the only victim. H [100,400) on n1.
 			name: "no unneeded victim",
 			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
 			args: func(a *policies.SlurmArgs) { a.PreemptMode = "CANCEL" },
