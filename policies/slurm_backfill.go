@@ -24,6 +24,10 @@ type backfillState struct {
 	dparts   []int32      // their partitions
 	mask     []bool       // nodes usable for the window under test
 	masked   []int32      // the nodes mask leaves out, each once
+	maskRes  []int32      // the reservations (indices into res) mask leaves out
+	maskTmp  []int32
+	maskOK   bool   // mask is exactly that of maskRes (no advance reservation added to it)
+	maskVer  uint64 // changes with mask
 	wfree    []sim.NodeState
 	contrib  []int32
 	alloc    []sim.NodeAlloc
@@ -138,6 +142,8 @@ type wrProfile struct {
 	entEnd   []int32
 	reachYes int64
 	reachNo  int64
+	maskVer  uint64 // the mask masked was summed on (0: none)
+	masked   int64
 }
 
 // maxProfiles bounds the will-run profiles kept in a cycle.
@@ -182,6 +188,7 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 	now := v.Now()
 	b.res = b.res[:0]
 	b.pool = b.pool[:0]
+	b.maskOK = false // its reservations are gone
 	b.deferred = b.deferred[:0]
 	b.dparts = b.dparts[:0]
 	b.relBuilt = false // built when the first reservation is computed
@@ -453,6 +460,9 @@ func (s *Slurm) materialize(v sim.View, pend []sim.PendingJob) {
 // is false for the nodes listed in b.masked, true for all others. Only the
 // previous mask's nodes are reset, so the cost is that of the reserved
 // nodes, not of the cluster.
+//
+// A mask left by the previous call for the same reservations is kept as
+// it is: successive windows of a cycle often meet the same ones.
 func (s *Slurm) setMask(lo, hi sim.Time) {
 	b := &s.bf
 	if n := len(s.cluster.Nodes); len(b.mask) != n {
@@ -461,16 +471,27 @@ func (s *Slurm) setMask(lo, hi sim.Time) {
 			b.mask[i] = true
 		}
 		b.masked = b.masked[:0]
+		b.maskOK = false
 	}
+	b.maskTmp = b.maskTmp[:0]
+	for i := range b.res {
+		if r := &b.res[i]; r.lo < hi && r.hi > lo {
+			b.maskTmp = append(b.maskTmp, int32(i))
+		}
+	}
+	if b.maskOK && slices.Equal(b.maskTmp, b.maskRes) {
+		return
+	}
+	b.maskRes, b.maskTmp = b.maskTmp, b.maskRes
+	b.maskOK = true
+	b.maskVer++
 	for _, x := range b.masked {
 		b.mask[x] = true
 	}
 	b.masked = b.masked[:0]
-	for _, r := range b.res {
-		if r.lo < hi && r.hi > lo {
-			for _, x := range r.nodes {
-				b.maskOut(x)
-			}
+	for _, i := range b.maskRes {
+		for _, x := range b.res[i].nodes {
+			b.maskOut(x)
 		}
 	}
 }
@@ -492,6 +513,8 @@ func (s *Slurm) maskWindows(start, limit sim.Time) {
 	for i := range s.pass.windows {
 		w := &s.pass.windows[i]
 		if w.Start < end && w.End > start {
+			b.maskOK = false
+			b.maskVer++
 			for _, n := range w.Nodes {
 				b.maskOut(n)
 			}
@@ -545,14 +568,7 @@ func (s *Slurm) tryNow(job *sim.PendingJob) bool {
 		// FirstFit places the job exactly when the unmasked nodes hold
 		// its units: count them from the job's profile first.
 		s.profile(job)
-		w := b.wr
-		capSum := w.base
-		for _, x := range b.masked {
-			if c := w.contrib[x]; c > 0 {
-				capSum -= int64(c)
-			}
-		}
-		if capSum < b.need {
+		if b.wr.base-s.maskedUnits() < b.need {
 			return false
 		}
 	}
@@ -851,6 +867,7 @@ func (s *Slurm) profile(job *sim.PendingJob) {
 	b.wr = w
 	w.d = d
 	w.reachYes, w.reachNo = 0, math.MaxInt64
+	w.maskVer = 0
 	n := len(p.nodes)
 	w.contrib = slices.Grow(w.contrib[:0], n)[:n]
 	var base int64
@@ -878,6 +895,23 @@ func (s *Slurm) profile(job *sim.PendingJob) {
 	}
 	w.ent = w.ent[:0]
 	w.entEnd = w.entEnd[:0]
+}
+
+// maskedUnits returns the units b.wr holds now on the nodes b.mask leaves
+// out, kept per profile while the mask is the same.
+func (s *Slurm) maskedUnits() int64 {
+	b := &s.bf
+	w := b.wr
+	if w.maskVer != b.maskVer {
+		var u int64
+		for _, x := range b.masked {
+			if c := w.contrib[x]; c > 0 {
+				u += int64(c)
+			}
+		}
+		w.maskVer, w.masked = b.maskVer, u
+	}
+	return w.masked
 }
 
 // dropProfiles forgets the will-run profiles (the free state or rel
@@ -991,12 +1025,7 @@ func (s *Slurm) reach(now, horizon sim.Time) bool {
 func (s *Slurm) willRunExact(job *sim.PendingJob, startRes, use, stop sim.Time) (sim.Time, bool) {
 	b := &s.bf
 	w := b.wr
-	capSum := w.base
-	for _, x := range b.masked {
-		if c := w.contrib[x]; c > 0 {
-			capSum -= int64(c)
-		}
-	}
+	capSum := w.base - s.maskedUnits()
 	need := b.need
 	g := -1
 	t := startRes
