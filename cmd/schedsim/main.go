@@ -70,7 +70,7 @@ The same inputs and seed always give byte-identical outputs.`,
 	root.AddCommand(newTraceCmd())
 	root.AddCommand(newHWCmd(), newClusterCmd())
 	root.AddCommand(newCompareCmd(), newPlotCmd())
-	root.AddCommand(newValidateCmd())
+	root.AddCommand(newValidateCmd(), newConformanceCmd())
 	root.AddCommand(newSweepCmd())
 	root.AddCommand(newProbeCmd(), newCalibrateCmd())
 	return root

@@ -203,6 +203,11 @@ func (s *Scenario) readTrace() (*traces.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if t := s.Trace.Jobs; t != nil {
+		cp := *t
+		cp.Jobs = append([]workload.Job(nil), t.Jobs...)
+		return &traces.Result{Trace: &cp}, nil
+	}
 	if s.Trace.Builtin != "" {
 		data, err := defaults.ReadFile("defaults/llnl-thunder-2007-slice.swf.gz")
 		if err != nil {

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/schedsim/schedsim/workload"
 )
 
 // Version is the scenario schema version this build reads.
@@ -89,6 +91,11 @@ type Trace struct {
 	// trace was recorded on, for the runtime model's speed ratio; jobs
 	// that request a GPU type were recorded on that type's model.
 	RecordedGPU string `yaml:"recorded_gpu"`
+	// Jobs, when set, is the workload itself, built in memory (the
+	// conformance package builds it from a real-Slurm record): it is used
+	// as is, File only names where it came from, and the reader options
+	// and transforms do not apply. Not part of the file.
+	Jobs *workload.Trace `yaml:"-"`
 }
 
 // TraceCSV holds the column map of a CSV trace.
@@ -311,7 +318,7 @@ func (s *Scenario) Validate() error {
 		return bad(fmt.Sprintf("unknown builtin %q (want %s)", s.Cluster.Builtin, strings.Join(clusterBuiltins, ", ")), "cluster", "builtin")
 	}
 	switch {
-	case s.Trace.File == "" && s.Trace.Builtin == "":
+	case s.Trace.File == "" && s.Trace.Builtin == "" && s.Trace.Jobs == nil:
 		return bad("give one of file or builtin", "trace")
 	case s.Trace.File != "" && s.Trace.Builtin != "":
 		return bad("give only one of file or builtin", "trace")

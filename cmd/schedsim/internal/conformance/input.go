@@ -1,0 +1,212 @@
+package conformance
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schedsim/schedsim/cmd/schedsim/internal/scenario"
+	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// Model says which of slurmctld's behaviours the replay models. The zero
+// value models all of them; each field turns one off, for the before and
+// after figures of CONFORMANCE.md and for mutation checks.
+type Model struct {
+	// NoSweep kills TIMEOUT jobs exactly at their limit instead of at
+	// slurmctld's 30 s time-limit sweep.
+	NoSweep bool
+	// NoSweepPhase times the sweep from time 0 instead of from
+	// slurmctld's start.
+	NoSweepPhase bool
+	// NoKillWait frees a TIMEOUT job's resources at the kill instead of
+	// KillWait + 1 s later.
+	NoKillWait bool
+	// NoCalcPhase times the priority recalculations from time 0 instead
+	// of from slurmctld's start.
+	NoCalcPhase bool
+	// FirstFit places jobs on the lowest-numbered nodes that fit instead
+	// of cons_tres's best fit.
+	FirstFit bool
+	// NoDeps drops the jobs' dependencies.
+	NoDeps bool
+	// NoThrottle drops the arrays' %N throttles.
+	NoThrottle bool
+}
+
+// SweepPeriod is slurmctld's time-limit check period (PERIODIC_TIMEOUT,
+// a compiled-in constant in 22.05's controller.c).
+const SweepPeriod = 30
+
+// RequeueHold is how long a requeued job is held before it may start
+// again: on 22.05 its new begin time was the requeue plus 121 s in both
+// records that requeue (node-down-requeue/run1: requeued 09:07:51.02,
+// eligible 09:09:52; preempt-requeue/run1: 09:11:31.29, 09:13:32) — the
+// job credential's lifetime (120 s) and a second.
+const RequeueHold = 121
+
+// ScenarioYAML returns the scenario file text the record replays with: the
+// cluster imported from the record's slurm.conf and gres.conf (inline),
+// the slurm policy (its settings from that slurm.conf), the controller
+// settings that model slurmctld, and the scenario's node events and
+// reservations. The trace is the record's jobs, given in memory.
+func (r *Record) ScenarioYAML(m Model) ([]byte, error) {
+	clusterYAML, err := r.importCluster()
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Generated from the real-Slurm record %s.\nversion: 1\nname: %s/%s\nseed: 1\n", r.Dir, r.Scenario, r.Run)
+	b.WriteString("cluster:\n  inline:\n")
+	for l := range strings.SplitSeq(strings.TrimRight(string(clusterYAML), "\n"), "\n") {
+		if strings.TrimSpace(l) == "" {
+			b.WriteString("\n")
+			continue
+		}
+		b.WriteString("    " + l + "\n")
+	}
+	fmt.Fprintf(&b, "trace:\n  file: %s\n", strconv.Quote(filepath.Join(r.Dir, "sacct.txt")))
+	b.WriteString("policy:\n  name: slurm\n")
+	var args []string
+	if !m.FirstFit {
+		// select/cons_tres gives a one-node job the sufficient node with
+		// the fewest free CPUs (array-throttle-singleton/run1: X's tasks
+		// joined Y's node before taking the empty one).
+		args = append(args, "placement: best-fit")
+	}
+	if ph := r.calcPhase(); !m.NoCalcPhase && ph > 0 {
+		// The decay thread recalculates every PriorityCalcPeriod from
+		// slurmctld's start.
+		args = append(args, fmt.Sprintf("priority_calc_phase: %d", ph))
+	}
+	if len(args) > 0 {
+		fmt.Fprintf(&b, "  args: {%s}\n", strings.Join(args, ", "))
+	}
+	b.WriteString("controller:\n")
+	if !m.NoSweep {
+		fmt.Fprintf(&b, "  time_limit_sweep: %ds\n", SweepPeriod)
+		if !m.NoSweepPhase && r.CtldPrimary > 0 {
+			fmt.Fprintf(&b, "  time_limit_sweep_phase: %ds\n", r.sweepPhase())
+		}
+	}
+	if !m.NoKillWait {
+		// slurmd waits KillWait between SIGTERM and SIGKILL, then reports
+		// the job done about a second later (3.0 s after the kill with
+		// KillWait=2 in timeout-deps-array/run1's slurmd log).
+		fmt.Fprintf(&b, "  kill_wait: %ds # KillWait + 1 s\n", confInt(r.SlurmConf, "KillWait", 30)+1)
+	}
+	fmt.Fprintf(&b, "  over_time_limit: %dm\n", confInt(r.SlurmConf, "OverTimeLimit", 0))
+	fmt.Fprintf(&b, "  requeue_delay: %ds\n", RequeueHold)
+	b.WriteString("  job_requeue: false # per job: --requeue, --no-requeue, else slurm.conf's JobRequeue\n")
+	if len(r.NodeEvents) > 0 {
+		b.WriteString("node_events:\n")
+		for _, ev := range r.NodeEvents {
+			st := map[string]string{"down": "down", "drain": "drain", "resume": "up"}[ev.State]
+			fmt.Fprintf(&b, "  - {at: %d, nodes: %q, state: %s} # events.tsv:%d\n", int64(math.Floor(ev.At))-r.T0, ev.Nodes, st, ev.Line)
+		}
+	}
+	if len(r.Reservations) > 0 {
+		b.WriteString("reservations:\n")
+		for _, rv := range r.Reservations {
+			fmt.Fprintf(&b, "  - {name: %q, start: %d, end: %d, nodes: %q} # events.tsv:%d\n", rv.Name, rv.Start-r.T0, rv.End-r.T0, rv.Nodes, rv.Line)
+		}
+	}
+	return []byte(b.String()), nil
+}
+
+// sweepPhase is where slurmctld's time-limit sweep falls on the replay
+// clock, in [0, 30): the controller checks limits in its background loop
+// when 30 whole seconds (time_t) have passed since the last check, the
+// first period counted from its start, so the checks fall on the whole
+// second of its start plus multiples of 30 s.
+func (r *Record) sweepPhase() int64 {
+	return mod(int64(math.Floor(r.CtldPrimary))-r.T0, SweepPeriod)
+}
+
+// calcPhase is where slurmctld's priority recalculations fall on the
+// replay clock, in [0, PriorityCalcPeriod): its decay thread runs at its
+// start and every PriorityCalcPeriod (minutes in slurm.conf, default 5)
+// after. 0 when the record does not say when slurmctld started.
+func (r *Record) calcPhase() int64 {
+	if r.CtldPrimary == 0 {
+		return 0
+	}
+	return mod(int64(math.Floor(r.CtldPrimary))-r.T0, 60*confInt(r.SlurmConf, "PriorityCalcPeriod", 5))
+}
+
+func mod(a, m int64) int64 { return ((a % m) + m) % m }
+
+func (r *Record) importCluster() ([]byte, error) {
+	conf := strings.ReplaceAll(string(r.SlurmConf), "@RUN@", "/nonexistent")
+	gres := strings.ReplaceAll(string(r.GresConf), "@RUN@", "/nonexistent")
+	out, _, err := hwmodels.ImportSlurm(hwmodels.SlurmFiles{
+		SlurmConf: []byte(conf), SlurmPath: filepath.Join(r.Dir, "config", "slurm.conf"),
+		GresConf: []byte(gres), GresPath: filepath.Join(r.Dir, "config", "gres.conf"),
+	})
+	return out, err
+}
+
+// Trace returns the record's jobs as the simulation's workload: submit
+// times relative to T0, the work each job's sleep did, the request Slurm
+// allocated, and the dependencies, throttles and requeue flags of the
+// sbatch lines.
+func (r *Record) Trace(m Model) *workload.Trace {
+	jobRequeue := confInt(r.SlurmConf, "JobRequeue", 1) != 0
+	t := &workload.Trace{Epoch: r.T0, Source: "real-Slurm record " + r.Dir}
+	for _, rj := range r.Jobs {
+		j := workload.NewJob(rj.ID)
+		j.Name, j.User, j.Account, j.Partition = rj.Name, rj.User, rj.Account, rj.Partition
+		if rj.ArrayJob != "" {
+			j.ArrayJobID, j.ArrayTaskID = rj.ArrayJob, rj.ArrayTask
+			if !m.NoThrottle {
+				j.ArrayThrottle = rj.Throttle
+			}
+		}
+		j.Request = workload.Request{Nodes: rj.Nodes, GPUs: rj.Nodes * rj.GPUsPerNode, CPUs: rj.CPUs, MemMB: rj.MemMB}
+		j.TimeLimit = workload.Time(rj.Limit)
+		j.Runtime = workload.Time(rj.Work)
+		j.Submit = workload.Time(rj.Submit - r.T0)
+		if !m.NoDeps {
+			j.Deps = rj.Deps
+		}
+		j.Requeue = jobRequeue
+		if rj.Requeue != nil {
+			j.Requeue = *rj.Requeue
+		}
+		j.TraceState = rj.State
+		if n := len(rj.Runs); n > 0 {
+			j.TraceStart = workload.Time(rj.Runs[n-1].Start - r.T0)
+			j.TraceEnd = workload.Time(rj.Runs[n-1].End - r.T0)
+		}
+		t.Jobs = append(t.Jobs, j)
+	}
+	return t
+}
+
+// Simulate replays the record under the slurm policy, building the run
+// through the scenario package as `schedsim run --policy slurm` does.
+func (r *Record) Simulate(m Model) (*sim.Record, error) {
+	text, err := r.ScenarioYAML(m)
+	if err != nil {
+		return nil, err
+	}
+	s, err := scenario.Parse(text, filepath.Join(r.Dir, "(generated scenario)"))
+	if err != nil {
+		return nil, fmt.Errorf("%w\n%s", err, text)
+	}
+	s.Trace.Jobs = r.Trace(m)
+	run, err := s.Build(policies.Builtin())
+	if err != nil {
+		return nil, err
+	}
+	return sim.Run(run.Config())
+}
+
+// Unix returns a replay time as a wall-clock time, for messages.
+func (r *Record) Unix(t int64) time.Time { return time.Unix(r.T0+t, 0).UTC() }

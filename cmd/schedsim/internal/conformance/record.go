@@ -1,0 +1,665 @@
+package conformance
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+// ParseError is a bad record: the file, the 1-based line (0 when the
+// whole file is at fault) and the field, and what was expected.
+type ParseError struct {
+	Path  string
+	Line  int
+	Field string
+	Err   error
+}
+
+func (e *ParseError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Path)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	b.WriteString(": ")
+	if e.Field != "" {
+		b.WriteString(e.Field + ": ")
+	}
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+func perr(path string, line int, field, format string, args ...any) error {
+	return &ParseError{Path: path, Line: line, Field: field, Err: fmt.Errorf(format, args...)}
+}
+
+// Record is one recorded run of a scenario on a real Slurm.
+type Record struct {
+	// Dir is the run's directory; Scenario and Run are its parent's name
+	// and its own ("tier-order", "run1").
+	Dir, Scenario, Run string
+	// T0 is the replay's time 0 (Unix seconds): the scenario's "at"
+	// times count from it, and so does the simulation clock.
+	T0 int64
+	// CtldPrimary is when slurmctld became the primary controller (Unix
+	// seconds, fractional): its 30 s time-limit sweep and its priority
+	// recalculations are timed from it. Zero when the record says neither
+	// in run-info.txt nor in logs/slurmctld.log.
+	CtldPrimary float64
+	// SlurmConf and GresConf are the configuration used, with @RUN@ in
+	// place of the run's temporary directory.
+	SlurmConf, GresConf []byte
+	// Jobs are the recorded jobs (array tasks one by one), by submit time
+	// then job id.
+	Jobs []Job
+	// NodeEvents and Reservations are what the scenario's commands did.
+	NodeEvents   []NodeEvent
+	Reservations []Reservation
+}
+
+// Job is one recorded job with the ground truth of its sbatch line.
+type Job struct {
+	// ID is sacct's JobID ("4", "5_3"); ArrayJob is the array's id ("5")
+	// and ArrayTask the task index, or "" and -1.
+	ID        string
+	ArrayJob  string
+	ArrayTask int32
+	Name      string
+	User      string
+	Account   string
+	Partition string
+	// Submit is the sbatch time in Unix seconds (whole, rounded down),
+	// also for a requeued job (whose sacct Submit is its requeue).
+	Submit int64
+	// Nodes and GPUsPerNode are the request; CPUs and MemMB the totals
+	// Slurm allocated (AllocTRES), or, for a job that never started,
+	// what DefCpuPerGPU and DefMemPerCPU give.
+	Nodes, GPUsPerNode int32
+	CPUs               int32
+	MemMB              int64
+	// Limit is --time in seconds; Work the job's `sleep` in seconds;
+	// Fails is true for `sleep S; exit 1`.
+	Limit, Work int64
+	Fails       bool
+	// Throttle is the array's %N (0 none).
+	Throttle int32
+	Deps     []workload.Dependency
+	// Requeue is --requeue (true), --no-requeue (false), or neither (nil:
+	// slurm.conf's JobRequeue decides).
+	Requeue *bool
+	// Runs are the recorded runs, in start order (sacct -D lists a
+	// requeued job's earlier runs); empty for a job that never started.
+	// The last is the final one.
+	Runs []Run
+	// State is the final state sacct shows.
+	State string
+	// Line is the job's line in sacct.txt, for messages.
+	Line int
+}
+
+// Run is one recorded run of a job (Unix seconds, whole).
+type Run struct {
+	Start, End int64
+	State      string
+}
+
+// NodeEvent is a node state change the scenario commanded.
+type NodeEvent struct {
+	At    float64 // Unix seconds
+	Nodes string  // hostlist
+	State string  // down, drain or resume
+	Line  int
+}
+
+// Reservation is an advance reservation the scenario created.
+type Reservation struct {
+	Name       string
+	Start, End int64 // Unix seconds
+	Nodes      string
+	Line       int
+}
+
+// sacctTime is sacct's timestamp layout; the records are made in UTC.
+const sacctTime = "2006-01-02T15:04:05"
+
+// LoadRecord reads a run directory.
+func LoadRecord(dir string) (*Record, error) {
+	r := &Record{Dir: dir, Run: filepath.Base(dir), Scenario: filepath.Base(filepath.Dir(dir))}
+	if err := r.readRunInfo(); err != nil {
+		return nil, err
+	}
+	var err error
+	if r.SlurmConf, err = os.ReadFile(filepath.Join(dir, "config", "slurm.conf")); err != nil {
+		return nil, err
+	}
+	if r.GresConf, err = os.ReadFile(filepath.Join(dir, "config", "gres.conf")); err != nil {
+		return nil, err
+	}
+	subs, err := r.readSubmissions()
+	if err != nil {
+		return nil, err
+	}
+	if err := r.readSacct(subs); err != nil {
+		return nil, err
+	}
+	if err := r.readEvents(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *Record) readRunInfo() error {
+	path := filepath.Join(r.Dir, "run-info.txt")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	for i, l := range strings.Split(string(data), "\n") {
+		k, v, ok := strings.Cut(l, ":")
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		switch strings.TrimSpace(k) {
+		case "t0_epoch":
+			if r.T0, err = strconv.ParseInt(v, 10, 64); err != nil || r.T0 <= 0 {
+				return perr(path, i+1, "t0_epoch", "%q: want Unix seconds", v)
+			}
+		case "ctld_primary_epoch":
+			if v == "" {
+				continue
+			}
+			if r.CtldPrimary, err = strconv.ParseFloat(v, 64); err != nil || !(r.CtldPrimary > 0) {
+				return perr(path, i+1, "ctld_primary_epoch", "%q: want Unix seconds", v)
+			}
+		}
+	}
+	if r.T0 == 0 {
+		return perr(path, 0, "t0_epoch", "missing")
+	}
+	if r.CtldPrimary == 0 {
+		r.CtldPrimary = primaryFromLog(filepath.Join(r.Dir, "logs", "slurmctld.log"))
+	}
+	return nil
+}
+
+// primaryFromLog finds "Running as primary controller" in slurmctld's log
+// (timestamps in UTC, milliseconds) and returns its time, or 0.
+func primaryFromLog(path string) float64 {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	for l := range strings.SplitSeq(string(data), "\n") {
+		if !strings.Contains(l, "Running as primary controller") || !strings.HasPrefix(l, "[") {
+			continue
+		}
+		ts, _, _ := strings.Cut(l[1:], "]")
+		t, err := time.Parse("2006-01-02T15:04:05.000", ts)
+		if err != nil {
+			return 0
+		}
+		return float64(t.UnixMilli()) / 1000
+	}
+	return 0
+}
+
+// submission is one sbatch line of submissions.tsv.
+type submission struct {
+	line      int
+	name      string
+	jobID     string
+	submit    int64
+	part      string
+	nodes     int32
+	gpn       int32
+	limit     int64
+	work      int64
+	fails     bool
+	throttle  int32
+	arraySpec string
+	deps      []workload.Dependency
+	requeue   *bool
+	used      bool
+}
+
+var wrapRe = regexp.MustCompile(`--wrap '(.*)'\s*$`)
+var sleepRe = regexp.MustCompile(`^sleep (\d+)(; exit 1)?$`)
+
+func (r *Record) readSubmissions() (map[string]*submission, error) {
+	path := filepath.Join(r.Dir, "submissions.tsv")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	subs := map[string]*submission{}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) == 0 || lines[0] != "name\tjobid\tat\tsubmit_epoch\tcommand" {
+		return nil, perr(path, 1, "header", "want name, jobid, at, submit_epoch, command (tab-separated)")
+	}
+	for i, l := range lines[1:] {
+		ln := i + 2
+		f := strings.Split(l, "\t")
+		if len(f) != 5 {
+			return nil, perr(path, ln, "", "%d fields, want 5 (name, jobid, at, submit_epoch, command)", len(f))
+		}
+		s := &submission{line: ln, name: f[0], jobID: f[1]}
+		if _, err := strconv.ParseUint(s.jobID, 10, 32); err != nil {
+			return nil, perr(path, ln, "jobid", "%q: want a job id", f[1])
+		}
+		ep, err := strconv.ParseFloat(f[3], 64)
+		if err != nil || !(ep > 0) {
+			return nil, perr(path, ln, "submit_epoch", "%q: want Unix seconds", f[3])
+		}
+		s.submit = int64(math.Floor(ep))
+		if err := s.parseCommand(f[4]); err != nil {
+			return nil, perr(path, ln, "command", "%v", err)
+		}
+		if subs[s.jobID] != nil {
+			return nil, perr(path, ln, "jobid", "%s listed twice", s.jobID)
+		}
+		subs[s.jobID] = s
+	}
+	return subs, nil
+}
+
+// parseCommand reads the sbatch line run.sh wrote.
+func (s *submission) parseCommand(cmd string) error {
+	m := wrapRe.FindStringSubmatch(cmd)
+	loc := wrapRe.FindStringIndex(cmd)
+	if m == nil || !strings.HasPrefix(cmd, "sbatch ") {
+		return fmt.Errorf("want \"sbatch ... --wrap 'sleep S'\"")
+	}
+	w := sleepRe.FindStringSubmatch(m[1])
+	if w == nil {
+		return fmt.Errorf("--wrap %q: want 'sleep S' or 'sleep S; exit 1'", m[1])
+	}
+	s.work, _ = strconv.ParseInt(w[1], 10, 64)
+	s.fails = w[2] != ""
+	s.nodes, s.gpn = 1, 0
+	for _, a := range strings.Fields(cmd[len("sbatch "):loc[0]]) {
+		key, val, _ := strings.Cut(a, "=")
+		var err error
+		switch key {
+		case "--parsable", "--chdir", "--output", "--error", "--account", "--job-name":
+		case "--partition":
+			s.part = val
+		case "--nodes":
+			s.nodes, err = atoi32(val)
+		case "--gpus-per-node":
+			s.gpn, err = atoi32(val)
+		case "--time":
+			var min int64
+			min, err = strconv.ParseInt(val, 10, 64)
+			if err != nil || min <= 0 {
+				return fmt.Errorf("--time=%s: want whole minutes > 0", val)
+			}
+			s.limit = 60 * min
+		case "--dependency":
+			s.deps, err = parseDeps(val)
+		case "--array":
+			s.arraySpec = val
+			if _, t, ok := strings.Cut(val, "%"); ok {
+				s.throttle, err = atoi32(t)
+			}
+		case "--requeue":
+			t := true
+			s.requeue = &t
+		case "--no-requeue":
+			f := false
+			s.requeue = &f
+		default:
+			return fmt.Errorf("sbatch option %s is not modeled by the conformance replay", a)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %v", a, err)
+		}
+	}
+	if s.limit == 0 {
+		return fmt.Errorf("no --time")
+	}
+	return nil
+}
+
+func atoi32(s string) (int32, error) {
+	n, err := strconv.ParseInt(s, 10, 32)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%q: want a count >= 0", s)
+	}
+	return int32(n), nil
+}
+
+var depTypes = map[string]workload.DepType{
+	"after": workload.DepAfter, "afterany": workload.DepAfterAny, "afterok": workload.DepAfterOK,
+	"afternotok": workload.DepAfterNotOK, "singleton": workload.DepSingleton,
+}
+
+// parseDeps reads sbatch's --dependency value: "singleton",
+// "afterok:2:3", several joined by ",".
+func parseDeps(v string) ([]workload.Dependency, error) {
+	var out []workload.Dependency
+	for part := range strings.SplitSeq(v, ",") {
+		f := strings.Split(part, ":")
+		t, ok := depTypes[f[0]]
+		if !ok {
+			return nil, fmt.Errorf("%q: unknown dependency type (want after, afterany, afterok, afternotok or singleton)", f[0])
+		}
+		if t == workload.DepSingleton {
+			if len(f) != 1 {
+				return nil, fmt.Errorf("%q: singleton takes no job id", part)
+			}
+			out = append(out, workload.Dependency{Type: t})
+			continue
+		}
+		if len(f) < 2 {
+			return nil, fmt.Errorf("%q: want TYPE:JOBID[:JOBID...]", part)
+		}
+		for _, id := range f[1:] {
+			if id == "" {
+				return nil, fmt.Errorf("%q: empty job id", part)
+			}
+			out = append(out, workload.Dependency{Type: t, JobID: id})
+		}
+	}
+	return out, nil
+}
+
+// sacctColumns are the columns the comparison reads.
+var sacctColumns = []string{"JobID", "JobName", "User", "Account", "Partition", "State", "Submit", "Start", "End", "Timelimit", "NNodes", "AllocTRES"}
+
+func (r *Record) readSacct(subs map[string]*submission) error {
+	path := filepath.Join(r.Dir, "sacct.txt")
+	rows, err := readSacctRows(path)
+	if err != nil {
+		return err
+	}
+	// sacct -D (written only when it differs) lists every run.
+	dpath := filepath.Join(r.Dir, "sacct-D.txt")
+	all := rows
+	if _, err := os.Stat(dpath); err == nil {
+		if all, err = readSacctRows(dpath); err != nil {
+			return err
+		}
+	}
+	runs := map[string][]Run{}
+	for _, row := range all {
+		if row.start > 0 {
+			runs[row.id] = append(runs[row.id], Run{Start: row.start, End: row.end, State: row.state})
+		}
+	}
+	defCPG, defMPC := confInt(r.SlurmConf, "DefCpuPerGPU", 0), confInt(r.SlurmConf, "DefMemPerCPU", 0)
+	seen := map[string]bool{}
+	for _, row := range rows {
+		if seen[row.id] {
+			return perr(path, row.line, "JobID", "%s listed twice", row.id)
+		}
+		seen[row.id] = true
+		base, task, isTask := strings.Cut(row.id, "_")
+		s := subs[base]
+		if s == nil {
+			return perr(path, row.line, "JobID", "%s: no sbatch line for job %s in submissions.tsv", row.id, base)
+		}
+		s.used = true
+		j := Job{ID: row.id, ArrayTask: -1, Name: row.name, User: row.user, Account: row.account, Partition: row.part,
+			Submit: s.submit, Nodes: s.nodes, GPUsPerNode: s.gpn, Limit: s.limit, Work: s.work, Fails: s.fails,
+			Deps: s.deps, Requeue: s.requeue, State: row.state, Line: row.line}
+		if s.part != "" && s.part != row.part {
+			return perr(path, row.line, "Partition", "%q, but the sbatch line says --partition=%s", row.part, s.part)
+		}
+		if isTask {
+			n, err := strconv.ParseInt(task, 10, 32)
+			if err != nil || s.arraySpec == "" {
+				return perr(path, row.line, "JobID", "%q: an array task of a job submitted without --array", row.id)
+			}
+			j.ArrayJob, j.ArrayTask, j.Throttle = base, int32(n), s.throttle
+		}
+		gpus := int64(s.nodes) * int64(s.gpn)
+		j.CPUs, j.MemMB = int32(gpus*defCPG), gpus*defCPG*defMPC
+		if row.cpus > 0 {
+			j.CPUs, j.MemMB = row.cpus, row.memMB
+		}
+		if j.CPUs == 0 {
+			j.CPUs = s.nodes
+		}
+		j.Runs = runs[row.id]
+		slices.SortFunc(j.Runs, func(a, b Run) int { return int(a.Start - b.Start) })
+		r.Jobs = append(r.Jobs, j)
+	}
+	for _, s := range subs {
+		if !s.used {
+			return perr(filepath.Join(r.Dir, "submissions.tsv"), s.line, "jobid", "job %s is not in sacct.txt", s.jobID)
+		}
+	}
+	slices.SortStableFunc(r.Jobs, func(a, b Job) int {
+		if a.Submit != b.Submit {
+			return int(a.Submit - b.Submit)
+		}
+		return cmpID(a.ID, b.ID)
+	})
+	return nil
+}
+
+// cmpID orders job ids numerically: "2" < "5_0" < "5_1" < "10".
+func cmpID(a, b string) int {
+	ab, at, _ := strings.Cut(a, "_")
+	bb, bt, _ := strings.Cut(b, "_")
+	an, _ := strconv.Atoi(ab)
+	bn, _ := strconv.Atoi(bb)
+	if an != bn {
+		return an - bn
+	}
+	ai, _ := strconv.Atoi(at)
+	bi, _ := strconv.Atoi(bt)
+	return ai - bi
+}
+
+type sacctRow struct {
+	line                          int
+	id, name, user, account, part string
+	state                         string
+	start, end                    int64
+	cpus                          int32
+	memMB                         int64
+}
+
+func readSacctRows(path string) ([]sacctRow, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<20)
+	col := map[string]int{}
+	var rows []sacctRow
+	ln := 0
+	for sc.Scan() {
+		ln++
+		f := strings.Split(sc.Text(), "|")
+		if ln == 1 {
+			for i, h := range f {
+				col[h] = i
+			}
+			for _, c := range sacctColumns {
+				if _, ok := col[c]; !ok {
+					return nil, perr(path, 1, c, "column missing from the header (want sacct -P with %s)", strings.Join(sacctColumns, ","))
+				}
+			}
+			continue
+		}
+		if len(f) != len(col) {
+			return nil, perr(path, ln, "", "%d fields, want %d", len(f), len(col))
+		}
+		get := func(c string) string { return f[col[c]] }
+		row := sacctRow{line: ln, id: get("JobID"), name: get("JobName"), user: get("User"), account: get("Account"),
+			part: get("Partition"), state: strings.Fields(get("State") + " ")[0]}
+		if row.id == "" || strings.ContainsAny(row.id, ".+[") {
+			return nil, perr(path, ln, "JobID", "%q: want a job or array task id (sacct -X, finished jobs)", row.id)
+		}
+		for _, c := range []struct {
+			name string
+			dst  *int64
+		}{{"Start", &row.start}, {"End", &row.end}} {
+			v := get(c.name)
+			if v == "Unknown" || v == "None" || v == "" {
+				continue
+			}
+			t, err := time.Parse(sacctTime, v)
+			if err != nil {
+				return nil, perr(path, ln, c.name, "%q: want %s or Unknown", v, sacctTime)
+			}
+			*c.dst = t.Unix()
+		}
+		if row.start > 0 && row.end < row.start {
+			return nil, perr(path, ln, "End", "%q is before Start %q", get("End"), get("Start"))
+		}
+		if tres := get("AllocTRES"); tres != "" {
+			for kv := range strings.SplitSeq(tres, ",") {
+				k, v, _ := strings.Cut(kv, "=")
+				switch k {
+				case "cpu":
+					n, err := strconv.ParseInt(v, 10, 32)
+					if err != nil {
+						return nil, perr(path, ln, "AllocTRES", "cpu=%q: want a count", v)
+					}
+					row.cpus = int32(n)
+				case "mem":
+					mb, err := parseMem(v)
+					if err != nil {
+						return nil, perr(path, ln, "AllocTRES", "mem=%q: %v", v, err)
+					}
+					row.memMB = mb
+				}
+			}
+		}
+		rows = append(rows, row)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, perr(path, ln, "", "%v", err)
+	}
+	if ln == 0 {
+		return nil, perr(path, 0, "", "empty (want sacct -P output with a header)")
+	}
+	return rows, nil
+}
+
+// parseMem reads sacct's memory figures: "250G", "62.50G", "8000M".
+func parseMem(v string) (int64, error) {
+	mult := 1.0
+	switch {
+	case strings.HasSuffix(v, "T"):
+		mult = 1024 * 1024
+	case strings.HasSuffix(v, "G"):
+		mult = 1024
+	case strings.HasSuffix(v, "M"):
+	case strings.HasSuffix(v, "K"):
+		mult = 1.0 / 1024
+	default:
+		return 0, errors.New("want a size with a unit (K, M, G, T)")
+	}
+	x, err := strconv.ParseFloat(v[:len(v)-1], 64)
+	if err != nil || !(x >= 0) {
+		return 0, errors.New("want a size with a unit (K, M, G, T)")
+	}
+	return int64(math.Round(x * mult)), nil
+}
+
+// confInt returns a global integer setting of slurm.conf, or def.
+func confInt(conf []byte, key string, def int64) int64 {
+	if v, ok := confValue(conf, key); ok {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return n
+		}
+	}
+	return def
+}
+
+// confValue returns a global KEY=VALUE setting of slurm.conf (the last one
+// given, keys case-insensitive).
+func confValue(conf []byte, key string) (string, bool) {
+	var val string
+	found := false
+	for l := range strings.SplitSeq(string(conf), "\n") {
+		l, _, _ = strings.Cut(l, "#")
+		l = strings.TrimSpace(l)
+		k, v, ok := strings.Cut(l, "=")
+		if !ok || strings.ContainsAny(k, " \t") || !strings.EqualFold(k, key) {
+			continue
+		}
+		val, found = strings.TrimSpace(v), true
+	}
+	return val, found
+}
+
+var (
+	nodeCmdRe  = regexp.MustCompile(`scontrol update\s+nodename=(\S+)\s+state=(\S+)`)
+	resvOutRe  = regexp.MustCompile(`ReservationName=(\S+) StartTime=(\S+) EndTime=(\S+) .*?Nodes=(\S+)`)
+	nodeStates = map[string]string{"down": "down", "drain": "drain", "resume": "resume", "undrain": "resume", "idle": "resume"}
+)
+
+func (r *Record) readEvents() error {
+	path := filepath.Join(r.Dir, "events.tsv")
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // records made before the harness ran commands
+	} else if err != nil {
+		return err
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if lines[0] != "at\tepoch\trc\tcommand\toutput" {
+		return perr(path, 1, "header", "want at, epoch, rc, command, output (tab-separated)")
+	}
+	for i, l := range lines[1:] {
+		ln := i + 2
+		f := strings.Split(l, "\t")
+		if len(f) != 5 {
+			return perr(path, ln, "", "%d fields, want 5 (at, epoch, rc, command, output)", len(f))
+		}
+		ep, err := strconv.ParseFloat(f[1], 64)
+		if err != nil || !(ep > 0) {
+			return perr(path, ln, "epoch", "%q: want Unix seconds", f[1])
+		}
+		if f[2] != "0" {
+			return perr(path, ln, "rc", "%q: the command failed (%s), so the record does not say what Slurm did", f[2], strings.TrimSpace(f[4]))
+		}
+		cmd := f[3]
+		switch {
+		case strings.Contains(cmd, "scontrol create reservation"):
+			m := resvOutRe.FindStringSubmatch(f[4])
+			if m == nil {
+				return perr(path, ln, "output", "want the reservation as `scontrol show reservation -o` prints it (ReservationName=... StartTime=... EndTime=... Nodes=...)")
+			}
+			st, err1 := time.Parse(sacctTime, m[2])
+			en, err2 := time.Parse(sacctTime, m[3])
+			if err1 != nil || err2 != nil || !en.After(st) {
+				return perr(path, ln, "output", "StartTime=%s EndTime=%s: want %s times, end after start", m[2], m[3], sacctTime)
+			}
+			r.Reservations = append(r.Reservations, Reservation{Name: m[1], Start: st.Unix(), End: en.Unix(), Nodes: m[4], Line: ln})
+		case strings.Contains(cmd, "scontrol update"):
+			m := nodeCmdRe.FindStringSubmatch(cmd)
+			if m == nil {
+				return perr(path, ln, "command", "want `scontrol update nodename=LIST state=STATE ...`")
+			}
+			st, ok := nodeStates[strings.ToLower(m[2])]
+			if !ok {
+				return perr(path, ln, "command", "state=%s: want down, drain, resume, undrain or idle", m[2])
+			}
+			r.NodeEvents = append(r.NodeEvents, NodeEvent{At: ep, Nodes: m[1], State: st, Line: ln})
+		default:
+			return perr(path, ln, "command", "%q: not a command the conformance replay models (scontrol update nodename=... state=..., scontrol create reservation ...)", cmd)
+		}
+	}
+	return nil
+}
