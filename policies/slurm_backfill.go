@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/schedsim/schedsim/sim"
-	"github.com/schedsim/schedsim/workload"
 )
 
 // backfillState is the scratch state of one backfill cycle, kept between
@@ -58,8 +57,8 @@ type backfillState struct {
 	// of the request, its partitions and limit, the reservations, the free
 	// state and rel, so a record asking the same is answered without the
 	// test. Cleared when a reservation is made or a job starts.
-	noRes map[bfReq]struct{}
-	noNow map[bfReq]struct{}
+	noRes reqSet
+	noNow reqSet
 
 	// Skipping cycles (see Slurm.NoBackfillSkip). valid bounds the times
 	// at which the last cycle's time-dependent tests come out the same;
@@ -76,24 +75,11 @@ type backfillState struct {
 	skipped  int
 }
 
-// bfReq is what reserve and startNow look at of a record: the request,
-// its partitions and its limit (placers see nothing else of the job).
-type bfReq struct {
-	req   workload.Request
-	part  int32
-	parts uint64
-	limit sim.Time
-}
-
-func reqOf(job *sim.PendingJob) bfReq {
-	return bfReq{req: job.Req, part: job.Part, parts: job.Parts, limit: job.Limit}
-}
-
 // forget drops the memo of outcomes (a reservation was made or a job
 // started).
 func (b *backfillState) forget() {
-	clear(b.noRes)
-	clear(b.noNow)
+	b.noRes.reset()
+	b.noNow.reset()
 }
 
 // bfWhy is a pending reason a backfill cycle set.
@@ -194,10 +180,6 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 	b.relBuilt = false // built when the first reservation is computed
 	b.dropGroups()
 	b.dropProfiles()
-	if b.noRes == nil {
-		b.noRes = map[bfReq]struct{}{}
-		b.noNow = map[bfReq]struct{}{}
-	}
 	b.forget()
 	b.running = v.Running()
 	defer func() { b.running = nil }()
@@ -445,11 +427,11 @@ func (s *Slurm) materialize(v sim.View, pend []sim.PendingJob) {
 		r := qrec{ref: ref, part: b.dparts[i]}
 		job := s.pendingJob(pend, &r)
 		k := reqOf(&job)
-		if _, no := b.noRes[k]; no {
+		if b.noRes.has(&k) {
 			continue // its until bounds are in place from the first time
 		}
 		if !s.reserve(v.Now(), &job) {
-			b.noRes[k] = struct{}{}
+			b.noRes.add(&k)
 		}
 	}
 	b.deferred = b.deferred[:0]
@@ -546,11 +528,11 @@ func (s *Slurm) windowClash(start, limit sim.Time) bool {
 func (s *Slurm) startNow(job *sim.PendingJob) bool {
 	b := &s.bf
 	k := reqOf(job)
-	if _, no := b.noNow[k]; no {
+	if b.noNow.has(&k) {
 		return false // nowMask's bounds are in place from the first time
 	}
 	if !s.tryNow(job) {
-		b.noNow[k] = struct{}{}
+		b.noNow.add(&k)
 		return false
 	}
 	return true
