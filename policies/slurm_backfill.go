@@ -31,6 +31,9 @@ type backfillState struct {
 	contrib  []int32
 	alloc    []sim.NodeAlloc
 	order    []int32 // bf_busy_nodes node order
+	acc      []int32 // placeUnits: per node, units gained by the groups released
+	accSeen  []uint32
+	accStamp uint32
 	users    map[int32]int
 	parts    [64]int
 	relBuilt bool
@@ -774,6 +777,58 @@ func (s *Slurm) placeRes(job *sim.PendingJob) bool {
 	return false
 }
 
+// placeUnits is placeAfter for FirstFit on one partition, for a demand
+// that needs some GPU, CPU or memory and no MIG or MPS: FirstFit takes
+// from each node in order min(its units, what is still needed), and a
+// node's units after group g are its profile units now plus the changes
+// of groups up to g, so the free state need not be rebuilt.
+func (s *Slurm) placeUnits(d *demand, g int) bool {
+	b := &s.bf
+	w := b.wr
+	n := len(w.contrib)
+	if len(b.acc) != n {
+		b.acc = make([]int32, n)
+		b.accSeen = make([]uint32, n)
+		b.accStamp = 0
+	}
+	if b.accStamp++; b.accStamp == 0 {
+		clear(b.accSeen)
+		b.accStamp = 1
+	}
+	if g >= 0 {
+		for _, e := range w.ent[:w.entEnd[g]] {
+			if !b.mask[e.node] {
+				continue
+			}
+			if b.accSeen[e.node] != b.accStamp {
+				b.accSeen[e.node] = b.accStamp
+				b.acc[e.node] = 0
+			}
+			b.acc[e.node] += e.delta
+		}
+	}
+	need := d.count
+	b.alloc = b.alloc[:0]
+	for x, c := range w.contrib {
+		if c < 0 || !b.mask[x] {
+			continue
+		}
+		if b.accSeen[x] == b.accStamp {
+			c += b.acc[x]
+		}
+		if c <= 0 {
+			continue
+		}
+		k := min(c, need)
+		b.alloc = append(b.alloc, d.alloc(int32(x), k))
+		if need -= k; need == 0 {
+			return true
+		}
+	}
+	b.alloc = b.alloc[:0]
+	return false
+}
+
 // dropGroups forgets the will-run groups of b.rel (it changed).
 func (b *backfillState) dropGroups() {
 	b.grpEnd = b.grpEnd[:0]
@@ -1045,6 +1100,10 @@ func (s *Slurm) placeAfter(job *sim.PendingJob, g int) bool {
 	p := &s.pass
 	b := &s.bf
 	w := b.wr
+	if d := newDemand(job); p.exact && !s.cfg.bfBusyNodes && job.Parts == 1<<uint(job.Part) &&
+		d.mig == 0 && d.mps == 0 && (d.gpus > 0 || d.cpus > 0 || d.mem > 0) {
+		return s.placeUnits(&d, g)
+	}
 	n := len(p.nodes)
 	b.wfree = slices.Grow(b.wfree[:0], n)[:n]
 	for i := range b.wfree {
