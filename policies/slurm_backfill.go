@@ -55,6 +55,10 @@ type backfillState struct {
 	need     int64            // the count of the demand wr was made for
 	running  []sim.RunningJob // the view's, during a cycle
 
+	// The record under test and the deferred one being reserved, kept
+	// here so that taking their address does not allocate.
+	job, djob sim.PendingJob
+
 	// Requests known to get no reservation (noRes) or not to start now
 	// (noNow) on the cycle's state as it is: both outcomes are functions
 	// of the request, its partitions and limit, the reservations, the free
@@ -210,15 +214,16 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 		tested++
 		b.users[js.user]++
 		b.parts[r.part]++
-		job := s.pendingJob(pend, r)
-		if why := s.holdReason(v, &job, js); why != sim.ReasonNone {
+		job := &b.job
+		*job = s.pendingJob(pend, r)
+		if why := s.holdReason(v, job, js); why != sim.ReasonNone {
 			s.bfReason(js, r.ref, why)
 			continue
 		}
-		if s.fitsNow(&job) {
+		if s.fitsNow(job) {
 			s.materialize(v, pend)
-			if s.startNow(&job) {
-				s.markStarted(&job)
+			if s.startNow(job) {
+				s.markStarted(job)
 				continue
 			}
 			s.bfReason(js, r.ref, sim.ReasonPriority) // the free nodes are reserved for higher-priority jobs
@@ -428,12 +433,13 @@ func (s *Slurm) materialize(v sim.View, pend []sim.PendingJob) {
 	}
 	for i, ref := range b.deferred {
 		r := qrec{ref: ref, part: b.dparts[i]}
-		job := s.pendingJob(pend, &r)
-		k := reqOf(&job)
+		job := &b.djob
+		*job = s.pendingJob(pend, &r)
+		k := reqOf(job)
 		if b.noRes.has(&k) {
 			continue // its until bounds are in place from the first time
 		}
-		if !s.reserve(v.Now(), &job) {
+		if !s.reserve(v.Now(), job) {
 			b.noRes.add(&k)
 		}
 	}

@@ -110,14 +110,14 @@ func yearRun(b *testing.B, n int) *scenario.Run {
 	return run
 }
 
-// BenchmarkYear replays the first 10k, 100k and 1 M jobs of the benchmark
-// trace (bench/year-1024x8.yaml: 1,024 nodes × 8 H100, slurm policy with
-// Slurm 22.05 defaults). The trace is read and the policy built outside
+// BenchmarkYear replays the first 10k, 30k, 100k, 300k and 1 M jobs of
+// the benchmark trace (bench/year-1024x8.yaml: 1,024 nodes × 8 H100,
+// slurm policy with Slurm 22.05 defaults). The trace is read and the policy built outside
 // the timer. It reports jobs/s and events/s, the heap in use after the run
 // (the record and the trace) per job, and the peak heap (runtime.MemStats
 // HeapSys) of the process.
 func BenchmarkYear(b *testing.B) {
-	for _, n := range []int{10_000, 100_000, yearJobs} {
+	for _, n := range []int{10_000, 30_000, 100_000, 300_000, yearJobs} {
 		b.Run(fmt.Sprintf("jobs=%d", n), func(b *testing.B) {
 			var events int64
 			var heapPerJob float64
