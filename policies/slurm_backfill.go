@@ -137,6 +137,14 @@ type wrProfile struct {
 	reachNo  int64
 	maskVer  uint64 // the mask masked was summed on (0: none)
 	masked   int64
+
+	// The units on the nodes of the mask mcapVer (0: none): now
+	// (mcap0) and after each group computed so far (mcap[g]). Many
+	// will-run tests of a cycle share the demand shape and the mask
+	// and differ only in count and start.
+	mcapVer uint64
+	mcap0   int64
+	mcap    []int64
 }
 
 // maxProfiles bounds the will-run profiles kept in a cycle.
@@ -910,7 +918,7 @@ func (s *Slurm) profile(job *sim.PendingJob) {
 	b.wr = w
 	w.d = d
 	w.reachYes, w.reachNo = 0, math.MaxInt64
-	w.maskVer = 0
+	w.maskVer, w.mcapVer = 0, 0
 	n := len(p.nodes)
 	w.contrib = slices.Grow(w.contrib[:0], n)[:n]
 	var base int64
@@ -1068,7 +1076,12 @@ func (s *Slurm) reach(now, horizon sim.Time) bool {
 func (s *Slurm) willRunExact(job *sim.PendingJob, startRes, use, stop sim.Time) (sim.Time, bool) {
 	b := &s.bf
 	w := b.wr
-	capSum := w.base - s.maskedUnits()
+	if w.mcapVer != b.maskVer {
+		w.mcapVer = b.maskVer
+		w.mcap = w.mcap[:0]
+		w.mcap0 = w.base - s.maskedUnits()
+	}
+	capSum := w.mcap0
 	need := b.need
 	g := -1
 	t := startRes
@@ -1080,16 +1093,20 @@ func (s *Slurm) willRunExact(job *sim.PendingJob, startRes, use, stop sim.Time) 
 		if t = max(startRes, b.grpLast[g]); t > stop {
 			return t, true
 		}
-		s.profileGroup(g)
-		lo := int32(0)
-		if g > 0 {
-			lo = w.entEnd[g-1]
-		}
-		for _, e := range w.ent[lo:w.entEnd[g]] {
-			if b.mask[e.node] {
-				capSum += int64(e.delta)
+		if g == len(w.mcap) {
+			s.profileGroup(g)
+			lo := int32(0)
+			if g > 0 {
+				lo = w.entEnd[g-1]
 			}
+			for _, e := range w.ent[lo:w.entEnd[g]] {
+				if b.mask[e.node] {
+					capSum += int64(e.delta)
+				}
+			}
+			w.mcap = append(w.mcap, capSum)
 		}
+		capSum = w.mcap[g]
 	}
 	if t > use {
 		return t, true // TRY_LATER or beyond bf_window: the placement is not used
