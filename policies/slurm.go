@@ -86,6 +86,7 @@ type Slurm struct {
 	epoch    uint32
 	st       []slurmJob
 	order    []qrec
+	orderBuf []qrec // buildOrder's merge buffer
 	lastCalc sim.Time
 	lastFull sim.Time
 	lastBF   sim.Time
@@ -124,6 +125,7 @@ type slurmJob struct {
 	pi       int32 // index into the view's Pending this pass
 	epoch    uint32
 	started  uint32 // epoch of the pass that started it
+	rec      uint32 // epoch of the pass whose buildOrder kept its records
 	known    bool
 	charging bool
 	victim   uint32            // epoch of the pass that preempted it
@@ -545,33 +547,30 @@ func (s *Slurm) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
 
 // buildOrder keeps s.order: one record per pending job and partition, in
 // queue order. Records of jobs no longer pending are dropped; new jobs are
-// added; the whole is sorted again when priorities changed or jobs came.
+// added; the whole is sorted again when priorities changed, and new
+// records are sorted and merged in when only jobs came.
 // It reports whether the queue changed (records dropped or added, or
 // priorities recomputed).
 func (s *Slurm) buildOrder(pend []sim.PendingJob, recalc bool) bool {
 	o := s.order[:0]
-	have := 0
 	for _, r := range s.order {
 		js := &s.st[r.ref]
 		if js.epoch != s.epoch {
 			continue
 		}
+		js.rec = s.epoch
 		if recalc {
 			r.prio = s.prio(js, r.part)
 		}
 		o = append(o, r)
-		have++
 	}
 	// Jobs without records: the new ones. A record exists iff the job was
-	// pending at the previous pass; mark the ones we kept.
-	for _, r := range o {
-		s.st[r.ref].started = s.epoch - 1 // scratch mark: has a record
-	}
-	added := false
+	// pending at the previous pass.
+	kept := len(o)
 	for i := range pend {
 		pj := &pend[i]
 		js := &s.st[pj.Ref]
-		if js.started == s.epoch-1 {
+		if js.rec == s.epoch {
 			continue
 		}
 		parts := pj.Parts | 1<<uint(pj.Part)
@@ -582,35 +581,53 @@ func (s *Slurm) buildOrder(pend []sim.PendingJob, recalc bool) bool {
 			parts &^= 1 << uint(p)
 			o = append(o, qrec{ref: pj.Ref, part: p, prank: s.preemptRank(js), tier: s.cluster.Partitions[p].PriorityTier,
 				prio: s.prio(js, p), submit: pj.Submit})
-			added = true
 		}
 	}
-	for _, r := range o {
-		s.st[r.ref].started = 0
-	}
-	if added || recalc {
-		slices.SortFunc(o, func(a, b qrec) int {
-			if c := cmp.Compare(b.prank, a.prank); c != 0 {
-				return c
+	added := len(o) > kept
+	switch {
+	case recalc:
+		slices.SortFunc(o, qrecCmp)
+	case added:
+		// The kept records are in order (their keys change only with
+		// recalc): sort the new ones and merge.
+		slices.SortFunc(o[kept:], qrecCmp)
+		m := s.orderBuf[:0]
+		a, b := o[:kept], o[kept:]
+		for len(a) > 0 && len(b) > 0 {
+			if qrecCmp(a[0], b[0]) < 0 {
+				m, a = append(m, a[0]), a[1:]
+			} else {
+				m, b = append(m, b[0]), b[1:]
 			}
-			if c := cmp.Compare(b.tier, a.tier); c != 0 {
-				return c
-			}
-			if c := cmp.Compare(b.prio, a.prio); c != 0 {
-				return c
-			}
-			if c := cmp.Compare(a.submit, b.submit); c != 0 {
-				return c
-			}
-			if c := cmp.Compare(a.ref, b.ref); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.part, b.part)
-		})
+		}
+		m = append(append(m, a...), b...)
+		s.orderBuf = o[:0]
+		o = m
 	}
 	changed := added || recalc || len(o) != len(s.order)
 	s.order = o
 	return changed
+}
+
+// qrecCmp is the queue order: preemption rank, partition PriorityTier,
+// priority (each higher first), submit time, job, partition.
+func qrecCmp(a, b qrec) int {
+	if c := cmp.Compare(b.prank, a.prank); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.tier, a.tier); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.prio, a.prio); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.submit, b.submit); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.ref, b.ref); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.part, b.part)
 }
 
 // pendingJob returns the record's job as placement sees it: in the
