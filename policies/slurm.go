@@ -141,6 +141,7 @@ type qrec struct {
 	prank  int32 // preemptRank
 	tier   int32
 	prio   uint32
+	cls    int32 // backfill's request class, -1: not known yet (fills padding: 32 bytes)
 	submit sim.Time
 }
 
@@ -580,7 +581,7 @@ func (s *Slurm) buildOrder(pend []sim.PendingJob, recalc bool) bool {
 			}
 			parts &^= 1 << uint(p)
 			o = append(o, qrec{ref: pj.Ref, part: p, prank: s.preemptRank(js), tier: s.cluster.Partitions[p].PriorityTier,
-				prio: s.prio(js, p), submit: pj.Submit})
+				prio: s.prio(js, p), submit: pj.Submit, cls: -1})
 		}
 	}
 	added := len(o) > kept

@@ -21,6 +21,7 @@ type backfillState struct {
 	relStamp uint32
 	deferred []sim.JobRef // records whose reservation is not computed yet
 	dparts   []int32      // their partitions
+	dcls     []int32      // their classes
 	mask     []bool       // nodes usable for the window under test
 	masked   []int32      // the nodes mask leaves out, each once
 	maskRes  []int32      // the reservations (indices into res) mask leaves out
@@ -52,6 +53,7 @@ type backfillState struct {
 	nprof    int
 	profNext int
 	wr       *wrProfile
+	profGen  uint64
 	need     int64            // the count of the demand wr was made for
 	running  []sim.RunningJob // the view's, during a cycle
 
@@ -64,8 +66,12 @@ type backfillState struct {
 	// of the request, its partitions and limit, the reservations, the free
 	// state and rel, so a record asking the same is answered without the
 	// test. Cleared when a reservation is made or a job starts.
-	noRes reqSet
-	noNow reqSet
+	noRes outcomeSet
+	noNow outcomeSet
+
+	// The request classes seen (classOf), kept for the policy's life.
+	classes []bfClass
+	clsIdx  map[bfReq]int32
 
 	// Skipping cycles (see Slurm.NoBackfillSkip). valid bounds the times
 	// at which the last cycle's time-dependent tests come out the same;
@@ -124,6 +130,7 @@ type bfRes struct {
 // reachYes and reachNo bound the counts known to be able to start within
 // bf_window on every node (count <= reachYes) or not (count >= reachNo).
 type wrProfile struct {
+	gen      uint64 // made by the gen-th call that made a profile
 	d        demand // count 0
 	base     int64
 	contrib  []int32
@@ -192,6 +199,7 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 	b.maskOK = false // its reservations are gone
 	b.deferred = b.deferred[:0]
 	b.dparts = b.dparts[:0]
+	b.dcls = b.dcls[:0]
 	b.relBuilt = false // built when the first reservation is computed
 	b.dropGroups()
 	b.dropProfiles()
@@ -228,9 +236,12 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 			s.bfReason(js, r.ref, why)
 			continue
 		}
-		if s.fitsNow(job) {
+		if r.cls < 0 || !b.classes[r.cls].is(job) {
+			r.cls = b.classOf(job)
+		}
+		if s.fitsNow(job, r.cls) {
 			s.materialize(v, pend)
-			if s.startNow(job) {
+			if s.startNow(job, r.cls) {
 				s.markStarted(job)
 				continue
 			}
@@ -241,6 +252,7 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 		if now-job.Eligible >= cfg.bfMinAgeReserve {
 			b.deferred = append(b.deferred, r.ref)
 			b.dparts = append(b.dparts, r.part)
+			b.dcls = append(b.dcls, r.cls)
 		} else {
 			b.until(job.Eligible + cfg.bfMinAgeReserve) // old enough to reserve then
 		}
@@ -254,10 +266,10 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 // not considered. With FirstFit and no advance reservation, it fits
 // exactly when its partition's nodes hold its units, which the job's
 // will-run profile has summed (the profile is then at hand for startNow).
-func (s *Slurm) fitsNow(job *sim.PendingJob) bool {
+func (s *Slurm) fitsNow(job *sim.PendingJob, cls int32) bool {
 	p := &s.pass
 	if p.exact && len(p.windows) == 0 && job.Parts == 1<<uint(job.Part) {
-		s.profile(job)
+		s.profile(cls)
 		return s.bf.wr.base >= s.bf.need
 	}
 	base, ok := p.stage(job)
@@ -440,19 +452,20 @@ func (s *Slurm) materialize(v sim.View, pend []sim.PendingJob) {
 		s.buildRel()
 	}
 	for i, ref := range b.deferred {
+		k := outcomeKey{cls: b.dcls[i], limit: pend[s.st[ref].pi].Limit}
+		if b.noRes.has(k) {
+			continue // its until bounds are in place from the first time
+		}
 		r := qrec{ref: ref, part: b.dparts[i]}
 		job := &b.djob
 		*job = s.pendingJob(pend, &r)
-		k := reqOf(job)
-		if b.noRes.has(&k) {
-			continue // its until bounds are in place from the first time
-		}
-		if !s.reserve(v.Now(), job) {
-			b.noRes.add(&k)
+		if !s.reserve(v.Now(), job, k.cls) {
+			b.noRes.add(k)
 		}
 	}
 	b.deferred = b.deferred[:0]
 	b.dparts = b.dparts[:0]
+	b.dcls = b.dcls[:0]
 }
 
 // setMask marks the nodes not reserved at any time of [lo, hi): b.mask
@@ -542,21 +555,21 @@ func (s *Slurm) windowClash(start, limit sim.Time) bool {
 // startNow starts job if it fits now on nodes not reserved over its
 // window [now, now+limit) (rounded to bf_resolution) and not held by an
 // advance reservation during it, committing it to the pass.
-func (s *Slurm) startNow(job *sim.PendingJob) bool {
+func (s *Slurm) startNow(job *sim.PendingJob, cls int32) bool {
 	b := &s.bf
-	k := reqOf(job)
-	if b.noNow.has(&k) {
+	k := outcomeKey{cls: cls, limit: job.Limit}
+	if b.noNow.has(k) {
 		return false // nowMask's bounds are in place from the first time
 	}
-	if !s.tryNow(job) {
-		b.noNow.add(&k)
+	if !s.tryNow(job, cls) {
+		b.noNow.add(k)
 		return false
 	}
 	return true
 }
 
 // tryNow is startNow without the memo.
-func (s *Slurm) tryNow(job *sim.PendingJob) bool {
+func (s *Slurm) tryNow(job *sim.PendingJob, cls int32) bool {
 	p := &s.pass
 	b := &s.bf
 	now := p.now
@@ -566,7 +579,7 @@ func (s *Slurm) tryNow(job *sim.PendingJob) bool {
 	if p.exact {
 		// FirstFit places the job exactly when the unmasked nodes hold
 		// its units: count them from the job's profile first.
-		s.profile(job)
+		s.profile(cls)
 		if b.wr.base-s.maskedUnits() < b.need {
 			return false
 		}
@@ -599,14 +612,14 @@ func (s *Slurm) tryNow(job *sim.PendingJob) bool {
 // one, reserves its nodes whole for [start, start+limit), rounded out to
 // bf_resolution (backfill.c steps 5–8). It reports whether it made a
 // reservation.
-func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob) bool {
+func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
 	b := &s.bf
 	limit := job.Limit
 	horizon := endAt(now, s.cfg.bfWindow)
 	startRes := now
 	exact := s.pass.exact || s.cfg.bfBusyNodes
 	if exact {
-		s.profile(job)
+		s.profile(cls)
 		if !s.reachable(now, horizon) {
 			return false
 		}
@@ -888,34 +901,42 @@ func (s *Slurm) group(k int) bool {
 	return true
 }
 
-// profile makes b.wr the will-run profile of job's demand shape on the
-// free state of now, and b.need its count, reusing the profile of an
-// earlier demand of the same shape while the free state and rel are
-// unchanged.
-func (s *Slurm) profile(job *sim.PendingJob) {
+// profile makes b.wr the will-run profile of request class cls's demand
+// shape on the free state of now, and b.need its count, reusing the
+// profile of an earlier demand of the same shape while the free state and
+// rel are unchanged (the class remembers where it is).
+func (s *Slurm) profile(cls int32) {
 	p := &s.pass
 	b := &s.bf
-	d := newDemand(job)
-	b.need = int64(d.count)
-	d.count = 0
+	c := &b.classes[cls]
+	b.need = int64(c.count)
+	if c.slot >= 0 && c.slot < int32(b.nprof) && b.profs[c.slot].gen == c.gen {
+		b.wr = &b.profs[c.slot]
+		return
+	}
+	d := c.shape
 	for i := range b.profs[:b.nprof] {
 		if b.profs[i].d == d {
 			b.wr = &b.profs[i]
+			c.slot, c.gen = int32(i), b.wr.gen
 			return
 		}
 	}
-	var w *wrProfile
+	slot := b.profNext
 	if b.nprof < maxProfiles {
 		if b.nprof == len(b.profs) {
 			b.profs = append(b.profs, wrProfile{})
 		}
-		w = &b.profs[b.nprof]
+		slot = b.nprof
 		b.nprof++
 	} else {
-		w = &b.profs[b.profNext]
 		b.profNext = (b.profNext + 1) % maxProfiles
 	}
+	w := &b.profs[slot]
 	b.wr = w
+	b.profGen++
+	w.gen = b.profGen
+	c.slot, c.gen = int32(slot), w.gen
 	w.d = d
 	w.reachYes, w.reachNo = 0, math.MaxInt64
 	w.maskVer, w.mcapVer = 0, 0
