@@ -1032,3 +1032,29 @@ func TestPreemptKillWait(t *testing.T) {
 		t.Errorf("no kill wait: hi = %+v, want a start at 10", got)
 	}
 }
+
+func TestEndsAfterPass(t *testing.T) {
+	// twoNodes: "a" holds n1 [0,10), "b" n2 [0,100). "c" (4 GPUs,
+	// submitted at 5) waits for a. With EndsAfterPass a's end at 10 comes
+	// after the pass of instant 10, and the pass it asks for is at 11: c
+	// starts at 11 (a's record still ends at 10). "d" (4 GPUs) submitted
+	// at 10 is seen by the pass at 10, before a's end: nothing fits then;
+	// at 11 c, submitted first, takes n1, and d waits for c's end at 21,
+	// whose pass comes at 22. Without the option: c at 10, d at 20.
+	tr := &workload.Trace{Jobs: []workload.Job{job("a", 0, 10, 100, 4), job("b", 0, 100, 200, 4),
+		job("c", 5, 10, 100, 4), job("d", 10, 10, 100, 4)}}
+	rec := run(t, Config{Trace: tr, EndsAfterPass: true})
+	want := []life{
+		{"a", 0, 0, 10, "COMPLETED", "n1", 0},
+		{"b", 0, 0, 100, "COMPLETED", "n2", 0},
+		{"c", 5, 11, 21, "COMPLETED", "n1", 0},
+		{"d", 10, 22, 32, "COMPLETED", "n1", 0},
+	}
+	if d := cmp.Diff(want, lives(rec)); d != "" {
+		t.Errorf("ends after pass (-want +got):\n%s", d)
+	}
+	rec = run(t, Config{Trace: tr})
+	if got := lives(rec); got[2].Start != 10 || got[3].Start != 20 {
+		t.Errorf("default: c %+v, d %+v; want starts 10 and 20", got[2], got[3])
+	}
+}

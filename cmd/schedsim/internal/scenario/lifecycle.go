@@ -37,6 +37,10 @@ type Controller struct {
 	// KillWait is how long a job killed at its time limit keeps its
 	// resources (Slurm's KillWait plus the epilog; default 0).
 	KillWait string `yaml:"kill_wait"`
+	// EndsAfterPass applies a job's end after the scheduling pass of its
+	// instant, so the next job starts at the next pass (slurmctld's cycle
+	// phase; default false).
+	EndsAfterPass bool `yaml:"ends_after_pass"`
 	// OverTimeLimit is how long a job may run past its limit (Slurm's
 	// OverTimeLimit, in minutes there: write "5m").
 	OverTimeLimit string `yaml:"over_time_limit"`
@@ -330,6 +334,7 @@ type Lifecycle struct {
 	TimeLimitSweep    sim.Time
 	SweepPhase        sim.Time
 	KillWait          sim.Time
+	EndsAfterPass     bool
 	OverTimeLimit     sim.Time
 	RequeueDelay      sim.Time
 	PreemptGraceTime  sim.Time
@@ -350,6 +355,7 @@ func (s *Scenario) buildLifecycle(c *hwmodels.Cluster, epoch int64) (Lifecycle, 
 	l.TimeLimitSweep = dur(ct.TimeLimitSweep)
 	l.SweepPhase = dur(ct.TimeLimitSweepPhase)
 	l.KillWait = dur(ct.KillWait)
+	l.EndsAfterPass = ct.EndsAfterPass
 	l.OverTimeLimit = dur(ct.OverTimeLimit)
 	l.PreemptGraceTime = dur(ct.PreemptGraceTime)
 	if v := ct.EnforcePartLimits; v != "" {
@@ -414,7 +420,7 @@ func (r *Run) Config() sim.Config {
 	return sim.Config{
 		Cluster: r.Cluster, Trace: r.Trace, Policy: r.Policy, Seed: r.Seed,
 		Reservations: l.Reservations, NodeEvents: l.NodeEvents, Failures: l.Failures,
-		TimeLimitSweep: l.TimeLimitSweep, TimeLimitSweepPhase: l.SweepPhase, KillWait: l.KillWait, OverTimeLimit: l.OverTimeLimit, RequeueDelay: l.RequeueDelay,
+		TimeLimitSweep: l.TimeLimitSweep, TimeLimitSweepPhase: l.SweepPhase, KillWait: l.KillWait, EndsAfterPass: l.EndsAfterPass, OverTimeLimit: l.OverTimeLimit, RequeueDelay: l.RequeueDelay,
 		PreemptGraceTime: l.PreemptGraceTime, JobRequeue: l.JobRequeue, KillInvalidDepend: l.KillInvalidDepend,
 		EnforcePartLimits: l.EnforcePartLimits,
 		Runtime:           r.Runtime,
