@@ -159,6 +159,22 @@ func TestLoadRecord(t *testing.T) {
 	if got := r.Jobs[len(r.Jobs)-1].ID; got != "5_3" {
 		t.Errorf("last job %s, want 5_3 (by submit, then id)", got)
 	}
+	// The replay asks for what sbatch asked (ReqTRES cpu=1, mem=8000M),
+	// for Slurm's job size factor, and bills GPUs × DefCpuPerGPU; with
+	// AllocCPUs, what Slurm allocated.
+	for _, tc := range []struct {
+		m         Model
+		cpus, mem int64
+	}{{Model{}, 1, 8000}, {Model{AllocCPUs: true}, 32, 256000}} {
+		for _, j := range r.Trace(tc.m).Jobs {
+			if j.ID == "4" && (int64(j.Request.CPUs) != tc.cpus || j.Request.MemMB != tc.mem) {
+				t.Errorf("%+v: job 4 asks for %d CPUs, %d MB; want %d, %d", tc.m, j.Request.CPUs, j.Request.MemMB, tc.cpus, tc.mem)
+			}
+		}
+	}
+	if text, _ := r.ScenarioYAML(Model{}); !strings.Contains(string(text), `TRESBillingWeights: "GRES/gpu=4"`) {
+		t.Errorf("scenario bills no GPUs:\n%s", text)
+	}
 }
 
 // TestBadRecords: a bad record is an error naming the file, line and

@@ -28,12 +28,18 @@ type Model struct {
 	// NoKillWait frees a TIMEOUT job's resources at the kill instead of
 	// KillWait + 1 s later.
 	NoKillWait bool
+	// EndsBeforePass applies job ends before the pass of their instant
+	// (the simulator's default) instead of after it.
+	EndsBeforePass bool
 	// NoCalcPhase times the priority recalculations from time 0 instead
 	// of from slurmctld's start.
 	NoCalcPhase bool
 	// FirstFit places jobs on the lowest-numbered nodes that fit instead
 	// of cons_tres's best fit.
 	FirstFit bool
+	// AllocCPUs gives jobs the CPUs and memory Slurm allocated as their
+	// request, instead of the CPUs they asked for with GPU billing.
+	AllocCPUs bool
 	// NoDeps drops the jobs' dependencies.
 	NoDeps bool
 	// NoThrottle drops the arrays' %N throttles.
@@ -85,6 +91,10 @@ func (r *Record) ScenarioYAML(m Model) ([]byte, error) {
 		// slurmctld's start.
 		args = append(args, fmt.Sprintf("priority_calc_phase: %d", ph))
 	}
+	if r.requestedCPUs(m) {
+		// Slurm bills the CPUs it allocated, DefCpuPerGPU per GPU.
+		args = append(args, fmt.Sprintf("TRESBillingWeights: \"GRES/gpu=%d\"", confInt(r.SlurmConf, "DefCpuPerGPU", 0)))
+	}
 	if len(args) > 0 {
 		fmt.Fprintf(&b, "  args: {%s}\n", strings.Join(args, ", "))
 	}
@@ -100,6 +110,11 @@ func (r *Record) ScenarioYAML(m Model) ([]byte, error) {
 		// the job done about a second later (3.0 s after the kill with
 		// KillWait=2 in timeout-deps-array/run1's slurmd log).
 		fmt.Fprintf(&b, "  kill_wait: %ds # KillWait + 1 s\n", confInt(r.SlurmConf, "KillWait", 30)+1)
+	}
+	if !m.EndsBeforePass {
+		// A job a cycle started ends just after that cycle's phase:
+		// the next one starts at the next cycle.
+		b.WriteString("  ends_after_pass: true\n")
 	}
 	fmt.Fprintf(&b, "  over_time_limit: %dm\n", confInt(r.SlurmConf, "OverTimeLimit", 0))
 	fmt.Fprintf(&b, "  requeue_delay: %ds\n", RequeueHold)
@@ -140,6 +155,31 @@ func (r *Record) calcPhase() int64 {
 	return mod(int64(math.Floor(r.CtldPrimary))-r.T0, 60*confInt(r.SlurmConf, "PriorityCalcPeriod", 5))
 }
 
+// requestedCPUs says whether the replay gives jobs the CPUs and memory
+// they asked for (ReqTRES: one CPU per node) rather than what Slurm
+// allocated (DefCpuPerGPU per GPU, DefMemPerCPU per CPU). Slurm's job
+// size factor counts the CPUs asked for (22.05: M24's 8 GPUs on one node
+// and M36's 4 had the same job size priority, 64 of 500, in
+// mixed-load/run1), while schedsim has one CPU count per job. With
+// DefCpuPerGPU set and every job asking for GPUs, the CPUs and memory
+// allocated are proportional to the GPUs and never bind before them, so
+// the request is exact for placement, and billing GPUs × DefCpuPerGPU
+// (TRESBillingWeights) charges fair share what Slurm charged.
+func (r *Record) requestedCPUs(m Model) bool {
+	if m.AllocCPUs || confInt(r.SlurmConf, "DefCpuPerGPU", 0) <= 0 {
+		return false
+	}
+	if _, set := confValue(r.SlurmConf, "TRESBillingWeights"); set {
+		return false
+	}
+	for i := range r.Jobs {
+		if j := &r.Jobs[i]; j.GPUsPerNode <= 0 || j.ReqCPUs <= 0 {
+			return false
+		}
+	}
+	return true
+}
+
 func mod(a, m int64) int64 { return ((a % m) + m) % m }
 
 func (r *Record) importCluster() ([]byte, error) {
@@ -158,6 +198,7 @@ func (r *Record) importCluster() ([]byte, error) {
 // sbatch lines.
 func (r *Record) Trace(m Model) *workload.Trace {
 	jobRequeue := confInt(r.SlurmConf, "JobRequeue", 1) != 0
+	reqCPUs := r.requestedCPUs(m)
 	t := &workload.Trace{Epoch: r.T0, Source: "real-Slurm record " + r.Dir}
 	for _, rj := range r.Jobs {
 		j := workload.NewJob(rj.ID)
@@ -169,6 +210,9 @@ func (r *Record) Trace(m Model) *workload.Trace {
 			}
 		}
 		j.Request = workload.Request{Nodes: rj.Nodes, GPUs: rj.Nodes * rj.GPUsPerNode, CPUs: rj.CPUs, MemMB: rj.MemMB}
+		if reqCPUs {
+			j.Request.CPUs, j.Request.MemMB = rj.ReqCPUs, rj.ReqMemMB
+		}
 		j.TimeLimit = workload.Time(rj.Limit)
 		j.Runtime = workload.Time(rj.Work)
 		j.Submit = workload.Time(rj.Submit - r.T0)

@@ -90,6 +90,11 @@ type Job struct {
 	Nodes, GPUsPerNode int32
 	CPUs               int32
 	MemMB              int64
+	// ReqCPUs and ReqMemMB are what the job asked for (ReqTRES: one CPU
+	// per node and DefMemPerCPU for it, with these sbatch lines); 0 when
+	// sacct does not say.
+	ReqCPUs  int32
+	ReqMemMB int64
 	// Limit is --time in seconds; Work the job's `sleep` in seconds;
 	// Fails is true for `sleep S; exit 1`.
 	Limit, Work int64
@@ -378,7 +383,7 @@ func parseDeps(v string) ([]workload.Dependency, error) {
 }
 
 // sacctColumns are the columns the comparison reads.
-var sacctColumns = []string{"JobID", "JobName", "User", "Account", "Partition", "State", "Submit", "Start", "End", "Timelimit", "NNodes", "AllocTRES"}
+var sacctColumns = []string{"JobID", "JobName", "User", "Account", "Partition", "State", "Submit", "Start", "End", "Timelimit", "NNodes", "AllocTRES", "ReqTRES"}
 
 func (r *Record) readSacct(subs map[string]*submission) error {
 	path := filepath.Join(r.Dir, "sacct.txt")
@@ -431,6 +436,7 @@ func (r *Record) readSacct(subs map[string]*submission) error {
 		if row.cpus > 0 {
 			j.CPUs, j.MemMB = row.cpus, row.memMB
 		}
+		j.ReqCPUs, j.ReqMemMB = row.reqCPUs, row.reqMemMB
 		if j.CPUs == 0 {
 			j.CPUs = s.nodes
 		}
@@ -471,8 +477,8 @@ type sacctRow struct {
 	id, name, user, account, part string
 	state                         string
 	start, end                    int64
-	cpus                          int32
-	memMB                         int64
+	cpus, reqCPUs                 int32
+	memMB, reqMemMB               int64
 }
 
 func readSacctRows(path string) ([]sacctRow, error) {
@@ -525,22 +531,30 @@ func readSacctRows(path string) ([]sacctRow, error) {
 		if row.start > 0 && row.end < row.start {
 			return nil, perr(path, ln, "End", "%q is before Start %q", get("End"), get("Start"))
 		}
-		if tres := get("AllocTRES"); tres != "" {
+		for _, tc := range []struct {
+			col  string
+			cpus *int32
+			mem  *int64
+		}{{"AllocTRES", &row.cpus, &row.memMB}, {"ReqTRES", &row.reqCPUs, &row.reqMemMB}} {
+			tres := get(tc.col)
+			if tres == "" {
+				continue
+			}
 			for kv := range strings.SplitSeq(tres, ",") {
 				k, v, _ := strings.Cut(kv, "=")
 				switch k {
 				case "cpu":
 					n, err := strconv.ParseInt(v, 10, 32)
-					if err != nil {
-						return nil, perr(path, ln, "AllocTRES", "cpu=%q: want a count", v)
+					if err != nil || n < 0 {
+						return nil, perr(path, ln, tc.col, "cpu=%q: want a count", v)
 					}
-					row.cpus = int32(n)
+					*tc.cpus = int32(n)
 				case "mem":
 					mb, err := parseMem(v)
 					if err != nil {
-						return nil, perr(path, ln, "AllocTRES", "mem=%q: %v", v, err)
+						return nil, perr(path, ln, tc.col, "mem=%q: %v", v, err)
 					}
-					row.memMB = mb
+					*tc.mem = mb
 				}
 			}
 		}
