@@ -35,7 +35,7 @@ type backfillState struct {
 	acc      []int32 // placeUnits: per node, units gained by the groups released
 	accSeen  []uint32
 	accStamp uint32
-	users    map[int32]int
+	users    []int32 // records tested per user (s.users index), for bf_max_job_user
 	parts    [64]int
 	relBuilt bool
 
@@ -206,10 +206,9 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 	b.forget()
 	b.running = v.Running()
 	defer func() { b.running = nil }()
-	if b.users == nil {
-		b.users = map[int32]int{}
+	if cfg.bfMaxJobUser > 0 {
+		b.users = append(b.users[:0], make([]int32, len(s.users))...)
 	}
-	clear(b.users)
 	b.parts = [64]int{}
 	b.valid = math.MaxInt64
 	b.why = b.why[:0]
@@ -223,12 +222,14 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 		if tested >= cfg.bfMaxJobTest {
 			break
 		}
-		if cfg.bfMaxJobUser > 0 && b.users[js.user] >= cfg.bfMaxJobUser ||
+		if cfg.bfMaxJobUser > 0 && int(b.users[js.user]) >= cfg.bfMaxJobUser ||
 			cfg.bfMaxJobPart > 0 && b.parts[r.part] >= cfg.bfMaxJobPart {
 			continue
 		}
 		tested++
-		b.users[js.user]++
+		if cfg.bfMaxJobUser > 0 {
+			b.users[js.user]++
+		}
 		b.parts[r.part]++
 		job := &b.job
 		*job = s.pendingJob(pend, r)
