@@ -182,7 +182,7 @@ sacct -a -X -D -P -S "$S" -E now -o $FIELDS > "$OUT/sacct-D.txt"
 cmp -s "$OUT/sacct.txt" "$OUT/sacct-D.txt" && rm "$OUT/sacct-D.txt"
 NJOBS=$(($(wc -l < "$OUT/sacct.txt")-1))
 cat > "$OUT/README.md" <<README
-# $(basename "$(dirname "$OUT")")/$(basename "$OUT")
+# $(basename "$(dirname "$OUT")")/$(basename "$OUT" .new)
 
 Recorded by \`conformance/run.sh\` on real Slurm ($(slurmctld -V)) on $(date -u +%F),
 4 nodes x 8 GPUs on one host ($(nproc) CPUs, shared with other work).
