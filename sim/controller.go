@@ -112,6 +112,15 @@ type Config struct {
 	// across leaf switches (see RuntimeScaling). Nil replays runtimes as
 	// recorded.
 	Runtime *RuntimeScaling
+	// EndAtLimit gives running jobs in the View the End Slurm's backfill
+	// plans with, its end_time: start + time limit, and once that has
+	// passed (a job in the time-limit sweep's slack, or in KillWait), the
+	// next second (cons_tres's will-run test starts a job at now+1 behind
+	// a running job whose end_time is past). Without it a running job's
+	// End is its latest end: the sweep's kill instant plus KillWait, up to
+	// 29 s + KillWait later than Slurm plans, which lets backfill start
+	// jobs a real slurmctld would hold for a reservation.
+	EndAtLimit bool
 	// EndsAfterPass applies a job's end at instant t after that instant's
 	// scheduling pass, and asks for the pass the end triggers at t+1: the
 	// resources a job frees are first used by the next second's pass.
@@ -706,6 +715,13 @@ func (c *controller) pass(kind int32) error {
 		c.passAt = -1
 	}
 	if len(c.pending) > 0 {
+		if c.cfg.EndAtLimit {
+			for i := range c.running {
+				if rj := &c.running[i]; rj.End <= c.now {
+					rj.End = c.now + 1
+				}
+			}
+		}
 		plan := c.policy.Schedule(c, c.rng)
 		for _, p := range plan.Preempts {
 			if err := c.preempt(p); err != nil {
@@ -798,6 +814,9 @@ func (c *controller) start(s *Start) error {
 	end, st := c.runEnd(ref, begin)
 	r.State = st
 	rj := RunningJob{Ref: ref, Start: begin, End: c.killAt(ref, begin) + c.cfg.KillWait, Part: part, Alloc: alloc}
+	if c.cfg.EndAtLimit {
+		rj.End = begin + c.limit[ref] // Slurm's end_time; pass() moves it on once past
+	}
 	i, _ := slices.BinarySearchFunc(c.running, ref, func(rj RunningJob, ref JobRef) int { return cmp.Compare(rj.Ref, ref) })
 	c.running = slices.Insert(c.running, i, rj)
 	c.q.Push(int64(end), c.endClass(), int32(ref), c.genOf(ref))

@@ -1058,3 +1058,41 @@ func TestEndsAfterPass(t *testing.T) {
 		t.Errorf("default: c %+v, d %+v; want starts 10 and 20", got[2], got[3])
 	}
 }
+
+func TestEndAtLimit(t *testing.T) {
+	// "a" (n1, limit 100, runs 1000) starts at 0; the 30 s sweep kills
+	// it at 120. "b" holds n2. "p1" (submitted at 50) and "p2" (at 110)
+	// need both nodes and only make passes happen. With EndAtLimit the
+	// View gives a's End as Slurm's end_time: 100 at 50, and at 110, past
+	// it, 111 (now + 1); without, its latest end: the kill, 120.
+	wide := func(id string, at Time) workload.Job {
+		j := job(id, at, 10, 10, 8)
+		j.Request.Nodes = 2
+		return j
+	}
+	tr := &workload.Trace{Jobs: []workload.Job{job("a", 0, 1000, 100, 4), job("b", 0, 1000, 1000, 4), wide("p1", 50), wide("p2", 110)}}
+	for _, tc := range []struct {
+		endAtLimit bool
+		want       map[Time]Time
+	}{
+		{true, map[Time]Time{50: 100, 110: 111}},
+		{false, map[Time]Time{50: 120, 110: 120}},
+	} {
+		seen := map[Time]Time{}
+		probe := &lgreedy{preempt: func(v View) []Preemption {
+			for _, r := range v.Running() {
+				if r.Ref == 0 {
+					seen[v.Now()] = r.End
+				}
+			}
+			return nil
+		}}
+		rec := run(t, Config{Trace: tr, TimeLimitSweep: 30, EndAtLimit: tc.endAtLimit, Policy: probe})
+		if d := cmp.Diff(tc.want, seen); d != "" {
+			t.Errorf("EndAtLimit %v: a's End in the view by pass (-want +got):\n%s", tc.endAtLimit, d)
+		}
+		if got := lives(rec)[0]; got.End != 120 || got.State != "TIMEOUT" {
+			t.Errorf("EndAtLimit %v: a = %+v, want TIMEOUT at 120", tc.endAtLimit, got)
+		}
+	}
+}

@@ -31,6 +31,9 @@ type Model struct {
 	// EndsBeforePass applies job ends before the pass of their instant
 	// (the simulator's default) instead of after it.
 	EndsBeforePass bool
+	// LatestEnd gives policies running jobs' latest end (the sweep's kill
+	// plus KillWait) instead of Slurm's end_time.
+	LatestEnd bool
 	// NoCalcPhase times the priority recalculations from time 0 instead
 	// of from slurmctld's start.
 	NoCalcPhase bool
@@ -110,6 +113,10 @@ func (r *Record) ScenarioYAML(m Model) ([]byte, error) {
 		// the job done about a second later (3.0 s after the kill with
 		// KillWait=2 in timeout-deps-array/run1's slurmd log).
 		fmt.Fprintf(&b, "  kill_wait: %ds # KillWait + 1 s\n", confInt(r.SlurmConf, "KillWait", 30)+1)
+	}
+	if !m.LatestEnd {
+		// Backfill plans with end_time = start + limit, not the sweep.
+		b.WriteString("  end_at_limit: true\n")
 	}
 	if !m.EndsBeforePass {
 		// A job a cycle started ends just after that cycle's phase:

@@ -41,6 +41,9 @@ type Controller struct {
 	// instant, so the next job starts at the next pass (slurmctld's cycle
 	// phase; default false).
 	EndsAfterPass bool `yaml:"ends_after_pass"`
+	// EndAtLimit gives policies a running job's Slurm end_time (start +
+	// limit, then now+1) instead of its latest end (default false).
+	EndAtLimit bool `yaml:"end_at_limit"`
 	// OverTimeLimit is how long a job may run past its limit (Slurm's
 	// OverTimeLimit, in minutes there: write "5m").
 	OverTimeLimit string `yaml:"over_time_limit"`
@@ -335,6 +338,7 @@ type Lifecycle struct {
 	SweepPhase        sim.Time
 	KillWait          sim.Time
 	EndsAfterPass     bool
+	EndAtLimit        bool
 	OverTimeLimit     sim.Time
 	RequeueDelay      sim.Time
 	PreemptGraceTime  sim.Time
@@ -356,6 +360,7 @@ func (s *Scenario) buildLifecycle(c *hwmodels.Cluster, epoch int64) (Lifecycle, 
 	l.SweepPhase = dur(ct.TimeLimitSweepPhase)
 	l.KillWait = dur(ct.KillWait)
 	l.EndsAfterPass = ct.EndsAfterPass
+	l.EndAtLimit = ct.EndAtLimit
 	l.OverTimeLimit = dur(ct.OverTimeLimit)
 	l.PreemptGraceTime = dur(ct.PreemptGraceTime)
 	if v := ct.EnforcePartLimits; v != "" {
@@ -420,7 +425,7 @@ func (r *Run) Config() sim.Config {
 	return sim.Config{
 		Cluster: r.Cluster, Trace: r.Trace, Policy: r.Policy, Seed: r.Seed,
 		Reservations: l.Reservations, NodeEvents: l.NodeEvents, Failures: l.Failures,
-		TimeLimitSweep: l.TimeLimitSweep, TimeLimitSweepPhase: l.SweepPhase, KillWait: l.KillWait, EndsAfterPass: l.EndsAfterPass, OverTimeLimit: l.OverTimeLimit, RequeueDelay: l.RequeueDelay,
+		TimeLimitSweep: l.TimeLimitSweep, TimeLimitSweepPhase: l.SweepPhase, KillWait: l.KillWait, EndsAfterPass: l.EndsAfterPass, EndAtLimit: l.EndAtLimit, OverTimeLimit: l.OverTimeLimit, RequeueDelay: l.RequeueDelay,
 		PreemptGraceTime: l.PreemptGraceTime, JobRequeue: l.JobRequeue, KillInvalidDepend: l.KillInvalidDepend,
 		EnforcePartLimits: l.EnforcePartLimits,
 		Runtime:           r.Runtime,
