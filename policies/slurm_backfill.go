@@ -241,12 +241,16 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 			r.cls = b.classOf(job)
 		}
 		if s.fitsNow(job, r.cls) {
-			s.materialize(v, pend)
-			if s.startNow(job, r.cls) {
-				s.markStarted(job)
-				continue
+			if len(b.deferred) > 0 && s.pass.exact && s.blockedNow(job, r.cls) {
+				s.bfReason(js, r.ref, sim.ReasonPriority)
+			} else {
+				s.materialize(v, pend)
+				if s.startNow(job, r.cls) {
+					s.markStarted(job)
+					continue
+				}
+				s.bfReason(js, r.ref, sim.ReasonPriority) // the free nodes are reserved for higher-priority jobs
 			}
-			s.bfReason(js, r.ref, sim.ReasonPriority) // the free nodes are reserved for higher-priority jobs
 		} else {
 			s.bfReason(js, r.ref, sim.ReasonResources)
 		}
@@ -567,6 +571,30 @@ func (s *Slurm) startNow(job *sim.PendingJob, cls int32) bool {
 		return false
 	}
 	return true
+}
+
+// blockedNow reports whether job, which fits now, cannot start now for the
+// reservations made so far, with FirstFit (the unmasked nodes do not hold
+// its units). The deferred reservations could only take more nodes, so
+// it cannot start once they are made either: they need not be made for
+// it, and are left deferred. This is startNow's test without the
+// deferred reservations, and shares its memo.
+func (s *Slurm) blockedNow(job *sim.PendingJob, cls int32) bool {
+	b := &s.bf
+	k := outcomeKey{cls: cls, limit: job.Limit}
+	if b.noNow.has(k) {
+		return true
+	}
+	now := s.pass.now
+	s.setMask(s.floorRes(now), s.ceilRes(endAt(now, job.Limit)))
+	s.maskWindows(now, job.Limit)
+	s.nowMask(now, job.Limit)
+	s.profile(cls)
+	if b.wr.base-s.maskedUnits() < b.need {
+		b.noNow.add(k)
+		return true
+	}
+	return false
 }
 
 // tryNow is startNow without the memo.
