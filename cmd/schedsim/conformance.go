@@ -45,19 +45,19 @@ conformance/thresholds.tsv, and whether schedsim is within Slurm's own noise.
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			if thresholds == "" {
-				thresholds = filepath.Join(filepath.Dir(filepath.Clean(dir)), "thresholds.tsv")
-			}
-			th, err := conformance.LoadThresholds(thresholds)
-			if err != nil {
-				return badInput(err)
-			}
 			res, err := conformance.Evaluate(dir, conformance.Model{})
 			if err != nil {
 				return badInput(err)
 			}
 			if len(res) == 0 {
 				return badInput(fmt.Errorf("%s: no records (SCENARIO/runN/sacct.txt)", dir))
+			}
+			if thresholds == "" {
+				thresholds = filepath.Join(filepath.Dir(filepath.Clean(dir)), "thresholds.tsv")
+			}
+			th, err := conformance.LoadThresholds(thresholds)
+			if err != nil {
+				return badInput(err)
 			}
 			out := cmd.OutOrStdout()
 			table := conformance.Table(res, th)
