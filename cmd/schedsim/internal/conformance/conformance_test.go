@@ -270,3 +270,36 @@ func TestLoadThresholds(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestCompareReal matches the jobs of two real runs by job id, and by
+// name and array index where the ids differ, and compares a requeued
+// job's first and final runs.
+func TestCompareReal(t *testing.T) {
+	a := &Record{Jobs: []Job{
+		{ID: "1", Name: "A", ArrayTask: -1, Submit: 100, Runs: []Run{{Start: 100}}},
+		{ID: "2", Name: "B", ArrayTask: -1, Submit: 100, Runs: []Run{{Start: 110}, {Start: 240}}},
+		{ID: "3_0", Name: "X", ArrayTask: 0, Submit: 101, Runs: []Run{{Start: 101}}},
+		{ID: "3_1", Name: "X", ArrayTask: 1, Submit: 101, Runs: []Run{{Start: 120}}},
+		{ID: "5", Name: "N", ArrayTask: -1, Submit: 102},
+	}}
+	// Run B: the array got id 4 (an extra submission took 3), B was not
+	// requeued, N started.
+	b := &Record{Jobs: []Job{
+		{ID: "1", Name: "A", ArrayTask: -1, Submit: 200, Runs: []Run{{Start: 201}}},
+		{ID: "2", Name: "B", ArrayTask: -1, Submit: 200, Runs: []Run{{Start: 213}}},
+		{ID: "4_1", Name: "X", ArrayTask: 1, Submit: 201, Runs: []Run{{Start: 223}}},
+		{ID: "4_0", Name: "X", ArrayTask: 0, Submit: 201, Runs: []Run{{Start: 201}}},
+		{ID: "5", Name: "N", ArrayTask: -1, Submit: 202, Runs: []Run{{Start: 203}}},
+	}}
+	want := []Start{
+		{Job: "1", Name: "A", Want: 0, Got: 1},
+		{Job: "2", Name: "B", Want: 10, Got: 13},
+		{Job: "2 (rerun)", Name: "B", Want: 140, Got: 13, Rerun: true},
+		{Job: "3_0", Name: "X", Want: 0, Got: 0},
+		{Job: "3_1", Name: "X", Want: 19, Got: 22},
+		{Job: "5", Name: "N", Want: -1, Got: 1},
+	}
+	if d := cmp.Diff(want, CompareReal(a, b)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
