@@ -86,7 +86,8 @@ type Slurm struct {
 	epoch    uint32
 	st       []slurmJob
 	order    []qrec
-	orderBuf []qrec // buildOrder's merge buffer
+	orderBuf []qrec  // buildOrder's merge buffer
+	fresh    []int32 // indices into Pending of the jobs without queue records this pass
 	lastCalc sim.Time
 	lastFull sim.Time
 	lastBF   sim.Time
@@ -125,7 +126,6 @@ type slurmJob struct {
 	pi       int32 // index into the view's Pending this pass
 	epoch    uint32
 	started  uint32 // epoch of the pass that started it
-	rec      uint32 // epoch of the pass whose buildOrder kept its records
 	known    bool
 	charging bool
 	victim   uint32            // epoch of the pass that preempted it
@@ -466,11 +466,15 @@ func (s *Slurm) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
 
 	// 1. Pending jobs: stamp, identify, priorities.
 	newJobs := false
+	s.fresh = s.fresh[:0]
 	for i := range pend {
 		js := s.ident(v, pend[i].Ref)
 		if js.epoch == 0 {
 			newJobs = true // first pass to see it
 			js.started = 1 // scratch: new, priority not computed yet
+		}
+		if js.epoch == 0 || js.epoch != s.epoch-2 {
+			s.fresh = append(s.fresh, int32(i)) // not pending at the last pass: no queue record
 		}
 		js.pi = int32(i)
 		js.epoch = s.epoch
@@ -484,7 +488,7 @@ func (s *Slurm) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
 	if newJobs {
 		// Priority at submit, from the fair share of the last
 		// calculation, kept until the next one (real-slurm-notes.md).
-		for i := range pend {
+		for _, i := range s.fresh {
 			if js := &s.st[pend[i].Ref]; js.started == 1 {
 				js.started = 0
 				if !recalc {
@@ -559,21 +563,17 @@ func (s *Slurm) buildOrder(pend []sim.PendingJob, recalc bool) bool {
 		if js.epoch != s.epoch {
 			continue
 		}
-		js.rec = s.epoch
 		if recalc {
 			r.prio = s.prio(js, r.part)
 		}
 		o = append(o, r)
 	}
-	// Jobs without records: the new ones. A record exists iff the job was
-	// pending at the previous pass.
+	// Jobs without records: those not pending at the previous pass
+	// (s.fresh, from the pending scan).
 	kept := len(o)
-	for i := range pend {
+	for _, i := range s.fresh {
 		pj := &pend[i]
 		js := &s.st[pj.Ref]
-		if js.rec == s.epoch {
-			continue
-		}
 		parts := pj.Parts | 1<<uint(pj.Part)
 		for p := int32(0); parts != 0 && p < hwmodels.MaxPartitions; p++ {
 			if parts&(1<<uint(p)) == 0 {
