@@ -50,10 +50,10 @@ func firstFit(nodes []hwmodels.Node, free []sim.NodeState, d *demand, out []sim.
 	base := len(out)
 	need := d.count
 	for i := range nodes {
-		if !d.eligible(&nodes[i]) { // filter: partition and GPU type
+		if d.short(&free[i]) { // filter: not even one unit (inlined; the usual case, and free is denser than nodes)
 			continue
 		}
-		if d.short(&free[i]) { // filter: not even one unit (inlined; the usual case)
+		if !d.eligible(&nodes[i]) { // filter: partition and GPU type
 			continue
 		}
 		n := min(d.fit(free[i]), need) // filter: what fits the node's free resources
