@@ -131,6 +131,14 @@ type Config struct {
 	// of the conformance records were made by the backfill cycle). Off by
 	// default: ends come first and the same instant's pass uses them.
 	EndsAfterPass bool
+	// MainPassEvery and MainPassPhase (seconds) mark the instants at which
+	// ends under EndsAfterPass still come before the pass: those with
+	// (t − MainPassPhase) mod MainPassEvery = 0, where slurmctld's main
+	// scheduler (run every sched_min_interval, here 2 s, at a phase just
+	// after the backfill cycle's) finds a job that a backfill cycle
+	// started and that just ended, and starts the next one in the same
+	// second. Zero: every end is late.
+	MainPassEvery, MainPassPhase Time
 	// NoSettle turns off the termination guard (quiesce.go), for tests
 	// that compare records with and without it. A run then ends only when
 	// no event is left, which never happens while a policy with periodic
@@ -417,11 +425,14 @@ func (c *controller) trigger() {
 }
 
 // endClass is the event class of job ends.
-func (c *controller) endClass() event.Class {
-	if c.cfg.EndsAfterPass {
-		return classEndLate
+func (c *controller) endClass(at Time) event.Class {
+	if !c.cfg.EndsAfterPass {
+		return classEnd
 	}
-	return classEnd
+	if p := c.cfg.MainPassEvery; p > 0 && ((at-c.cfg.MainPassPhase)%p+p)%p == 0 {
+		return classEnd
+	}
+	return classEndLate
 }
 
 // armPeriodic keeps one periodic pass scheduled while there is work. Passes
@@ -819,7 +830,7 @@ func (c *controller) start(s *Start) error {
 	}
 	i, _ := slices.BinarySearchFunc(c.running, ref, func(rj RunningJob, ref JobRef) int { return cmp.Compare(rj.Ref, ref) })
 	c.running = slices.Insert(c.running, i, rj)
-	c.q.Push(int64(end), c.endClass(), int32(ref), c.genOf(ref))
+	c.q.Push(int64(end), c.endClass(end), int32(ref), c.genOf(ref))
 	if c.lc != nil {
 		c.lcStarted(ref)
 	}

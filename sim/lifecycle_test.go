@@ -1096,3 +1096,22 @@ func TestEndAtLimit(t *testing.T) {
 		}
 	}
 }
+
+func TestMainPassEvery(t *testing.T) {
+	// TestEndsAfterPass's jobs, c running 11 s, with MainPassEvery 2 and
+	// MainPassPhase 0: ends at even instants still come before the pass.
+	// a ends at 10 (even): c starts at 10 and ends at 21 (odd: late), so
+	// d starts at 22. With every end late: c at 11, ends at 22, d at 23.
+	tr := &workload.Trace{Jobs: []workload.Job{job("a", 0, 10, 100, 4), job("b", 0, 100, 200, 4),
+		job("c", 5, 11, 100, 4), job("d", 10, 10, 100, 4)}}
+	for _, tc := range []struct {
+		every  Time
+		cStart Time
+		dStart Time
+	}{{2, 10, 22}, {0, 11, 23}} {
+		got := lives(run(t, Config{Trace: tr, EndsAfterPass: true, MainPassEvery: tc.every}))
+		if got[2].Start != tc.cStart || got[3].Start != tc.dStart {
+			t.Errorf("MainPassEvery %d: c %+v, d %+v; want starts %d and %d", tc.every, got[2], got[3], tc.cStart, tc.dStart)
+		}
+	}
+}

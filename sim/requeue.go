@@ -42,7 +42,7 @@ func (c *controller) preempt(p Preemption) error {
 	rj := &c.running[i]
 	if at := c.now + g + c.cfg.KillWait; at < c.plannedEnd(ref, rj.Start) {
 		c.bumpGen(ref)
-		c.q.Push(int64(at), c.endClass(), int32(ref), c.gen[ref])
+		c.q.Push(int64(at), c.endClass(at), int32(ref), c.gen[ref])
 		rj.End = min(rj.End, at)
 	}
 	return nil

@@ -44,6 +44,11 @@ type Controller struct {
 	// EndAtLimit gives policies a running job's Slurm end_time (start +
 	// limit, then now+1) instead of its latest end (default false).
 	EndAtLimit bool `yaml:"end_at_limit"`
+	// MainPassEvery and MainPassPhase: with ends_after_pass, ends at
+	// instants phase + k·every still come before the pass (slurmctld's
+	// main scheduler catching them in the same second).
+	MainPassEvery string `yaml:"main_pass_every"`
+	MainPassPhase string `yaml:"main_pass_phase"`
 	// OverTimeLimit is how long a job may run past its limit (Slurm's
 	// OverTimeLimit, in minutes there: write "5m").
 	OverTimeLimit string `yaml:"over_time_limit"`
@@ -203,6 +208,8 @@ func (s *Scenario) validateLifecycle() error {
 		{s.Controller.TimeLimitSweep, []any{"controller", "time_limit_sweep"}},
 		{s.Controller.TimeLimitSweepPhase, []any{"controller", "time_limit_sweep_phase"}},
 		{s.Controller.KillWait, []any{"controller", "kill_wait"}},
+		{s.Controller.MainPassEvery, []any{"controller", "main_pass_every"}},
+		{s.Controller.MainPassPhase, []any{"controller", "main_pass_phase"}},
 		{s.Controller.OverTimeLimit, []any{"controller", "over_time_limit"}},
 		{s.Controller.RequeueDelay, []any{"controller", "requeue_delay"}},
 		{s.Controller.PreemptGraceTime, []any{"controller", "preempt_grace_time"}},
@@ -339,6 +346,8 @@ type Lifecycle struct {
 	KillWait          sim.Time
 	EndsAfterPass     bool
 	EndAtLimit        bool
+	MainPassEvery     sim.Time
+	MainPassPhase     sim.Time
 	OverTimeLimit     sim.Time
 	RequeueDelay      sim.Time
 	PreemptGraceTime  sim.Time
@@ -361,6 +370,8 @@ func (s *Scenario) buildLifecycle(c *hwmodels.Cluster, epoch int64) (Lifecycle, 
 	l.KillWait = dur(ct.KillWait)
 	l.EndsAfterPass = ct.EndsAfterPass
 	l.EndAtLimit = ct.EndAtLimit
+	l.MainPassEvery = dur(ct.MainPassEvery)
+	l.MainPassPhase = dur(ct.MainPassPhase)
 	l.OverTimeLimit = dur(ct.OverTimeLimit)
 	l.PreemptGraceTime = dur(ct.PreemptGraceTime)
 	if v := ct.EnforcePartLimits; v != "" {
@@ -425,7 +436,7 @@ func (r *Run) Config() sim.Config {
 	return sim.Config{
 		Cluster: r.Cluster, Trace: r.Trace, Policy: r.Policy, Seed: r.Seed,
 		Reservations: l.Reservations, NodeEvents: l.NodeEvents, Failures: l.Failures,
-		TimeLimitSweep: l.TimeLimitSweep, TimeLimitSweepPhase: l.SweepPhase, KillWait: l.KillWait, EndsAfterPass: l.EndsAfterPass, EndAtLimit: l.EndAtLimit, OverTimeLimit: l.OverTimeLimit, RequeueDelay: l.RequeueDelay,
+		TimeLimitSweep: l.TimeLimitSweep, TimeLimitSweepPhase: l.SweepPhase, KillWait: l.KillWait, EndsAfterPass: l.EndsAfterPass, EndAtLimit: l.EndAtLimit, MainPassEvery: l.MainPassEvery, MainPassPhase: l.MainPassPhase, OverTimeLimit: l.OverTimeLimit, RequeueDelay: l.RequeueDelay,
 		PreemptGraceTime: l.PreemptGraceTime, JobRequeue: l.JobRequeue, KillInvalidDepend: l.KillInvalidDepend,
 		EnforcePartLimits: l.EnforcePartLimits,
 		Runtime:           r.Runtime,
