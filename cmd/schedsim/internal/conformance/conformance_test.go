@@ -240,6 +240,10 @@ func TestEvents(t *testing.T) {
 		`  - {name: "maint", start: 120, end: 180, nodes: "gn[3-4]"} # events.tsv:2`,
 		"  time_limit_sweep_phase: 29s",
 		"  kill_wait: 3s",
+		// The main scheduler first ran at 08:52:26.807, 0.27 s into the
+		// second after the backfill cycle's phase (slurmctld's start,
+		// .542): ends at 2 + 2k ≡ 0 (mod 2) are its.
+		"  main_pass_every: 2s\n  main_pass_phase: 0s",
 	} {
 		if !strings.Contains(string(text), want) {
 			t.Errorf("scenario lacks %q:\n%s", want, text)

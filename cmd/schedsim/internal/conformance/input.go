@@ -34,6 +34,9 @@ type Model struct {
 	// LatestEnd gives policies running jobs' latest end (the sweep's kill
 	// plus KillWait) instead of Slurm's end_time.
 	LatestEnd bool
+	// NoMainPass makes every end late under ends_after_pass, ignoring the
+	// main scheduler's same-second starts.
+	NoMainPass bool
 	// NoCalcPhase times the priority recalculations from time 0 instead
 	// of from slurmctld's start.
 	NoCalcPhase bool
@@ -122,6 +125,9 @@ func (r *Record) ScenarioYAML(m Model) ([]byte, error) {
 		// A job a cycle started ends just after that cycle's phase:
 		// the next one starts at the next cycle.
 		b.WriteString("  ends_after_pass: true\n")
+		if ph, ok := r.mainPassPhase(); ok && !m.NoMainPass {
+			fmt.Fprintf(&b, "  main_pass_every: %ds\n  main_pass_phase: %ds\n", MainPassEvery, ph)
+		}
 	}
 	fmt.Fprintf(&b, "  over_time_limit: %dm\n", confInt(r.SlurmConf, "OverTimeLimit", 0))
 	fmt.Fprintf(&b, "  requeue_delay: %ds\n", RequeueHold)
@@ -185,6 +191,27 @@ func (r *Record) requestedCPUs(m Model) bool {
 		}
 	}
 	return true
+}
+
+// MainPassEvery is how often slurmctld's main scheduler ran in the records
+// (sched_min_interval=2000000 µs in their SchedulerParameters).
+const MainPassEvery = 2
+
+// mainPassPhase returns the seconds (mod MainPassEvery, on the replay
+// clock) at which slurmctld's main scheduler runs just after the backfill
+// cycle's phase, so that a job a backfill cycle started and that ends in
+// that second is found by it: ok is false when the log does not say, or
+// the main scheduler's phase within the second comes before the backfill
+// cycle's (which is slurmctld's start's) plus 0.05 s.
+func (r *Record) mainPassPhase() (int64, bool) {
+	if r.MainPass == 0 || r.CtldPrimary == 0 {
+		return 0, false
+	}
+	frac := func(x float64) float64 { return x - math.Floor(x) }
+	if frac(r.MainPass) <= frac(r.CtldPrimary)+0.05 {
+		return 0, false
+	}
+	return mod(int64(math.Floor(r.MainPass))-r.T0, MainPassEvery), true
 }
 
 func mod(a, m int64) int64 { return ((a % m) + m) % m }

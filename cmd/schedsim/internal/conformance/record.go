@@ -59,6 +59,10 @@ type Record struct {
 	// recalculations are timed from it. Zero when the record says neither
 	// in run-info.txt nor in logs/slurmctld.log.
 	CtldPrimary float64
+	// MainPass is when slurmctld's main scheduler first ran (Unix
+	// seconds; its "SchedulerParameters=" log line), 0 when the log does
+	// not say; it then runs every sched_min_interval.
+	MainPass float64
 	// SlurmConf and GresConf are the configuration used, with @RUN@ in
 	// place of the run's temporary directory.
 	SlurmConf, GresConf []byte
@@ -195,21 +199,23 @@ func (r *Record) readRunInfo() error {
 	if r.T0 == 0 {
 		return perr(path, 0, "t0_epoch", "missing")
 	}
+	log := filepath.Join(r.Dir, "logs", "slurmctld.log")
 	if r.CtldPrimary == 0 {
-		r.CtldPrimary = primaryFromLog(filepath.Join(r.Dir, "logs", "slurmctld.log"))
+		r.CtldPrimary = logTime(log, "Running as primary controller")
 	}
+	r.MainPass = logTime(log, "SchedulerParameters=")
 	return nil
 }
 
-// primaryFromLog finds "Running as primary controller" in slurmctld's log
+// logTime finds the first line of slurmctld's log that contains what
 // (timestamps in UTC, milliseconds) and returns its time, or 0.
-func primaryFromLog(path string) float64 {
+func logTime(path, what string) float64 {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return 0
 	}
 	for l := range strings.SplitSeq(string(data), "\n") {
-		if !strings.Contains(l, "Running as primary controller") || !strings.HasPrefix(l, "[") {
+		if !strings.Contains(l, what) || !strings.HasPrefix(l, "[") {
 			continue
 		}
 		ts, _, _ := strings.Cut(l[1:], "]")
