@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/schedsim/schedsim/cmd/schedsim/internal/scenario"
 	"github.com/schedsim/schedsim/hwmodels"
@@ -126,7 +125,7 @@ func (r *Record) ScenarioYAML(m Model) ([]byte, error) {
 		// the next one starts at the next cycle.
 		b.WriteString("  ends_after_pass: true\n")
 		if ph, ok := r.mainPassPhase(); ok && !m.NoMainPass {
-			fmt.Fprintf(&b, "  main_pass_every: %ds\n  main_pass_phase: %ds\n", MainPassEvery, ph)
+			fmt.Fprintf(&b, "  main_pass_every: %ds\n  main_pass_phase: %ds\n", r.mainPassEvery(), ph)
 		}
 	}
 	fmt.Fprintf(&b, "  over_time_limit: %dm\n", confInt(r.SlurmConf, "OverTimeLimit", 0))
@@ -193,25 +192,38 @@ func (r *Record) requestedCPUs(m Model) bool {
 	return true
 }
 
-// MainPassEvery is how often slurmctld's main scheduler ran in the records
-// (sched_min_interval=2000000 µs in their SchedulerParameters).
-const MainPassEvery = 2
+// mainPassEvery is how often slurmctld's main scheduler runs, in whole
+// seconds: SchedulerParameters' sched_min_interval (µs; 2000000 in the
+// records), 0 when it is not set or under a second.
+func (r *Record) mainPassEvery() int64 {
+	v, _ := confValue(r.SlurmConf, "SchedulerParameters")
+	for item := range strings.SplitSeq(v, ",") {
+		if k, us, ok := strings.Cut(strings.TrimSpace(item), "="); ok && k == "sched_min_interval" {
+			n, err := strconv.ParseInt(us, 10, 64)
+			if err == nil && n >= 1000000 && n%1000000 == 0 {
+				return n / 1000000
+			}
+		}
+	}
+	return 0
+}
 
-// mainPassPhase returns the seconds (mod MainPassEvery, on the replay
+// mainPassPhase returns the seconds (mod mainPassEvery, on the replay
 // clock) at which slurmctld's main scheduler runs just after the backfill
 // cycle's phase, so that a job a backfill cycle started and that ends in
 // that second is found by it: ok is false when the log does not say, or
 // the main scheduler's phase within the second comes before the backfill
 // cycle's (which is slurmctld's start's) plus 0.05 s.
 func (r *Record) mainPassPhase() (int64, bool) {
-	if r.MainPass == 0 || r.CtldPrimary == 0 {
+	every := r.mainPassEvery()
+	if r.MainPass == 0 || r.CtldPrimary == 0 || every == 0 {
 		return 0, false
 	}
 	frac := func(x float64) float64 { return x - math.Floor(x) }
 	if frac(r.MainPass) <= frac(r.CtldPrimary)+0.05 {
 		return 0, false
 	}
-	return mod(int64(math.Floor(r.MainPass))-r.T0, MainPassEvery), true
+	return mod(int64(math.Floor(r.MainPass))-r.T0, every), true
 }
 
 func mod(a, m int64) int64 { return ((a % m) + m) % m }
@@ -285,6 +297,3 @@ func (r *Record) Simulate(m Model) (*sim.Record, error) {
 	}
 	return sim.Run(run.Config())
 }
-
-// Unix returns a replay time as a wall-clock time, for messages.
-func (r *Record) Unix(t int64) time.Time { return time.Unix(r.T0+t, 0).UTC() }
