@@ -110,12 +110,37 @@ func yearRun(b *testing.B, n int) *scenario.Run {
 	return run
 }
 
+// replay simulates run with the benchmark timer running, checks that every
+// job ended (or was rejected), and returns the record and the live heap
+// after the run per job: the record and what it still references, the
+// policy, engine and the run's trace slice being garbage by then.
+func replay(b *testing.B, run *scenario.Run) (*sim.Record, float64) {
+	b.Helper()
+	runtime.GC()
+	b.StartTimer()
+	rec, err := simulate(run)
+	b.StopTimer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range rec.Jobs {
+		if rec.Jobs[i].State == sim.Unfinished {
+			b.Fatalf("job %d never finished", i)
+		}
+	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return rec, float64(ms.HeapAlloc) / float64(len(rec.Jobs))
+}
+
 // BenchmarkYear replays the first 10k, 30k, 100k, 300k and 1 M jobs of
 // the benchmark trace (bench/year-1024x8.yaml: 1,024 nodes × 8 H100,
-// slurm policy with Slurm 22.05 defaults). The trace is read and the policy built outside
-// the timer. It reports jobs/s and events/s, the heap in use after the run
-// (the record and the trace) per job, and the peak heap (runtime.MemStats
-// HeapSys) of the process.
+// slurm policy with Slurm 22.05 defaults). The trace is read and the
+// policy built outside the timer. It reports jobs/s and events/s, the heap
+// in use after the run per job (see replay), and the heap
+// the process obtained (runtime.MemStats HeapSys: its peak, including the
+// whole 1 M-job trace read before cutting it).
 func BenchmarkYear(b *testing.B) {
 	for _, n := range []int{10_000, 30_000, 100_000, 300_000, yearJobs} {
 		b.Run(fmt.Sprintf("jobs=%d", n), func(b *testing.B) {
@@ -124,26 +149,9 @@ func BenchmarkYear(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				run := yearRun(b, n)
-				runtime.GC()
-				var before runtime.MemStats
-				runtime.ReadMemStats(&before)
-				b.StartTimer()
-				rec, err := simulate(run)
-				b.StopTimer()
-				if err != nil {
-					b.Fatal(err)
-				}
-				for i := range rec.Jobs {
-					if rec.Jobs[i].State == sim.Unfinished {
-						b.Fatalf("job %d never finished", i)
-					}
-				}
-				runtime.GC()
-				var after runtime.MemStats
-				runtime.ReadMemStats(&after)
-				heapPerJob = float64(after.HeapAlloc) / float64(len(rec.Jobs))
+				var rec *sim.Record
+				rec, heapPerJob = replay(b, run)
 				events = rec.Events
-				runtime.KeepAlive(rec)
 				b.StartTimer()
 			}
 			var ms runtime.MemStats
@@ -160,10 +168,12 @@ func BenchmarkYear(b *testing.B) {
 // 8,192 uniform nodes (8 H100 each, one partition), with submit times
 // stretched or compressed by 1,024/nodes so that the offered load per GPU
 // stays that of the 1,024-node cluster. Jobs wider than a small cluster
-// are rejected at submit (a handful at 64 nodes).
+// are rejected at submit (a handful at 64 nodes). It reports jobs/s, the
+// heap after the run per job, and the time-average queue length.
 func BenchmarkYearNodes(b *testing.B) {
 	for _, nodes := range []int{64, 256, 1024, 4096, 8192} {
 		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
+			var heapPerJob, depth float64
 			for b.Loop() {
 				b.StopTimer()
 				run := yearRun(b, 100_000)
@@ -173,24 +183,38 @@ func BenchmarkYearNodes(b *testing.B) {
 					j.Submit = j.Submit * 1024 / workload.Time(nodes)
 					j.Partition = ""
 				}
+				var rec *sim.Record
+				rec, heapPerJob = replay(b, run)
+				depth = queueLength(rec)
 				b.StartTimer()
-				if _, err := simulate(run); err != nil {
-					b.Fatal(err)
-				}
 			}
 			b.ReportMetric(float64(100_000*b.N)/b.Elapsed().Seconds(), "jobs/s")
+			b.ReportMetric(heapPerJob, "heapB/job")
+			b.ReportMetric(depth, "queue")
 		})
 	}
 }
 
+// queueLength returns the time-average number of waiting jobs (Little's
+// law: the total wait over the makespan).
+func queueLength(rec *sim.Record) float64 {
+	var wait float64
+	for i := range rec.Jobs {
+		if r := &rec.Jobs[i]; r.Start >= 0 {
+			wait += float64(r.Start - r.Submit)
+		}
+	}
+	return wait / float64(max(rec.End, 1))
+}
+
 // BenchmarkYearQueueDepth replays 100k jobs at submit-time compressions
 // that deepen the queue (load 1×, 1.2×, 1.5× the benchmark's), and reports
-// the time-average number of waiting jobs (Little's law: total wait over
-// the makespan) next to the time.
+// the time-average number of waiting jobs next to the time and the heap
+// after the run per job.
 func BenchmarkYearQueueDepth(b *testing.B) {
 	for _, load := range []float64{1, 1.2, 1.5} {
 		b.Run(fmt.Sprintf("load=%g", load), func(b *testing.B) {
-			var depth float64
+			var heapPerJob, depth float64
 			for b.Loop() {
 				b.StopTimer()
 				run := yearRun(b, 100_000)
@@ -198,22 +222,13 @@ func BenchmarkYearQueueDepth(b *testing.B) {
 					j := &run.Trace.Jobs[i]
 					j.Submit = workload.Time(float64(j.Submit) / load)
 				}
-				b.StartTimer()
-				rec, err := simulate(run)
-				b.StopTimer()
-				if err != nil {
-					b.Fatal(err)
-				}
-				var wait float64
-				for i := range rec.Jobs {
-					if r := &rec.Jobs[i]; r.Start >= 0 {
-						wait += float64(r.Start - r.Submit)
-					}
-				}
-				depth = wait / float64(max(rec.End, 1))
+				var rec *sim.Record
+				rec, heapPerJob = replay(b, run)
+				depth = queueLength(rec)
 				b.StartTimer()
 			}
 			b.ReportMetric(float64(100_000*b.N)/b.Elapsed().Seconds(), "jobs/s")
+			b.ReportMetric(heapPerJob, "heapB/job")
 			b.ReportMetric(depth, "queue")
 		})
 	}
