@@ -164,19 +164,24 @@ func BenchmarkYear(b *testing.B) {
 	}
 }
 
-// BenchmarkYearNodes replays 100k jobs of the benchmark trace on 64 to
-// 8,192 uniform nodes (8 H100 each, one partition), with submit times
-// stretched or compressed by 1,024/nodes so that the offered load per GPU
-// stays that of the 1,024-node cluster. Jobs wider than a small cluster
-// are rejected at submit (a handful at 64 nodes). It reports jobs/s, the
-// heap after the run per job, and the time-average queue length.
+// yearNodesJobs is how many jobs BenchmarkYearNodes replays: 100k took
+// over ten minutes per cluster size below 4,096 nodes (BENCHMARKS.md).
+const yearNodesJobs = 10_000
+
+// BenchmarkYearNodes replays the first yearNodesJobs jobs of the benchmark
+// trace on 64 to 8,192 uniform nodes (8 H100 each, one partition), with
+// submit times stretched or compressed by 1,024/nodes so that the offered
+// load per GPU stays that of the 1,024-node cluster. Jobs wider than a
+// small cluster are rejected at submit (a handful at 64 nodes). It reports
+// jobs/s, the heap after the run per job, and the time-average queue
+// length.
 func BenchmarkYearNodes(b *testing.B) {
 	for _, nodes := range []int{64, 256, 1024, 4096, 8192} {
 		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
 			var heapPerJob, depth float64
 			for b.Loop() {
 				b.StopTimer()
-				run := yearRun(b, 100_000)
+				run := yearRun(b, yearNodesJobs)
 				run.Cluster = hwmodels.UniformCluster("uniform", nodes, 112, 8, 2<<20)
 				for i := range run.Trace.Jobs {
 					j := &run.Trace.Jobs[i]
@@ -188,7 +193,7 @@ func BenchmarkYearNodes(b *testing.B) {
 				depth = queueLength(rec)
 				b.StartTimer()
 			}
-			b.ReportMetric(float64(100_000*b.N)/b.Elapsed().Seconds(), "jobs/s")
+			b.ReportMetric(float64(yearNodesJobs*b.N)/b.Elapsed().Seconds(), "jobs/s")
 			b.ReportMetric(heapPerJob, "heapB/job")
 			b.ReportMetric(depth, "queue")
 		})
@@ -207,17 +212,20 @@ func queueLength(rec *sim.Record) float64 {
 	return wait / float64(max(rec.End, 1))
 }
 
-// BenchmarkYearQueueDepth replays 100k jobs at submit-time compressions
-// that deepen the queue (load 1×, 1.2×, 1.5× the benchmark's), and reports
-// the time-average number of waiting jobs next to the time and the heap
-// after the run per job.
+// yearQueueJobs is how many jobs BenchmarkYearQueueDepth replays.
+const yearQueueJobs = 30_000
+
+// BenchmarkYearQueueDepth replays the first yearQueueJobs jobs of the
+// benchmark trace at submit-time compressions that deepen the queue (load
+// 1×, 1.2×, 1.5× the benchmark's), and reports the time-average number of
+// waiting jobs next to the time and the heap after the run per job.
 func BenchmarkYearQueueDepth(b *testing.B) {
 	for _, load := range []float64{1, 1.2, 1.5} {
 		b.Run(fmt.Sprintf("load=%g", load), func(b *testing.B) {
 			var heapPerJob, depth float64
 			for b.Loop() {
 				b.StopTimer()
-				run := yearRun(b, 100_000)
+				run := yearRun(b, yearQueueJobs)
 				for i := range run.Trace.Jobs {
 					j := &run.Trace.Jobs[i]
 					j.Submit = workload.Time(float64(j.Submit) / load)
@@ -227,7 +235,7 @@ func BenchmarkYearQueueDepth(b *testing.B) {
 				depth = queueLength(rec)
 				b.StartTimer()
 			}
-			b.ReportMetric(float64(100_000*b.N)/b.Elapsed().Seconds(), "jobs/s")
+			b.ReportMetric(float64(yearQueueJobs*b.N)/b.Elapsed().Seconds(), "jobs/s")
 			b.ReportMetric(heapPerJob, "heapB/job")
 			b.ReportMetric(depth, "queue")
 		})
