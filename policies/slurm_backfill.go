@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/schedsim/schedsim/sim"
 )
@@ -24,10 +25,17 @@ type backfillState struct {
 	dcls     []int32      // their classes
 	mask     []bool       // nodes usable for the window under test
 	masked   []int32      // the nodes mask leaves out, each once
-	maskRes  []int32      // the reservations (indices into res) mask leaves out
-	maskTmp  []int32
-	maskOK   bool   // mask is exactly that of maskRes (no advance reservation added to it)
-	maskVer  uint64 // changes with mask
+	maskOK   bool         // mask is exactly that of the reservations (maskA, maskC) (no advance reservation added to it)
+	maskA    int          // mask leaves out the reservations among the first maskA of loOrd
+	maskC    int          // that are not among the first maskC of hiOrd
+	maskVer  uint64       // changes with mask
+	cnt      []int32      // per node: masked reservations holding it
+	mpos     []int32      // per masked node: its index in masked
+	loOrd    []int32      // reservations by start, then index
+	hiOrd    []int32      // reservations by end, then index
+	rankLo   []int32      // per reservation: its index in loOrd
+	rankHi   []int32      // per reservation: its index in hiOrd
+	ordN     int          // len(res) when loOrd and hiOrd were made
 	wfree    []sim.NodeState
 	contrib  []int32
 	alloc    []sim.NodeAlloc
@@ -197,6 +205,7 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 	b.res = b.res[:0]
 	b.pool = b.pool[:0]
 	b.maskOK = false // its reservations are gone
+	b.ordN = -1
 	b.deferred = b.deferred[:0]
 	b.dparts = b.dparts[:0]
 	b.dcls = b.dcls[:0]
@@ -487,28 +496,119 @@ func (s *Slurm) setMask(lo, hi sim.Time) {
 		for i := range b.mask {
 			b.mask[i] = true
 		}
+		b.cnt = slices.Grow(b.cnt[:0], n)[:n]
+		clear(b.cnt)
+		b.mpos = slices.Grow(b.mpos[:0], n)[:n]
 		b.masked = b.masked[:0]
 		b.maskOK = false
 	}
-	b.maskTmp = b.maskTmp[:0]
-	for i := range b.res {
-		if r := &b.res[i]; r.lo < hi && r.hi > lo {
-			b.maskTmp = append(b.maskTmp, int32(i))
-		}
-	}
-	if b.maskOK && slices.Equal(b.maskTmp, b.maskRes) {
+	s.orderRes()
+	// The reservations meeting [lo, hi) are those among the first a by
+	// start (start < hi) that are not among the first c by end (end <= lo).
+	a := sort.Search(len(b.loOrd), func(k int) bool { return b.res[b.loOrd[k]].lo >= hi })
+	c := sort.Search(len(b.hiOrd), func(k int) bool { return b.res[b.hiOrd[k]].hi > lo })
+	if b.maskOK && a == b.maskA && c == b.maskC {
 		return
 	}
-	b.maskRes, b.maskTmp = b.maskTmp, b.maskRes
+	if b.maskOK && a >= b.maskA && c >= b.maskC {
+		// The window moved later: add the reservations it now meets,
+		// drop those it has passed.
+		for _, r := range b.loOrd[b.maskA:a] {
+			if b.rankHi[r] >= int32(c) {
+				b.addMask(r)
+			}
+		}
+		for _, r := range b.hiOrd[b.maskC:c] {
+			if b.rankLo[r] < int32(b.maskA) {
+				b.dropMask(r)
+			}
+		}
+	} else {
+		for _, x := range b.masked {
+			b.mask[x] = true
+			b.cnt[x] = 0
+		}
+		b.masked = b.masked[:0]
+		for _, r := range b.loOrd[:a] {
+			if b.rankHi[r] >= int32(c) {
+				b.addMask(r)
+			}
+		}
+	}
+	b.maskA, b.maskC = a, c
 	b.maskOK = true
 	b.maskVer++
-	for _, x := range b.masked {
-		b.mask[x] = true
+}
+
+// orderRes keeps loOrd and hiOrd, the reservations by start and by end
+// (ties by index), for the reservations made so far. A new reservation
+// changes the ranks, so the mask is then rebuilt.
+func (s *Slurm) orderRes() {
+	b := &s.bf
+	if b.ordN == len(b.res) {
+		return
 	}
-	b.masked = b.masked[:0]
-	for _, i := range b.maskRes {
-		for _, x := range b.res[i].nodes {
-			b.maskOut(x)
+	b.ordN = len(b.res)
+	b.maskOK = false
+	b.loOrd, b.hiOrd = b.loOrd[:0], b.hiOrd[:0]
+	for i := range b.res {
+		b.loOrd = append(b.loOrd, int32(i))
+		b.hiOrd = append(b.hiOrd, int32(i))
+	}
+	slices.SortFunc(b.loOrd, func(x, y int32) int {
+		return cmp.Or(cmp.Compare(b.res[x].lo, b.res[y].lo), cmp.Compare(x, y))
+	})
+	slices.SortFunc(b.hiOrd, func(x, y int32) int {
+		return cmp.Or(cmp.Compare(b.res[x].hi, b.res[y].hi), cmp.Compare(x, y))
+	})
+	b.rankLo = slices.Grow(b.rankLo[:0], len(b.res))[:len(b.res)]
+	b.rankHi = slices.Grow(b.rankHi[:0], len(b.res))[:len(b.res)]
+	for k, r := range b.loOrd {
+		b.rankLo[r] = int32(k)
+	}
+	for k, r := range b.hiOrd {
+		b.rankHi[r] = int32(k)
+	}
+}
+
+// nextBound returns the first start or end of a reservation after t
+// (math.MaxInt64: none).
+func (s *Slurm) nextBound(t sim.Time) sim.Time {
+	b := &s.bf
+	s.orderRes()
+	next := sim.Time(math.MaxInt64)
+	if k := sort.Search(len(b.loOrd), func(k int) bool { return b.res[b.loOrd[k]].lo > t }); k < len(b.loOrd) {
+		next = b.res[b.loOrd[k]].lo
+	}
+	if k := sort.Search(len(b.hiOrd), func(k int) bool { return b.res[b.hiOrd[k]].hi > t }); k < len(b.hiOrd) {
+		next = min(next, b.res[b.hiOrd[k]].hi)
+	}
+	return next
+}
+
+// addMask takes reservation r's nodes out of the mask (counting how many
+// masked reservations hold each node).
+func (b *backfillState) addMask(r int32) {
+	for _, x := range b.res[r].nodes {
+		if b.cnt[x] == 0 {
+			b.mask[x] = false
+			b.mpos[x] = int32(len(b.masked))
+			b.masked = append(b.masked, x)
+		}
+		b.cnt[x]++
+	}
+}
+
+// dropMask gives reservation r's nodes back to the mask where no other
+// masked reservation holds them.
+func (b *backfillState) dropMask(r int32) {
+	for _, x := range b.res[r].nodes {
+		if b.cnt[x]--; b.cnt[x] == 0 {
+			b.mask[x] = true
+			i, last := b.mpos[x], b.masked[len(b.masked)-1]
+			b.masked[i] = last
+			b.mpos[last] = i
+			b.masked = b.masked[:len(b.masked)-1]
 		}
 	}
 }
@@ -666,20 +766,9 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
 		if first {
 			s.nowMask(now, limit)
 		}
-		next := sim.Time(math.MaxInt64) // next slot boundary after startRes
-		for _, r := range b.res {
-			if r.lo > startRes {
-				next = min(next, r.lo)
-				if first {
-					b.until(r.lo)
-				}
-			}
-			if r.hi > startRes {
-				next = min(next, r.hi)
-				if first {
-					b.until(r.hi)
-				}
-			}
+		next := s.nextBound(startRes) // next slot boundary after startRes
+		if first {
+			b.until(next) // every reservation start or end after now is a bound
 		}
 		for _, w := range s.pass.windows {
 			if w.End > startRes {
