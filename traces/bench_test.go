@@ -176,7 +176,7 @@ func BenchmarkCSVRead(b *testing.B) {
 
 // BenchmarkReadBenchData reads the 1,000,000-job traces `make bench-data`
 // writes to bench/data (skipped when they are absent): sacct -P and SWF,
-// streaming one job at a time.
+// streaming one job at a time, and Parquet, read whole.
 func BenchmarkReadBenchData(b *testing.B) {
 	for _, bc := range []struct {
 		file string
@@ -196,6 +196,8 @@ func BenchmarkReadBenchData(b *testing.B) {
 			}
 			return func() error { _, err := sr.Next(); return err }, nil
 		}},
+		{"gpu-1m.parquet", readParquetJobs},
+		{"year-1024x8.parquet", readParquetJobs},
 	} {
 		b.Run(bc.file, func(b *testing.B) {
 			data, err := os.ReadFile(filepath.Join("..", "bench", "data", bc.file))
@@ -228,4 +230,21 @@ func BenchmarkReadBenchData(b *testing.B) {
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 		})
 	}
+}
+
+// readParquetJobs reads a whole Parquet trace, then steps through its jobs
+// as BenchmarkReadBenchData's streaming readers do.
+func readParquetJobs(r io.Reader) (func() error, error) {
+	t, err := ReadParquet(r.(ReadAtSeeker), "bench")
+	if err != nil {
+		return nil, err
+	}
+	i := 0
+	return func() error {
+		if i == len(t.Jobs) {
+			return io.EOF
+		}
+		i++
+		return nil
+	}, nil
 }
