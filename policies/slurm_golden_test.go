@@ -227,7 +227,7 @@ func TestSlurmGolden(t *testing.T) {
 			var runs, reasons, started int
 			for _, rec := range recs {
 				runs += len(rec.Runs)
-				reasons += len(rec.Reasons)
+				reasons += rec.Reasons.Len()
 				for i := range rec.Jobs {
 					if rec.Jobs[i].Start >= 0 {
 						started++

@@ -419,7 +419,7 @@ func TestSlurmReasons(t *testing.T) {
 		Reason string
 	}
 	var got []rc
-	for _, r := range rec.Reasons {
+	for r := range rec.Reasons.All() {
 		got = append(got, rc{r.At, jobs[r.Job].ID, r.Reason.String()})
 	}
 	// A holds n0 and 4 GPUs of n1. At 5 the main pass skips Second

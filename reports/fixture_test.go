@@ -117,12 +117,12 @@ func fixtureRecord() *sim.Record {
 	rec.Trace.Jobs[1].TimeLimit = 3600 // it timed out
 	rec.Trace.Jobs[6].TimeLimit = 10800
 	rec.Trace.Jobs[7].Request.GPUType = "h100"
-	rec.Reasons = []sim.ReasonChange{
-		{At: 60, Job: 1, Reason: sim.ReasonResources},
-		{At: 1000, Job: 6, Reason: sim.ReasonPriority},
-		{At: 1500, Job: 6, Reason: sim.ReasonResources},
-		{At: 7000, Job: 7, Reason: sim.ReasonResources},
-	}
+	rec.Reasons = sim.ReasonLogOf(
+		sim.ReasonChange{At: 60, Job: 1, Reason: sim.ReasonResources},
+		sim.ReasonChange{At: 1000, Job: 6, Reason: sim.ReasonPriority},
+		sim.ReasonChange{At: 1500, Job: 6, Reason: sim.ReasonResources},
+		sim.ReasonChange{At: 7000, Job: 7, Reason: sim.ReasonResources},
+	)
 	return rec
 }
 

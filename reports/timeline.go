@@ -358,7 +358,7 @@ func buildTimeline(rec *sim.Record, runs [][]runSpan, from, to, step sim.Time, s
 			}
 		}
 	}
-	for _, rc := range rec.Reasons {
+	for rc := range rec.Reasons.All() {
 		if int(rc.Job) >= 0 && int(rc.Job) < len(rec.Jobs) {
 			add(timelineEvent{at: rc.At, kind: evReason, job: rc.Job, arg: int32(rc.Reason)})
 		}

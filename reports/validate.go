@@ -197,7 +197,7 @@ func Validate(rec *sim.Record, opt ValidateOptions) *Validation {
 		v.Worst = append(v.Worst, WorstJob{ID: j.ID, Partition: w.part, Submit: j.Submit, Recorded: w.rec,
 			Simulated: w.sim, Delta: w.sim - w.rec, Reasons: []string{}})
 	}
-	for _, rc := range rec.Reasons {
+	for rc := range rec.Reasons.All() {
 		if k, ok := idx[rc.Job]; ok {
 			w := &v.Worst[k]
 			w.Reasons = append(w.Reasons, fmt.Sprintf("%s@%d", rc.Reason, rc.At-w.Submit))

@@ -55,7 +55,7 @@ func TestValidate(t *testing.T) {
 	add("3", 1, 30, 400)
 	add("4", 1, 40, 7300)
 	add("5", 1, workload.Unknown, workload.Unknown)
-	rec.Reasons = []sim.ReasonChange{{At: 5, Job: 3, Reason: sim.ReasonPriority}, {At: 100, Job: 3, Reason: sim.ReasonResources}}
+	rec.Reasons = sim.ReasonLogOf(sim.ReasonChange{At: 5, Job: 3, Reason: sim.ReasonPriority}, sim.ReasonChange{At: 100, Job: 3, Reason: sim.ReasonResources})
 	v := Validate(rec, ValidateOptions{Worst: 2})
 	want := Agreement{Jobs: 4, WithinBfInterval: 0.5, Within5Min: 0.5, Within1Hour: 0.75, MedianAbsDelta: 25, P95AbsDelta: 7260}
 	if d := cmp.Diff(want, v.Agreement); d != "" {

@@ -178,7 +178,7 @@ type controller struct {
 	status  []jobStatus
 	req     []workload.Request // resolved requests
 	reason  []PendingReason    // last recorded pending reason
-	reasons []ReasonChange
+	reasons ReasonLog
 	limit   []Time
 	part    []int32
 
@@ -772,7 +772,7 @@ func (c *controller) recordReason(ref JobRef, r PendingReason) {
 		return
 	}
 	c.reason[ref] = r
-	c.reasons = append(c.reasons, ReasonChange{At: c.now, Job: ref, Reason: r})
+	c.reasons.Add(ReasonChange{At: c.now, Job: ref, Reason: r})
 }
 
 func (c *controller) start(s *Start) error {

@@ -261,7 +261,7 @@ func TestControllerRecordsReasonChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []ReasonChange{{0, 1, ReasonResources}, {5, 2, ReasonResources}}
-	if d := cmp.Diff(want, rec.Reasons); d != "" {
+	if d := cmp.Diff(want, rec.Reasons.Changes()); d != "" {
 		t.Errorf("reasons (-want +got):\n%s", d)
 	}
 	if rec.Jobs[1].Start != 10 || rec.Jobs[2].Start != 10 {

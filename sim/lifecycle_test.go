@@ -184,7 +184,7 @@ func TestDependencies(t *testing.T) {
 		{20, 3, ReasonDependencyNeverSatisfied}, {20, 4, ReasonNone}, {20, 5, ReasonNone},
 		{100, 2, ReasonNone}, {100, 6, ReasonDependencyNeverSatisfied},
 	}
-	if d := cmp.Diff(wantReasons, rec.Reasons); d != "" {
+	if d := cmp.Diff(wantReasons, rec.Reasons.Changes()); d != "" {
 		t.Errorf("reasons (-want +got):\n%s", d)
 	}
 	if len(rec.Notes) != 2 || !strings.Contains(rec.Notes[0], "1 dependencies name no other job") {
@@ -283,7 +283,7 @@ func TestArrayThrottle(t *testing.T) {
 		{0, 5, ReasonDependency},
 		{10, 2, ReasonNone}, {15, 3, ReasonNone}, {20, 4, ReasonNone}, {30, 5, ReasonNone},
 	}
-	if d := cmp.Diff(wantReasons, rec.Reasons); d != "" {
+	if d := cmp.Diff(wantReasons, rec.Reasons.Changes()); d != "" {
 		t.Errorf("reasons (-want +got):\n%s", d)
 	}
 }

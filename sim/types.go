@@ -218,8 +218,9 @@ type Record struct {
 	Notes []string
 	// Events counts the events the engine processed.
 	Events int64
-	// Reasons is every change of a pending job's reason, in event order.
-	Reasons []ReasonChange
+	// Reasons is every change of a pending job's reason, in event order,
+	// packed (see ReasonLog).
+	Reasons ReasonLog
 	// Runs are the earlier runs of requeued jobs, in the order they ended.
 	Runs []RunSegment
 	// NodeEvents are the changes of node availability as they happened

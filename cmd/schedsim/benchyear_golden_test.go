@@ -47,7 +47,7 @@ func TestYearGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := fmt.Sprintf("%016x", policytest.DecisionHash(rec))
-	t.Logf("%d jobs, %d reason changes, %d events: hash %s", len(rec.Jobs), len(rec.Reasons), rec.Events, got)
+	t.Logf("%d jobs, %d reason changes, %d events: hash %s", len(rec.Jobs), rec.Reasons.Len(), rec.Events, got)
 	if got != yearGolden {
 		t.Errorf("decisions hash %s, golden %s", got, yearGolden)
 	}

@@ -48,7 +48,7 @@ func DecisionHash(rec *sim.Record) uint64 {
 		allocs(r.Alloc)
 		h.Write(b)
 	}
-	for _, r := range rec.Reasons {
+	for r := range rec.Reasons.All() {
 		b = b[:0]
 		u64(uint64(r.Job))
 		u64(uint64(r.At))

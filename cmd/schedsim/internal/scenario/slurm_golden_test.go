@@ -38,7 +38,7 @@ func TestSlurmGoldenThunder(t *testing.T) {
 		}
 	}
 	got := fmt.Sprintf("%016x", policytest.DecisionHash(rec))
-	t.Logf("%d jobs, %d started, %d reason changes", len(rec.Jobs), started, len(rec.Reasons))
+	t.Logf("%d jobs, %d started, %d reason changes", len(rec.Jobs), started, rec.Reasons.Len())
 	if got != thunderSlurmGolden {
 		t.Errorf("decisions hash %s, golden %s", got, thunderSlurmGolden)
 	}
