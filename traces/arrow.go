@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -327,6 +329,35 @@ type ReadAtSeeker interface {
 	io.Seeker
 }
 
+// maxRowsPerByte bounds the row count a file's metadata may make us
+// preallocate for, so that a corrupt count in a small file cannot claim
+// gigabytes: real traces take about 11 bytes a row in Parquet.
+const maxRowsPerByte = 1
+
+// preallocJobs makes room in t.Jobs for rows jobs, a count taken from the
+// metadata of a file of size bytes: never negative, never more than
+// maxRowsPerByte rows a byte. Rows beyond it are appended as usual.
+func preallocJobs(t *workload.Trace, rows, size int64) {
+	n := min(rows, size*maxRowsPerByte, math.MaxInt32)
+	if n > int64(cap(t.Jobs)-len(t.Jobs)) {
+		t.Jobs = slices.Grow(t.Jobs, int(n))
+	}
+}
+
+// fileSize returns the size of r, leaving its offset where it was; 0 if
+// r cannot seek.
+func fileSize(r io.Seeker) int64 {
+	cur, err := r.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0
+	}
+	size, err := r.Seek(0, io.SeekEnd)
+	if _, err2 := r.Seek(cur, io.SeekStart); err != nil || err2 != nil {
+		return 0
+	}
+	return size
+}
+
 // ReadArrow reads an Arrow IPC file written by WriteArrow (or any file with
 // the columns of ArrowSchema; absent optional columns are left zero). The
 // jobs' times are relative to the returned trace's Epoch, as written.
@@ -348,6 +379,11 @@ func ReadArrow(r ReadAtSeeker, path string) (*workload.Trace, error) {
 		if err != nil {
 			return nil, &ParseError{Path: path, Line: row + 1, Err: errors.Join(ErrRead, err)}
 		}
+		if i == 0 {
+			// The row counts are in each batch's message: guess the
+			// others hold as many as the first, as writers make them.
+			preallocJobs(t, rec.NumRows()*int64(fr.NumRecords()), fileSize(r))
+		}
 		if err := appendJobs(t, rec, path, &row); err != nil {
 			return nil, err
 		}
@@ -358,6 +394,7 @@ func ReadArrow(r ReadAtSeeker, path string) (*workload.Trace, error) {
 // ReadParquet reads a Parquet file written by WriteParquet (or any file
 // with the columns of ArrowSchema), as ReadArrow does.
 func ReadParquet(r ReadAtSeeker, path string) (*workload.Trace, error) {
+	size := fileSize(r)
 	mem := memory.NewGoAllocator()
 	pf, err := file.NewParquetReader(r, file.WithReadProps(parquet.NewReaderProperties(mem)))
 	if err != nil {
@@ -381,6 +418,7 @@ func ReadParquet(r ReadAtSeeker, path string) (*workload.Trace, error) {
 		return nil, &ParseError{Path: path, Line: 1, Err: errors.Join(ErrRead, err)}
 	}
 	defer rr.Release()
+	preallocJobs(t, pf.NumRows(), size)
 	row := 0
 	for rr.Next() {
 		if err := appendJobs(t, rr.RecordBatch(), path, &row); err != nil {
