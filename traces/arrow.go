@@ -373,7 +373,7 @@ func ReadArrow(r ReadAtSeeker, path string) (*workload.Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	row := 0
+	row, intern := 0, map[string]string{}
 	for i := 0; i < fr.NumRecords(); i++ {
 		rec, err := fr.RecordBatch(i)
 		if err != nil {
@@ -384,7 +384,7 @@ func ReadArrow(r ReadAtSeeker, path string) (*workload.Trace, error) {
 			// others hold as many as the first, as writers make them.
 			preallocJobs(t, rec.NumRows()*int64(fr.NumRecords()), fileSize(r))
 		}
-		if err := appendJobs(t, rec, path, &row); err != nil {
+		if err := appendJobs(t, rec, path, &row, intern); err != nil {
 			return nil, err
 		}
 	}
@@ -419,9 +419,9 @@ func ReadParquet(r ReadAtSeeker, path string) (*workload.Trace, error) {
 	}
 	defer rr.Release()
 	preallocJobs(t, pf.NumRows(), size)
-	row := 0
+	row, intern := 0, map[string]string{}
 	for rr.Next() {
-		if err := appendJobs(t, rr.RecordBatch(), path, &row); err != nil {
+		if err := appendJobs(t, rr.RecordBatch(), path, &row, intern); err != nil {
 			return nil, err
 		}
 	}
@@ -484,6 +484,130 @@ func strAt(a arrow.Array, i int) (string, error) {
 	return "", fmt.Errorf("column type %s, want a string", a.DataType())
 }
 
+// strCol reads the string cells of one column of one batch as strings
+// that share no memory with the batch, so a trace keeps none of its
+// batches alive: a plain column is copied once per batch into one string
+// its cells slice (job ids are unique, so this is their compact form);
+// dictionary values, and plain columns read with intern (user, state,
+// the extra columns' names...), are interned per read, so each distinct
+// value is one string however many jobs carry it.
+type strCol struct {
+	a      arrow.Array
+	err    error // not a string column: reported at its first non-null cell
+	vals   string
+	o32    []int32
+	o64    []int64
+	dict   *array.Dictionary
+	dvals  []string          // interned value of each dictionary index
+	intern map[string]string // set: cells are read by strAt and interned
+}
+
+func newStrCol(a arrow.Array, intern map[string]string, internPlain bool) strCol {
+	sc := strCol{a: a}
+	if a == nil || a.Len() == 0 || a.NullN() == a.Len() {
+		return sc
+	}
+	switch a.(type) {
+	case *array.String, *array.LargeString, *array.Binary:
+		if internPlain || !sc.copyPlain() {
+			sc.intern = intern
+		}
+	case *array.Dictionary:
+		if !sc.internDict(intern) {
+			sc.intern = intern
+		}
+	default:
+		sc.err = fmt.Errorf("column type %s, want a string", a.DataType())
+	}
+	return sc
+}
+
+// copyPlain copies the values of a plain string column, false if its
+// offsets are malformed (its cells are then read one by one, as strAt
+// reads them).
+func (sc *strCol) copyPlain() (ok bool) {
+	defer func() {
+		if recover() != nil {
+			sc.vals, sc.o32, sc.o64, ok = "", nil, nil, false
+		}
+	}()
+	switch c := sc.a.(type) {
+	case *array.String:
+		sc.vals, sc.o32 = string(c.ValueBytes()), c.ValueOffsets()
+	case *array.LargeString:
+		sc.vals, sc.o64 = string(c.ValueBytes()), c.ValueOffsets()
+	case *array.Binary:
+		sc.vals, sc.o32 = string(c.ValueBytes()), c.ValueOffsets()
+	}
+	return true
+}
+
+// internDict interns the values of a dictionary column, false if one is
+// not a string or is malformed (its cells are then read one by one).
+func (sc *strCol) internDict(intern map[string]string) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			sc.dict, sc.dvals, ok = nil, nil, false
+		}
+	}()
+	c := sc.a.(*array.Dictionary)
+	d := c.Dictionary()
+	dvals := make([]string, d.Len())
+	for k := range dvals {
+		v, err := strAt(d, k)
+		if err != nil {
+			return false
+		}
+		dvals[k] = internStr(intern, v)
+	}
+	sc.dict, sc.dvals = c, dvals
+	return true
+}
+
+// internStr returns the one copy of v in m, adding a copy of v (which may
+// alias a batch) if there is none.
+func internStr(m map[string]string, v string) string {
+	if s, ok := m[v]; ok {
+		return s
+	}
+	v = strings.Clone(v)
+	m[v] = v
+	return v
+}
+
+// at returns cell i ("" for null or absent), as strAt does.
+func (sc *strCol) at(i int) (string, error) {
+	if sc.a == nil || sc.a.IsNull(i) {
+		return "", nil
+	}
+	switch {
+	case sc.err != nil:
+		return "", sc.err
+	case sc.intern != nil:
+		v, err := strAt(sc.a, i)
+		if err != nil {
+			return "", err
+		}
+		return internStr(sc.intern, v), nil
+	case sc.dict != nil:
+		k := sc.dict.GetValueIndex(i)
+		if k < 0 || k >= len(sc.dvals) {
+			return "", fmt.Errorf("dictionary index %d out of range [0, %d)", k, len(sc.dvals))
+		}
+		return sc.dvals[k], nil
+	}
+	var lo, hi int64
+	if sc.o64 != nil {
+		lo, hi = sc.o64[i]-sc.o64[0], sc.o64[i+1]-sc.o64[0]
+	} else {
+		lo, hi = int64(sc.o32[i]-sc.o32[0]), int64(sc.o32[i+1]-sc.o32[0])
+	}
+	if lo < 0 || lo > hi || hi > int64(len(sc.vals)) {
+		return "", fmt.Errorf("string offsets %d..%d out of range [0, %d]", lo, hi, len(sc.vals))
+	}
+	return sc.vals[lo:hi], nil
+}
+
 // intAt returns an integer cell and whether it is set.
 func intAt(a arrow.Array, i int) (int64, bool, error) {
 	if a == nil || a.IsNull(i) {
@@ -513,7 +637,9 @@ func intAt(a arrow.Array, i int) (int64, bool, error) {
 	return 0, false, fmt.Errorf("column type %s, want an integer or a timestamp", a.DataType())
 }
 
-func appendJobs(t *workload.Trace, rec arrow.RecordBatch, path string, row *int) error {
+// appendJobs appends the jobs of rec to t; intern holds the strings
+// interned so far in this read (see strCol).
+func appendJobs(t *workload.Trace, rec arrow.RecordBatch, path string, row *int, intern map[string]string) error {
 	names := ArrowSchema(nil).Fields()
 	cols := make([]arrow.Array, numArrowCols)
 	for c := range cols {
@@ -524,13 +650,22 @@ func appendJobs(t *workload.Trace, rec arrow.RecordBatch, path string, row *int)
 			return &ParseError{Path: path, Line: 1, Field: names[c].Name, Err: errKind(ErrMissingColumn, "no "+names[c].Name+" column")}
 		}
 	}
+	strs := make([]strCol, numArrowCols)
+	for _, c := range []int{acID, acName, acArrayJobID} {
+		strs[c] = newStrCol(cols[c], intern, false)
+	}
+	// Few distinct values, even where a file does not dictionary-encode them.
+	for _, c := range []int{acUser, acAccount, acPartition, acQOS, acState, acGPUType, acMIG} {
+		strs[c] = newStrCol(cols[c], intern, true)
+	}
+	deps, extra := newListCol(cols[acDeps], intern, false), newListCol(cols[acExtra], intern, true)
 	n := int(rec.NumRows())
 	for i := 0; i < n; i++ {
 		*row++
 		var cerr error
 		var cname string
 		s := func(c int) string {
-			v, err := strAt(cols[c], i)
+			v, err := strs[c].at(i)
 			if err != nil && cerr == nil {
 				cerr, cname = err, names[c].Name
 			}
@@ -587,7 +722,7 @@ func appendJobs(t *workload.Trace, rec arrow.RecordBatch, path string, row *int)
 			j.Requeue = a.Value(i)
 		}
 		if cerr == nil {
-			cerr, cname = listCell(cols[acDeps], i, func(a, b string) error {
+			cerr, cname = deps.cell(i, func(a, b string) error {
 				dt, ok := depTypes[a]
 				if !ok {
 					return fmt.Errorf("dependency type %q", a)
@@ -597,7 +732,7 @@ func appendJobs(t *workload.Trace, rec arrow.RecordBatch, path string, row *int)
 			}), "deps"
 		}
 		if cerr == nil {
-			cerr, cname = listCell(cols[acExtra], i, func(a, b string) error {
+			cerr, cname = extra.cell(i, func(a, b string) error {
 				j.Extra = append(j.Extra, workload.Field{Name: a, Value: b})
 				return nil
 			}), "extra"
@@ -621,27 +756,50 @@ var depTypes = map[string]workload.DepType{
 	"afternotok": workload.DepAfterNotOK, "singleton": workload.DepSingleton,
 }
 
-// listCell calls f for each (first, second) string pair of a
-// list<struct<utf8, utf8>> cell.
-func listCell(a arrow.Array, i int, f func(a, b string) error) error {
-	if a == nil || a.IsNull(i) {
-		return nil
+// listCol is a list<struct<utf8, utf8>> column of one batch, whose
+// strings are read as strCol reads them; internFirst interns the first
+// strings (the extra columns' names, which every job repeats).
+type listCol struct {
+	a    arrow.Array
+	err  error // not a list of pairs: reported at its first non-null cell
+	l    *array.List
+	x, y strCol
+}
+
+func newListCol(a arrow.Array, intern map[string]string, internFirst bool) listCol {
+	lc := listCol{a: a}
+	if a == nil {
+		return lc
 	}
 	l, ok := a.(*array.List)
 	if !ok {
-		return fmt.Errorf("column type %s, want list<struct<utf8, utf8>>", a.DataType())
+		lc.err = fmt.Errorf("column type %s, want list<struct<utf8, utf8>>", a.DataType())
+		return lc
 	}
 	st, ok := l.ListValues().(*array.Struct)
 	if !ok || st.NumField() < 2 {
-		return fmt.Errorf("column type %s, want list<struct<utf8, utf8>>", a.DataType())
+		lc.err = fmt.Errorf("column type %s, want list<struct<utf8, utf8>>", a.DataType())
+		return lc
 	}
-	lo, hi := l.ValueOffsets(i)
+	lc.l, lc.x, lc.y = l, newStrCol(st.Field(0), intern, internFirst), newStrCol(st.Field(1), intern, false)
+	return lc
+}
+
+// cell calls f for each (first, second) string pair of cell i.
+func (lc *listCol) cell(i int, f func(a, b string) error) error {
+	if lc.a == nil || lc.a.IsNull(i) {
+		return nil
+	}
+	if lc.err != nil {
+		return lc.err
+	}
+	lo, hi := lc.l.ValueOffsets(i)
 	for k := int(lo); k < int(hi); k++ {
-		x, err := strAt(st.Field(0), k)
+		x, err := lc.x.at(k)
 		if err != nil {
 			return err
 		}
-		y, err := strAt(st.Field(1), k)
+		y, err := lc.y.at(k)
 		if err != nil {
 			return err
 		}
