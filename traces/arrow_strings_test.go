@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"unsafe"
@@ -141,5 +142,45 @@ func TestArrowBadStringColumns(t *testing.T) {
 			}
 		}
 		r.Release()
+	}
+}
+
+// TestReadArrowSources: Read gives the same jobs for an Arrow or Parquet
+// input read in place from where a seekable reader stands, read from a
+// plain stream, and gzipped.
+func TestReadArrowSources(t *testing.T) {
+	tr := stringsTrace()
+	rec, err := arrowRecord(tr, memory.NewGoAllocator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Release()
+	for _, format := range []string{FormatArrow, FormatParquet} {
+		data := writeTable(t, format, rec)
+		after := bytes.NewReader(append([]byte("prefix"), data...))
+		if _, err := after.Seek(6, io.SeekStart); err != nil {
+			t.Fatal(err)
+		}
+		var first []workload.Job
+		for _, src := range []struct {
+			name string
+			r    io.Reader
+		}{
+			{"stream", struct{ io.Reader }{bytes.NewReader(data)}},
+			{"seekable", after},
+			{"gzip", bytes.NewReader(gz(t, data))},
+		} {
+			res, err := Read(src.r, "t."+format, Options{})
+			if err != nil {
+				t.Fatalf("%s %s: %v", format, src.name, err)
+			}
+			if res.Format != format || len(res.Trace.Jobs) != len(tr.Jobs) {
+				t.Errorf("%s %s: format %s, %d jobs", format, src.name, res.Format, len(res.Trace.Jobs))
+			}
+			if first == nil {
+				first = res.Trace.Jobs
+			}
+			diffJobs(t, first, res.Trace.Jobs)
+		}
 	}
 }

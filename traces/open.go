@@ -120,6 +120,15 @@ func Read(r io.Reader, name string, opts Options) (*Result, error) {
 	if opts.Format != "" && !slices.Contains(ReadFormats(), opts.Format) {
 		return nil, fmt.Errorf("traces: unknown format %q (want one of %s)", opts.Format, strings.Join(ReadFormats(), ", "))
 	}
+	// An Arrow or Parquet file that r can seek in is read in place, not
+	// copied into memory first; start is where it begins, -1 if it cannot.
+	in, _ := r.(ReadAtSeeker)
+	start := int64(-1)
+	if in != nil {
+		if pos, err := in.Seek(0, io.SeekCurrent); err == nil {
+			start = pos
+		}
+	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	if magic, _ := br.Peek(2); bytes.Equal(magic, gzipMagic) {
 		zr, err := gzip.NewReader(br)
@@ -128,6 +137,7 @@ func Read(r io.Reader, name string, opts Options) (*Result, error) {
 		}
 		defer zr.Close()
 		br = bufio.NewReaderSize(zr, 64<<10)
+		start = -1
 	}
 	format := opts.Format
 	if format == "" {
@@ -280,15 +290,24 @@ func Read(r io.Reader, name string, opts Options) (*Result, error) {
 		t.Source = fmt.Sprintf("%s (Philly job log, %s jobs)", base, fmtCount(len(t.Jobs)))
 		t.Notes = pr.Notes()
 	case FormatArrow, FormatParquet:
-		data, rerr := io.ReadAll(br)
-		if rerr != nil {
-			return nil, &ParseError{Path: name, Line: 1, Err: errors.Join(ErrRead, rerr)}
+		var ra ReadAtSeeker
+		if start >= 0 {
+			if end, err := in.Seek(0, io.SeekEnd); err == nil && end >= start {
+				ra = io.NewSectionReader(in, start, end-start)
+			}
+		}
+		if ra == nil {
+			data, rerr := io.ReadAll(br)
+			if rerr != nil {
+				return nil, &ParseError{Path: name, Line: 1, Err: errors.Join(ErrRead, rerr)}
+			}
+			ra = bytes.NewReader(data)
 		}
 		var tr *workload.Trace
 		if format == FormatArrow {
-			tr, err = ReadArrow(bytes.NewReader(data), name)
+			tr, err = ReadArrow(ra, name)
 		} else {
-			tr, err = ReadParquet(bytes.NewReader(data), name)
+			tr, err = ReadParquet(ra, name)
 		}
 		if err != nil {
 			return nil, err
