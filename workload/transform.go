@@ -17,22 +17,33 @@ func MapPartitions(t *Trace, m map[string]string) {
 	if len(m) == 0 {
 		return
 	}
+	type mapped struct {
+		to  string
+		hit bool
+	}
+	// A trace has few distinct partition strings: map each once, so that
+	// its jobs share the result instead of holding a copy each.
+	seen := map[string]mapped{}
 	changed := 0
 	for i := range t.Jobs {
 		j := &t.Jobs[i]
 		if j.Partition == "" {
 			continue
 		}
-		parts := strings.Split(j.Partition, ",")
-		hit := false
-		for k, p := range parts {
-			if to, ok := m[p]; ok {
-				parts[k] = to
-				hit = true
+		r, ok := seen[j.Partition]
+		if !ok {
+			parts := strings.Split(j.Partition, ",")
+			for k, p := range parts {
+				if to, ok := m[p]; ok {
+					parts[k] = to
+					r.hit = true
+				}
 			}
+			r.to = strings.Join(parts, ",")
+			seen[j.Partition] = r
 		}
-		if hit {
-			j.Partition = strings.Join(parts, ",")
+		if r.hit {
+			j.Partition = r.to
 			changed++
 		}
 	}

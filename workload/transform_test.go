@@ -2,21 +2,26 @@ package workload
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 )
 
 func TestMapPartitions(t *testing.T) {
-	tr := &Trace{Jobs: []Job{{Partition: "1"}, {Partition: "2,9"}, {Partition: ""}, {Partition: "9"}}}
+	tr := &Trace{Jobs: []Job{{Partition: "1"}, {Partition: "2,9"}, {Partition: ""}, {Partition: "9"}, {Partition: "2,9"}}}
 	MapPartitions(tr, map[string]string{"2": "gpu", "1": "gpu"})
 	var got []string
 	for _, j := range tr.Jobs {
 		got = append(got, j.Partition)
 	}
-	if d := cmp.Diff([]string{"gpu", "gpu,9", "", "9"}, got); d != "" {
+	if d := cmp.Diff([]string{"gpu", "gpu,9", "", "9", "gpu,9"}, got); d != "" {
 		t.Errorf("partitions (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff([]string{"partitions mapped (1→gpu, 2→gpu): 2 jobs"}, tr.Notes); d != "" {
+	// Jobs with the same partitions share the mapped string.
+	if unsafe.StringData(tr.Jobs[1].Partition) != unsafe.StringData(tr.Jobs[4].Partition) {
+		t.Error("jobs 1 and 4 hold two copies of the mapped partitions")
+	}
+	if d := cmp.Diff([]string{"partitions mapped (1→gpu, 2→gpu): 3 jobs"}, tr.Notes); d != "" {
 		t.Errorf("notes (-want +got):\n%s", d)
 	}
 }
