@@ -401,7 +401,7 @@ func ReadParquet(r ReadAtSeeker, path string) (*workload.Trace, error) {
 		return nil, &ParseError{Path: path, Line: 1, Err: errors.Join(ErrSyntax, fmt.Errorf("parquet: %w", err))}
 	}
 	defer pf.Close()
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 64 << 10}, mem)
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 16 << 10}, mem)
 	if err != nil {
 		return nil, &ParseError{Path: path, Line: 1, Err: errors.Join(ErrSyntax, fmt.Errorf("parquet: %w", err))}
 	}
