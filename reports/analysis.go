@@ -28,16 +28,33 @@ func analyze(rec *sim.Record, opts SummaryOptions, caller string) *Analysis {
 	if err := CheckRecord(rec); err != nil {
 		panic("reports: " + caller + ": " + err.Error())
 	}
-	runs := jobRuns(rec)
+	runs := newRunTable(rec)
 	s := baseSummary(rec, runs, opts, caller)
-	rows := JobRows(rec, s.Slowdown.Tau)
+	// The rows are summed as they are made; only an Analysis that keeps
+	// them holds one per job.
+	var rows []JobRow
+	var d derived
+	rm := newRowMaker(rec, runs, s.Slowdown.Tau, !opts.NoJobRows)
+	if opts.NoJobRows {
+		var r JobRow
+		for i := range rec.Jobs {
+			rm.fill(&r, i)
+			d.add(&r)
+		}
+	} else {
+		rows = make([]JobRow, len(rec.Jobs))
+		for i := range rows {
+			rm.fill(&rows[i], i)
+			d.add(&rows[i])
+		}
+	}
 	s.ConfigHash = opts.ConfigHash
 	s.SampleInterval = sampleInterval(opts.SampleInterval, s.Makespan)
 	tr := buildTimeline(rec, runs, s.FirstSubmit, s.FirstSubmit+s.Makespan, s.SampleInterval, &s)
 	s.Samples = len(tr.tl.Samples)
 	s.Energy = energyOf(rec, runs, s.FirstSubmit, s.FirstSubmit+s.Makespan, rows, tr.tl.Samples)
 	tr.tl.Power = s.Energy.Modeled
-	fillDerived(&s, rows, &tr)
+	d.finish(&s, &tr)
 	return &Analysis{Summary: s, Jobs: rows, Timeline: tr.tl}
 }
 
@@ -131,51 +148,83 @@ type ReasonTime struct {
 	JobSeconds int64
 }
 
-// fillDerived computes the Summary fields that come from the job rows and
-// the timeline.
-func fillDerived(s *Summary, rows []JobRow, tr *timelineResult) {
-	type group struct {
-		jobs  int
-		waits []int64
+// derived sums the job rows, one at a time in JobRef order, into the
+// Summary fields that come from them; finish adds the timeline's.
+type derived struct {
+	groups    [4]map[string]*waitGroup // by user, account, size class, GPU type
+	responses []int64
+	// userSld sums each user's slowdowns in JobRef order, as a mean over
+	// a slice of them would.
+	userSld    map[string]*sldSum
+	accountGPU map[string]int64
+	gpuSec     int64
+	disruption Disruption
+}
+
+type waitGroup struct {
+	jobs  int
+	waits []int64
+}
+
+type sldSum struct {
+	sum float64
+	n   int
+}
+
+func (d *derived) init() {
+	if d.userSld == nil {
+		d.groups = [4]map[string]*waitGroup{{}, {}, {}, {}}
+		d.userSld = map[string]*sldSum{}
+		d.accountGPU = map[string]int64{}
 	}
-	groups := [4]map[string]*group{{}, {}, {}, {}}
-	var responses []int64
-	userSld := map[string][]float64{}
-	accountGPU := map[string]int64{}
-	var gpuSec int64
-	for i := range rows {
-		r := &rows[i]
-		gt := r.GPUType
-		if gt == "" {
-			gt = "any"
-		}
-		for k, name := range [4]string{r.User, r.Account, r.SizeClass, gt} {
-			g := groups[k][name]
-			if g == nil {
-				g = &group{}
-				groups[k][name] = g
-			}
-			g.jobs++
-			if r.Wait != workload.Unknown {
-				g.waits = append(g.waits, int64(r.Wait))
-			}
-		}
-		if r.Response != workload.Unknown {
-			responses = append(responses, int64(r.Response))
-		}
-		if r.HasSlowdown {
-			userSld[r.User] = append(userSld[r.User], r.Slowdown)
-		}
-		accountGPU[r.Account] += r.GPUSeconds
-		gpuSec += r.GPUSeconds
-		s.Disruption.Preemptions += int(r.Preemptions)
-		s.Disruption.Requeues += int(r.Requeues)
-		s.Disruption.LostGPUSeconds += r.LostGPUSeconds
-		s.Disruption.NodeFailRuns += int(r.NodeFails)
+}
+
+func (d *derived) add(r *JobRow) {
+	d.init()
+	gt := r.GPUType
+	if gt == "" {
+		gt = "any"
 	}
+	for k, name := range [4]string{r.User, r.Account, r.SizeClass, gt} {
+		g := d.groups[k][name]
+		if g == nil {
+			g = &waitGroup{}
+			d.groups[k][name] = g
+		}
+		g.jobs++
+		if r.Wait != workload.Unknown {
+			g.waits = append(g.waits, int64(r.Wait))
+		}
+	}
+	if r.Response != workload.Unknown {
+		d.responses = append(d.responses, int64(r.Response))
+	}
+	if r.HasSlowdown {
+		u := d.userSld[r.User]
+		if u == nil {
+			u = &sldSum{}
+			d.userSld[r.User] = u
+		}
+		u.sum += r.Slowdown
+		u.n++
+	}
+	d.accountGPU[r.Account] += r.GPUSeconds
+	d.gpuSec += r.GPUSeconds
+	d.disruption.Preemptions += int(r.Preemptions)
+	d.disruption.Requeues += int(r.Requeues)
+	d.disruption.LostGPUSeconds += r.LostGPUSeconds
+	d.disruption.NodeFailRuns += int(r.NodeFails)
+}
+
+// finish computes the Summary fields that come from the job rows and the
+// timeline.
+func (d *derived) finish(s *Summary, tr *timelineResult) {
+	d.init()
+	groups, responses, accountGPU, gpuSec := d.groups, d.responses, d.accountGPU, d.gpuSec
+	s.Disruption = d.disruption
 	s.Response = statsOf(responses)
 	s.Throughput.Finished = len(responses)
-	stats := func(m map[string]*group, order []string) []GroupStats {
+	stats := func(m map[string]*waitGroup, order []string) []GroupStats {
 		var out []GroupStats
 		for _, name := range order {
 			if g := m[name]; g != nil {
@@ -198,12 +247,8 @@ func fillDerived(s *Summary, rows []JobRow, tr *timelineResult) {
 
 	// Jain's index over users' mean slowdowns, users in name order.
 	var sum, sumSq float64
-	for _, u := range slices.Sorted(maps.Keys(userSld)) {
-		var m float64
-		for _, x := range userSld[u] {
-			m += x
-		}
-		m /= float64(len(userSld[u]))
+	for _, u := range slices.Sorted(maps.Keys(d.userSld)) {
+		m := d.userSld[u].sum / float64(d.userSld[u].n)
 		sum += m
 		sumSq += m * m
 		s.Fairness.Users++

@@ -37,22 +37,22 @@ type EffectiveGPU struct {
 // that starts at or after its Start: the change is made when the policy
 // starts the job, and the run may begin later (a MIG reconfiguration, a
 // node powering up).
-func runStretches(rec *sim.Record, runs [][]runSpan) ([][]float64, int) {
+func runStretches(rec *sim.Record, runs *runTable) ([][]float64, int) {
 	var out [][]float64
 	n := 0
 	for _, ch := range rec.RuntimeChanges {
-		if !(ch.Stretch > 1) || int(ch.Job) < 0 || int(ch.Job) >= len(runs) {
+		if !(ch.Stretch > 1) || int(ch.Job) < 0 || int(ch.Job) >= len(rec.Jobs) {
 			continue
 		}
-		for k, r := range runs[ch.Job] {
-			if r.start < ch.Start {
+		for k, c := 0, runs.count(int(ch.Job)); k < c; k++ {
+			if runs.at(int(ch.Job), k).start < ch.Start {
 				continue
 			}
 			if out == nil {
-				out = make([][]float64, len(runs))
+				out = make([][]float64, len(rec.Jobs))
 			}
 			if out[ch.Job] == nil {
-				out[ch.Job] = make([]float64, len(runs[ch.Job]))
+				out[ch.Job] = make([]float64, c)
 			}
 			if out[ch.Job][k] == 0 {
 				n++

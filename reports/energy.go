@@ -63,7 +63,7 @@ type nodeRun struct {
 
 // energyOf computes the run's Energy, fills rows' EnergyKWh and, when
 // samples is not empty, each sample's EnergyKWh.
-func energyOf(rec *sim.Record, runs [][]runSpan, from, to sim.Time, rows []JobRow, samples []Sample) Energy {
+func energyOf(rec *sim.Record, runs *runTable, from, to sim.Time, rows []JobRow, samples []Sample) Energy {
 	cl := rec.Cluster
 	pm := cl.Power
 	e := Energy{Currency: pm.Currency, PUE: max(pm.PUE, 1), PricePerKWh: pm.PricePerKWh, PeakPowerKW: cl.PeakPowerW() / 1000}
@@ -78,9 +78,11 @@ func energyOf(rec *sim.Record, runs [][]runSpan, from, to sim.Time, rows []JobRo
 
 	// Per job: JobKWh over each run's nodes.
 	perNode := make([][]nodeRun, len(cl.Nodes))
-	for i := range runs {
+	var buf []runSpan
+	for i := range rec.Jobs {
 		var kwh float64
-		for _, r := range runs[i] {
+		buf = runs.appendRuns(buf[:0], i)
+		for _, r := range buf {
 			d := int64(r.end - r.start)
 			if d <= 0 {
 				continue

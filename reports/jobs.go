@@ -124,110 +124,200 @@ type runSpan struct {
 	alloc      []sim.NodeAlloc
 }
 
-// jobRuns returns every run of every job, earlier runs first for each
-// job, jobs in JobRef order. A final run still going at the end lasts
-// until Record.End.
-func jobRuns(rec *sim.Record) [][]runSpan {
-	runs := make([][]runSpan, len(rec.Jobs))
+// runTable lists every run of every job: a job's earlier runs
+// (Record.Runs, by start) then its final one (the JobRecord; a final run
+// still going at the end lasts until Record.End). It keeps no slice per
+// job, so a record of a million jobs costs nothing extra when none was
+// requeued and four bytes a job when some were.
+type runTable struct {
+	rec *sim.Record
+	// segs lists indices into rec.Runs by job, each job's by start;
+	// first[i] is where job i's begin (first[len(rec.Jobs)] ends them).
+	// Both are nil when no job has an earlier run.
+	first, segs []int32
+}
+
+func newRunTable(rec *sim.Record) *runTable {
+	t := &runTable{rec: rec}
+	n := len(rec.Jobs)
+	var counted int
 	for _, seg := range rec.Runs {
-		if int(seg.Job) < 0 || int(seg.Job) >= len(runs) {
-			continue
-		}
-		runs[seg.Job] = append(runs[seg.Job], runSpan{seg.Job, seg.Start, seg.End, seg.State, seg.Alloc})
-	}
-	for i := range rec.Jobs {
-		j := &rec.Jobs[i]
-		slices.SortStableFunc(runs[i], func(a, b runSpan) int { return cmp.Compare(a.start, b.start) })
-		if j.Start != workload.Unknown {
-			runs[i] = append(runs[i], runSpan{j.Ref, j.Start, endOf(rec, j), j.State, j.Alloc})
+		if int(seg.Job) >= 0 && int(seg.Job) < n {
+			counted++
 		}
 	}
-	return runs
+	if counted == 0 {
+		return t
+	}
+	t.first = make([]int32, n+1)
+	for _, seg := range rec.Runs {
+		if int(seg.Job) >= 0 && int(seg.Job) < n {
+			t.first[seg.Job+1]++
+		}
+	}
+	for i := range n {
+		t.first[i+1] += t.first[i]
+	}
+	t.segs = make([]int32, counted)
+	next := slices.Clone(t.first[:n])
+	for k, seg := range rec.Runs {
+		if int(seg.Job) >= 0 && int(seg.Job) < n {
+			t.segs[next[seg.Job]] = int32(k)
+			next[seg.Job]++
+		}
+	}
+	for i := range n {
+		if own := t.segs[t.first[i]:t.first[i+1]]; len(own) > 1 {
+			slices.SortStableFunc(own, func(a, b int32) int { return cmp.Compare(rec.Runs[a].Start, rec.Runs[b].Start) })
+		}
+	}
+	return t
+}
+
+// count returns how many runs job i has.
+func (t *runTable) count(i int) int {
+	n := 0
+	if t.first != nil {
+		n = int(t.first[i+1] - t.first[i])
+	}
+	if t.rec.Jobs[i].Start != workload.Unknown {
+		n++
+	}
+	return n
+}
+
+// at returns run k of job i (0 ≤ k < count(i)).
+func (t *runTable) at(i, k int) runSpan {
+	if t.first != nil {
+		if s := int(t.first[i]) + k; s < int(t.first[i+1]) {
+			seg := &t.rec.Runs[t.segs[s]]
+			return runSpan{seg.Job, seg.Start, seg.End, seg.State, seg.Alloc}
+		}
+	}
+	j := &t.rec.Jobs[i]
+	return runSpan{j.Ref, j.Start, endOf(t.rec, j), j.State, j.Alloc}
+}
+
+// appendRuns appends job i's runs to dst, in order.
+func (t *runTable) appendRuns(dst []runSpan, i int) []runSpan {
+	for k, n := 0, t.count(i); k < n; k++ {
+		dst = append(dst, t.at(i, k))
+	}
+	return dst
 }
 
 // JobRows returns one JobRow per job of rec, in JobRef order, with the
 // bounded slowdown's τ = tau (seconds; ≤ 0 selects DefaultSlowdownTau).
 // rec must satisfy CheckRecord.
 func JobRows(rec *sim.Record, tau sim.Time) []JobRow {
+	runs := newRunTable(rec)
+	rm := newRowMaker(rec, runs, tau, true)
+	rows := make([]JobRow, len(rec.Jobs))
+	for i := range rows {
+		rm.fill(&rows[i], i)
+	}
+	return rows
+}
+
+// rowMaker fills JobRows one at a time, so a caller that only sums them
+// keeps none.
+type rowMaker struct {
+	rec     *sim.Record
+	runs    *runTable
+	tau     sim.Time
+	stretch [][]float64
+	// labels says whether to fill NodeList and MIG, the two strings a
+	// row builds (the summary reads neither).
+	labels bool
+	nodes  []int32
+	names  []string
+	buf    []runSpan
+}
+
+func newRowMaker(rec *sim.Record, runs *runTable, tau sim.Time, labels bool) *rowMaker {
 	if tau <= 0 {
 		tau = DefaultSlowdownTau
 	}
-	runs := jobRuns(rec)
 	stretch, _ := runStretches(rec, runs)
-	rows := make([]JobRow, len(rec.Jobs))
-	var nodes []int32
-	var names []string
-	for i := range rec.Jobs {
-		j := &rec.Jobs[i]
-		tj := &rec.Trace.Jobs[i]
-		r := &rows[i]
-		r.ID, r.Name, r.User, r.Account = tj.ID, tj.Name, tj.User, tj.Account
-		r.Partition = partitionName(rec, j)
-		r.State = j.State.String()
-		r.GPUType = tj.Request.GPUType
-		r.SizeClass = SizeClassOf(tj.Request.GPUs)
-		r.Reason = j.Reason
-		r.Submit, r.Eligible, r.Start, r.End = j.Submit, j.Eligible, j.Start, j.End
-		r.Wait, r.Response, r.Run = workload.Unknown, workload.Unknown, workload.Unknown
-		r.TimeLimit, r.TraceRuntime = tj.TimeLimit, tj.Runtime
-		r.ReqNodes, r.ReqGPUs, r.ReqCPUs, r.ReqMemMB = tj.Request.Nodes, tj.Request.GPUs, tj.Request.CPUs, tj.Request.MemMB
-		r.MPSShare = tj.Request.MPSShare
-		r.Requeues = j.Requeues
+	return &rowMaker{rec: rec, runs: runs, tau: tau, stretch: stretch, labels: labels}
+}
 
-		nodes = nodes[:0]
-		for _, a := range j.Alloc {
-			nodes = append(nodes, a.Node)
-			r.AllocGPUs += a.GPUs
-			r.AllocCPUs += a.CPUs
-			r.AllocMemMB += a.MemMB
-		}
-		slices.Sort(nodes)
-		nodes = slices.Compact(nodes)
-		names = names[:0]
+// fill sets *r to job i's row.
+func (m *rowMaker) fill(r *JobRow, i int) {
+	rec := m.rec
+	j := &rec.Jobs[i]
+	tj := &rec.Trace.Jobs[i]
+	*r = JobRow{}
+	r.ID, r.Name, r.User, r.Account = tj.ID, tj.Name, tj.User, tj.Account
+	r.Partition = partitionName(rec, j)
+	r.State = j.State.String()
+	r.GPUType = tj.Request.GPUType
+	r.SizeClass = SizeClassOf(tj.Request.GPUs)
+	r.Reason = j.Reason
+	r.Submit, r.Eligible, r.Start, r.End = j.Submit, j.Eligible, j.Start, j.End
+	r.Wait, r.Response, r.Run = workload.Unknown, workload.Unknown, workload.Unknown
+	r.TimeLimit, r.TraceRuntime = tj.TimeLimit, tj.Runtime
+	r.ReqNodes, r.ReqGPUs, r.ReqCPUs, r.ReqMemMB = tj.Request.Nodes, tj.Request.GPUs, tj.Request.CPUs, tj.Request.MemMB
+	r.MPSShare = tj.Request.MPSShare
+	r.Requeues = j.Requeues
+
+	nodes := m.nodes[:0]
+	for _, a := range j.Alloc {
+		nodes = append(nodes, a.Node)
+		r.AllocGPUs += a.GPUs
+		r.AllocCPUs += a.CPUs
+		r.AllocMemMB += a.MemMB
+	}
+	slices.Sort(nodes)
+	nodes = slices.Compact(nodes)
+	m.nodes = nodes
+	r.AllocNodes = int32(len(nodes))
+	if len(nodes) > 0 {
+		r.AllocGPUType = rec.Cluster.Nodes[nodes[0]].GPUType
+	}
+	if m.labels {
+		names := m.names[:0]
 		for _, n := range nodes {
 			names = append(names, rec.Cluster.Nodes[n].Name)
 		}
+		m.names = names
 		r.MIG = migLabel(rec.Cluster, j.Alloc)
-		r.AllocNodes = int32(len(nodes))
 		r.NodeList = hwmodels.CompressHostlist(names)
-		if len(nodes) > 0 {
-			r.AllocGPUType = rec.Cluster.Nodes[nodes[0]].GPUType
-		}
-
-		if j.Start != workload.Unknown {
-			r.Wait = j.Start - j.Submit
-			if j.End != workload.Unknown {
-				r.Response = j.End - j.Submit
-				r.Run = j.End - j.Start
-			}
-			if finished(j.State) {
-				r.Slowdown = boundedSlowdown(int64(r.Wait), int64(r.Run), int64(tau))
-				r.HasSlowdown = true
-			}
-		}
-		var gpu7, lost7, stretch7 int64 // 700ths of a GPU-second
-		for ri, run := range runs[i] {
-			d := int64(run.end - run.start)
-			var g, c int64
-			for k := range run.alloc {
-				g += gpuParts(rec.Cluster, &run.alloc[k])
-				c += int64(run.alloc[k].CPUs)
-			}
-			gpu7 += g * d
-			stretch7 += stretchLost(g, d, stretchOf(stretch, i, ri))
-			r.CPUSeconds += c * d
-			switch run.state {
-			case sim.NodeFail:
-				lost7 += g * d
-				r.NodeFails++
-			case sim.Preempted:
-				r.Preemptions++
-			}
-		}
-		r.GPUSeconds, r.LostGPUSeconds = roundGPUParts(gpu7), roundGPUParts(lost7)
-		r.StretchLostGPUSeconds = roundGPUParts(stretch7)
 	}
-	return rows
+
+	if j.Start != workload.Unknown {
+		r.Wait = j.Start - j.Submit
+		if j.End != workload.Unknown {
+			r.Response = j.End - j.Submit
+			r.Run = j.End - j.Start
+		}
+		if finished(j.State) {
+			r.Slowdown = boundedSlowdown(int64(r.Wait), int64(r.Run), int64(m.tau))
+			r.HasSlowdown = true
+		}
+	}
+	var gpu7, lost7, stretch7 int64 // 700ths of a GPU-second
+	m.buf = m.runs.appendRuns(m.buf[:0], i)
+	for ri, run := range m.buf {
+		d := int64(run.end - run.start)
+		var g, c int64
+		for k := range run.alloc {
+			g += gpuParts(rec.Cluster, &run.alloc[k])
+			c += int64(run.alloc[k].CPUs)
+		}
+		gpu7 += g * d
+		stretch7 += stretchLost(g, d, stretchOf(m.stretch, i, ri))
+		r.CPUSeconds += c * d
+		switch run.state {
+		case sim.NodeFail:
+			lost7 += g * d
+			r.NodeFails++
+		case sim.Preempted:
+			r.Preemptions++
+		}
+	}
+	r.GPUSeconds, r.LostGPUSeconds = roundGPUParts(gpu7), roundGPUParts(lost7)
+	r.StretchLostGPUSeconds = roundGPUParts(stretch7)
 }
 
 // boundedSlowdown is max(1, (wait + run) / max(run, tau)).

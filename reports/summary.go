@@ -28,6 +28,10 @@ type SummaryOptions struct {
 	// command uses the SHA-256 of the effective scenario); it is copied
 	// into the outputs as is.
 	ConfigHash string
+	// NoJobRows makes Analyze leave Analysis.Jobs nil: the summary and
+	// timeline are the same, and a large run keeps no row per job (about
+	// 400 bytes each) when nothing will write them.
+	NoJobRows bool
 }
 
 // Summary holds the run-level metrics of one Record. Every count and
@@ -341,11 +345,12 @@ type PartitionSummary struct {
 // Summarize panics if rec breaks the invariants CheckRecord checks: a
 // Record comes from the engine, and a broken one is a bug there.
 func Summarize(rec *sim.Record, opts SummaryOptions) Summary {
+	opts.NoJobRows = true
 	return analyze(rec, opts, "Summarize").Summary
 }
 
 // baseSummary computes the Summary fields that need no timeline.
-func baseSummary(rec *sim.Record, runs [][]runSpan, opts SummaryOptions, caller string) Summary {
+func baseSummary(rec *sim.Record, runs *runTable, opts SummaryOptions, caller string) Summary {
 	if err := CheckRecord(rec); err != nil {
 		panic("reports: " + caller + ": " + err.Error())
 	}
@@ -383,12 +388,14 @@ func baseSummary(rec *sim.Record, runs [][]runSpan, opts SummaryOptions, caller 
 	parts := newPartitionRows(rec)
 	traceStates := map[string]int{}
 	started := false
+	var buf []runSpan
 	for i := range rec.Jobs {
 		j := &rec.Jobs[i]
 		if i == 0 || j.Submit < s.FirstSubmit {
 			s.FirstSubmit = j.Submit
 		}
-		for _, r := range runs[i] {
+		buf = runs.appendRuns(buf[:0], i)
+		for _, r := range buf {
 			if !started || r.end > s.LastEnd {
 				s.LastEnd = r.end
 			}
@@ -448,7 +455,8 @@ func baseSummary(rec *sim.Record, runs [][]runSpan, opts SummaryOptions, caller 
 	}
 	stretch, stretched := runStretches(rec, runs)
 	for i := range rec.Jobs {
-		for ri, r := range runs[i] {
+		buf = runs.appendRuns(buf[:0], i)
+		for ri, r := range buf {
 			// Clip to the window; by construction nothing lies outside it.
 			from, to := max(r.start, s.FirstSubmit), min(r.end, s.LastEnd)
 			if to <= from {

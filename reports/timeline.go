@@ -2,6 +2,7 @@ package reports
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"github.com/schedsim/schedsim/sim"
@@ -150,12 +151,14 @@ func ReasonNames() []string {
 // timelineEvent is one change the snapshot sweep applies. Events at the
 // same instant apply in kind order, then in the order they were made.
 type timelineEvent struct {
-	at   sim.Time
+	at  sim.Time
+	seq int32
+	job sim.JobRef
+	// arg is the run's index among the job's runs for evRunEnd and
+	// evRunStart, the index into Record.MIG for evMIG*, the shape for
+	// evEligible* and the reason for evReason.
+	arg  int32
 	kind uint8
-	seq  int32
-	job  sim.JobRef
-	run  int32 // index into runs[job] for evRunEnd and evRunStart
-	arg  int32 // shape for evEligible*, reason for evReason
 }
 
 const (
@@ -189,7 +192,7 @@ type timelineResult struct {
 }
 
 // buildTimeline samples rec over [from, to) in bins of step seconds.
-func buildTimeline(rec *sim.Record, runs [][]runSpan, from, to, step sim.Time, s *Summary) timelineResult {
+func buildTimeline(rec *sim.Record, runs *runTable, from, to, step sim.Time, s *Summary) timelineResult {
 	cl := rec.Cluster
 	tl := Timeline{
 		Epoch:    rec.Trace.Epoch,
@@ -250,10 +253,12 @@ func buildTimeline(rec *sim.Record, runs [][]runSpan, from, to, step sim.Time, s
 	}
 	stretch, stretched := runStretches(rec, runs)
 	tl.Stretch = stretched > 0
+	var buf []runSpan
 	for i := range rec.Jobs {
 		j := &rec.Jobs[i]
 		req := rec.Trace.Jobs[i].Request
-		for ri, r := range runs[i] {
+		buf = runs.appendRuns(buf[:0], i)
+		for ri, r := range buf {
 			var g, c int64 // g in 700ths of a GPU
 			for k := range r.alloc {
 				a := &r.alloc[k]
@@ -283,8 +288,8 @@ func buildTimeline(rec *sim.Record, runs [][]runSpan, from, to, step sim.Time, s
 			if r.start >= from && r.start < to {
 				bins[binOf(r.start)].Started++
 			}
-			add(timelineEvent{at: r.start, kind: evRunStart, job: j.Ref, run: int32(ri)})
-			add(timelineEvent{at: r.end, kind: evRunEnd, job: j.Ref, run: int32(ri)})
+			add(timelineEvent{at: r.start, kind: evRunStart, job: j.Ref, arg: int32(ri)})
+			add(timelineEvent{at: r.end, kind: evRunEnd, job: j.Ref, arg: int32(ri)})
 		}
 		if j.End != workload.Unknown && j.Start != workload.Unknown && j.End >= from && j.End <= to && len(bins) > 0 {
 			bins[min(binOf(j.End), len(bins)-1)].Ended++
@@ -298,7 +303,7 @@ func buildTimeline(rec *sim.Record, runs [][]runSpan, from, to, step sim.Time, s
 		}
 		var queued []interval
 		a := j.Submit
-		for _, r := range runs[i] {
+		for _, r := range buf {
 			if r.start > a {
 				queued = append(queued, interval{a, r.start})
 			}
@@ -358,9 +363,28 @@ func buildTimeline(rec *sim.Record, runs [][]runSpan, from, to, step sim.Time, s
 			}
 		}
 	}
+	// Reason changes, tens per job on a busy queue, are merged into the
+	// sweep from the log rather than sorted with the other events: the
+	// engine logs them in time order, and evReason is the last kind, so
+	// the merge gives the order the sort would. A log out of time order
+	// (not the engine's) is sorted with the rest.
+	validReason := func(rc sim.ReasonChange) bool { return int(rc.Job) >= 0 && int(rc.Job) < len(rec.Jobs) }
+	mergeReasons := true
+	prev := sim.Time(math.MinInt64)
 	for rc := range rec.Reasons.All() {
-		if int(rc.Job) >= 0 && int(rc.Job) < len(rec.Jobs) {
-			add(timelineEvent{at: rc.At, kind: evReason, job: rc.Job, arg: int32(rc.Reason)})
+		if validReason(rc) {
+			if rc.At < prev {
+				mergeReasons = false
+				break
+			}
+			prev = rc.At
+		}
+	}
+	if !mergeReasons {
+		for rc := range rec.Reasons.All() {
+			if validReason(rc) {
+				add(timelineEvent{at: rc.At, kind: evReason, job: rc.Job, arg: int32(rc.Reason)})
+			}
 		}
 	}
 	// MIG instances: held from the pass that allocated them (Record.MIG's
@@ -371,8 +395,8 @@ func buildTimeline(rec *sim.Record, runs [][]runSpan, from, to, step sim.Time, s
 			continue
 		}
 		end := sim.Time(-1)
-		for _, r := range runs[m.Job] {
-			if r.start >= m.At {
+		for k, n := 0, runs.count(int(m.Job)); k < n; k++ {
+			if r := runs.at(int(m.Job), k); r.start >= m.At {
 				end = r.end
 				break
 			}
@@ -380,8 +404,8 @@ func buildTimeline(rec *sim.Record, runs [][]runSpan, from, to, step sim.Time, s
 		if end < m.At {
 			continue
 		}
-		add(timelineEvent{at: m.At, kind: evMIGHold, run: int32(h)})
-		add(timelineEvent{at: end, kind: evMIGFree, run: int32(h)})
+		add(timelineEvent{at: m.At, kind: evMIGHold, arg: int32(h)})
+		add(timelineEvent{at: end, kind: evMIGFree, arg: int32(h)})
 	}
 	// Integrals were summed in 700ths of a GPU.
 	for k := range bins {
@@ -460,9 +484,34 @@ func buildTimeline(rec *sim.Record, runs [][]runSpan, from, to, step sim.Time, s
 			}
 		}
 	}
+	reasons := rec.Reasons.Reader()
+	nextReason := func() (timelineEvent, bool) {
+		for mergeReasons {
+			rc, ok := reasons.Next()
+			if !ok {
+				return timelineEvent{}, false
+			}
+			if validReason(rc) {
+				return timelineEvent{at: rc.At, kind: evReason, job: rc.Job, arg: int32(rc.Reason)}, true
+			}
+		}
+		return timelineEvent{}, false
+	}
+	pendingReason, haveReason := nextReason()
 	next := 0 // next bin to snapshot
 	var last sim.Time
-	for i, e := range events {
+	for i, k := 0, 0; ; i++ {
+		var e timelineEvent
+		if haveReason && (k == len(events) || pendingReason.at < events[k].at ||
+			pendingReason.at == events[k].at && pendingReason.kind < events[k].kind) {
+			e = pendingReason
+			pendingReason, haveReason = nextReason()
+		} else if k < len(events) {
+			e = events[k]
+			k++
+		} else {
+			break
+		}
 		// Integrate the queue by reason up to this event.
 		if i > 0 && e.at > last {
 			d := int64(e.at - last)
@@ -488,15 +537,15 @@ func buildTimeline(rec *sim.Record, runs [][]runSpan, from, to, step sim.Time, s
 					reason[e.job] = 0
 				}
 			}
-			for _, a := range runs[e.job][e.run].alloc {
+			for _, a := range runs.at(int(e.job), int(e.arg)).alloc {
 				freeGPU[a.Node] += sign * a.GPUs
 				freeCPU[a.Node] += sign * a.CPUs
 				freeMem[a.Node] += int64(sign) * a.MemMB
 			}
 		case evMIGHold:
-			migs.hold(&rec.MIG[e.run], true)
+			migs.hold(&rec.MIG[e.arg], true)
 		case evMIGFree:
-			migs.hold(&rec.MIG[e.run], false)
+			migs.hold(&rec.MIG[e.arg], false)
 		case evQueueBegin:
 			queuedNow[e.job] = true
 			queuedCount++

@@ -148,3 +148,29 @@ func TestParquetRoundTrip(t *testing.T) {
 		t.Errorf("reading garbage: error %v, want one naming the file", err)
 	}
 }
+
+// TestTimelineReasonsOutOfOrder checks the sweep's two ways of taking
+// reason changes: merged from a log in time order (the engine's) and
+// sorted with the other events when the log is not in time order. The
+// fixture's changes, logged backwards, give the same timeline and
+// pending-reason times.
+func TestTimelineReasonsOutOfOrder(t *testing.T) {
+	rec := fixtureRecord()
+	want := Analyze(rec, fixtureOptions)
+	changes := rec.Reasons.Changes()
+	if len(changes) < 2 {
+		t.Fatal("the fixture needs reason changes at distinct times")
+	}
+	var back []sim.ReasonChange
+	for i := len(changes) - 1; i >= 0; i-- {
+		back = append(back, changes[i])
+	}
+	rec.Reasons = sim.ReasonLogOf(back...)
+	got := Analyze(rec, fixtureOptions)
+	if d := cmp.Diff(want.Timeline, got.Timeline); d != "" {
+		t.Errorf("timeline (-in order +backwards):\n%s", d)
+	}
+	if d := cmp.Diff(want.Summary.PendingReasons, got.Summary.PendingReasons); d != "" || len(want.Summary.PendingReasons) == 0 {
+		t.Errorf("pending reasons (-in order +backwards):\n%s", d)
+	}
+}

@@ -117,6 +117,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		}
 		opt.note = append(opt.note, note...)
 	}
+	opt.summaryOnly = run.OutDir == ""
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "schedsim %s, scenario %s, cluster: %s\n", versionString(), orDefault(run.Name, "(unnamed)"), run.ClusterDesc)
 	res, err := analyzeRun(s, run, opt)
@@ -165,10 +166,14 @@ func analyzeRun(s *scenario.Scenario, run *scenario.Run, opts ...runOptions) (*r
 		return nil, fmt.Errorf("internal error (policy %s, seed %d): inconsistent record: %w", run.Policy.Name(), run.Seed, err)
 	}
 	sum := sha256.Sum256(text)
-	a := reports.Analyze(rec, reports.SummaryOptions{
+	so := reports.SummaryOptions{
 		SampleInterval: sim.Time(s.Output.SampleSeconds()),
 		ConfigHash:     "sha256:" + hex.EncodeToString(sum[:]),
-	})
+	}
+	for _, o := range opts {
+		so.NoJobRows = so.NoJobRows || o.summaryOnly
+	}
+	a := reports.Analyze(rec, so)
 	return &runResult{rec: rec, analysis: a, scenario: text}, nil
 }
 

@@ -17,6 +17,8 @@ type runOptions struct {
 	progress func(now sim.Time, done, total int)
 	done     func() // ends the progress line
 	note     []byte // appended to scenario.yaml (and so to the config hash)
+	// summaryOnly keeps no job rows: nothing will write them.
+	summaryOnly bool
 }
 
 // scaleOptions applies --jobs to the built run and sets up the progress
