@@ -335,13 +335,18 @@ type ReadAtSeeker interface {
 const maxRowsPerByte = 1
 
 // preallocJobs makes room in t.Jobs for rows jobs, a count taken from the
-// metadata of a file of size bytes: never negative, never more than
-// maxRowsPerByte rows a byte. Rows beyond it are appended as usual.
+// metadata of a file of size bytes (see prealloc). Rows beyond it are
+// appended as usual.
 func preallocJobs(t *workload.Trace, rows, size int64) {
-	n := min(rows, size*maxRowsPerByte, math.MaxInt32)
-	if n > int64(cap(t.Jobs)-len(t.Jobs)) {
-		t.Jobs = slices.Grow(t.Jobs, int(n))
+	if n := prealloc(rows, size); n > cap(t.Jobs)-len(t.Jobs) {
+		t.Jobs = slices.Grow(t.Jobs, n)
 	}
+}
+
+// prealloc bounds rows, a count from the metadata of a file of size
+// bytes, to [0, maxRowsPerByte rows a byte].
+func prealloc(rows, size int64) int {
+	return int(max(0, min(rows, size*maxRowsPerByte, math.MaxInt32)))
 }
 
 // fileSize returns the size of r, leaving its offset where it was; 0 if
@@ -362,14 +367,16 @@ func fileSize(r io.Seeker) int64 {
 // the columns of ArrowSchema; absent optional columns are left zero). The
 // jobs' times are relative to the returned trace's Epoch, as written.
 // Errors name the row (1-based) and column.
-func ReadArrow(r ReadAtSeeker, path string) (*workload.Trace, error) {
+func ReadArrow(r ReadAtSeeker, path string) (_ *workload.Trace, err error) {
+	var t *workload.Trace
+	defer recoverMalformed(&err, path, &t)
 	mem := memory.NewGoAllocator()
 	fr, err := ipc.NewFileReader(r, ipc.WithAllocator(mem))
 	if err != nil {
 		return nil, &ParseError{Path: path, Line: 1, Err: errors.Join(ErrSyntax, fmt.Errorf("arrow: %w", err))}
 	}
 	defer fr.Close()
-	t, err := traceFromMetadata(fr.Schema().Metadata(), path)
+	t, err = traceFromMetadata(fr.Schema().Metadata(), path)
 	if err != nil {
 		return nil, err
 	}
@@ -393,7 +400,9 @@ func ReadArrow(r ReadAtSeeker, path string) (*workload.Trace, error) {
 
 // ReadParquet reads a Parquet file written by WriteParquet (or any file
 // with the columns of ArrowSchema), as ReadArrow does.
-func ReadParquet(r ReadAtSeeker, path string) (*workload.Trace, error) {
+func ReadParquet(r ReadAtSeeker, path string) (_ *workload.Trace, err error) {
+	var t *workload.Trace
+	defer recoverMalformed(&err, path, &t)
 	size := fileSize(r)
 	mem := memory.NewGoAllocator()
 	pf, err := file.NewParquetReader(r, file.WithReadProps(parquet.NewReaderProperties(mem)))
@@ -401,6 +410,9 @@ func ReadParquet(r ReadAtSeeker, path string) (*workload.Trace, error) {
 		return nil, &ParseError{Path: path, Line: 1, Err: errors.Join(ErrSyntax, fmt.Errorf("parquet: %w", err))}
 	}
 	defer pf.Close()
+	if err := checkChunks(pf, size); err != nil {
+		return nil, &ParseError{Path: path, Line: 1, Err: errors.Join(ErrSyntax, fmt.Errorf("parquet: %w", err))}
+	}
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 16 << 10}, mem)
 	if err != nil {
 		return nil, &ParseError{Path: path, Line: 1, Err: errors.Join(ErrSyntax, fmt.Errorf("parquet: %w", err))}
@@ -409,7 +421,7 @@ func ReadParquet(r ReadAtSeeker, path string) (*workload.Trace, error) {
 	if err != nil {
 		return nil, &ParseError{Path: path, Line: 1, Err: errors.Join(ErrSyntax, fmt.Errorf("parquet: %w", err))}
 	}
-	t, err := traceFromMetadata(schema.Metadata(), path)
+	t, err = traceFromMetadata(schema.Metadata(), path)
 	if err != nil {
 		return nil, err
 	}
@@ -429,6 +441,45 @@ func ReadParquet(r ReadAtSeeker, path string) (*workload.Trace, error) {
 		return nil, &ParseError{Path: path, Line: row + 1, Err: errors.Join(ErrRead, err)}
 	}
 	return t, nil
+}
+
+// checkChunks fails unless every column chunk lies inside the file:
+// arrow-go reads a chunk with a negative length in a goroutine of its own,
+// where the panic cannot be recovered.
+func checkChunks(pf *file.Reader, size int64) error {
+	md := pf.MetaData()
+	for g := range md.NumRowGroups() {
+		rg := md.RowGroup(g)
+		for c := range rg.NumColumns() {
+			col, err := rg.ColumnChunk(c)
+			if err != nil {
+				return err
+			}
+			start, n := col.DataPageOffset(), col.TotalCompressedSize()
+			if col.HasDictionaryPage() && col.DictionaryPageOffset() > 0 {
+				start = min(start, col.DictionaryPageOffset())
+			}
+			if start < 0 || n < 0 || size > 0 && start > size-n {
+				return fmt.Errorf("column chunk %d of row group %d (offset %d, length %d) lies outside the file of %d bytes", c, g, start, n, size)
+			}
+		}
+	}
+	return nil
+}
+
+// recoverMalformed turns a panic while decoding a malformed file into a
+// syntax error at the row after the last one read (*t, if set, holds
+// them): arrow-go does not check every offset and length a file gives.
+func recoverMalformed(err *error, path string, t **workload.Trace) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	line := 1
+	if *t != nil {
+		line = len((*t).Jobs) + 1
+	}
+	*err = &ParseError{Path: path, Line: line, Err: errors.Join(ErrSyntax, fmt.Errorf("malformed file: %v", r))}
 }
 
 func traceFromMetadata(md arrow.Metadata, path string) (*workload.Trace, error) {
