@@ -29,7 +29,7 @@ func analyze(rec *sim.Record, opts SummaryOptions, caller string) *Analysis {
 		panic("reports: " + caller + ": " + err.Error())
 	}
 	runs := newRunTable(rec)
-	s := baseSummary(rec, runs, opts, caller)
+	s, busy := baseSummary(rec, runs, opts, caller)
 	// The rows are summed as they are made; only an Analysis that keeps
 	// them holds one per job.
 	var rows []JobRow
@@ -50,9 +50,9 @@ func analyze(rec *sim.Record, opts SummaryOptions, caller string) *Analysis {
 	}
 	s.ConfigHash = opts.ConfigHash
 	s.SampleInterval = sampleInterval(opts.SampleInterval, s.Makespan)
-	tr := buildTimeline(rec, runs, s.FirstSubmit, s.FirstSubmit+s.Makespan, s.SampleInterval, &s)
+	tr := buildTimeline(rec, runs, busy, s.FirstSubmit, s.FirstSubmit+s.Makespan, s.SampleInterval, &s)
 	s.Samples = len(tr.tl.Samples)
-	s.Energy = energyOf(rec, runs, s.FirstSubmit, s.FirstSubmit+s.Makespan, rows, tr.tl.Samples)
+	s.Energy = energyOf(rec, runs, busy, s.FirstSubmit, s.FirstSubmit+s.Makespan, rows, tr.tl.Samples)
 	tr.tl.Power = s.Energy.Modeled
 	d.finish(&s, &tr)
 	return &Analysis{Summary: s, Jobs: rows, Timeline: tr.tl}

@@ -55,15 +55,9 @@ type Energy struct {
 	MeanPowerKW, PeakPowerKW float64
 }
 
-// nodeRun is a run's share of one node.
-type nodeRun struct {
-	from, to sim.Time
-	gpus     float64 // GPU-equivalents (gpuParts / gpuUnit)
-}
-
 // energyOf computes the run's Energy, fills rows' EnergyKWh and, when
 // samples is not empty, each sample's EnergyKWh.
-func energyOf(rec *sim.Record, runs *runTable, from, to sim.Time, rows []JobRow, samples []Sample) Energy {
+func energyOf(rec *sim.Record, runs *runTable, busy *nodeBusy, from, to sim.Time, rows []JobRow, samples []Sample) Energy {
 	cl := rec.Cluster
 	pm := cl.Power
 	e := Energy{Currency: pm.Currency, PUE: max(pm.PUE, 1), PricePerKWh: pm.PricePerKWh, PeakPowerKW: cl.PeakPowerW() / 1000}
@@ -76,8 +70,12 @@ func energyOf(rec *sim.Record, runs *runTable, from, to sim.Time, rows []JobRow,
 		np[i] = cl.NodePower(i)
 	}
 
-	// Per job: JobKWh over each run's nodes.
-	perNode := make([][]nodeRun, len(cl.Nodes))
+	window := int64(to - from)
+	inWindow := to > from && from != workload.Unknown
+	bins := binAdder{samples: samples}
+	// Per job: JobKWh over each run's nodes; and the GPUs' power above
+	// idle while runs hold them, per node, in job order.
+	extraJ := make([]float64, len(cl.Nodes))
 	var buf []runSpan
 	for i := range rec.Jobs {
 		var kwh float64
@@ -98,7 +96,14 @@ func energyOf(rec *sim.Record, runs *runTable, from, to sim.Time, rows []JobRow,
 				// one GPU, so a shared GPU is busy once.
 				gpus := float64(gpuParts(cl, &a)) / float64(gpuUnit)
 				kwh += hwmodels.JobKWhGPUs(np[a.Node], gpus, share, d)
-				perNode[a.Node] = append(perNode[a.Node], nodeRun{r.start, r.end, gpus})
+				if !inWindow {
+					continue
+				}
+				if s, e := max(r.start, from), min(r.end, to); e > s {
+					extra := (np[a.Node].GPUBusyW - np[a.Node].GPUIdleW) * gpus
+					extraJ[a.Node] += extra * float64(e-s)
+					bins.add(s, e, extra)
+				}
 			}
 		}
 		if i < len(rows) {
@@ -106,12 +111,9 @@ func energyOf(rec *sim.Record, runs *runTable, from, to sim.Time, rows []JobRow,
 		}
 		e.JobsKWh += kwh
 	}
-	if to <= from || from == workload.Unknown {
+	if !inWindow {
 		return e
 	}
-	window := int64(to - from)
-
-	bins := binAdder{samples: samples}
 	var joules, allIdleW float64
 	for n := range cl.Nodes {
 		allIdleW += np[n].Watts(0)
@@ -120,19 +122,8 @@ func energyOf(rec *sim.Record, runs *runTable, from, to sim.Time, rows []JobRow,
 	for n := range cl.Nodes {
 		p := np[n]
 		idleW := p.Watts(0)
-		joules += idleW * float64(window)
-		extra := p.GPUBusyW - p.GPUIdleW
-		rs := perNode[n]
-		for _, r := range rs {
-			a, b := max(r.from, from), min(r.to, to)
-			if b <= a {
-				continue
-			}
-			joules += extra * r.gpus * float64(b-a)
-			bins.add(a, b, extra*r.gpus)
-		}
+		joules += idleW*float64(window) + extraJ[n]
 		// Gaps: the window minus the union of the node's runs.
-		sort.SliceStable(rs, func(i, j int) bool { return rs[i].from < rs[j].from })
 		cursor := from
 		gap := func(gs, ge sim.Time, last bool) {
 			if ge <= gs {
@@ -156,13 +147,9 @@ func energyOf(rec *sim.Record, runs *runTable, from, to sim.Time, rows []JobRow,
 			e.IdleKWh += hwmodels.KWh(delta, int64(de-ds))
 			bins.add(ds, de, delta)
 		}
-		for _, r := range rs {
-			a, b := max(r.from, from), min(r.to, to)
-			if b <= a {
-				continue
-			}
-			gap(cursor, a, false)
-			cursor = max(cursor, b)
+		for _, iv := range busy.of(n) {
+			gap(cursor, iv.from, false)
+			cursor = iv.to
 		}
 		gap(cursor, to, true)
 	}

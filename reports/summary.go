@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -349,8 +348,9 @@ func Summarize(rec *sim.Record, opts SummaryOptions) Summary {
 	return analyze(rec, opts, "Summarize").Summary
 }
 
-// baseSummary computes the Summary fields that need no timeline.
-func baseSummary(rec *sim.Record, runs *runTable, opts SummaryOptions, caller string) Summary {
+// baseSummary computes the Summary fields that need no timeline, and the
+// nodes' busy intervals in the window.
+func baseSummary(rec *sim.Record, runs *runTable, opts SummaryOptions, caller string) (Summary, *nodeBusy) {
 	if err := CheckRecord(rec); err != nil {
 		panic("reports: " + caller + ": " + err.Error())
 	}
@@ -420,7 +420,6 @@ func baseSummary(rec *sim.Record, runs *runTable, opts SummaryOptions, caller st
 		gpuSec, cpuSec int64
 		lostSec        int64 // to communication stretch, 700ths of a GPU
 		sldSum         float64
-		busy           = make([][]interval, len(cl.Nodes))
 	)
 	for i := range rec.Jobs {
 		j := &rec.Jobs[i]
@@ -468,7 +467,6 @@ func baseSummary(rec *sim.Record, runs *runTable, opts SummaryOptions, caller st
 				a := &r.alloc[k]
 				g += gpuParts(cl, a)
 				cpuSec += int64(a.CPUs) * d
-				busy[a.Node] = append(busy[a.Node], interval{from, to})
 			}
 			gpuSec += g * d
 			lostSec += stretchLost(g, d, stretchOf(stretch, i, ri))
@@ -480,10 +478,8 @@ func baseSummary(rec *sim.Record, runs *runTable, opts SummaryOptions, caller st
 	s.Wait = statsOf(waits)
 
 	window := int64(s.Makespan)
-	var nodeSec int64
-	for _, iv := range busy {
-		nodeSec += unionLength(iv)
-	}
+	busy := newNodeBusy(rec, runs, s.FirstSubmit, s.LastEnd)
+	nodeSec := busy.seconds()
 	s.GPU = utilization(roundGPUParts(gpuSec), s.Cluster.GPUs*window)
 	if s.GPU.Available > 0 {
 		s.GPU.Fraction = float64(gpuSec) / float64(gpuUnit*s.GPU.Available)
@@ -500,7 +496,7 @@ func baseSummary(rec *sim.Record, runs *runTable, opts SummaryOptions, caller st
 		parts.rows[k].Wait = statsOf(parts.waits[k])
 	}
 	s.Partitions = parts.rows
-	return s
+	return s, busy
 }
 
 // endOf returns when started job j released its resources: its End, or
@@ -522,30 +518,6 @@ func totalCPUs(rec *sim.Record) int64 {
 
 // interval is a half-open span of simulated time [from, to).
 type interval struct{ from, to sim.Time }
-
-// unionLength returns the length of the union of ivs, which it sorts.
-func unionLength(ivs []interval) int64 {
-	slices.SortFunc(ivs, func(a, b interval) int {
-		return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to))
-	})
-	var total int64
-	var cur interval
-	for i, iv := range ivs {
-		switch {
-		case i == 0:
-			cur = iv
-		case iv.from <= cur.to:
-			cur.to = max(cur.to, iv.to)
-		default:
-			total += int64(cur.to - cur.from)
-			cur = iv
-		}
-	}
-	if len(ivs) > 0 {
-		total += int64(cur.to - cur.from)
-	}
-	return total
-}
 
 // partitionRows builds Summary.Partitions: one row per cluster partition,
 // then rows for the partition strings of jobs with Part < 0 that name no

@@ -149,16 +149,60 @@ func ReasonNames() []string {
 }
 
 // timelineEvent is one change the snapshot sweep applies. Events at the
-// same instant apply in kind order, then in the order they were made.
+// same instant apply in kind order, then in the order they were made,
+// which is by job, then arg (see newEvent). A year of a large cluster has
+// millions, so an event is 16 bytes.
 type timelineEvent struct {
-	at  sim.Time
-	seq int32
+	key sim.Time // at<<4 | kind
 	job sim.JobRef
 	// arg is the run's index among the job's runs for evRunEnd and
-	// evRunStart, the index into Record.MIG for evMIG*, the shape for
-	// evEligible* and the reason for evReason.
-	arg  int32
-	kind uint8
+	// evRunStart, the index into Record.MIG for evMIG* (job 0), the shape
+	// for evEligible* and the reason for evReason.
+	arg int32
+}
+
+func newEvent(at sim.Time, kind uint8, job sim.JobRef, arg int32) timelineEvent {
+	return timelineEvent{key: at<<4 | sim.Time(kind), job: job, arg: arg}
+}
+
+func (e timelineEvent) at() sim.Time { return e.key >> 4 }
+func (e timelineEvent) kind() uint8  { return uint8(e.key & 15) }
+
+// compareEvents orders events by time, kind, job and arg: the order they
+// are made in, since a job's events of one kind at one instant differ in
+// arg (a job's queued and eligible intervals are disjoint and not empty;
+// its runs are made in arg order).
+func compareEvents(a, b timelineEvent) int {
+	return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.job, b.job), cmp.Compare(a.arg, b.arg))
+}
+
+// queuedIntervals appends to dst job j's queued intervals: from submit to
+// the first start, between runs (its runs are given), and after the last
+// run until the job starts, is cancelled or the simulation stops. Rejected
+// jobs are never queued. Empty intervals are left out.
+func queuedIntervals(dst []interval, rec *sim.Record, j *sim.JobRecord, runs []runSpan) []interval {
+	if j.State == sim.Rejected {
+		return dst
+	}
+	add := func(q interval) {
+		if q.to > q.from {
+			dst = append(dst, q)
+		}
+	}
+	a := j.Submit
+	for _, r := range runs {
+		add(interval{a, r.start})
+		a = r.end
+	}
+	if j.Start == workload.Unknown {
+		switch {
+		case j.State == sim.Cancelled && j.End != workload.Unknown:
+			add(interval{a, j.End})
+		case j.State == sim.Unfinished:
+			add(interval{a, rec.End})
+		}
+	}
+	return dst
 }
 
 const (
@@ -192,7 +236,7 @@ type timelineResult struct {
 }
 
 // buildTimeline samples rec over [from, to) in bins of step seconds.
-func buildTimeline(rec *sim.Record, runs *runTable, from, to, step sim.Time, s *Summary) timelineResult {
+func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, from, to, step sim.Time, s *Summary) timelineResult {
 	cl := rec.Cluster
 	tl := Timeline{
 		Epoch:    rec.Trace.Epoch,
@@ -237,23 +281,33 @@ func buildTimeline(rec *sim.Record, runs *runTable, from, to, step sim.Time, s *
 	binOf := func(t sim.Time) int { return int((t - from) / step) }
 
 	// Integrals: resources held, node busy time, queue.
-	busy := make([][]interval, len(cl.Nodes))
-	var events []timelineEvent
+	// The events, counted first so the slice is made at its size.
+	var buf []runSpan
+	var queued []interval
+	nEvents := 2 * len(rec.MIG)
+	for i := range rec.Jobs {
+		j := &rec.Jobs[i]
+		buf = runs.appendRuns(buf[:0], i)
+		queued = queuedIntervals(queued[:0], rec, j, buf)
+		nEvents += 2*len(buf) + 2*len(queued)
+		if rec.Trace.Jobs[i].Request.GPUs > 0 && j.Eligible != workload.Unknown {
+			for _, q := range queued {
+				if max(q.from, j.Eligible) < q.to {
+					nEvents += 2
+				}
+			}
+		}
+	}
+	events := make([]timelineEvent, 0, nEvents)
+	add := func(e timelineEvent) { events = append(events, e) }
 	shapes := map[pendingShape]int32{}
 	var shapeList []pendingShape
-	seq := int32(0)
-	add := func(e timelineEvent) {
-		e.seq = seq
-		seq++
-		events = append(events, e)
-	}
 	clusterTypes := map[string]bool{}
 	for i := range cl.Nodes {
 		clusterTypes[cl.Nodes[i].GPUType] = true
 	}
 	stretch, stretched := runStretches(rec, runs)
 	tl.Stretch = stretched > 0
-	var buf []runSpan
 	for i := range rec.Jobs {
 		j := &rec.Jobs[i]
 		req := rec.Trace.Jobs[i].Request
@@ -264,7 +318,6 @@ func buildTimeline(rec *sim.Record, runs *runTable, from, to, step sim.Time, s *
 				a := &r.alloc[k]
 				g += gpuParts(cl, a)
 				c += int64(a.CPUs)
-				busy[a.Node] = append(busy[a.Node], interval{r.start, r.end})
 			}
 			part := j.Part
 			spread(r.start, r.end, func(k int, d int64) {
@@ -288,35 +341,17 @@ func buildTimeline(rec *sim.Record, runs *runTable, from, to, step sim.Time, s *
 			if r.start >= from && r.start < to {
 				bins[binOf(r.start)].Started++
 			}
-			add(timelineEvent{at: r.start, kind: evRunStart, job: j.Ref, arg: int32(ri)})
-			add(timelineEvent{at: r.end, kind: evRunEnd, job: j.Ref, arg: int32(ri)})
+			add(newEvent(r.start, evRunStart, j.Ref, int32(ri)))
+			add(newEvent(r.end, evRunEnd, j.Ref, int32(ri)))
 		}
 		if j.End != workload.Unknown && j.Start != workload.Unknown && j.End >= from && j.End <= to && len(bins) > 0 {
 			bins[min(binOf(j.End), len(bins)-1)].Ended++
 		}
 
-		// Queued intervals: from submit to the first start, between runs,
-		// and after the last run until the job starts, is cancelled or the
-		// simulation stops. Rejected jobs are never queued.
 		if j.State == sim.Rejected {
 			continue
 		}
-		var queued []interval
-		a := j.Submit
-		for _, r := range buf {
-			if r.start > a {
-				queued = append(queued, interval{a, r.start})
-			}
-			a = r.end
-		}
-		if j.Start == workload.Unknown {
-			switch {
-			case j.State == sim.Cancelled && j.End != workload.Unknown:
-				queued = append(queued, interval{a, j.End})
-			case j.State == sim.Unfinished:
-				queued = append(queued, interval{a, rec.End})
-			}
-		}
+		queued = queuedIntervals(queued[:0], rec, j, buf)
 		shape := int32(-1)
 		if req.GPUs > 0 {
 			sh := pendingShape{parts: jobPartitions(rec, j), mig: req.MIGProfile, gpus: 1,
@@ -337,9 +372,6 @@ func buildTimeline(rec *sim.Record, runs *runTable, from, to, step sim.Time, s *
 			}
 		}
 		for _, q := range queued {
-			if q.to <= q.from {
-				continue
-			}
 			gpus := gpuUnit * int64(req.GPUs)
 			switch {
 			case req.MIGProfile != 0:
@@ -351,23 +383,23 @@ func buildTimeline(rec *sim.Record, runs *runTable, from, to, step sim.Time, s *
 				bins[k].QueueSeconds += d
 				bins[k].PendingGPUSeconds += gpus * d
 			})
-			add(timelineEvent{at: q.from, kind: evQueueBegin, job: j.Ref})
-			add(timelineEvent{at: q.to, kind: evQueueEnd, job: j.Ref})
+			add(newEvent(q.from, evQueueBegin, j.Ref, 0))
+			add(newEvent(q.to, evQueueEnd, j.Ref, 0))
 			// Only an eligible job can use free GPUs.
 			if shape < 0 || j.Eligible == workload.Unknown {
 				continue
 			}
 			if ef := max(q.from, j.Eligible); ef < q.to {
-				add(timelineEvent{at: ef, kind: evEligibleBegin, job: j.Ref, arg: shape})
-				add(timelineEvent{at: q.to, kind: evEligibleEnd, job: j.Ref, arg: shape})
+				add(newEvent(ef, evEligibleBegin, j.Ref, shape))
+				add(newEvent(q.to, evEligibleEnd, j.Ref, shape))
 			}
 		}
 	}
 	// Reason changes, tens per job on a busy queue, are merged into the
 	// sweep from the log rather than sorted with the other events: the
 	// engine logs them in time order, and evReason is the last kind, so
-	// the merge gives the order the sort would. A log out of time order
-	// (not the engine's) is sorted with the rest.
+	// the merge gives the order a sort would. A log out of time order
+	// (not the engine's) is sorted by time first.
 	validReason := func(rc sim.ReasonChange) bool { return int(rc.Job) >= 0 && int(rc.Job) < len(rec.Jobs) }
 	mergeReasons := true
 	prev := sim.Time(math.MinInt64)
@@ -380,12 +412,14 @@ func buildTimeline(rec *sim.Record, runs *runTable, from, to, step sim.Time, s *
 			prev = rc.At
 		}
 	}
+	var sortedReasons []sim.ReasonChange
 	if !mergeReasons {
 		for rc := range rec.Reasons.All() {
 			if validReason(rc) {
-				add(timelineEvent{at: rc.At, kind: evReason, job: rc.Job, arg: int32(rc.Reason)})
+				sortedReasons = append(sortedReasons, rc)
 			}
 		}
+		slices.SortStableFunc(sortedReasons, func(a, b sim.ReasonChange) int { return cmp.Compare(a.At, b.At) })
 	}
 	// MIG instances: held from the pass that allocated them (Record.MIG's
 	// At, before any reconfiguration delay) until the end of that run.
@@ -404,8 +438,8 @@ func buildTimeline(rec *sim.Record, runs *runTable, from, to, step sim.Time, s *
 		if end < m.At {
 			continue
 		}
-		add(timelineEvent{at: m.At, kind: evMIGHold, arg: int32(h)})
-		add(timelineEvent{at: end, kind: evMIGFree, arg: int32(h)})
+		add(newEvent(m.At, evMIGHold, 0, int32(h)))
+		add(newEvent(end, evMIGFree, 0, int32(h)))
 	}
 	// Integrals were summed in 700ths of a GPU.
 	for k := range bins {
@@ -417,18 +451,12 @@ func buildTimeline(rec *sim.Record, runs *runTable, from, to, step sim.Time, s *
 			b.PartGPUSeconds[p] = roundGPUParts(b.PartGPUSeconds[p])
 		}
 	}
-	for n, ivs := range busy {
-		merged := mergeIntervals(ivs)
-		busy[n] = merged
-		for _, iv := range merged {
-			spread(iv.from, iv.to, func(k int, d int64) { bins[k].NodeSeconds += d })
-		}
+	for _, iv := range busy.iv {
+		spread(iv.from, iv.to, func(k int, d int64) { bins[k].NodeSeconds += d })
 	}
 
 	// Snapshot sweep.
-	slices.SortFunc(events, func(a, b timelineEvent) int {
-		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.kind, b.kind), cmp.Compare(a.seq, b.seq))
-	})
+	slices.SortFunc(events, compareEvents)
 	freeGPU := make([]int32, len(cl.Nodes))
 	freeCPU := make([]int32, len(cl.Nodes))
 	freeMem := make([]int64, len(cl.Nodes))
@@ -486,24 +514,32 @@ func buildTimeline(rec *sim.Record, runs *runTable, from, to, step sim.Time, s *
 	}
 	reasons := rec.Reasons.Reader()
 	nextReason := func() (timelineEvent, bool) {
-		for mergeReasons {
+		if !mergeReasons {
+			if len(sortedReasons) == 0 {
+				return timelineEvent{}, false
+			}
+			rc := sortedReasons[0]
+			sortedReasons = sortedReasons[1:]
+			return newEvent(rc.At, evReason, rc.Job, int32(rc.Reason)), true
+		}
+		for {
 			rc, ok := reasons.Next()
 			if !ok {
 				return timelineEvent{}, false
 			}
 			if validReason(rc) {
-				return timelineEvent{at: rc.At, kind: evReason, job: rc.Job, arg: int32(rc.Reason)}, true
+				return newEvent(rc.At, evReason, rc.Job, int32(rc.Reason)), true
 			}
 		}
-		return timelineEvent{}, false
 	}
 	pendingReason, haveReason := nextReason()
 	next := 0 // next bin to snapshot
 	var last sim.Time
 	for i, k := 0, 0; ; i++ {
 		var e timelineEvent
-		if haveReason && (k == len(events) || pendingReason.at < events[k].at ||
-			pendingReason.at == events[k].at && pendingReason.kind < events[k].kind) {
+		// evReason is the last kind, so a reason change goes first only
+		// if it is earlier.
+		if haveReason && (k == len(events) || pendingReason.key < events[k].key) {
 			e = pendingReason
 			pendingReason, haveReason = nextReason()
 		} else if k < len(events) {
@@ -513,21 +549,21 @@ func buildTimeline(rec *sim.Record, runs *runTable, from, to, step sim.Time, s *
 			break
 		}
 		// Integrate the queue by reason up to this event.
-		if i > 0 && e.at > last {
-			d := int64(e.at - last)
+		if i > 0 && e.at() > last {
+			d := int64(e.at() - last)
 			for r, c := range byReason {
 				res.reasonSeconds[r] += int64(c) * d
 			}
 		}
-		last = e.at
-		for next < len(bins) && bins[next].Start < e.at {
+		last = e.at()
+		for next < len(bins) && bins[next].Start < e.at() {
 			snapshot(&bins[next])
 			next++
 		}
-		switch e.kind {
+		switch e.kind() {
 		case evRunEnd, evRunStart:
 			sign := int32(1)
-			if e.kind == evRunStart {
+			if e.kind() == evRunStart {
 				sign = -1
 				if queuedNow[e.job] {
 					byReason[reason[e.job]]--
@@ -587,24 +623,4 @@ func ceilDiv64(a, b int64) int64 {
 		return 0
 	}
 	return (a + b - 1) / b
-}
-
-// mergeIntervals returns the union of ivs as sorted disjoint intervals;
-// it sorts ivs.
-func mergeIntervals(ivs []interval) []interval {
-	slices.SortFunc(ivs, func(a, b interval) int {
-		return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to))
-	})
-	var out []interval
-	for _, iv := range ivs {
-		if iv.to <= iv.from {
-			continue
-		}
-		if n := len(out); n > 0 && iv.from <= out[n-1].to {
-			out[n-1].to = max(out[n-1].to, iv.to)
-			continue
-		}
-		out = append(out, iv)
-	}
-	return out
 }
