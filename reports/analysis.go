@@ -48,13 +48,14 @@ func analyze(rec *sim.Record, opts SummaryOptions, caller string) *Analysis {
 			d.add(&rows[i])
 		}
 	}
+	d.finish(&s)
 	s.ConfigHash = opts.ConfigHash
 	s.SampleInterval = sampleInterval(opts.SampleInterval, s.Makespan)
 	tr := buildTimeline(rec, runs, busy, s.FirstSubmit, s.FirstSubmit+s.Makespan, s.SampleInterval, &s)
 	s.Samples = len(tr.tl.Samples)
 	s.Energy = energyOf(rec, runs, busy, s.FirstSubmit, s.FirstSubmit+s.Makespan, rows, tr.tl.Samples)
 	tr.tl.Power = s.Energy.Modeled
-	d.finish(&s, &tr)
+	fillTimelineDerived(&s, &tr)
 	return &Analysis{Summary: s, Jobs: rows, Timeline: tr.tl}
 }
 
@@ -216,9 +217,10 @@ func (d *derived) add(r *JobRow) {
 	d.disruption.NodeFailRuns += int(r.NodeFails)
 }
 
-// finish computes the Summary fields that come from the job rows and the
-// timeline.
-func (d *derived) finish(s *Summary, tr *timelineResult) {
+// finish computes the Summary fields that come from the job rows. It
+// needs the base summary's window and allocation, not the timeline, so the
+// rows' waits are freed before the timeline is built.
+func (d *derived) finish(s *Summary) {
 	d.init()
 	groups, responses, accountGPU, gpuSec := d.groups, d.responses, d.accountGPU, d.gpuSec
 	s.Disruption = d.disruption
@@ -264,6 +266,11 @@ func (d *derived) finish(s *Summary, tr *timelineResult) {
 		})
 	}
 
+}
+
+// fillTimelineDerived computes the Summary fields that come from the
+// timeline: fragmentation and the time spent with each pending reason.
+func fillTimelineDerived(s *Summary, tr *timelineResult) {
 	var free, unusable, freeMIG, unusableMIG int64
 	for i := range tr.tl.Samples {
 		free += int64(tr.tl.Samples[i].FreeGPUs)

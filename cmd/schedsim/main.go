@@ -28,6 +28,7 @@ func badInput(err error) error {
 }
 
 func main() {
+	governMemory()
 	root := newRootCmd()
 	err := execute(root)
 	if err == nil {
