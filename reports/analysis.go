@@ -51,10 +51,12 @@ func analyze(rec *sim.Record, opts SummaryOptions, caller string) *Analysis {
 	d.finish(&s)
 	s.ConfigHash = opts.ConfigHash
 	s.SampleInterval = sampleInterval(opts.SampleInterval, s.Makespan)
-	tr := buildTimeline(rec, runs, busy, s.FirstSubmit, s.FirstSubmit+s.Makespan, s.SampleInterval, &s)
+	from, to := s.FirstSubmit, s.FirstSubmit+s.Makespan
+	tl := newTimeline(rec, from, to, s.SampleInterval, &s)
+	s.Energy = energyOf(rec, runs, busy, from, to, rows, tl.Samples)
+	tl.Power = s.Energy.Modeled
+	tr := buildTimeline(rec, runs, busy, tl, from, to, s.SampleInterval)
 	s.Samples = len(tr.tl.Samples)
-	s.Energy = energyOf(rec, runs, busy, s.FirstSubmit, s.FirstSubmit+s.Makespan, rows, tr.tl.Samples)
-	tr.tl.Power = s.Energy.Modeled
 	fillTimelineDerived(&s, &tr)
 	return &Analysis{Summary: s, Jobs: rows, Timeline: tr.tl}
 }

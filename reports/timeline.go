@@ -235,8 +235,10 @@ type timelineResult struct {
 	reasonSeconds []int64 // queued job-seconds by reason, over the whole run
 }
 
-// buildTimeline samples rec over [from, to) in bins of step seconds.
-func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, from, to, step sim.Time, s *Summary) timelineResult {
+// newTimeline makes the timeline of rec over [from, to) in bins of step
+// seconds, with the bins empty: the energy model adds each bin's energy,
+// buildTimeline the rest.
+func newTimeline(rec *sim.Record, from, to, step sim.Time, s *Summary) Timeline {
 	cl := rec.Cluster
 	tl := Timeline{
 		Epoch:    rec.Trace.Epoch,
@@ -255,7 +257,6 @@ func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, from, to, st
 		}
 		tl.PartitionGPUs = append(tl.PartitionGPUs, g)
 	}
-	res := timelineResult{reasonSeconds: make([]int64, numReasons)}
 	if to > from {
 		for t := from; t < to; t += step {
 			tl.Samples = append(tl.Samples, Sample{
@@ -265,6 +266,14 @@ func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, from, to, st
 			})
 		}
 	}
+	return tl
+}
+
+// buildTimeline fills tl's bins. It reads the nodes' busy intervals
+// first, so they can be freed before the sweep's events are made.
+func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, tl Timeline, from, to, step sim.Time) timelineResult {
+	cl := rec.Cluster
+	res := timelineResult{reasonSeconds: make([]int64, numReasons)}
 	bins := tl.Samples
 	// spread calls f(k, seconds) for every bin k that [a, b) overlaps.
 	spread := func(a, b sim.Time, f func(k int, d int64)) {
@@ -279,6 +288,9 @@ func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, from, to, st
 		}
 	}
 	binOf := func(t sim.Time) int { return int((t - from) / step) }
+	for _, iv := range busy.iv {
+		spread(iv.from, iv.to, func(k int, d int64) { bins[k].NodeSeconds += d })
+	}
 
 	// Integrals: resources held, node busy time, queue.
 	// The events, counted first so the slice is made at its size.
@@ -451,10 +463,6 @@ func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, from, to, st
 			b.PartGPUSeconds[p] = roundGPUParts(b.PartGPUSeconds[p])
 		}
 	}
-	for _, iv := range busy.iv {
-		spread(iv.from, iv.to, func(k int, d int64) { bins[k].NodeSeconds += d })
-	}
-
 	// Snapshot sweep.
 	slices.SortFunc(events, compareEvents)
 	freeGPU := make([]int32, len(cl.Nodes))
