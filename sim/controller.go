@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -182,8 +181,12 @@ type controller struct {
 	limit   []Time
 	part    []int32
 
-	pending   []PendingJob
+	pending []PendingJob
+	// running lists running jobs by Ref, and the entries of ended runs
+	// (Alloc nil) until Running or runDead > len/2 compacts it: deleting
+	// each end at once moved half the list (memmove) per end.
 	running   []RunningJob
+	runDead   int
 	nodes     []NodeState
 	rec       []JobRecord
 	allocPool []NodeAlloc
@@ -727,7 +730,7 @@ func (c *controller) pass(kind int32) error {
 	}
 	if len(c.pending) > 0 {
 		if c.cfg.EndAtLimit {
-			for i := range c.running {
+			for i := range c.Running() {
 				if rj := &c.running[i]; rj.End <= c.now {
 					rj.End = c.now + 1
 				}
@@ -828,8 +831,7 @@ func (c *controller) start(s *Start) error {
 	if c.cfg.EndAtLimit {
 		rj.End = begin + c.limit[ref] // Slurm's end_time; pass() moves it on once past
 	}
-	i, _ := slices.BinarySearchFunc(c.running, ref, func(rj RunningJob, ref JobRef) int { return cmp.Compare(rj.Ref, ref) })
-	c.running = slices.Insert(c.running, i, rj)
+	c.addRunning(rj)
 	c.q.Push(int64(end), c.endClass(end), int32(ref), c.genOf(ref))
 	if c.lc != nil {
 		c.lcStarted(ref)
@@ -1080,7 +1082,7 @@ func (c *controller) check() {
 			panic(fmt.Sprintf("sim: node %s free-state drift at t=%d: have %+v, want %+v", node.Name, c.now, have, want))
 		}
 	}
-	for _, rj := range c.running {
+	for _, rj := range c.Running() {
 		if c.status[rj.Ref] != stRunning {
 			panic(fmt.Sprintf("sim: job %q in the running list is not running at t=%d", c.jobs[rj.Ref].ID, c.now))
 		}
@@ -1152,7 +1154,6 @@ func countNotes(m map[string]int, format string) []string {
 
 func (c *controller) Now() Time                    { return c.now }
 func (c *controller) Pending() []PendingJob        { return c.pending }
-func (c *controller) Running() []RunningJob        { return c.running }
 func (c *controller) Nodes() []NodeState           { return c.nodes }
 func (c *controller) Cluster() *hwmodels.Cluster   { return c.cluster }
 func (c *controller) Job(ref JobRef) *workload.Job { return &c.jobs[ref] }

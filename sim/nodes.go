@@ -102,7 +102,7 @@ func (c *controller) draw(mean Time) Time {
 // (not applied), so they neither extend the run nor keep a failure model
 // cycling forever.
 func (c *controller) idle() bool {
-	return c.nextSub >= len(c.jobs) && len(c.running) == 0 && len(c.pending) == 0 && c.q.Len() == c.nodeQueued
+	return c.nextSub >= len(c.jobs) && c.runningCount() == 0 && len(c.pending) == 0 && c.q.Len() == c.nodeQueued
 }
 
 func (c *controller) nodeEvent(arg int32, kind uint32) {

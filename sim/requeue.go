@@ -1,9 +1,7 @@
 package sim
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 
 	"github.com/schedsim/schedsim/workload"
 )
@@ -153,16 +151,6 @@ func (c *controller) release(ref JobRef) {
 	c.admit(ref)
 }
 
-// runningIndex returns job ref's index in the running list; it panics if
-// the job is not there.
-func (c *controller) runningIndex(ref JobRef) int {
-	i, found := slices.BinarySearchFunc(c.running, ref, func(rj RunningJob, ref JobRef) int { return cmp.Compare(rj.Ref, ref) })
-	if !found {
-		panic(fmt.Sprintf("sim: running job %q missing from the running list: t=%d", c.jobs[ref].ID, c.now))
-	}
-	return i
-}
-
 // releaseRun frees a run's resources, drops it from the running list and
 // tells the observer.
 func (c *controller) releaseRun(ref JobRef, alloc []NodeAlloc, st State) {
@@ -176,8 +164,7 @@ func (c *controller) releaseRun(ref JobRef, alloc []NodeAlloc, st State) {
 			c.pw.give(a.Node, c.now)
 		}
 	}
-	i := c.runningIndex(ref)
-	c.running = slices.Delete(c.running, i, i+1)
+	c.dropRunning(ref)
 	if c.obs != nil {
 		c.obs.JobEnded(ref, c.now, alloc, st)
 	}
