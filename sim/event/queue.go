@@ -29,25 +29,46 @@ const (
 // Queue is a 4-ary min-heap of events. The zero value is an empty queue.
 // Ties in time are broken by class, then by insertion order, so the same
 // pushes always pop in the same order.
+//
+// An event pushed ahead of every queued one (the simulator's scheduling
+// pass at the current instant, usually) waits in a one-event front slot
+// instead of going through the heap.
 type Queue struct {
-	h   []Event
-	seq uint64
+	h     []Event
+	seq   uint64
+	front Event
+	held  bool // front holds an event, which goes before all of h
 }
 
 // Len returns the number of queued events.
-func (q *Queue) Len() int { return len(q.h) }
+func (q *Queue) Len() int {
+	if q.held {
+		return len(q.h) + 1
+	}
+	return len(q.h)
+}
 
 // Push schedules an event. It does not check the time against any clock;
 // the caller (sim) panics on events in the past.
 func (q *Queue) Push(at int64, class Class, arg int32, gen uint32) {
 	q.seq++
 	e := Event{At: at, key: uint64(class)<<classShift | q.seq&seqMask, Arg: arg, Gen: gen, Class: class}
+	switch {
+	case q.held && less(&e, &q.front):
+		e, q.front = q.front, e
+	case !q.held && (len(q.h) == 0 || less(&e, &q.h[0])):
+		q.front, q.held = e, true
+		return
+	}
 	q.h = append(q.h, e)
 	q.up(len(q.h) - 1)
 }
 
 // Peek returns the next event without removing it; ok is false when empty.
 func (q *Queue) Peek() (e Event, ok bool) {
+	if q.held {
+		return q.front, true
+	}
 	if len(q.h) == 0 {
 		return Event{}, false
 	}
@@ -56,6 +77,10 @@ func (q *Queue) Peek() (e Event, ok bool) {
 
 // Pop removes and returns the next event. It panics on an empty queue.
 func (q *Queue) Pop() Event {
+	if q.held {
+		q.held = false
+		return q.front
+	}
 	top := q.h[0]
 	last := len(q.h) - 1
 	q.h[0] = q.h[last]

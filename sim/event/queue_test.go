@@ -27,6 +27,8 @@ func TestQueueOrder(t *testing.T) {
 
 // TestQueueMatchesSort checks the heap against a dumb alternative: a slice
 // kept sorted by (At, Class, push order), with pops interleaved with pushes.
+// In odd rounds pushes are at or just after the last popped time, as a
+// simulation's are, so many go ahead of every queued event (front slot).
 func TestQueueMatchesSort(t *testing.T) {
 	type item struct {
 		at    int64
@@ -47,9 +49,11 @@ func TestQueueMatchesSort(t *testing.T) {
 		var q Queue
 		var ref []item
 		var seq int32
+		var now int64
 		for step := 0; step < 400; step++ {
 			if len(ref) > 0 && rng.IntN(3) == 0 {
 				e := q.Pop()
+				now = e.At
 				want := ref[0]
 				ref = ref[1:]
 				if e.At != want.at || e.Class != want.class || e.Arg != want.seq {
@@ -59,6 +63,9 @@ func TestQueueMatchesSort(t *testing.T) {
 				continue
 			}
 			it := item{int64(rng.IntN(20)), Class(rng.IntN(4)), seq}
+			if round%2 == 1 {
+				it.at = now + int64(rng.IntN(3))
+			}
 			seq++
 			q.Push(it.at, it.class, it.seq, 0)
 			i, _ := slices.BinarySearchFunc(ref, it, cmpItem)
