@@ -89,7 +89,9 @@ var _ sim.Policy = (*EASY)(nil)
 // NewEASY returns an EASY policy placing jobs with placer (FirstFit when
 // nil).
 func NewEASY(placer Placer) *EASY {
-	return &EASY{pass: newPass(placer, true)}
+	e := &EASY{pass: newPass(placer, true)}
+	e.pass.mirror = true
+	return e
 }
 
 // Name returns "easy".

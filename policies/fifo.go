@@ -25,7 +25,9 @@ var _ sim.Policy = (*FIFO)(nil)
 // NewFIFO returns a FIFO policy placing jobs with placer (FirstFit when
 // nil).
 func NewFIFO(placer Placer) *FIFO {
-	return &FIFO{pass: newPass(placer, false)}
+	f := &FIFO{pass: newPass(placer, false)}
+	f.pass.mirror = true
+	return f
 }
 
 // Name returns "fifo".

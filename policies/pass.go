@@ -31,9 +31,15 @@ type pass struct {
 
 	// free is the free state after the starts staged so far. Until the
 	// first start it aliases the view's slice (read only); the first
-	// commit copies it into own.
-	free []sim.NodeState
-	own  []sim.NodeState
+	// commit copies it into own. With mirror set and a view that tells
+	// changed nodes (sim.NodeChanges), own is instead kept equal to the
+	// view between passes (synced) and free is own: a pass then costs
+	// the nodes that changed, not a copy of every node.
+	free     []sim.NodeState
+	own      []sim.NodeState
+	mirror   bool
+	synced   bool
+	mirrored bool // own mirrors the view as of the last ChangedNodes
 
 	starts []sim.Start
 	ends   []workload.Time // now + limit of each start
@@ -73,12 +79,32 @@ func (p *pass) reset(v sim.View) {
 	p.now = v.Now()
 	p.windows = v.Reservations()
 	p.free = v.Nodes()
+	p.synced = false
+	if p.mirror {
+		if nc, ok := v.(sim.NodeChanges); ok {
+			p.sync(p.free, nc.ChangedNodes())
+			p.free, p.synced = p.own, true
+		}
+	}
+	p.mirrored = p.synced
 	p.starts = p.starts[:0]
 	p.ends = p.ends[:0]
 	p.allocs = p.allocs[:0]
 	p.noCap = p.noCap[:0]
 	p.noCapLim = p.noCapLim[:0]
 	p.noPlace = p.noPlace[:0]
+}
+
+// sync brings own up to view, which differs from the last view synced
+// only at the nodes listed in changed.
+func (p *pass) sync(view []sim.NodeState, changed []int32) {
+	if !p.mirrored || len(p.own) != len(view) {
+		p.own = append(p.own[:0], view...)
+		return
+	}
+	for _, n := range changed {
+		p.own[n] = view[n]
+	}
 }
 
 // usable returns free with the nodes zeroed that an advance reservation
@@ -165,11 +191,11 @@ func (p *pass) discard(base int) { p.allocs = p.allocs[:base] }
 
 // commit turns the allocation staged at base into a start of job.
 func (p *pass) commit(job *sim.PendingJob, base int) {
-	if len(p.starts) == 0 {
+	a := p.staged(base)
+	if len(p.starts) == 0 && !p.synced {
 		p.own = append(p.own[:0], p.free...)
 		p.free = p.own
 	}
-	a := p.staged(base)
 	take(p.free, a)
 	p.starts = append(p.starts, sim.Start{Job: job.Ref, Alloc: a})
 	p.ends = append(p.ends, endAt(p.now, job.Limit))

@@ -185,11 +185,16 @@ type controller struct {
 	// running lists running jobs by Ref, and the entries of ended runs
 	// (Alloc nil) until Running or runDead > len/2 compacts it: deleting
 	// each end at once moved half the list (memmove) per end.
-	running   []RunningJob
-	runDead   int
-	nodes     []NodeState
-	rec       []JobRecord
-	allocPool []NodeAlloc
+	running []RunningJob
+	runDead int
+	nodes   []NodeState
+	// dirty lists the nodes whose free state changed since the last
+	// ChangedNodes call (isDirty marks them); dirtyOut is what that call
+	// returned.
+	dirty, dirtyOut []int32
+	isDirty         []bool
+	rec             []JobRecord
+	allocPool       []NodeAlloc
 
 	passAt      Time // instant of the pending event-triggered pass, or -1
 	periodicAt  Time // instant of the pending periodic pass, or -1
@@ -327,8 +332,10 @@ func newController(cfg Config) *controller {
 	if s, ok := cfg.Policy.(Settler); ok {
 		c.settle = max(s.Settle(), 0)
 	}
+	c.isDirty = make([]bool, len(c.nodes))
 	for i := range c.nodes {
 		c.nodes[i] = Capacity(&cfg.Cluster.Nodes[i])
+		c.touch(int32(i))
 	}
 	for i := range c.rec {
 		j := &c.jobs[i]
@@ -796,6 +803,7 @@ func (c *controller) start(s *Start) error {
 	for k := range alloc {
 		a := &alloc[k]
 		n := &c.nodes[a.Node]
+		c.touch(a.Node)
 		n.FreeGPUs -= a.GPUs
 		n.FreeCPUs -= a.CPUs
 		n.FreeMemMB -= a.MemMB

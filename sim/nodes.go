@@ -152,6 +152,7 @@ func (c *controller) setOff(n int32, m uint8) {
 		c.off = make([]uint8, len(c.nodes))
 		c.offFree = make([]NodeState, len(c.nodes))
 	}
+	c.touch(n)
 	wasOff, isOff := old != 0, m != 0
 	wasFailed, isFailed := old&offFailed != 0, m&offFailed != 0
 	if !wasOff && isOff {
@@ -187,6 +188,26 @@ func (c *controller) failJobsOn(n int32) {
 	for _, ref := range victims {
 		c.interrupt(ref, NodeFail, c.requeueable(ref))
 	}
+}
+
+// touch notes that node n's free state may have changed (ChangedNodes).
+func (c *controller) touch(n int32) {
+	if !c.isDirty[n] {
+		c.isDirty[n] = true
+		c.dirty = append(c.dirty, n)
+	}
+}
+
+var _ NodeChanges = (*controller)(nil)
+
+// ChangedNodes implements NodeChanges.
+func (c *controller) ChangedNodes() []int32 {
+	out := c.dirty
+	for _, n := range out {
+		c.isDirty[n] = false
+	}
+	c.dirty, c.dirtyOut = c.dirtyOut[:0], out
+	return out
 }
 
 // freeOf returns where node n's free resources are kept: the view's state,

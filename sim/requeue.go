@@ -157,6 +157,7 @@ func (c *controller) releaseRun(ref JobRef, alloc []NodeAlloc, st State) {
 	for k := range alloc {
 		a := &alloc[k]
 		c.freeOf(a.Node).Add(a)
+		c.touch(a.Node)
 		if a.MIG != 0 {
 			c.migRelease(ref, a)
 		}

@@ -100,6 +100,16 @@ type View interface {
 	Reservations() []AdvanceReservation
 }
 
+// NodeChanges is an optional View capability for a policy that keeps its
+// own copy of Nodes between passes and updates it instead of copying the
+// whole slice every pass.
+type NodeChanges interface {
+	// ChangedNodes lists, each once and in no set order, the nodes whose
+	// free state may have changed since the previous call in this run:
+	// every node at the first call. The slice is owned like Nodes.
+	ChangedNodes() []int32
+}
+
 // Start is a policy's decision to start a job now on the given nodes.
 type Start struct {
 	Job   JobRef
