@@ -24,8 +24,8 @@ func (p plainPolicy) Schedule(v sim.View, rng *rand.Rand) sim.Plan {
 }
 
 // TestMirrorSameDecisions runs the policies that keep their own copy of
-// the free state between passes (sim.NodeChanges) with and without the
-// capability, on workloads that change nodes in
+// the free state between passes (sim.NodeChanges) and a free-GPU index
+// with and without the capability, on workloads that change nodes in
 // every way the controller does (starts, ends, node failures with requeue,
 // drains, maintenance windows, MIG and MPS, nodes of 0 to 20 GPUs), and
 // requires identical records.
@@ -88,8 +88,8 @@ func TestMirrorSameDecisions(t *testing.T) {
 	}
 }
 
-// mixedGPUs is a cluster of nodes with 0 to 20 GPUs and jobs of up to 20
-// GPUs per node.
+// mixedGPUs is a cluster of nodes with 0 to 20 GPUs (above the free-GPU
+// index's 16 levels) and jobs of up to 20 GPUs per node.
 func mixedGPUs() (*hwmodels.Cluster, *workload.Trace) {
 	var nodes []hwmodels.Node
 	for i, g := range []int32{4, 8, 20, 0, 16, 2, 8, 20} {

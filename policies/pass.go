@@ -33,13 +33,14 @@ type pass struct {
 	// first start it aliases the view's slice (read only); the first
 	// commit copies it into own. With mirror set and a view that tells
 	// changed nodes (sim.NodeChanges), own is instead kept equal to the
-	// view between passes (synced) and free is own: a pass then costs
-	// the nodes that changed, not a copy of every node.
+	// view between passes (synced), with idx over it, and free is own:
+	// a pass then costs the nodes that changed, not a copy of every node.
 	free     []sim.NodeState
 	own      []sim.NodeState
 	mirror   bool
 	synced   bool
-	mirrored bool // own mirrors the view as of the last ChangedNodes
+	mirrored bool // own and idx mirror the view as of the last ChangedNodes
+	idx      freeIndex
 
 	starts []sim.Start
 	ends   []workload.Time // now + limit of each start
@@ -95,14 +96,16 @@ func (p *pass) reset(v sim.View) {
 	p.noPlace = p.noPlace[:0]
 }
 
-// sync brings own up to view, which differs from the last view synced
-// only at the nodes listed in changed.
+// sync brings own and idx up to view, which differs from the last view
+// synced only at the nodes listed in changed.
 func (p *pass) sync(view []sim.NodeState, changed []int32) {
 	if !p.mirrored || len(p.own) != len(view) {
 		p.own = append(p.own[:0], view...)
+		p.idx.reset(p.nodes, p.own)
 		return
 	}
 	for _, n := range changed {
+		p.idx.update(n, p.own[n].FreeGPUs, view[n].FreeGPUs)
 		p.own[n] = view[n]
 	}
 }
@@ -162,7 +165,13 @@ func (p *pass) stage(job *sim.PendingJob) (base int, ok bool) {
 	}
 	base = len(p.allocs)
 	free := p.usable(&p.mfree, p.free, p.now, job.Limit)
-	p.allocs, ok = p.placer.Place(p.nodes, free, job, p.allocs)
+	if p.synced && p.exact && d.gpus > 0 {
+		// FirstFit on the nodes idx says have the GPUs: free is own, or a
+		// copy with nodes zeroed, so idx over own lists a superset.
+		p.allocs, ok = p.firstFitIndexed(free, d, p.allocs)
+	} else {
+		p.allocs, ok = p.placer.Place(p.nodes, free, job, p.allocs)
+	}
 	if ok {
 		return base, true
 	}
@@ -181,6 +190,21 @@ func (p *pass) stage(job *sim.PendingJob) (base int, ok bool) {
 	return 0, false
 }
 
+// firstFitIndexed is FirstFit.Place of d on free, visiting only the nodes
+// idx lists.
+func (p *pass) firstFitIndexed(free []sim.NodeState, d demand, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
+	cand := p.idx.candidates(d.gpus)
+	if p.idx.lacks(&d, cand) {
+		return out, false
+	}
+	out, ok := firstFitOn(p.nodes, free, cand, &d, out)
+	for m := d.parts &^ d.part; !ok && m != 0; m &= m - 1 {
+		d.part = m & -m // the next partition, lowest index first
+		out, ok = firstFitOn(p.nodes, free, cand, &d, out)
+	}
+	return out, ok
+}
+
 // staged returns the allocation staged at base.
 func (p *pass) staged(base int) []sim.NodeAlloc {
 	return p.allocs[base:len(p.allocs):len(p.allocs)]
@@ -192,11 +216,20 @@ func (p *pass) discard(base int) { p.allocs = p.allocs[:base] }
 // commit turns the allocation staged at base into a start of job.
 func (p *pass) commit(job *sim.PendingJob, base int) {
 	a := p.staged(base)
-	if len(p.starts) == 0 && !p.synced {
-		p.own = append(p.own[:0], p.free...)
-		p.free = p.own
+	if p.synced {
+		for i := range a {
+			f := &p.free[a[i].Node]
+			old := f.FreeGPUs
+			f.Sub(&a[i])
+			p.idx.update(a[i].Node, old, f.FreeGPUs)
+		}
+	} else {
+		if len(p.starts) == 0 {
+			p.own = append(p.own[:0], p.free...)
+			p.free = p.own
+		}
+		take(p.free, a)
 	}
-	take(p.free, a)
 	p.starts = append(p.starts, sim.Start{Job: job.Ref, Alloc: a})
 	p.ends = append(p.ends, endAt(p.now, job.Limit))
 	p.noPlace = p.noPlace[:0]

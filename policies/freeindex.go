@@ -1,0 +1,109 @@
+package policies
+
+import (
+	"math/bits"
+
+	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/sim"
+)
+
+// maxIndexGPUs caps the levels of a freeIndex; a demand of more GPUs per
+// node or unit uses the top level, a superset of the nodes it fits.
+const maxIndexGPUs = 16
+
+// freeIndex buckets nodes by free whole GPUs, so that a first-fit
+// placement visits only nodes with enough of them instead of every node:
+// level k (1 to top) is a bitmap of the nodes with at least k free GPUs.
+type freeIndex struct {
+	top   int32
+	words int      // per level
+	bits  []uint64 // level k at [(k-1)*words, k*words)
+	// total is the free GPUs of all nodes, each counted up to top; over
+	// is set when a node has more than top GPUs.
+	total int64
+	over  bool
+}
+
+// reset sizes x for nodes and fills it from free.
+func (x *freeIndex) reset(nodes []hwmodels.Node, free []sim.NodeState) {
+	x.top = 0
+	for i := range nodes {
+		x.top = max(x.top, nodes[i].GPUs)
+	}
+	x.over = x.top > maxIndexGPUs
+	x.top = min(x.top, maxIndexGPUs)
+	x.total = 0
+	x.words = (len(nodes) + 63) / 64
+	if n := int(x.top) * x.words; cap(x.bits) < n {
+		x.bits = make([]uint64, n)
+	} else {
+		x.bits = x.bits[:n]
+		clear(x.bits)
+	}
+	for i := range free {
+		x.update(int32(i), 0, free[i].FreeGPUs)
+	}
+}
+
+// update moves node n from old to now free GPUs.
+func (x *freeIndex) update(n, old, now int32) {
+	old, now = min(max(old, 0), x.top), min(max(now, 0), x.top)
+	x.total += int64(now - old)
+	w, b := int(n>>6), uint64(1)<<(n&63)
+	for k := int(now); k < int(old); k++ {
+		x.bits[k*x.words+w] &^= b
+	}
+	for k := int(old); k < int(now); k++ {
+		x.bits[k*x.words+w] |= b
+	}
+}
+
+// candidates returns the bitmap of the nodes that may have gpus (> 0)
+// free GPUs, a superset of those that do; nil when no node has GPUs.
+func (x *freeIndex) candidates(gpus int32) []uint64 {
+	if x.top == 0 {
+		return nil
+	}
+	k := int(min(gpus, x.top))
+	return x.bits[(k-1)*x.words : k*x.words]
+}
+
+// lacks reports whether d (gpus > 0) surely fits nowhere: fewer nodes in
+// cand than it needs nodes, or, spread, fewer free GPUs in all than it
+// needs. A blocked head is retried every pass; this spares the scan.
+func (x *freeIndex) lacks(d *demand, cand []uint64) bool {
+	if d.spread {
+		return !x.over && x.total < int64(d.count)*int64(d.gpus)
+	}
+	n := 0
+	for _, w := range cand {
+		if n += bits.OnesCount64(w); n >= int(d.count) {
+			return false
+		}
+	}
+	return true
+}
+
+// firstFitOn is firstFit visiting only the nodes set in cand (in cluster
+// order), which must include every node with a unit of d free.
+func firstFitOn(nodes []hwmodels.Node, free []sim.NodeState, cand []uint64, d *demand, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
+	base := len(out)
+	need := d.count
+	for w, m := range cand {
+		for ; m != 0; m &= m - 1 {
+			i := w<<6 | bits.TrailingZeros64(m)
+			if d.short(&free[i]) || !d.eligible(&nodes[i]) {
+				continue
+			}
+			n := min(d.fit(free[i]), need)
+			if n == 0 {
+				continue
+			}
+			out = append(out, d.allocOn(int32(i), n, free[i], false))
+			if need -= n; need == 0 {
+				return out, true
+			}
+		}
+	}
+	return out[:base], false
+}
