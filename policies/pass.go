@@ -42,6 +42,12 @@ type pass struct {
 	mirrored bool // own and idx mirror the view as of the last ChangedNodes
 	idx      freeIndex
 
+	// lastD is newDemand(&lastJob), which depends on its Part, Parts and
+	// Req alone (demandOf).
+	lastJob sim.PendingJob
+	lastD   demand
+	lastOK  bool
+
 	starts []sim.Start
 	ends   []workload.Time // now + limit of each start
 	allocs []sim.NodeAlloc // backing store of starts' Alloc
@@ -159,7 +165,7 @@ func (p *pass) known(job *sim.PendingJob, d *demand) bool {
 // p.allocs, returning where it begins; ok is false (and nothing staged)
 // when it does not fit.
 func (p *pass) stage(job *sim.PendingJob) (base int, ok bool) {
-	d := newDemand(job)
+	d := p.demandOf(job)
 	if p.known(job, &d) {
 		return 0, false
 	}
@@ -203,6 +209,15 @@ func (p *pass) firstFitIndexed(free []sim.NodeState, d demand, out []sim.NodeAll
 		out, ok = firstFitOn(p.nodes, free, cand, &d, out)
 	}
 	return out, ok
+}
+
+// demandOf returns newDemand(job), remembering the last one: a blocked
+// head is retried every pass.
+func (p *pass) demandOf(job *sim.PendingJob) demand {
+	if m := &p.lastJob; !p.lastOK || m.Part != job.Part || m.Parts != job.Parts || m.Req != job.Req {
+		p.lastJob, p.lastD, p.lastOK = *job, newDemand(job), true
+	}
+	return p.lastD
 }
 
 // staged returns the allocation staged at base.
