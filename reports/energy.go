@@ -115,6 +115,7 @@ func energyOf(rec *sim.Record, runs *runTable, busy *nodeBusy, from, to sim.Time
 		return e
 	}
 	var joules, allIdleW float64
+	var ivs []interval
 	for n := range cl.Nodes {
 		allIdleW += np[n].Watts(0)
 	}
@@ -147,7 +148,8 @@ func energyOf(rec *sim.Record, runs *runTable, busy *nodeBusy, from, to sim.Time
 			e.IdleKWh += hwmodels.KWh(delta, int64(de-ds))
 			bins.add(ds, de, delta)
 		}
-		for _, iv := range busy.of(n) {
+		ivs = busy.of(ivs[:0], n)
+		for _, iv := range ivs {
 			gap(cursor, iv.from, false)
 			cursor = iv.to
 		}

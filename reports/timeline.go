@@ -157,7 +157,9 @@ type timelineEvent struct {
 	job sim.JobRef
 	// arg is the run's index among the job's runs for evRunEnd and
 	// evRunStart, the index into Record.MIG for evMIG* (job 0), the shape
-	// for evEligible* and the reason for evReason.
+	// for evEligibleBegin, the shape + 1 for evQueueBegin and evQueueEnd
+	// when the job is eligible as it begins or ends queueing (else 0), and
+	// the reason for evReason.
 	arg int32
 }
 
@@ -208,12 +210,11 @@ func queuedIntervals(dst []interval, rec *sim.Record, j *sim.JobRecord, runs []r
 const (
 	evRunEnd = iota
 	evMIGFree
-	evQueueEnd
-	evEligibleEnd
+	evQueueEnd // also ends the job's eligible interval, when arg > 0
 	evMIGHold
 	evRunStart
-	evQueueBegin
-	evEligibleBegin
+	evQueueBegin    // also begins it, when arg > 0 (eligible at submit)
+	evEligibleBegin // for a job that becomes eligible while queued
 	evReason
 )
 
@@ -288,8 +289,12 @@ func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, tl Timeline,
 		}
 	}
 	binOf := func(t sim.Time) int { return int((t - from) / step) }
-	for _, iv := range busy.iv {
-		spread(iv.from, iv.to, func(k int, d int64) { bins[k].NodeSeconds += d })
+	var ivs []interval
+	for n := range cl.Nodes {
+		ivs = busy.of(ivs[:0], n)
+		for _, iv := range ivs {
+			spread(iv.from, iv.to, func(k int, d int64) { bins[k].NodeSeconds += d })
+		}
 	}
 
 	// Integrals: resources held, node busy time, queue.
@@ -304,8 +309,8 @@ func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, tl Timeline,
 		nEvents += 2*len(buf) + 2*len(queued)
 		if rec.Trace.Jobs[i].Request.GPUs > 0 && j.Eligible != workload.Unknown {
 			for _, q := range queued {
-				if max(q.from, j.Eligible) < q.to {
-					nEvents += 2
+				if j.Eligible > q.from && j.Eligible < q.to {
+					nEvents++
 				}
 			}
 		}
@@ -395,16 +400,23 @@ func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, tl Timeline,
 				bins[k].QueueSeconds += d
 				bins[k].PendingGPUSeconds += gpus * d
 			})
-			add(newEvent(q.from, evQueueBegin, j.Ref, 0))
-			add(newEvent(q.to, evQueueEnd, j.Ref, 0))
-			// Only an eligible job can use free GPUs.
-			if shape < 0 || j.Eligible == workload.Unknown {
-				continue
+			// Only an eligible job can use free GPUs. Its eligible part of
+			// the interval ends with it, and begins with it unless the job
+			// becomes eligible later: shape counts are read only between
+			// instants, so that saves the sweep two events a job.
+			begin, end := int32(0), int32(0)
+			if shape >= 0 && j.Eligible != workload.Unknown {
+				if ef := max(q.from, j.Eligible); ef < q.to {
+					end = shape + 1
+					if ef == q.from {
+						begin = shape + 1
+					} else {
+						add(newEvent(ef, evEligibleBegin, j.Ref, shape))
+					}
+				}
 			}
-			if ef := max(q.from, j.Eligible); ef < q.to {
-				add(newEvent(ef, evEligibleBegin, j.Ref, shape))
-				add(newEvent(q.to, evEligibleEnd, j.Ref, shape))
-			}
+			add(newEvent(q.from, evQueueBegin, j.Ref, begin))
+			add(newEvent(q.to, evQueueEnd, j.Ref, end))
 		}
 	}
 	// Reason changes, tens per job on a busy queue, are merged into the
@@ -594,14 +606,18 @@ func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, tl Timeline,
 			queuedNow[e.job] = true
 			queuedCount++
 			byReason[reason[e.job]]++
+			if e.arg > 0 {
+				shapeCount[e.arg-1]++
+			}
 		case evQueueEnd:
 			queuedNow[e.job] = false
 			queuedCount--
 			byReason[reason[e.job]]--
+			if e.arg > 0 {
+				shapeCount[e.arg-1]--
+			}
 		case evEligibleBegin:
 			shapeCount[e.arg]++
-		case evEligibleEnd:
-			shapeCount[e.arg]--
 		case evReason:
 			r := clampReason(e.arg)
 			if queuedNow[e.job] {

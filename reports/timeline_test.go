@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
 )
 
 // TestTimelineFixture checks the fixture's timeline, one-hour bins over
@@ -172,5 +173,37 @@ func TestTimelineReasonsOutOfOrder(t *testing.T) {
 	}
 	if d := cmp.Diff(want.Summary.PendingReasons, got.Summary.PendingReasons); d != "" || len(want.Summary.PendingReasons) == 0 {
 		t.Errorf("pending reasons (-in order +backwards):\n%s", d)
+	}
+}
+
+// TestTimelineEligibleLater checks when a queued job counts as able to
+// use free GPUs. In the fixture, job 106 (4 GPUs on one node) is queued
+// over [1000,1800) while 6 GPUs are free: gpu002's 2 (105 holds the other
+// 2) and gpu003's 4. Job 101 (4 GPUs on each of 2 nodes), queued too, is
+// made never eligible here. While 106 is eligible, gpu003's 4 are usable
+// and only gpu002's 2 are not; before it is (a dependency, say), all 6
+// are unusable. In 100 s bins, the snapshot at a bin's start sees every event
+// at or before it.
+func TestTimelineEligibleLater(t *testing.T) {
+	for _, tc := range []struct {
+		eligible sim.Time
+		want     map[sim.Time]int32 // bin start: unusable free GPUs
+	}{
+		{1000, map[sim.Time]int32{1000: 2, 1200: 2, 1700: 2}},             // eligible as it is queued
+		{1250, map[sim.Time]int32{1000: 6, 1200: 6, 1300: 2, 1700: 2}},    // from 1250
+		{2000, map[sim.Time]int32{1000: 6, 1200: 6, 1300: 6, 1700: 6}},    // only after it started
+		{workload.Unknown, map[sim.Time]int32{1000: 6, 1300: 6, 1700: 6}}, // never known
+	} {
+		rec := fixtureRecord()
+		rec.Jobs[1].Eligible = workload.Unknown
+		rec.Jobs[6].Eligible = tc.eligible
+		opts := fixtureOptions
+		opts.SampleInterval = 100
+		tl := Analyze(rec, opts).Timeline
+		for _, s := range tl.Samples {
+			if want, ok := tc.want[s.Start]; ok && (s.FreeGPUs != 6 || s.UnusableFreeGPUs != want) {
+				t.Errorf("eligible %d: bin %d: %d free, %d unusable; want 6, %d", tc.eligible, s.Start, s.FreeGPUs, s.UnusableFreeGPUs, want)
+			}
+		}
 	}
 }
