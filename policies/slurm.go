@@ -120,18 +120,18 @@ type Slurm struct {
 // slurmJob is what the policy keeps per job, indexed by JobRef.
 type slurmJob struct {
 	base     float64 // weighted priority sum without the partition term
-	assoc    int32   // association, -1 = none
+	billable float64
+	assoc    int32 // association, -1 = none
 	qos      int32
 	user     int32
 	pi       int32 // index into the view's Pending this pass
 	epoch    uint32
 	started  uint32 // epoch of the pass that started it
+	victim   uint32 // epoch of the pass that preempted it
 	known    bool
 	charging bool
-	victim   uint32            // epoch of the pass that preempted it
 	reason   sim.PendingReason // this pass
 	emitted  sim.PendingReason
-	billable float64
 }
 
 // qrec is one queue record: a job in one of its partitions.
@@ -258,6 +258,9 @@ func (s *Slurm) reset(c *hwmodels.Cluster) {
 func (s *Slurm) job(ref sim.JobRef) *slurmJob {
 	if int(ref) >= len(s.st) {
 		n := max(int(ref)+1, 2*len(s.st))
+		if int(ref) < cap(s.st) {
+			n = min(n, cap(s.st)) // sized for the run (sim.JobCounter)
+		}
 		s.st = slices.Grow(s.st, n-len(s.st))[:n]
 	}
 	return &s.st[ref]
@@ -452,6 +455,9 @@ func (s *Slurm) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
 	now := v.Now()
 	if !s.started || now < s.lastNow || v.Cluster() != s.cluster {
 		s.reset(v.Cluster())
+		if jc, ok := v.(sim.JobCounter); ok && cap(s.st) < jc.Jobs() {
+			s.st = make([]slurmJob, 0, jc.Jobs())
+		}
 	}
 	s.lastNow = now
 	s.epoch++

@@ -1189,3 +1189,6 @@ func (c *controller) Pending() []PendingJob        { return c.pending }
 func (c *controller) Nodes() []NodeState           { return c.nodes }
 func (c *controller) Cluster() *hwmodels.Cluster   { return c.cluster }
 func (c *controller) Job(ref JobRef) *workload.Job { return &c.jobs[ref] }
+
+// Jobs implements JobCounter.
+func (c *controller) Jobs() int { return len(c.jobs) }

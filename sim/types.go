@@ -110,6 +110,13 @@ type NodeChanges interface {
 	ChangedNodes() []int32
 }
 
+// JobCounter is an optional View capability: how many jobs the run has
+// (JobRefs are 0 to Jobs()-1), so a policy can size its per-job state once
+// instead of growing it by copying as refs arrive.
+type JobCounter interface {
+	Jobs() int
+}
+
 // Start is a policy's decision to start a job now on the given nodes.
 type Start struct {
 	Job   JobRef
@@ -183,26 +190,28 @@ func (s State) String() string {
 // JobRecord is what happened to one job. Start and End are
 // workload.Unknown for jobs that never started.
 type JobRecord struct {
-	Ref      JobRef
-	Submit   Time
-	Eligible Time
-	Start    Time
-	End      Time
-	State    State
-	// Reason explains Rejected, gives an Unfinished job's last pending
-	// reason (PendingReason.String), and notes remappings (such as an
-	// unknown partition); empty otherwise.
-	Reason string
+	// The small fields come first, so a record is 88 bytes, not 104: a
+	// run keeps one per job.
+	Ref JobRef
 	// Part indexes the cluster's Partitions; -1 for jobs rejected before a
 	// partition was chosen.
-	Part  int32
-	Alloc []NodeAlloc
+	Part int32
 	// Requeues counts how often the job was requeued (preemption, node
 	// failure); its earlier runs are in Record.Runs. Submit stays the
 	// trace's submit time; Slurm's new submit time for the rerun (the
 	// requeue) is the End of the job's last run in Record.Runs, and the
 	// rerun is queued (PendingJob.Submit) as of then.
 	Requeues int32
+	State    State
+	Submit   Time
+	Eligible Time
+	Start    Time
+	End      Time
+	// Reason explains Rejected, gives an Unfinished job's last pending
+	// reason (PendingReason.String), and notes remappings (such as an
+	// unknown partition); empty otherwise.
+	Reason string
+	Alloc  []NodeAlloc
 }
 
 // GPUs returns the total GPUs the job held.
