@@ -34,6 +34,7 @@ func analyze(rec *sim.Record, opts SummaryOptions, caller string) *Analysis {
 	// them holds one per job.
 	var rows []JobRow
 	var d derived
+	d.grow(len(rec.Jobs))
 	rm := newRowMaker(rec, runs, s.Slowdown.Tau, !opts.NoJobRows)
 	if opts.NoJobRows {
 		var r JobRow
@@ -154,7 +155,14 @@ type ReasonTime struct {
 // derived sums the job rows, one at a time in JobRef order, into the
 // Summary fields that come from them; finish adds the timeline's.
 type derived struct {
-	groups    [4]map[string]*waitGroup // by user, account, size class, GPU type
+	// groups are the wait groups by user, account, size class and GPU
+	// type. The waits of started jobs are kept once, with each job's four
+	// group indices, and split by group when finished: a million jobs'
+	// waits would otherwise be held four times over, in slices that grow
+	// by copying.
+	groups    [4]map[string]*waitGroup
+	waits     []int64
+	waitGroup [4][]int32
 	responses []int64
 	// userSld sums each user's slowdowns in JobRef order, as a mean over
 	// a slice of them would.
@@ -165,13 +173,23 @@ type derived struct {
 }
 
 type waitGroup struct {
-	jobs  int
-	waits []int64
+	index   int32 // order of first appearance
+	jobs    int
+	started int
 }
 
 type sldSum struct {
 	sum float64
 	n   int
+}
+
+// grow makes room for n more jobs.
+func (d *derived) grow(n int) {
+	d.waits = slices.Grow(d.waits, n)
+	for k := range d.waitGroup {
+		d.waitGroup[k] = slices.Grow(d.waitGroup[k], n)
+	}
+	d.responses = slices.Grow(d.responses, n)
 }
 
 func (d *derived) init() {
@@ -188,15 +206,20 @@ func (d *derived) add(r *JobRow) {
 	if gt == "" {
 		gt = "any"
 	}
+	started := r.Wait != workload.Unknown
+	if started {
+		d.waits = append(d.waits, int64(r.Wait))
+	}
 	for k, name := range [4]string{r.User, r.Account, r.SizeClass, gt} {
 		g := d.groups[k][name]
 		if g == nil {
-			g = &waitGroup{}
+			g = &waitGroup{index: int32(len(d.groups[k]))}
 			d.groups[k][name] = g
 		}
 		g.jobs++
-		if r.Wait != workload.Unknown {
-			g.waits = append(g.waits, int64(r.Wait))
+		if started {
+			g.started++
+			d.waitGroup[k] = append(d.waitGroup[k], g.index)
 		}
 	}
 	if r.Response != workload.Unknown {
@@ -228,19 +251,36 @@ func (d *derived) finish(s *Summary) {
 	s.Disruption = d.disruption
 	s.Response = statsOf(responses)
 	s.Throughput.Finished = len(responses)
-	stats := func(m map[string]*waitGroup, order []string) []GroupStats {
+	// Each grouping's waits, split by group in job order into one buffer.
+	buf := make([]int64, len(d.waits))
+	stats := func(k int, order []string) []GroupStats {
+		m := groups[k]
+		at := make([]int, len(m)) // where each group's waits begin in buf
+		first := make([]int, len(m))
+		off := 0
+		for _, g := range m {
+			first[g.index] = g.started
+		}
+		for i, n := range first {
+			first[i], at[i] = off, off
+			off += n
+		}
+		for i, g := range d.waitGroup[k] {
+			buf[at[g]] = d.waits[i]
+			at[g]++
+		}
 		var out []GroupStats
 		for _, name := range order {
 			if g := m[name]; g != nil {
-				out = append(out, GroupStats{Name: name, Jobs: g.jobs, Wait: statsOf(g.waits)})
+				out = append(out, GroupStats{Name: name, Jobs: g.jobs, Wait: statsOf(buf[first[g.index]:at[g.index]])})
 			}
 		}
 		return out
 	}
-	s.WaitBy.Users = stats(groups[0], slices.Sorted(maps.Keys(groups[0])))
-	s.WaitBy.Accounts = stats(groups[1], slices.Sorted(maps.Keys(groups[1])))
-	s.WaitBy.SizeClasses = stats(groups[2], SizeClasses())
-	s.WaitBy.GPUTypes = stats(groups[3], slices.Sorted(maps.Keys(groups[3])))
+	s.WaitBy.Users = stats(0, slices.Sorted(maps.Keys(groups[0])))
+	s.WaitBy.Accounts = stats(1, slices.Sorted(maps.Keys(groups[1])))
+	s.WaitBy.SizeClasses = stats(2, SizeClasses())
+	s.WaitBy.GPUTypes = stats(3, slices.Sorted(maps.Keys(groups[3])))
 
 	if s.Makespan > 0 {
 		days := float64(s.Makespan) / 86400
