@@ -21,7 +21,7 @@ const (
 	// the 1 M-job year replay peaks at 943 MB RSS with it (964 MB with
 	// 900 MiB).
 	memoryLimitFloor = 850 << 20
-	memoryHeadroom   = 4         // the limit is at least live + live/memoryHeadroom
+	memoryHeadroom   = 4 // the limit is at least live + live/memoryHeadroom
 )
 
 // memoryLimitFor returns the soft limit for a live heap of live bytes,
