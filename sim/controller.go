@@ -144,6 +144,13 @@ type Config struct {
 	// passes keeps a job queued that can never start, or while a failure
 	// model runs with such a job queued.
 	NoSettle bool
+	// Horizon is the latest time the run simulates: it stops before any
+	// event after it, and jobs still queued or running then end
+	// UNFINISHED with a run note. It keeps a run from going on for ever
+	// where nothing settles: a failure model that kills a long job on
+	// many nodes before it can complete, with the job requeued every
+	// time. Zero means the default, DefaultHorizon; negative, none.
+	Horizon Time
 	// Progress, when set, is told how far the run has got: at most once
 	// every ProgressEvery events and once when the run ends (see
 	// progress.go). It must not retain or change anything of the run.
@@ -242,6 +249,8 @@ type controller struct {
 	quietSince  Time // when the state last changed
 	otherQueued int  // queued events the guard waits for (otherEvent)
 	quiesced    bool // the guard ended the run
+	horizon     Time // Config.Horizon resolved; stopped says it ended the run
+	stopped     bool
 }
 
 type fitKey struct {
@@ -356,7 +365,23 @@ func newController(cfg Config) *controller {
 	if len(c.jobs) > 0 {
 		c.now = min(0, c.jobs[0].Submit)
 	}
+	c.horizon = cfg.Horizon
+	if c.horizon == 0 {
+		c.horizon = DefaultHorizon(c.jobs)
+	}
 	return c
+}
+
+// DefaultHorizon is the horizon of a run of jobs (sorted by submit time)
+// when Config.Horizon is zero: the last submit plus four times the span
+// of the submits, and at least a year after it, which no run that can
+// end reaches.
+func DefaultHorizon(jobs []workload.Job) Time {
+	if len(jobs) == 0 {
+		return -1
+	}
+	first, last := jobs[0].Submit, jobs[len(jobs)-1].Submit
+	return last + max(4*(last-first), 365*86400)
 }
 
 func (c *controller) loop() error {
@@ -382,6 +407,10 @@ func (c *controller) loop() error {
 			}
 		}
 		if !ok {
+			return nil
+		}
+		if c.horizon >= 0 && Time(top.At) > c.horizon {
+			c.now, c.stopped = max(c.now, c.horizon), true
 			return nil
 		}
 		e := c.q.Pop()

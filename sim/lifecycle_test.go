@@ -1115,3 +1115,42 @@ func TestMainPassEvery(t *testing.T) {
 		}
 	}
 }
+
+// TestHorizon checks that a run that cannot settle stops at its horizon:
+// a job on both nodes runs 100 days, and each node fails every 20 days on
+// average (repaired in an hour), so every run is cut short and the job is
+// requeued for ever. The run stops at the default horizon (a year after
+// the last submit) or at an explicit one, the job UNFINISHED with many
+// NODE_FAIL runs and a note that names the horizon.
+func TestHorizon(t *testing.T) {
+	c := twoNodes()
+	c.Partitions[0].MaxTime = 0
+	long := job("long", 0, 100*86400, 101*86400, 8)
+	long.Request.Nodes = 2
+	tr := &workload.Trace{Jobs: []workload.Job{long}}
+	if got := DefaultHorizon(tr.Jobs); got != 365*86400 {
+		t.Fatalf("DefaultHorizon = %d, want 365 days", got)
+	}
+	spread := []workload.Job{job("a", 1000, 10, 10, 1), job("b", 1000+200*86400, 10, 10, 1)}
+	if got, want := DefaultHorizon(spread), Time(1000+200*86400+4*200*86400); got != want {
+		t.Fatalf("DefaultHorizon = %d, want %d (four spans after the last submit)", got, want)
+	}
+	for _, tc := range []struct {
+		horizon, end Time
+	}{{0, 365 * 86400}, {40 * 86400, 40 * 86400}} {
+		rec := run(t, Config{Cluster: c, Trace: tr, Seed: 7, JobRequeue: true, Horizon: tc.horizon,
+			Failures: &FailureModel{MTBF: 20 * 86400, MTTR: 3600}})
+		if rec.End != tc.end || rec.Jobs[0].State != Unfinished {
+			t.Fatalf("horizon %d: run ended at %d with the job %s; want %d, UNFINISHED", tc.horizon, rec.End, rec.Jobs[0].State, tc.end)
+		}
+		fails := 0
+		for _, r := range rec.Runs {
+			if r.State == NodeFail {
+				fails++
+			}
+		}
+		if fails < 2 || !strings.Contains(strings.Join(rec.Notes, "\n"), "stopped at its horizon") {
+			t.Fatalf("horizon %d: %d node-failed runs, notes %q", tc.horizon, fails, rec.Notes)
+		}
+	}
+}

@@ -186,6 +186,10 @@ func (c *controller) unfinishedNote() string {
 		parts[i] = fmt.Sprintf("%d %s", counts[keys[i]], k)
 	}
 	why := strings.Join(parts, ", ")
+	if c.stopped {
+		return fmt.Sprintf("%d jobs never finished: the run stopped at its horizon, t=%d, with events still to come (%s); jobs that a failure model kills before they can complete are requeued for ever (see Config.Horizon)",
+			total, c.now, why)
+	}
 	if c.quiesced {
 		return fmt.Sprintf("%d jobs never finished: the run stopped at t=%d, when no job was running or due and %d s of passes had started nothing (%s)",
 			total, c.now, c.now-c.quietSince, why)
