@@ -170,3 +170,35 @@ func mpsMixedTrace() *workload.Trace {
 	}
 	return tr
 }
+
+// TestPolicyReusedOnAnotherCluster runs one fifo and one easy value on
+// 4 nodes of 4 GPUs, then on 4 nodes of 8 GPUs with a job of 20 GPUs
+// spread over any nodes: the kept free-GPU index must be rebuilt for the
+// second cluster (its bounds come from the nodes' GPU counts), so the job
+// starts at once, as it does with a fresh value.
+func TestPolicyReusedOnAnotherCluster(t *testing.T) {
+	small := hwmodels.UniformCluster("small", 4, 32, 4, 1<<20)
+	big := hwmodels.UniformCluster("big", 4, 32, 8, 1<<20)
+	first := workload.NewJob("first")
+	first.Runtime, first.TimeLimit = 100, 100
+	first.Request = workload.Request{GPUs: 4, CPUs: 4}
+	wide := workload.NewJob("wide")
+	wide.Runtime, wide.TimeLimit = 100, 100
+	wide.Request = workload.Request{GPUs: 20, CPUs: 20}
+	for _, name := range []string{"fifo", "easy"} {
+		p, err := policies.Builtin().New(name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sim.Run(sim.Config{Cluster: small, Trace: &workload.Trace{Jobs: []workload.Job{first}}, Policy: p, Check: true}); err != nil {
+			t.Fatal(err)
+		}
+		rec, err := sim.Run(sim.Config{Cluster: big, Trace: &workload.Trace{Jobs: []workload.Job{wide}}, Policy: p, Check: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j := rec.Jobs[0]; j.State != sim.Completed || j.Start != 0 {
+			t.Errorf("%s reused: the 20-GPU job ended %s, started at %d; want COMPLETED at 0", name, j.State, j.Start)
+		}
+	}
+}

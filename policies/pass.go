@@ -40,6 +40,10 @@ type pass struct {
 	mirror   bool
 	synced   bool
 	mirrored bool // own and idx mirror the view as of the last ChangedNodes
+	// mirrorOf is the cluster own and idx were built for: a policy value
+	// reused for another run (another cluster, or time going back)
+	// rebuilds them, since the index's bounds come from the cluster.
+	mirrorOf *hwmodels.Cluster
 	idx      freeIndex
 
 	// lastD is newDemand(&lastJob), which depends on its Part, Parts and
@@ -82,6 +86,9 @@ func failed(job *sim.PendingJob) failedReq {
 }
 
 func (p *pass) reset(v sim.View) {
+	if cl := v.Cluster(); cl != p.mirrorOf || v.Now() < p.now {
+		p.mirrored, p.mirrorOf = false, cl
+	}
 	p.nodes = v.Cluster().Nodes
 	p.now = v.Now()
 	p.windows = v.Reservations()
