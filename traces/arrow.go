@@ -329,10 +329,11 @@ type ReadAtSeeker interface {
 	io.Seeker
 }
 
-// maxRowsPerByte bounds the row count a file's metadata may make us
-// preallocate for, so that a corrupt count in a small file cannot claim
-// gigabytes: real traces take about 11 bytes a row in Parquet.
-const maxRowsPerByte = 1
+// bytesPerRow bounds the row count a file's metadata may make us
+// preallocate for (size / bytesPerRow), so that a corrupt count cannot
+// claim more than about 20 times the file's size (a workload.Job is 296
+// bytes): real traces take about 11 bytes a row in Parquet, more in Arrow.
+const bytesPerRow = 16
 
 // preallocJobs makes room in t.Jobs for rows jobs, a count taken from the
 // metadata of a file of size bytes (see prealloc). Rows beyond it are
@@ -344,9 +345,10 @@ func preallocJobs(t *workload.Trace, rows, size int64) {
 }
 
 // prealloc bounds rows, a count from the metadata of a file of size
-// bytes, to [0, maxRowsPerByte rows a byte].
+// bytes, to [0, size/bytesPerRow]. A file denser than that grows the
+// rest by appending.
 func prealloc(rows, size int64) int {
-	return int(max(0, min(rows, size*maxRowsPerByte, math.MaxInt32)))
+	return int(max(0, min(rows, size/bytesPerRow, math.MaxInt32)))
 }
 
 // fileSize returns the size of r, leaving its offset where it was; 0 if
@@ -732,6 +734,17 @@ func appendJobs(t *workload.Trace, rec arrow.RecordBatch, path string, row *int,
 			}
 			return v
 		}
+		// Times and durations beyond maxSeconds, as the text readers
+		// bound them: the simulator's clock and reports pack time.
+		var terr string
+		var tval int64
+		tm := func(c int, unknown int64) int64 {
+			v := in(c, unknown)
+			if v != unknown && (v > maxSeconds || v < -maxSeconds) && terr == "" {
+				terr, tval = names[c].Name, v
+			}
+			return v
+		}
 		j := workload.NewJob(s(acID))
 		if j.ID == "" {
 			return &ParseError{Path: path, Line: *row, Field: "id", Err: errKind(ErrSyntax, "empty job id")}
@@ -743,15 +756,15 @@ func appendJobs(t *workload.Trace, rec arrow.RecordBatch, path string, row *int,
 		j.QOS = s(acQOS)
 		j.ArrayJobID = s(acArrayJobID)
 		j.ArrayTaskID = int32(in(acArrayTaskID, -1))
-		j.Submit = workload.Time(in(acSubmit, 0) - t.Epoch)
-		j.TimeLimit = workload.Time(in(acTimeLimit, -1))
-		j.Runtime = workload.Time(in(acRuntime, 0))
-		j.CancelAfter = workload.Time(in(acCancelAfter, -1))
+		j.Submit = workload.Time(tm(acSubmit, 0) - t.Epoch)
+		j.TimeLimit = workload.Time(tm(acTimeLimit, -1))
+		j.Runtime = workload.Time(tm(acRuntime, 0))
+		j.CancelAfter = workload.Time(tm(acCancelAfter, -1))
 		j.TraceState = s(acState)
-		if v := in(acStart, -1<<62); v != -1<<62 {
+		if v := tm(acStart, -1<<62); v != -1<<62 {
 			j.TraceStart = workload.Time(v - t.Epoch)
 		}
-		if v := in(acEnd, -1<<62); v != -1<<62 {
+		if v := tm(acEnd, -1<<62); v != -1<<62 {
 			j.TraceEnd = workload.Time(v - t.Epoch)
 		}
 		j.Request.Nodes = int32(in(acNodes, 0))
@@ -768,7 +781,7 @@ func appendJobs(t *workload.Trace, rec arrow.RecordBatch, path string, row *int,
 			j.Request.MIGProfile = p
 		}
 		j.ArrayThrottle = int32(in(acThrottle, 0))
-		j.CheckpointInterval = workload.Time(in(acCheckpoint, 0))
+		j.CheckpointInterval = workload.Time(tm(acCheckpoint, 0))
 		if a, ok := cols[acRequeue].(*array.Boolean); ok && a.IsValid(i) {
 			j.Requeue = a.Value(i)
 		}
@@ -790,6 +803,9 @@ func appendJobs(t *workload.Trace, rec arrow.RecordBatch, path string, row *int,
 		}
 		if cerr != nil {
 			return &ParseError{Path: path, Line: *row, Field: cname, Err: errors.Join(ErrSyntax, cerr)}
+		}
+		if terr != "" {
+			return &ParseError{Path: path, Line: *row, Field: terr, Value: strconv.FormatInt(tval, 10), Err: errKind(ErrRange, fmt.Sprintf("want seconds within ±%d", int64(maxSeconds)))}
 		}
 		if j.Request.MPSShare < 0 {
 			return &ParseError{Path: path, Line: *row, Field: "mps_share", Value: strconv.Itoa(int(j.Request.MPSShare)), Err: errKind(ErrRange, "must be >= 0")}

@@ -166,3 +166,35 @@ func TestArrowBadSubGPUValues(t *testing.T) {
 		r.Release()
 	}
 }
+
+// TestArrowTimesOutOfRange: a runtime or submit time beyond ±2⁵³ s (the
+// text readers' bound too) is a range error naming the row and column,
+// not a time the simulator's clock would overflow on.
+func TestArrowTimesOutOfRange(t *testing.T) {
+	for _, tc := range []struct {
+		col  string
+		set  func(j *workload.Job)
+		line int
+	}{
+		{"runtime", func(j *workload.Job) { j.Runtime = 1 << 60 }, 2},
+		{"submit", func(j *workload.Job) { j.Submit = 1<<53 + 1000 }, 2},
+	} {
+		tr := subGPUTrace()
+		tc.set(&tr.Jobs[1])
+		for _, format := range []string{FormatArrow, FormatParquet} {
+			var buf bytes.Buffer
+			write := WriteArrow
+			if format == FormatParquet {
+				write = WriteParquet
+			}
+			if err := write(&buf, tr); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Read(bytes.NewReader(buf.Bytes()), "big."+format, Options{})
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.Field != tc.col || pe.Line != tc.line || !errors.Is(err, ErrRange) {
+				t.Errorf("%s %s: err %v, want a range ParseError at line %d", format, tc.col, err, tc.line)
+			}
+		}
+	}
+}
