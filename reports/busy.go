@@ -18,7 +18,7 @@ import (
 // always is in practice; wide holds them otherwise.
 type nodeBusy struct {
 	from  sim.Time
-	first []int32 // node n's intervals are iv[first[n]:first[n+1]] (or wide's)
+	first []int // node n's intervals are iv[first[n]:first[n+1]] (or wide's)
 	iv    []busySpan
 	wide  []interval
 }
@@ -28,7 +28,7 @@ type busySpan struct{ from, to uint32 }
 
 func newNodeBusy(rec *sim.Record, runs *runTable, from, to sim.Time) *nodeBusy {
 	nodes := len(rec.Cluster.Nodes)
-	b := &nodeBusy{from: from, first: make([]int32, nodes+1)}
+	b := &nodeBusy{from: from, first: make([]int, nodes+1)}
 	var buf []runSpan
 	each := func(f func(node int32, iv interval)) {
 		for i := range rec.Jobs {
@@ -74,9 +74,9 @@ func newNodeBusy(rec *sim.Record, runs *runTable, from, to sim.Time) *nodeBusy {
 
 // merge sorts and merges each node's intervals in place, closes the gaps
 // between nodes, updates first and returns the number kept.
-func merge[T any, V cmp.Ordered](first []int32, ivs []T, span func(T) (V, V), setTo func(*T, V)) int32 {
+func merge[T any, V cmp.Ordered](first []int, ivs []T, span func(T) (V, V), setTo func(*T, V)) int {
 	nodes := len(first) - 1
-	w := int32(0)
+	w := 0
 	for n := range nodes {
 		own := ivs[first[n]:first[n+1]]
 		slices.SortFunc(own, func(x, y T) int {

@@ -579,6 +579,15 @@ func partitionName(rec *sim.Record, j *sim.JobRecord) string {
 	return rec.Trace.Jobs[j.Ref].Partition
 }
 
+// maxRecordTime bounds every time of a record (seconds from the epoch,
+// either way): the timeline packs a time with four bits beside it. The
+// trace readers reject times past 2⁵³ s.
+const maxRecordTime = 1 << 58
+
+func outOfClock(t sim.Time) bool {
+	return t != workload.Unknown && (t > maxRecordTime || t < -maxRecordTime)
+}
+
 // CheckRecord reports whether rec satisfies the invariants the writers of
 // this package rely on: Cluster and Trace are set; Jobs has one entry per
 // trace job with Ref equal to its index; every State is a defined final
@@ -589,8 +598,8 @@ func partitionName(rec *sim.Record, j *sim.JobRecord) string {
 // PREEMPTED or NODE_FAIL with a known End, or UNFINISHED; Part is -1 or a
 // partition index; every NodeAlloc names a node of the cluster and holds
 // no negative amount; every earlier run (Record.Runs) names a job, is
-// PREEMPTED or NODE_FAIL and lies after the job's submit. The error names
-// the first offending job or run.
+// PREEMPTED or NODE_FAIL and lies after the job's submit; every time is
+// within ±2⁵⁸ s. The error names the first offending job or run.
 func CheckRecord(rec *sim.Record) error {
 	switch {
 	case rec == nil:
@@ -602,6 +611,9 @@ func CheckRecord(rec *sim.Record) error {
 	case len(rec.Jobs) != len(rec.Trace.Jobs):
 		return fmt.Errorf("record has %d jobs, trace has %d", len(rec.Jobs), len(rec.Trace.Jobs))
 	}
+	if outOfClock(rec.End) {
+		return fmt.Errorf("run end %d outside ±%d s", rec.End, maxRecordTime)
+	}
 	nodes, parts := len(rec.Cluster.Nodes), len(rec.Cluster.Partitions)
 	for i := range rec.Jobs {
 		j := &rec.Jobs[i]
@@ -610,6 +622,11 @@ func CheckRecord(rec *sim.Record) error {
 		}
 		if int(j.Ref) != i {
 			return bad("ref is %d, want its index %d", j.Ref, i)
+		}
+		for _, t := range [...]sim.Time{j.Submit, j.Eligible, j.Start, j.End} {
+			if outOfClock(t) {
+				return bad("time %d outside ±%d s", t, maxRecordTime)
+			}
 		}
 		if !(j.State >= sim.Completed && j.State <= sim.NodeFail) {
 			return bad("undefined state %d", j.State)

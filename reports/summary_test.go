@@ -325,6 +325,8 @@ func TestCheckRecord(t *testing.T) {
 		{"running past run end", func(r *sim.Record) { r.End = 8000 }, `job 7 (id "107"): end 8000 before start 9000`},
 		{"node", func(r *sim.Record) { r.Jobs[0].Alloc[0].Node = 3 }, "alloc[0]: node index 3 out of range [0, 3)"},
 		{"negative", func(r *sim.Record) { r.Jobs[1].Alloc[1].GPUs = -1 }, "alloc[1]: negative amount"},
+		{"time past the clock", func(r *sim.Record) { r.Jobs[1].End = 1 << 60 }, `job 1 (id "101"): time 1152921504606846976 outside ±288230376151711744 s`},
+		{"run end past the clock", func(r *sim.Record) { r.End = -1 << 59 }, "run end -576460752303423488 outside"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -150,7 +150,7 @@ func ReasonNames() []string {
 
 // timelineEvent is one change the snapshot sweep applies. Events at the
 // same instant apply in kind order, then in the order they were made,
-// which is by job, then arg (see newEvent). A year of a large cluster has
+// which is by job, then arg (see compareEvents). A year of a large cluster has
 // millions, so an event is 16 bytes.
 type timelineEvent struct {
 	key sim.Time // at<<4 | kind

@@ -200,10 +200,17 @@ func TestTimelineEligibleLater(t *testing.T) {
 		opts := fixtureOptions
 		opts.SampleInterval = 100
 		tl := Analyze(rec, opts).Timeline
+		seen := 0
 		for _, s := range tl.Samples {
-			if want, ok := tc.want[s.Start]; ok && (s.FreeGPUs != 6 || s.UnusableFreeGPUs != want) {
-				t.Errorf("eligible %d: bin %d: %d free, %d unusable; want 6, %d", tc.eligible, s.Start, s.FreeGPUs, s.UnusableFreeGPUs, want)
+			if want, ok := tc.want[s.Start]; ok {
+				seen++
+				if s.FreeGPUs != 6 || s.UnusableFreeGPUs != want {
+					t.Errorf("eligible %d: bin %d: %d free, %d unusable; want 6, %d", tc.eligible, s.Start, s.FreeGPUs, s.UnusableFreeGPUs, want)
+				}
 			}
+		}
+		if seen != len(tc.want) {
+			t.Errorf("eligible %d: %d of the %d bins checked", tc.eligible, seen, len(tc.want))
 		}
 	}
 }

@@ -2,8 +2,11 @@ package sim
 
 import "fmt"
 
-// Running implements View: the running jobs by Ref. It drops the entries
-// of ended runs first, moving each stretch of live entries once.
+// Running implements View: the running jobs by Ref. Unlike the other
+// getters it changes the controller: it first drops the entries of ended
+// runs, which dropRunning leaves in place, moving each stretch of live
+// entries once (slices.DeleteFunc here, and slices.BinarySearchFunc in
+// searchRunning, made BenchmarkPolicy fifo and easy 5-10 % slower).
 func (c *controller) Running() []RunningJob {
 	if c.runDead == 0 {
 		return c.running
