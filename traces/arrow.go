@@ -331,9 +331,10 @@ type ReadAtSeeker interface {
 
 // bytesPerRow bounds the row count a file's metadata may make us
 // preallocate for (size / bytesPerRow), so that a corrupt count cannot
-// claim more than about 20 times the file's size (a workload.Job is 296
-// bytes): real traces take about 11 bytes a row in Parquet, more in Arrow.
-const bytesPerRow = 16
+// claim more than about 40 times the file's size (a workload.Job is 296
+// bytes). Real traces take 11 bytes a row or more (the 1 M-job benchmark
+// trace in Parquet, zstd), so they are preallocated whole.
+const bytesPerRow = 8
 
 // preallocJobs makes room in t.Jobs for rows jobs, a count taken from the
 // metadata of a file of size bytes (see prealloc). Rows beyond it are

@@ -187,19 +187,19 @@ func TestReadArrowSources(t *testing.T) {
 }
 
 // TestPreallocJobs: a row count from a file's metadata is used as it is
-// up to one row per 16 bytes of the file, and a negative one is ignored.
+// up to one row per 8 bytes of the file, and a negative one is ignored.
 func TestPreallocJobs(t *testing.T) {
 	for _, tc := range []struct {
 		rows, size int64
 		want       int
-	}{{50, 1000, 50}, {1 << 40, 1000, 62}, {-5, 1000, 0}, {100, 0, 0}, {1 << 62, 1 << 62, math.MaxInt32}} {
+	}{{50, 1000, 50}, {1 << 40, 1000, 125}, {-5, 1000, 0}, {100, 0, 0}, {1 << 62, 1 << 62, math.MaxInt32}} {
 		if got := prealloc(tc.rows, tc.size); got != tc.want {
 			t.Errorf("prealloc(%d, %d) = %d, want %d", tc.rows, tc.size, got, tc.want)
 		}
 	}
 	tr := &workload.Trace{}
-	preallocJobs(tr, 1000, 8000)
+	preallocJobs(tr, 1000, 4000)
 	if cap(tr.Jobs) < 500 || cap(tr.Jobs) > 600 {
-		t.Errorf("cap %d, want about 500 (8000 bytes / 16)", cap(tr.Jobs))
+		t.Errorf("cap %d, want about 500 (4000 bytes / 8)", cap(tr.Jobs))
 	}
 }
