@@ -215,21 +215,7 @@ func TestMIGPackingBeatsFirstFit(t *testing.T) {
 // holders and layouts by geometry after every event), and twice with the
 // same seed: the records are identical.
 func TestMIGRandomConservation(t *testing.T) {
-	spec := `version: 1
-name: mixed
-node_groups:
-  - {name: "w[1-2]", gpu: {model: h100-sxm-80gb, count: 8}, cpus: 64, memory: 512G}
-  - name: "f[1-2]"
-    gpu: {model: h100-sxm-80gb, count: 8}
-    cpus: 64
-    memory: 512G
-    mig: {layout: [3g.40gb, 2g.20gb, 1g.10gb, 1g.10gb], gpus: 4}
-  - name: "d[1-2]"
-    gpu: {model: h100-sxm-80gb, count: 4}
-    cpus: 64
-    memory: 512G
-    mig: {mode: dynamic, reconfigure_delay: 2m}
-`
+	spec := migMixedSpec // mirror_test.go
 	profiles := []string{"", "", "1g.10gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb", "1g.20gb"}
 	rng := rand.New(rand.NewPCG(3, 4))
 	var jobs []workload.Job
