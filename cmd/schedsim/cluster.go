@@ -174,6 +174,10 @@ func printClusterSummary(w io.Writer, s *hwmodels.ClusterSummary) error {
 		fmt.Fprintf(w, ", %.2f %s per hour at peak", s.Power.PeakFacilityW/1000*s.Power.PricePerKWh, s.Power.Currency)
 	}
 	fmt.Fprintln(w)
+	if p := s.Power; p.SuspendTime > 0 {
+		fmt.Fprintf(w, "  power saving: SuspendTime=%d ResumeTimeout=%d SuspendTimeout=%d (seconds), %d node(s) never suspended\n",
+			p.SuspendTime, p.ResumeTimeout, p.SuspendTimeout, p.SuspendExempt)
+	}
 	if s.Power.Unpowered > 0 {
 		fmt.Fprintf(w, "  %d node(s) without power figures (GPU model without datasheet figures, no base power)\n", s.Power.Unpowered)
 	}
