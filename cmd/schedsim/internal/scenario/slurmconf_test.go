@@ -1,0 +1,72 @@
+package scenario
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/sim"
+)
+
+// slurmConfScenario is a scenario on an inline cluster whose slurm
+// section holds settings (as cluster import writes them) and whose
+// controller section is ctrl.
+func slurmConfScenario(settings, ctrl, policy string) string {
+	return `version: 1
+cluster:
+  inline:
+    version: 1
+    name: t
+    node_groups:
+      - {name: "n[1-4]", cpus: 8, memory: 64G}
+    fabric:
+      kind: tree
+      switches:
+        - {name: l1, nodes: "n[1-2]"}
+        - {name: l2, nodes: "n[3-4]"}
+        - {name: top, switches: "l[1-2]"}
+    slurm:
+      settings: {` + settings + `}
+trace: {builtin: llnl-thunder-slice}
+policy: {name: ` + policy + `}
+` + ctrl
+}
+
+// TestSlurmConfDefaults: the controller settings a scenario leaves unset
+// come from the cluster's slurm.conf settings; the scenario's win.
+func TestSlurmConfDefaults(t *testing.T) {
+	for _, tt := range []struct {
+		name, settings, ctrl string
+		requeue, kill        bool
+		overTime, killWait   sim.Time
+	}{
+		{"none", `SchedulerType: "sched/backfill"`, "", true, false, 0, 0},
+		{"slurm.conf", `JobRequeue: "0", OverTimeLimit: "5", KillWait: "30", DependencyParameters: "kill_invalid_depend,max_depend_depth=3"`, "", false, true, 300, 30},
+		{"JobRequeue=2 is 1", `JobRequeue: "2", OverTimeLimit: UNLIMITED`, "", true, false, unlimitedOverTime, 0},
+		{"scenario wins", `JobRequeue: "0", OverTimeLimit: "5", KillWait: "30"`,
+			"controller: {job_requeue: true, over_time_limit: 1m, kill_wait: 0}\n", true, false, 60, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Parse([]byte(slurmConfScenario(tt.settings, tt.ctrl, "easy")), "s.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := s.Build(policies.Builtin())
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := r.Lifecycle
+			if l.JobRequeue != tt.requeue || l.KillInvalidDepend != tt.kill || l.OverTimeLimit != tt.overTime || l.KillWait != tt.killWait {
+				t.Errorf("requeue %v, kill_invalid_depend %v, over_time %d, kill_wait %d; want %v, %v, %d, %d",
+					l.JobRequeue, l.KillInvalidDepend, l.OverTimeLimit, l.KillWait, tt.requeue, tt.kill, tt.overTime, tt.killWait)
+			}
+		})
+	}
+	s, err := Parse([]byte(slurmConfScenario(`JobRequeue: "yes"`, "", "easy")), "s.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Build(policies.Builtin()); err == nil || !strings.Contains(err.Error(), `controller.job_requeue: the cluster's slurm setting JobRequeue="yes": want 0 or 1`) {
+		t.Errorf("bad JobRequeue: %v", err)
+	}
+}
