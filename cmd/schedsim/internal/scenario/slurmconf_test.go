@@ -4,8 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
 )
 
 // slurmConfScenario is a scenario on an inline cluster whose slurm
@@ -68,5 +70,65 @@ func TestSlurmConfDefaults(t *testing.T) {
 	}
 	if _, err := s.Build(policies.Builtin()); err == nil || !strings.Contains(err.Error(), `controller.job_requeue: the cluster's slurm setting JobRequeue="yes": want 0 or 1`) {
 		t.Errorf("bad JobRequeue: %v", err)
+	}
+}
+
+// TestTopologyPluginPlacement: TopologyPlugin=topology/tree on a cluster
+// with a fabric makes the slurm policy place by the switch tree, unless
+// the scenario names a placement.
+func TestTopologyPluginPlacement(t *testing.T) {
+	for _, tt := range []struct{ name, settings, policy, want string }{
+		{"tree", `TopologyPlugin: topology/tree`, "slurm", policies.PlacementTopologyTree},
+		{"flat", `TopologyPlugin: topology/flat`, "slurm", ""},
+		{"scenario wins", `TopologyPlugin: topology/tree`, "slurm, args: {placement: best-fit}", policies.PlacementBestFit},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Parse([]byte(slurmConfScenario(tt.settings, "", tt.policy)), "s.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := s.Build(policies.Builtin())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.Policy.(*policies.Slurm).Args().Placement; got != tt.want {
+				t.Errorf("placement %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestTopologyPluginPlacesByTree runs the tree cluster (leaf l1 = n1, n2;
+// l2 = n3, n4) under slurm: a one-node job a (t=0, 1000 s) takes n1;
+// a two-node job b (t=10) then takes n3 and n4 under one leaf with
+// TopologyPlugin=topology/tree, and n2, n3 across the leaves with
+// first-fit (topology/flat).
+func TestTopologyPluginPlacesByTree(t *testing.T) {
+	for plugin, want := range map[string]string{"topology/tree": "n[3-4]", "topology/flat": "n[2-3]"} {
+		s, err := Parse([]byte(slurmConfScenario("TopologyPlugin: "+plugin, "", "slurm")), "s.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := workload.NewJob("a"), workload.NewJob("b")
+		a.Request = workload.Request{Nodes: 1, CPUs: 8}
+		a.Runtime, a.TimeLimit = 1000, 2000
+		b.Request = workload.Request{Nodes: 2, CPUs: 16}
+		b.Submit, b.Runtime, b.TimeLimit = 10, 100, 200
+		s.Trace = Trace{Jobs: &workload.Trace{Jobs: []workload.Job{a, b}}}
+		r, err := s.Build(policies.Builtin())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := sim.Run(r.Config())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, al := range rec.Jobs[1].Alloc {
+			names = append(names, r.Cluster.Nodes[al.Node].Name)
+		}
+		if got := hwmodels.CompressHostlist(names); got != want {
+			t.Errorf("%s: job b on %s, want %s", plugin, got, want)
+		}
 	}
 }
