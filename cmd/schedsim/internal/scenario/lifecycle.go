@@ -35,8 +35,7 @@ type Controller struct {
 	// start). It must be less than the period.
 	TimeLimitSweepPhase string `yaml:"time_limit_sweep_phase"`
 	// KillWait is how long a job killed at its time limit keeps its
-	// resources (Slurm's KillWait plus the epilog). Default: the cluster
-	// spec's slurm setting KillWait, else 0.
+	// resources (Slurm's KillWait plus the epilog; default 0).
 	KillWait string `yaml:"kill_wait"`
 	// EndsAfterPass applies a job's end after the scheduling pass of its
 	// instant, so the next job starts at the next pass (slurmctld's cycle
@@ -458,9 +457,10 @@ const unlimitedOverTime = sim.Time(1) << 50
 // slurmDefaults takes the controller settings the scenario leaves unset
 // from the cluster spec's slurm section (slurm.conf, kept by cluster
 // import): JobRequeue (read_config.c: unset is 1, any value above 1 is
-// 1), OverTimeLimit (minutes, or UNLIMITED), KillWait (seconds) and
-// DependencyParameters' kill_invalid_depend. A bad value is an error at
-// the controller key it stands for.
+// 1), OverTimeLimit (minutes, or UNLIMITED) and DependencyParameters'
+// kill_invalid_depend. KillWait is not taken: kill_wait models KillWait
+// plus the epilog and slurmd's report, which slurm.conf does not say. A
+// bad value is an error at the controller key it stands for.
 func (s *Scenario) slurmDefaults(l *Lifecycle, c *hwmodels.Cluster) error {
 	ct := &s.Controller
 	bad := func(key, setting, v, want string) error {
@@ -486,13 +486,6 @@ func (s *Scenario) slurmDefaults(l *Lifecycle, c *hwmodels.Cluster) error {
 		default:
 			return bad("over_time_limit", "OverTimeLimit", v, "minutes (0 to 65535) or UNLIMITED")
 		}
-	}
-	if v, ok := c.Slurm.Get("KillWait"); ok && ct.KillWait == "" {
-		n, ok := uint16Of(v)
-		if !ok {
-			return bad("kill_wait", "KillWait", v, "seconds (0 to 65535)")
-		}
-		l.KillWait = sim.Time(n)
 	}
 	if v, ok := c.Slurm.Get("DependencyParameters"); ok {
 		for item := range strings.SplitSeq(v, ",") {

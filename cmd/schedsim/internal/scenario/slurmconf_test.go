@@ -40,13 +40,13 @@ func TestSlurmConfDefaults(t *testing.T) {
 	for _, tt := range []struct {
 		name, settings, ctrl string
 		requeue, kill        bool
-		overTime, killWait   sim.Time
+		overTime             sim.Time
 	}{
-		{"none", `SchedulerType: "sched/backfill"`, "", true, false, 0, 0},
-		{"slurm.conf", `JobRequeue: "0", OverTimeLimit: "5", KillWait: "30", DependencyParameters: "kill_invalid_depend,max_depend_depth=3"`, "", false, true, 300, 30},
-		{"JobRequeue=2 is 1", `JobRequeue: "2", OverTimeLimit: UNLIMITED`, "", true, false, unlimitedOverTime, 0},
-		{"scenario wins", `JobRequeue: "0", OverTimeLimit: "5", KillWait: "30"`,
-			"controller: {job_requeue: true, over_time_limit: 1m, kill_wait: 0}\n", true, false, 60, 0},
+		{"none", `SchedulerType: "sched/backfill"`, "", true, false, 0},
+		{"slurm.conf", `JobRequeue: "0", OverTimeLimit: "5", DependencyParameters: "kill_invalid_depend,max_depend_depth=3"`, "", false, true, 300},
+		{"JobRequeue=2 is 1", `JobRequeue: "2", OverTimeLimit: UNLIMITED`, "", true, false, unlimitedOverTime},
+		{"scenario wins", `JobRequeue: "0", OverTimeLimit: "5"`,
+			"controller: {job_requeue: true, over_time_limit: 1m}\n", true, false, 60},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := Parse([]byte(slurmConfScenario(tt.settings, tt.ctrl, "easy")), "s.yaml")
@@ -58,9 +58,9 @@ func TestSlurmConfDefaults(t *testing.T) {
 				t.Fatal(err)
 			}
 			l := r.Lifecycle
-			if l.JobRequeue != tt.requeue || l.KillInvalidDepend != tt.kill || l.OverTimeLimit != tt.overTime || l.KillWait != tt.killWait {
-				t.Errorf("requeue %v, kill_invalid_depend %v, over_time %d, kill_wait %d; want %v, %v, %d, %d",
-					l.JobRequeue, l.KillInvalidDepend, l.OverTimeLimit, l.KillWait, tt.requeue, tt.kill, tt.overTime, tt.killWait)
+			if l.JobRequeue != tt.requeue || l.KillInvalidDepend != tt.kill || l.OverTimeLimit != tt.overTime {
+				t.Errorf("requeue %v, kill_invalid_depend %v, over_time %d; want %v, %v, %d",
+					l.JobRequeue, l.KillInvalidDepend, l.OverTimeLimit, tt.requeue, tt.kill, tt.overTime)
 			}
 		})
 	}
