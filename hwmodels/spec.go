@@ -36,6 +36,13 @@ const (
 	maxNameLen = 128
 )
 
+// MaxNodeCPUs and MaxNodeGPUs are the most CPUs and GPUs one node may
+// have (node_groups[].cpus, node_groups[].gpu.count).
+const (
+	MaxNodeCPUs = maxCPUsPerNode
+	MaxNodeGPUs = maxGPUsPerNode
+)
+
 // Sentinel errors a *ParseError's Err wraps, for errors.Is.
 var (
 	// ErrSyntax: the YAML is malformed, or a value does not parse

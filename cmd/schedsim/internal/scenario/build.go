@@ -245,9 +245,9 @@ func (s *Scenario) loadCluster(r *Run, hdr *traces.SWFHeader) error {
 			return &Error{Path: s.pathOr("scenario"), Line: lineOf(s.root, "cluster", "builtin"), Field: "cluster.builtin",
 				Msg: "swf-header needs an SWF trace"}
 		}
-		c, err := headerCluster(hdr, s.Trace.SWF)
+		c, err := headerCluster(hdr, s.Trace.SWF, s.tracePath())
 		if err != nil {
-			return &Error{Path: s.pathOr("scenario"), Line: lineOf(s.root, "cluster", "builtin"), Field: "cluster.builtin", Msg: err.Error()}
+			return err
 		}
 		r.Cluster = c
 		r.ClusterDesc = fmt.Sprintf("the machine the SWF header describes (MaxNodes %d, MaxProcs %d)", hdr.MaxNodes, hdr.MaxProcs)
@@ -255,15 +255,46 @@ func (s *Scenario) loadCluster(r *Run, hdr *traces.SWFHeader) error {
 	return nil
 }
 
+// tracePath names the scenario's trace in messages.
+func (s *Scenario) tracePath() string {
+	switch {
+	case s.Trace.File != "":
+		return s.Resolve(s.Trace.File)
+	case s.Trace.Builtin != "":
+		return s.Trace.Builtin
+	}
+	return "trace"
+}
+
 // headerCluster builds the machine an SWF header describes: MaxNodes nodes
 // sharing MaxProcs processors, with processors (or, mapped, GPUs) as the
-// scheduled unit.
-func headerCluster(h *traces.SWFHeader, o SWF) (*hwmodels.Cluster, error) {
+// scheduled unit. The header's numbers are checked against what a
+// cluster may hold (hwmodels.MaxClusterNodes nodes, MaxNodeCPUs CPUs and
+// MaxNodeGPUs GPUs a node) before anything is built: the error names the
+// trace, the header line and the bound.
+func headerCluster(h *traces.SWFHeader, o SWF, path string) (*hwmodels.Cluster, error) {
 	nodes, procs := h.MaxNodes, h.MaxProcs
+	bad := func(key, format string, args ...any) error {
+		line := 0
+		for i, f := range h.Fields {
+			if f.Key == key {
+				line = i + 1 // the header is the file's leading lines
+				break
+			}
+		}
+		pos := path
+		if line > 0 {
+			pos = fmt.Sprintf("%s:%d", path, line)
+		}
+		return fmt.Errorf("%s: %s: %s (the machine --cluster header, cluster.builtin swf-header, builds from the SWF header; give a cluster spec instead)", pos, key, fmt.Sprintf(format, args...))
+	}
 	switch {
 	case nodes <= 0 && procs <= 0:
-		return nil, fmt.Errorf("the SWF header gives neither MaxNodes nor MaxProcs")
+		return nil, fmt.Errorf("%s: the SWF header gives neither MaxNodes nor MaxProcs (cluster.builtin swf-header needs one; give a cluster spec instead)", path)
 	case nodes <= 0:
+		if procs > hwmodels.MaxClusterNodes {
+			return nil, bad("MaxProcs", "%d processors and no MaxNodes would be %d one-processor nodes, more than the %d a cluster may have", procs, procs, hwmodels.MaxClusterNodes)
+		}
 		nodes = procs
 	case procs <= 0:
 		procs = nodes
@@ -273,9 +304,21 @@ func headerCluster(h *traces.SWFHeader, o SWF) (*hwmodels.Cluster, error) {
 		// MaxProcs 338: one processor per node.
 		nodes = procs
 	}
-	ppn := (procs + nodes - 1) / nodes
+	if nodes > hwmodels.MaxClusterNodes {
+		return nil, bad("MaxNodes", "%d nodes, more than the %d a cluster may have", nodes, hwmodels.MaxClusterNodes)
+	}
+	ppn := procs / nodes // rounded up below; procs + nodes - 1 may overflow
+	if procs%nodes != 0 {
+		ppn++
+	}
+	if ppn > hwmodels.MaxNodeCPUs {
+		return nil, bad("MaxProcs", "%d processors on %d nodes is %d a node, more than the %d a node may have", procs, nodes, ppn, hwmodels.MaxNodeCPUs)
+	}
 	if o.ProcsPerGPU > 0 {
 		gpn := (ppn + o.ProcsPerGPU - 1) / o.ProcsPerGPU
+		if gpn > hwmodels.MaxNodeGPUs {
+			return nil, bad("MaxProcs", "%d processors a node at procs_per_gpu %d is %d GPUs a node, more than the %d a node may have", ppn, o.ProcsPerGPU, gpn, hwmodels.MaxNodeGPUs)
+		}
 		return hwmodels.UniformCluster("swf-header", nodes, int32(ppn), int32(gpn), 0), nil
 	}
 	return hwmodels.UniformCluster("swf-header", nodes, int32(ppn), 0, 0), nil
