@@ -62,7 +62,7 @@ type Controller struct {
 	// preemption or node failure. Default: the cluster spec's slurm
 	// setting JobRequeue (from slurm.conf), else true, as in Slurm
 	// (traces do not record --requeue).
-	JobRequeue *bool `yaml:"job_requeue"`
+	JobRequeue *bool `yaml:"job_requeue,omitempty"`
 	// KillInvalidDepend cancels jobs whose dependency can never be met
 	// (DependencyParameters=kill_invalid_depend). Default false; true
 	// when the cluster spec's slurm setting DependencyParameters holds
