@@ -66,6 +66,9 @@ func (s *Scenario) Build(reg policies.Registry) (*Run, error) {
 	if r.Lifecycle, err = s.buildLifecycle(r.Cluster, r.Trace.Epoch); err != nil {
 		return nil, err
 	}
+	if err := s.checkFailures(r.Cluster, r.Trace.Jobs, r.Lifecycle.Failures); err != nil {
+		return nil, err
+	}
 	if r.Runtime, err = s.buildRuntime(r.Cluster); err != nil {
 		return nil, err
 	}
@@ -159,6 +162,9 @@ func (s *Scenario) applyTransforms(t *workload.Trace) error {
 		}
 	}
 	if tf.ScaleLoad > 0 && tf.ScaleLoad != 1 {
+		if err := s.checkScale(len(t.Jobs), tf.ScaleLoad); err != nil {
+			return err
+		}
 		seed := tf.ScaleSeed
 		if seed == 0 {
 			seed = s.Seed

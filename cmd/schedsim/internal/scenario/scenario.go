@@ -43,6 +43,9 @@ type Scenario struct {
 	NodeEvents   []NodeEventSpec   `yaml:"node_events"`
 	Reservations []ReservationSpec `yaml:"reservations"`
 
+	// Limits bound what in-range values may make a run do (limits.go).
+	Limits Limits `yaml:"limits"`
+
 	// Runtime says whether the runtime model changes job runtimes
 	// (hardware.go); off by default.
 	Runtime Runtime `yaml:"runtime"`
@@ -360,6 +363,9 @@ func (s *Scenario) Validate() error {
 		return bad("missing (want a policy name such as easy or fifo)", "policy", "name")
 	}
 	if err := s.validateRuntime(); err != nil {
+		return err
+	}
+	if err := s.validateLimits(); err != nil {
 		return err
 	}
 	return s.validateLifecycle()
