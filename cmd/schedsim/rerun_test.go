@@ -13,7 +13,7 @@ import (
 
 // rerunScenario is a scenario touching every section whose recording
 // could go wrong: relative file paths, an inline policy args mapping, the
-// lifecycle sections and the runtime model.
+// lifecycle sections, job rules, limits and the runtime model.
 const rerunScenario = `version: 1
 name: rerun
 seed: 11
@@ -31,6 +31,11 @@ failures: {mtbf: 30d, mttr: 4h}
 node_events:
   - {at: 1800, nodes: n2, state: drain}
   - {at: 5400, nodes: n2, state: up}
+job_rules:
+  - match: {user: "u[12]"}
+    checkpoint: 10m
+    requeue: true
+limits: {max_failures: 1000}
 runtime: {comm_stretch: true}
 output: {dir: unused, sample_interval: 15m}
 `
@@ -69,7 +74,7 @@ func TestRerunSavedScenario(t *testing.T) {
 	}
 	compareDirs(t, "o1", "o2")
 	saved, _ := os.ReadFile(filepath.Join("o1", "scenario.yaml"))
-	for _, want := range []string{"file: " + filepath.Join(dir, "cluster.yaml"), "file: " + filepath.Join(dir, "jobs.sacct")} {
+	for _, want := range []string{"file: " + filepath.Join(dir, "cluster.yaml"), "file: " + filepath.Join(dir, "jobs.sacct"), "checkpoint: 10m"} {
 		if !strings.Contains(string(saved), want) {
 			t.Errorf("saved scenario lacks %q:\n%s", want, saved)
 		}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/schedsim/schedsim/hwmodels"
@@ -63,12 +65,14 @@ func (s *Scenario) Build(reg policies.Registry) (*Run, error) {
 		return nil, err
 	}
 	workload.MapPartitions(r.Trace, s.Trace.PartitionMap)
+	applyPartitionDefaults(r.Cluster, r.Trace)
 	if r.Lifecycle, err = s.buildLifecycle(r.Cluster, r.Trace.Epoch); err != nil {
 		return nil, err
 	}
 	if err := s.checkFailures(r.Cluster, r.Trace.Jobs, r.Lifecycle.Failures); err != nil {
 		return nil, err
 	}
+	s.applyRules(r.Cluster, r.Trace, &r.Lifecycle)
 	if r.Runtime, err = s.buildRuntime(r.Cluster); err != nil {
 		return nil, err
 	}
@@ -328,4 +332,60 @@ func headerCluster(h *traces.SWFHeader, o SWF, path string) (*hwmodels.Cluster, 
 		return hwmodels.UniformCluster("swf-header", nodes, int32(ppn), int32(gpn), 0), nil
 	}
 	return hwmodels.UniformCluster("swf-header", nodes, int32(ppn), 0, 0), nil
+}
+
+// applyPartitionDefaults gives jobs that ask for no CPUs or no memory the
+// defaults of the partition they run in (its first listed partition the
+// cluster has, else the default partition), as slurmctld fills a job
+// request from the partition's DefCpuPerGPU, DefMemPerGPU and
+// DefMemPerCPU: CPUs = GPUs × DefCpuPerGPU for a GPU job without CPUs;
+// memory = GPUs × DefMemPerGPU for a GPU job, else CPUs × DefMemPerCPU
+// (a CPU job without CPUs counts one a node, as the controller does). A
+// trace note says how many jobs took them.
+func applyPartitionDefaults(c *hwmodels.Cluster, t *workload.Trace) {
+	found := false
+	for i := range c.Partitions {
+		p := &c.Partitions[i]
+		found = found || p.DefCPUPerGPU > 0 || p.DefMemPerCPU > 0 || p.DefMemPerGPU > 0
+	}
+	if !found {
+		return
+	}
+	const maxMem = int64(1) << 50 // far above any node; the controller rejects the job
+	var cpuN, memN int
+	for k := range t.Jobs {
+		j := &t.Jobs[k]
+		p := &c.Partitions[c.DefaultPartition]
+		for name := range strings.SplitSeq(j.Partition, ",") {
+			if pi := c.PartitionIndex(strings.TrimSpace(name)); pi >= 0 {
+				p = &c.Partitions[pi]
+				break
+			}
+		}
+		r := &j.Request
+		if r.GPUs > 0 && r.CPUs == 0 && p.DefCPUPerGPU > 0 {
+			r.CPUs = int32(min(int64(r.GPUs)*int64(p.DefCPUPerGPU), math.MaxInt32))
+			cpuN++
+		}
+		if r.MemMB != 0 {
+			continue
+		}
+		switch {
+		case r.GPUs > 0 && p.DefMemPerGPU > 0:
+			r.MemMB = min(int64(r.GPUs), maxMem/p.DefMemPerGPU) * p.DefMemPerGPU
+			memN++
+		case p.DefMemPerCPU > 0 && (r.GPUs == 0 || p.DefMemPerGPU == 0):
+			cpus := int64(r.CPUs)
+			if cpus == 0 && r.GPUs == 0 {
+				cpus = int64(max(r.Nodes, 1))
+			}
+			if cpus > 0 {
+				r.MemMB = min(cpus, maxMem/p.DefMemPerCPU) * p.DefMemPerCPU
+				memN++
+			}
+		}
+	}
+	if cpuN+memN > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("partition defaults: %d jobs took DefCpuPerGPU CPUs, %d jobs DefMemPerGPU or DefMemPerCPU memory", cpuN, memN))
+	}
 }

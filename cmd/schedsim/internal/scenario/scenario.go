@@ -43,6 +43,10 @@ type Scenario struct {
 	NodeEvents   []NodeEventSpec   `yaml:"node_events"`
 	Reservations []ReservationSpec `yaml:"reservations"`
 
+	// JobRules set per-job submission options (checkpoint interval,
+	// array throttle, requeue) of the jobs they match (rules.go).
+	JobRules []JobRule `yaml:"job_rules"`
+
 	// Limits bound what in-range values may make a run do (limits.go).
 	Limits Limits `yaml:"limits"`
 
@@ -363,6 +367,9 @@ func (s *Scenario) Validate() error {
 		return bad("missing (want a policy name such as easy or fifo)", "policy", "name")
 	}
 	if err := s.validateRuntime(); err != nil {
+		return err
+	}
+	if err := s.validateRules(); err != nil {
 		return err
 	}
 	if err := s.validateLimits(); err != nil {
