@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -129,6 +130,51 @@ func TestTopologyPluginPlacesByTree(t *testing.T) {
 		}
 		if got := hwmodels.CompressHostlist(names); got != want {
 			t.Errorf("%s: job b on %s, want %s", plugin, got, want)
+		}
+	}
+}
+
+// TestImportedPolicyKeysReachThePolicy: every slurm.conf setting cluster
+// import passes over silently as one the slurm policy reads (hwmodels'
+// globalPolicy) changes the policy's arguments when set alone, so the
+// importer cannot call a key modeled that nothing reads.
+func TestImportedPolicyKeysReachThePolicy(t *testing.T) {
+	for _, line := range []string{
+		"SchedulerParameters=bf_window=2880",
+		"PriorityType=priority/basic",
+		"PriorityWeightAge=7", "PriorityWeightFairshare=7", "PriorityWeightJobSize=7", "PriorityWeightPartition=7",
+		"PriorityWeightQOS=7", "PriorityWeightAssoc=7", "PriorityWeightTRES=CPU=7",
+		"PriorityMaxAge=3-0", "PriorityDecayHalfLife=3-0", "PriorityCalcPeriod=1", "PriorityUsageResetPeriod=WEEKLY",
+		"PriorityFavorSmall=YES", "PriorityFlags=SMALL_RELATIVE_TO_TIME", "FairShareDampeningFactor=3",
+		"PreemptType=preempt/partition_prio", "PreemptMode=CANCEL", "PreemptExemptTime=600",
+		"TopologyPlugin=topology/tree",
+	} {
+		conf := line + "\nNodeName=n[1-4] CPUs=8 RealMemory=1000\nPartitionName=p Nodes=ALL Default=YES\n"
+		spec, warns, err := hwmodels.ImportSlurm(hwmodels.SlurmFiles{SlurmConf: []byte(conf),
+			TopologyConf: []byte("SwitchName=l1 Nodes=n[1-2]\nSwitchName=l2 Nodes=n[3-4]\nSwitchName=top Switches=l[1-2]\n")})
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		key, _, _ := strings.Cut(line, "=")
+		for _, w := range warns {
+			if strings.Contains(w.Msg, key) {
+				t.Errorf("%s: warned: %s", line, w)
+			}
+		}
+		c, err := hwmodels.ParseCluster(spec, "imported.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := policies.SlurmFactory(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := p.(*policies.Slurm).Args()
+		if err := p.(policies.ClusterConfigurer).Configure(c); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		if after := p.(*policies.Slurm).Args(); reflect.DeepEqual(before, after) {
+			t.Errorf("%s: the slurm policy's arguments did not change", line)
 		}
 	}
 }
