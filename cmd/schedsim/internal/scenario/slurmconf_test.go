@@ -1,6 +1,9 @@
 package scenario
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -175,6 +178,57 @@ func TestImportedPolicyKeysReachThePolicy(t *testing.T) {
 		}
 		if after := p.(*policies.Slurm).Args(); reflect.DeepEqual(before, after) {
 			t.Errorf("%s: the slurm policy's arguments did not change", line)
+		}
+	}
+}
+
+// TestImportedPartitionPreemptMode: a partition's PreemptMode in
+// slurm.conf reaches the slurm policy through cluster import. One 8-GPU
+// node in lo (PriorityTier 1, PreemptMode=CANCEL) and hi (tier 2), the
+// cluster's PreemptMode REQUEUE: L (lo, 8 GPUs, t=0, 1000 s) is preempted
+// at 100 by H (hi, 8 GPUs, 300 s) and cancelled, PREEMPTED at 100; H runs
+// [100, 400). Without the partition's key L is requeued instead: held
+// until 220 (requeue delay 120 s), it waits for H and reruns [400, 1400).
+func TestImportedPartitionPreemptMode(t *testing.T) {
+	for _, tt := range []struct{ loLine, want string }{
+		{"PreemptMode=CANCEL", "L PREEMPTED 0-100, H COMPLETED 100-400"},
+		{"", "L COMPLETED 400-1400, H COMPLETED 100-400"},
+	} {
+		conf := "PreemptType=preempt/partition_prio\nPreemptMode=REQUEUE\nSchedulerParameters=bf_interval=1,sched_interval=1\n" +
+			"NodeName=n1 CPUs=8 RealMemory=1000 Gres=gpu:h100:8\n" +
+			"PartitionName=lo Nodes=n1 Default=YES PriorityTier=1 " + tt.loLine + "\nPartitionName=hi Nodes=n1 PriorityTier=2\n"
+		spec, _, err := hwmodels.ImportSlurm(hwmodels.SlurmFiles{SlurmConf: []byte(conf)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "c.yaml"), spec, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Parse([]byte("version: 1\ncluster: {file: c.yaml}\ntrace: {file: unused}\npolicy: {name: slurm}\n"), filepath.Join(dir, "s.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, h := workload.NewJob("L"), workload.NewJob("H")
+		l.Partition, l.Runtime, l.TimeLimit = "lo", 1000, 1000
+		h.Partition, h.Submit, h.Runtime, h.TimeLimit = "hi", 100, 300, 300
+		l.Request = workload.Request{Nodes: 1, GPUs: 8}
+		h.Request = l.Request
+		s.Trace = Trace{Jobs: &workload.Trace{Jobs: []workload.Job{l, h}}}
+		r, err := s.Build(policies.Builtin())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := sim.Run(r.Config())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for i, jr := range rec.Jobs {
+			got = append(got, fmt.Sprintf("%s %s %d-%d", r.Trace.Jobs[i].ID, jr.State, jr.Start, jr.End))
+		}
+		if g := strings.Join(got, ", "); g != tt.want {
+			t.Errorf("lo %q: %s, want %s", tt.loLine, g, tt.want)
 		}
 	}
 }
