@@ -800,7 +800,7 @@ func (im *importer) power(b *strings.Builder, g map[string]confPair, at map[stri
 	if p, ok := g["suspendexcnodes"]; ok {
 		l := at["suspendexcnodes"]
 		var list []string
-		for item := range strings.SplitSeq(p.Value, ",") {
+		for _, item := range splitTopLevel(p.Value) {
 			// 23.02's "nodes:N" keeps N of them up; all are kept up here.
 			if h, n, cut := strings.Cut(item, ":"); cut {
 				im.warnOnce("excnodes:count", l.Path, l.Line, "SuspendExcNodes %s:%s: the count form is not modeled; all of %s stay up", h, n, h)
@@ -1376,4 +1376,25 @@ func sanitizeName(s string) string {
 func yamlQuote(s string) string {
 	q, _ := json.Marshal(s)
 	return string(q)
+}
+
+// splitTopLevel splits s at the commas outside brackets ("g[1-2,4],h1"
+// is "g[1-2,4]" and "h1").
+func splitTopLevel(s string) []string {
+	var out []string
+	depth, from := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '[':
+			depth++
+		case ']':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, s[from:i])
+				from = i + 1
+			}
+		}
+	}
+	return append(out, s[from:])
 }

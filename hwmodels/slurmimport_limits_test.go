@@ -152,9 +152,10 @@ PartitionName=long Nodes=ALL MaxTime=1:00:00 DefaultTime=2:00:00 DefCpuPerGPU=16
 func TestImportPowerSaving(t *testing.T) {
 	conf := `SuspendTime=600
 ResumeTimeout=120
-SuspendExcNodes=g1,g9
+SuspendExcNodes=g[1,9],g7:1
 SuspendExcParts=debug
 NodeName=g[1-4] CPUs=8 RealMemory=1000
+NodeName=g7 CPUs=8 RealMemory=1000
 PartitionName=batch Nodes=ALL Default=YES
 PartitionName=debug Nodes=g4
 `
@@ -166,12 +167,18 @@ PartitionName=debug Nodes=g4
 	if p.SuspendTime != 600 || p.ResumeTimeout != 120 || p.SuspendTimeout != 30 {
 		t.Errorf("power = %+v", p)
 	}
-	// g1 by name, g4 by partition debug; g9 does not exist.
-	if d := cmp.Diff([]int32{0, 3}, p.SuspendExempt); d != "" {
+	// g1 and g7 by name (g7:1, the count form, keeps g7 up), g4 by
+	// partition debug; g9 does not exist.
+	if d := cmp.Diff([]int32{0, 3, 4}, p.SuspendExempt); d != "" {
 		t.Errorf("SuspendExempt (-want +got):\n%s", d)
 	}
-	if want := "/etc/slurm/slurm.conf:3: SuspendExcNodes names node g9, which no NodeName line defines; skipped"; !slices.Contains(warns, want) {
-		t.Errorf("warnings %q lack %q", warns, want)
+	for _, want := range []string{
+		"/etc/slurm/slurm.conf:3: SuspendExcNodes names node g9, which no NodeName line defines; skipped",
+		"/etc/slurm/slurm.conf:3: SuspendExcNodes g7:1: the count form is not modeled; all of g7 stay up",
+	} {
+		if !slices.Contains(warns, want) {
+			t.Errorf("warnings %q lack %q", warns, want)
+		}
 	}
 	for _, off := range []string{"SuspendTime=NONE", "SuspendTime=-1", "ResumeTimeout=30"} {
 		c, _, err := importMem(t, memFiles{"/etc/slurm/slurm.conf": off + "\nNodeName=g1 CPUs=8 RealMemory=1000\n"})
