@@ -71,6 +71,9 @@ type Slurm struct {
 	cfg    *slurmConfig
 	placer Placer
 	pass   pass
+	// basePlacer is the placer the policy was built with; Configure puts
+	// it back unless the cluster's TopologyPlugin asks for the tree.
+	basePlacer Placer
 
 	// Arguments: as given, which keys were given (nil: those that differ
 	// from the defaults), and in effect (see Configure).
@@ -158,7 +161,7 @@ var (
 )
 
 func newSlurm(cfg *slurmConfig, args SlurmArgs, explicit map[string]bool, placer Placer) *Slurm {
-	return &Slurm{cfg: cfg, placer: placer, pass: newPass(placer, true), args: args, effective: args, explicit: explicit}
+	return &Slurm{cfg: cfg, placer: placer, basePlacer: placer, pass: newPass(placer, true), args: args, effective: args, explicit: explicit}
 }
 
 // Name returns "slurm".

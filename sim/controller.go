@@ -617,10 +617,16 @@ func (c *controller) partsMask(ref JobRef) uint64 {
 }
 
 // planLimit is the time limit the scheduler plans with: the job's own, else
-// the partition's MaxTime, else the job's runtime (at least one second).
+// the partition's DefaultTime, else its MaxTime (Slurm's order: job_mgr.c
+// gives a job without --time the partition's default_time, which
+// read_config.c sets to max_time when DefaultTime is unset), else the
+// job's runtime (at least one second).
 func (c *controller) planLimit(j *workload.Job, part int32) Time {
 	if j.TimeLimit > 0 {
 		return j.TimeLimit
+	}
+	if dt := c.cluster.Partitions[part].DefaultTime; dt > 0 {
+		return Time(dt)
 	}
 	if mt := c.cluster.Partitions[part].MaxTime; mt > 0 {
 		return Time(mt)
