@@ -104,7 +104,10 @@ type Config struct {
 	// EnforcePartLimits is Slurm's EnforcePartLimits: with PartLimitsAny
 	// or PartLimitsAll a job over its partitions' MaxTime or MaxNodes is
 	// REJECTED at submit with the reason; with PartLimitsNo (the zero
-	// value, Slurm's default) it is queued and the policy holds it.
+	// value, Slurm's default) it is queued. Either way the controller
+	// runs a job only in partitions whose limits it meets, for every
+	// policy, and keeps one that meets none out of the View, pending with
+	// reason PartitionTimeLimit or PartitionNodeLimit (partlimits.go).
 	EnforcePartLimits PartLimits
 	// Runtime, when set, applies the hardware runtime model when a job
 	// starts: speed ratio between GPU models and communication stretch
@@ -553,6 +556,14 @@ func (c *controller) submit(i int) {
 		c.reject(ref, why)
 		return
 	}
+	// The job runs only in partitions whose limits it meets (partlimits.go);
+	// over the limits of all of them it waits, never offered to the policy.
+	overAll := false
+	if ok := c.withinLimits(j, &req, fit); ok != 0 {
+		fit = ok
+	} else {
+		overAll = true
+	}
 	part = c.firstPart(j, fit)
 	c.part[i] = part
 	r.Part = part
@@ -572,6 +583,12 @@ func (c *controller) submit(i int) {
 		c.status[i] = stHeld
 		c.recordReason(ref, ReasonHeld)
 		c.push(j.Submit+max(j.CancelAfter, 0), classCancel, int32(i), 0)
+		return
+	}
+	if overAll {
+		c.status[i] = stWaiting
+		why, _ := c.partLimit(j, &req, part)
+		c.recordReason(ref, why)
 		return
 	}
 	c.enter(ref)

@@ -309,10 +309,10 @@ func TestPreemption(t *testing.T) {
 	// from 0 and filler on n2 [0,1000). urgent (4 GPUs, 100 s) arrives at
 	// 250 and the policy preempts victim for it.
 	trace := func(requeue bool) *workload.Trace {
-		v := job("victim", 0, 1000, 2000, 4)
+		v := job("victim", 0, 1000, 1000, 4)
 		v.Requeue = requeue
 		v.CheckpointInterval = 100
-		return &workload.Trace{Jobs: []workload.Job{v, job("filler", 0, 1000, 2000, 4), job("urgent", 250, 100, 200, 4)}}
+		return &workload.Trace{Jobs: []workload.Job{v, job("filler", 0, 1000, 1000, 4), job("urgent", 250, 100, 200, 4)}}
 	}
 	cases := []struct {
 		name    string
@@ -387,8 +387,8 @@ func TestPreemption(t *testing.T) {
 func TestPreemptionWithoutCheckpointRestartsFromScratch(t *testing.T) {
 	// No checkpoint: preempted at 250 with RequeueDelay 60, the job
 	// reruns its whole 1000 s from 310 (n1 free from 300): [310,1310).
-	v := job("victim", 0, 1000, 2000, 4)
-	tr := &workload.Trace{Jobs: []workload.Job{v, job("filler", 0, 2000, 3000, 4), job("urgent", 250, 50, 100, 4)}}
+	v := job("victim", 0, 1000, 1000, 4)
+	tr := &workload.Trace{Jobs: []workload.Job{v, job("filler", 0, 1000, 1000, 4), job("urgent", 250, 50, 100, 4)}}
 	rec := run(t, Config{Trace: tr, Policy: &lgreedy{preempt: preemptAt(250, 0, PreemptRequeue)}, JobRequeue: true, RequeueDelay: 60})
 	if got := lives(rec)[0]; got != (life{"victim", 310, 310, 1310, "COMPLETED", "n1", 1}) {
 		t.Errorf("victim = %+v", got)
@@ -985,9 +985,9 @@ func TestPreemptKillWait(t *testing.T) {
 	// hi starts at 13 and ends at 63; lo reruns at 130 on n1 [130,1130).
 	// Run again with lo not requeueable: it ends PREEMPTED with End 10,
 	// and n1 is free at 13 all the same.
-	lo := job("lo", 0, 1000, 2000, 4)
+	lo := job("lo", 0, 1000, 1000, 4)
 	lo.Requeue = true
-	blk := job("blk", 0, 1000, 2000, 4)
+	blk := job("blk", 0, 1000, 1000, 4)
 	hi := job("hi", 10, 50, 100, 4)
 	preemptAt10 := func(mode PreemptMode) *lgreedy {
 		return &lgreedy{preempt: func(v View) []Preemption {

@@ -194,5 +194,5 @@ func (c *controller) unfinishedNote() string {
 		return fmt.Sprintf("%d jobs never finished: the run stopped at t=%d, when no job was running or due and %d s of passes had started nothing (%s)",
 			total, c.now, c.now-c.quietSince, why)
 	}
-	return fmt.Sprintf("%d jobs never finished: the policy left them pending with nothing left to happen (%s)", total, why)
+	return fmt.Sprintf("%d jobs never finished: they were left pending with nothing left to happen (%s)", total, why)
 }

@@ -39,10 +39,12 @@ type PendingJob struct {
 	// known. Policies never see actual runtimes.
 	Limit Time
 	// Part indexes the cluster's Partitions: the first partition of the
-	// job's list that the cluster has.
+	// job's list that the cluster has, can hold the job and whose limits
+	// it meets.
 	Part int32
 	// Parts has bit i set for every partition the job may run in (sbatch
-	// -p a,b); Part's bit is always set. The controller takes the job's
+	// -p a,b) whose limits (MaxTime, MaxNodes) it meets; Part's bit is
+	// always set. The controller takes the job's
 	// partition for a start to be the first of these whose nodes hold the
 	// whole allocation.
 	Parts uint64
