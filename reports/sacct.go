@@ -88,8 +88,8 @@ func WriteJobsSacct(w io.Writer, rec *sim.Record) error {
 			state = "RUNNING"
 		case pending:
 			state = "PENDING"
-		case j.State == sim.Cancelled:
-			start = j.End
+		case j.State == sim.Cancelled && j.Start == workload.Unknown:
+			start = j.End // cancelled before it started
 		}
 		elapsed := "00:00:00"
 		switch {

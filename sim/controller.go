@@ -903,8 +903,8 @@ func (c *controller) start(s *Start) error {
 	if c.rt != nil {
 		c.scaleRun(ref, alloc, c.workOf(ref))
 	}
-	end, st := c.runEnd(ref, begin)
-	r.State = st
+	end, st, recorded := c.runEnd(ref, begin)
+	r.State, r.Recorded = st, recorded
 	rj := RunningJob{Ref: ref, Start: begin, End: c.killAt(ref, begin) + c.cfg.KillWait, Part: part, Alloc: alloc}
 	if c.cfg.EndAtLimit {
 		rj.End = begin + c.limit[ref] // Slurm's end_time; pass() moves it on once past
@@ -921,17 +921,19 @@ func (c *controller) start(s *Start) error {
 }
 
 // runEnd returns when a run of job ref that starts at start ends on its
-// own, and how: COMPLETED after the work it has left, or TIMEOUT when the
-// time-limit check finds it still running past its limit plus
-// OverTimeLimit (see Config.TimeLimitSweep); a TIMEOUT run's end is when
-// its resources are freed, KillWait after the kill.
-func (c *controller) runEnd(ref JobRef, start Time) (Time, State) {
-	run := max(c.runLength(ref), 0)
+// own, how, and whether that is the trace's recorded state: after the work
+// it has left, in the state its trace recorded (outcome.go), or TIMEOUT
+// when the time-limit check finds it still running past its limit plus
+// OverTimeLimit (see Config.TimeLimitSweep), as it always does a job the
+// trace recorded TIMEOUT. A TIMEOUT run's end is when its resources are
+// freed, KillWait after the kill.
+func (c *controller) runEnd(ref JobRef, start Time) (Time, State, bool) {
+	st, recorded, toLimit := traceOutcome(c.jobs[ref].TraceState)
 	kill := c.killAt(ref, start)
-	if start+run <= kill {
-		return start + run, Completed
+	if run := max(c.runLength(ref), 0); !toLimit && start+run <= kill {
+		return start + run, st, recorded
 	}
-	return kill + c.cfg.KillWait, Timeout
+	return kill + c.cfg.KillWait, Timeout, false
 }
 
 // killAt returns when the time-limit check kills a run of job ref that
@@ -955,7 +957,7 @@ func (c *controller) killAt(ref JobRef, start Time) Time {
 // plannedEnd returns when job ref's current run, started at start, ends on
 // its own.
 func (c *controller) plannedEnd(ref JobRef, start Time) Time {
-	end, _ := c.runEnd(ref, start)
+	end, _, _ := c.runEnd(ref, start)
 	return end
 }
 
@@ -1177,7 +1179,7 @@ func (c *controller) finish() *Record {
 			c.rec[i].State = Unfinished
 			c.rec[i].Reason = c.reason[i].String() // its last pending reason
 		case stRunning:
-			c.rec[i].State = Unfinished
+			c.rec[i].State, c.rec[i].Recorded = Unfinished, false
 		}
 	}
 	rec := &Record{

@@ -124,7 +124,12 @@ type ReasonChange struct {
 // job's final run is its JobRecord; earlier runs are segments (what
 // sacct -D lists).
 type RunSegment struct {
-	Job        JobRef
+	Job JobRef
+	// Eligible is when the job became eligible for this run: for its
+	// first run as JobRecord.Eligible would have been, for a rerun when
+	// its requeue hold ended (and it passed its array's throttle).
+	// Start and End bound the run (End is the kill).
+	Eligible   Time
 	Start, End Time
 	State      State // Preempted or NodeFail
 	Alloc      []NodeAlloc

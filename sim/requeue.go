@@ -91,7 +91,7 @@ func (c *controller) interruptAt(ref JobRef, st State, requeue bool, kill Time) 
 		c.requeue(ref, st, kill)
 		return
 	}
-	c.rec[ref].State = st
+	c.rec[ref].State, c.rec[ref].Recorded = st, false
 	c.finishRun(ref)
 	c.rec[ref].End = kill
 }
@@ -103,7 +103,7 @@ func (c *controller) interruptAt(ref JobRef, st State, requeue bool, kill Time) 
 // left since its last checkpoint.
 func (c *controller) requeue(ref JobRef, st State, kill Time) {
 	r := &c.rec[ref]
-	c.runs = append(c.runs, RunSegment{Job: ref, Start: r.Start, End: kill, State: st, Alloc: r.Alloc})
+	c.runs = append(c.runs, RunSegment{Job: ref, Eligible: r.Eligible, Start: r.Start, End: kill, State: st, Alloc: r.Alloc})
 	c.releaseRun(ref, r.Alloc, st)
 	if c.lc != nil {
 		c.lcRunEnded(ref, false, st)
@@ -130,7 +130,7 @@ func (c *controller) requeue(ref JobRef, st State, kill Time) {
 	r.Start = workload.Unknown
 	r.End = workload.Unknown
 	r.Alloc = nil
-	r.State = 0
+	r.State, r.Recorded = 0, false
 	c.status[ref] = stWaiting
 	c.recordReason(ref, ReasonBeginTime)
 	d := c.cfg.RequeueDelay
