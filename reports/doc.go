@@ -1,6 +1,8 @@
 // Package reports turns the Record of a run into metrics and output files.
 // It reads records only, never the live engine, and imports sim (record
-// types), workload and hwmodels.
+// types), workload, hwmodels and traces (whose writers it uses for results
+// in trace formats: jobs.sacct through traces.SacctWriter; traces imports
+// only workload, so no cycle can arise).
 //
 //   - Summarize computes the run-level metrics (a Summary) from a Record.
 //   - WriteTable prints a Summary as the aligned table schedsim run shows.
@@ -12,7 +14,8 @@
 //     timeline.parquet (Arrow schema stored; seed and config hash in the
 //     metadata); ReadJobsParquet, ReadTimelineParquet and ReadRunDir read
 //     them back.
-//   - WriteJobsSacct writes jobs.sacct, sacct -P text.
+//   - WriteJobsSacct writes jobs.sacct, sacct -P text, with traces'
+//     sacct writer.
 //   - Figures draws the plots (gonum/plot; PNG and SVG); WriteReport
 //     writes report.html.
 //   - Compare, ParseGate and CheckGates compare two runs with bootstrap
