@@ -1,6 +1,8 @@
 package reports_test
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -96,5 +98,28 @@ func TestRequeueAccounting(t *testing.T) {
 	}
 	if s.GPU.Allocated != 4640 {
 		t.Errorf("GPU-s allocated %d, want 4640", s.GPU.Allocated)
+	}
+}
+
+// TestRequeueSacctRuns: jobs.sacct lists every run as sacct -D does. v's
+// NODE_FAIL run [0,700) comes first, submitted at 0; its rerun was
+// submitted (Slurm's new submit time) at the requeue, 700 = 00:11:40, and
+// became eligible at 820 = 00:13:40, when its hold ended; it ran [820,1220).
+// Times are from the epoch 1970-01-01T00:00:00Z; limits 2000 s show as
+// 00:34:00 (whole minutes, rounded up).
+func TestRequeueSacctRuns(t *testing.T) {
+	var buf bytes.Buffer
+	if err := reports.WriteJobsSacct(&buf, requeueRun(t)); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join([]string{
+		strings.Join(reports.SacctFields, "|"),
+		"v||||all|NODE_FAIL|1970-01-01T00:00:00|1970-01-01T00:00:00|1970-01-01T00:00:00|1970-01-01T00:11:40|00:11:40|00:34:00|1|4|billing=4,cpu=4,gres/gpu=4,node=1|gpu1",
+		"v||||all|COMPLETED|1970-01-01T00:11:40|1970-01-01T00:13:40|1970-01-01T00:13:40|1970-01-01T00:20:20|00:06:40|00:34:00|1|4|billing=4,cpu=4,gres/gpu=4,node=1|gpu1",
+		"w||||all|COMPLETED|1970-01-01T00:01:40|1970-01-01T00:01:40|1970-01-01T00:11:50|1970-01-01T00:12:40|00:00:50|00:34:00|1|4|billing=4,cpu=4,gres/gpu=4,node=1|gpu1",
+		"x||||all|OUT_OF_MEMORY|1970-01-01T00:21:40|1970-01-01T00:21:40|1970-01-01T00:21:40|1970-01-01T00:21:50|00:00:10|00:34:00|1|4|billing=4,cpu=4,gres/gpu=4,node=1|gpu1",
+	}, "\n") + "\n"
+	if d := cmp.Diff(want, buf.String()); d != "" {
+		t.Errorf("jobs.sacct (-want +got):\n%s", d)
 	}
 }
