@@ -827,6 +827,7 @@ func (c *controller) pass(kind int32) error {
 				return err
 			}
 		}
+		c.migHide()
 		if len(plan.Starts) > 0 || len(plan.Preempts) > 0 {
 			c.changed()
 		}

@@ -23,6 +23,7 @@ const (
 	nodeFail                   // Arg is a node: the failure model fails it
 	nodeRepair                 // Arg is a node: the failure model repairs it
 	resvEnd                    // Arg indexes controller.resv: a window ends
+	migReady                   // Arg is a node: MIG repartitions complete (mig.go)
 )
 
 // setupNodes validates and schedules the node events, the failure model
@@ -129,6 +130,8 @@ func (c *controller) nodeEvent(arg int32, kind uint32) {
 	case resvEnd:
 		// The window's nodes are usable again.
 		c.trigger()
+	case migReady:
+		c.migReadyAt(arg)
 	}
 }
 

@@ -47,13 +47,13 @@ func (c *controller) changed() { c.quietSince = c.now }
 
 // otherEvent reports whether an event of class cl with generation gen is
 // one the guard must wait for: explicit node events, reservation ends,
-// requeue releases and cancellations.
+// ends of MIG repartitions, requeue releases and cancellations.
 func otherEvent(cl event.Class, gen uint32) bool {
 	switch cl {
 	case classRelease, classCancel:
 		return true
 	case classNode:
-		return gen == nodeExplicit || gen == resvEnd
+		return gen == nodeExplicit || gen == resvEnd || gen == migReady
 	}
 	return false
 }
