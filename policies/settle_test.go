@@ -196,8 +196,9 @@ func TestSettleWaitsForRepair(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
+					// No requeue limit: B is requeued until it completes.
 					rec, err := sim.Run(sim.Config{Cluster: policytest.GPUNodes(2, 8), Trace: &workload.Trace{Jobs: jobs},
-						Policy: p, Seed: seed, Check: true, JobRequeue: true, NoSettle: noSettle,
+						Policy: p, Seed: seed, Check: true, JobRequeue: true, NoSettle: noSettle, MaxRequeue: -1,
 						Failures: &sim.FailureModel{MTBF: 3 * 3600, MTTR: 3600}})
 					if err != nil {
 						t.Fatal(err)

@@ -92,6 +92,23 @@ type Config struct {
 	// keeps running, and holding its resources, for this long before it
 	// ends (or is requeued). Zero ends it at once.
 	PreemptGraceTime Time
+	// MaxRequeue is the most times one job is requeued (a preemption in
+	// REQUEUE mode, a node failure): the requeue that brings its count to
+	// MaxRequeue leaves it held, pending with reason JobHoldMaxRequeue and
+	// never eligible again (UNFINISHED at the end), as slurmctld holds a
+	// batch job whose requeues pass MAX_BATCH_REQUEUE (requeue.go). Zero
+	// selects DefaultMaxRequeue; a negative value means no limit (a
+	// failure model that kills a job before it can complete then requeues
+	// it until the run's horizon). It also bounds Record.Runs: at most
+	// MaxRequeue runs per job.
+	MaxRequeue int32
+	// MaxNodeEvents bounds Record.NodeEvents, the log of node availability
+	// changes, which a failure model with short mean times makes grow
+	// with simulated time: a failure model expected to log more over the
+	// trace's submit span is refused when the run starts, and a run whose
+	// log passes it stops with an error (ErrLimit) naming the setting.
+	// Zero selects DefaultMaxNodeEvents; negative, no limit.
+	MaxNodeEvents int
 	// JobRequeue makes every job requeueable (Slurm's JobRequeue=1), as if
 	// each had workload.Job.Requeue set. A requeueable job that is
 	// preempted in PreemptRequeue mode or whose node fails returns to the
@@ -152,7 +169,8 @@ type Config struct {
 	// UNFINISHED with a run note. It keeps a run from going on for ever
 	// where nothing settles: a failure model that kills a long job on
 	// many nodes before it can complete, with the job requeued every
-	// time. Zero means the default, DefaultHorizon; negative, none.
+	// time (MaxRequeue negative; the requeue limit holds it otherwise).
+	// Zero means the default, DefaultHorizon; negative, none.
 	Horizon Time
 	// Progress, when set, is told how far the run has got: at most once
 	// every ProgressEvery events and once when the run ends (see
@@ -254,6 +272,11 @@ type controller struct {
 	quiesced    bool // the guard ended the run
 	horizon     Time // Config.Horizon resolved; stopped says it ended the run
 	stopped     bool
+
+	maxRequeue    int32 // Config.MaxRequeue resolved; < 0 no limit
+	maxNodeEvents int   // Config.MaxNodeEvents resolved; < 0 no limit
+	limitErr      error // a limit the run passed (ErrLimit): stops the loop
+	heldMax       int   // jobs held at MaxRequeue
 }
 
 type fitKey struct {
@@ -372,6 +395,14 @@ func newController(cfg Config) *controller {
 	if c.horizon == 0 {
 		c.horizon = DefaultHorizon(c.jobs)
 	}
+	c.maxRequeue = cfg.MaxRequeue
+	if c.maxRequeue == 0 {
+		c.maxRequeue = DefaultMaxRequeue
+	}
+	c.maxNodeEvents = cfg.MaxNodeEvents
+	if c.maxNodeEvents == 0 {
+		c.maxNodeEvents = DefaultMaxNodeEvents
+	}
 	return c
 }
 
@@ -458,6 +489,9 @@ func (c *controller) loop() error {
 			if len(c.pending) > 0 && !c.cfg.NoSettle && c.settled() {
 				return nil // nothing can change any more (quiesce.go)
 			}
+		}
+		if c.limitErr != nil {
+			return c.limitErr
 		}
 		c.check()
 	}
@@ -1210,6 +1244,10 @@ func (c *controller) finish() *Record {
 	rec.Notes = append(rec.Notes, countNotes(c.typeDropped, "jobs asked for GPU type %q, which their partition lacks; the type was ignored")...)
 	if c.lc != nil && c.lc.unknown > 0 {
 		rec.Notes = append(rec.Notes, fmt.Sprintf("%d dependencies name no other job of the trace; they were taken as satisfied", c.lc.unknown))
+	}
+	if c.heldMax > 0 {
+		rec.Notes = append(rec.Notes, fmt.Sprintf("%d jobs were requeued %d times and held (JobHoldMaxRequeue), as slurmctld holds a job past MAX_BATCH_REQUEUE; sim.Config.MaxRequeue sets the limit",
+			c.heldMax, c.maxRequeue))
 	}
 	if note := c.unfinishedNote(); note != "" {
 		rec.Notes = append(rec.Notes, note)

@@ -25,6 +25,9 @@ const (
 	ReasonReqNodeNotAvail    // nodes down or reserved (maintenance)
 	ReasonBeginTime          // held after a requeue until its begin time
 	ReasonHeld               // held (the trace shows it cancelled before it started)
+	// ReasonJobHoldMaxRequeue: held for good after Config.MaxRequeue
+	// requeues (Slurm's WAIT_MAX_REQUEUE).
+	ReasonJobHoldMaxRequeue
 	numReasons
 )
 
@@ -32,7 +35,7 @@ var reasonNames = [numReasons]string{
 	"None", "Priority", "Resources", "Dependency", "DependencyNeverSatisfied",
 	"JobArrayTaskLimit", "QOSMaxJobsPerUserLimit", "QOSMaxTRESPerUserLimit",
 	"QOSGrpTRESLimit", "PartitionTimeLimit", "PartitionNodeLimit",
-	"ReqNodeNotAvail", "BeginTime", "JobHeldUser",
+	"ReqNodeNotAvail", "BeginTime", "JobHeldUser", "JobHoldMaxRequeue",
 }
 
 func (r PendingReason) String() string {

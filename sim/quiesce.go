@@ -187,7 +187,7 @@ func (c *controller) unfinishedNote() string {
 	}
 	why := strings.Join(parts, ", ")
 	if c.stopped {
-		return fmt.Sprintf("%d jobs never finished: the run stopped at its horizon, t=%d, with events still to come (%s); jobs that a failure model kills before they can complete are requeued for ever (see Config.Horizon)",
+		return fmt.Sprintf("%d jobs never finished: the run stopped at its horizon, t=%d, with events still to come (%s); without a requeue limit (Config.MaxRequeue), jobs that a failure model kills before they can complete are requeued until it (see Config.Horizon)",
 			total, c.now, why)
 	}
 	if c.quiesced {
