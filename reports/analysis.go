@@ -80,8 +80,8 @@ type GroupStats struct {
 
 // Throughput is the work finished per day of the window.
 type Throughput struct {
-	// Finished counts jobs that ended after they started (COMPLETED,
-	// TIMEOUT, PREEMPTED, NODE_FAIL).
+	// Finished counts jobs that ended after they started (every final
+	// state but UNFINISHED).
 	Finished int
 	// JobsPerDay is Finished over the makespan in days; GPUHoursPerDay
 	// the allocated GPU-hours over the same. Both are 0 for an empty
@@ -140,8 +140,10 @@ type Disruption struct {
 	// Preemptions counts runs that ended PREEMPTED; Requeues sums
 	// JobRecord.Requeues.
 	Preemptions, Requeues int
-	// NodeFailRuns counts runs that a node failure ended; LostGPUSeconds
-	// is the GPU time those runs held.
+	// NodeFailRuns counts runs that a node failure of the simulation
+	// ended; LostGPUSeconds is the GPU time those runs held after their
+	// last checkpoint (JobRow.LostGPUSeconds). Preemptions and failures
+	// the trace recorded as a job's final state are not counted.
 	NodeFailRuns   int
 	LostGPUSeconds int64
 }

@@ -92,6 +92,23 @@ type Config struct {
 	// keeps running, and holding its resources, for this long before it
 	// ends (or is requeued). Zero ends it at once.
 	PreemptGraceTime Time
+	// MaxRequeue is the most times one job is requeued (a preemption in
+	// REQUEUE mode, a node failure): the requeue that brings its count to
+	// MaxRequeue leaves it held, pending with reason JobHoldMaxRequeue and
+	// never eligible again (UNFINISHED at the end), as slurmctld holds a
+	// batch job whose requeues pass MAX_BATCH_REQUEUE (requeue.go). Zero
+	// selects DefaultMaxRequeue; a negative value means no limit (a
+	// failure model that kills a job before it can complete then requeues
+	// it until the run's horizon). It also bounds Record.Runs: at most
+	// MaxRequeue runs per job.
+	MaxRequeue int32
+	// MaxNodeEvents bounds Record.NodeEvents, the log of node availability
+	// changes, which a failure model with short mean times makes grow
+	// with simulated time: a failure model expected to log more over the
+	// trace's submit span is refused when the run starts, and a run whose
+	// log passes it stops with an error (ErrLimit) naming the setting.
+	// Zero selects DefaultMaxNodeEvents; negative, no limit.
+	MaxNodeEvents int
 	// JobRequeue makes every job requeueable (Slurm's JobRequeue=1), as if
 	// each had workload.Job.Requeue set. A requeueable job that is
 	// preempted in PreemptRequeue mode or whose node fails returns to the
@@ -104,7 +121,10 @@ type Config struct {
 	// EnforcePartLimits is Slurm's EnforcePartLimits: with PartLimitsAny
 	// or PartLimitsAll a job over its partitions' MaxTime or MaxNodes is
 	// REJECTED at submit with the reason; with PartLimitsNo (the zero
-	// value, Slurm's default) it is queued and the policy holds it.
+	// value, Slurm's default) it is queued. Either way the controller
+	// runs a job only in partitions whose limits it meets, for every
+	// policy, and keeps one that meets none out of the View, pending with
+	// reason PartitionTimeLimit or PartitionNodeLimit (partlimits.go).
 	EnforcePartLimits PartLimits
 	// Runtime, when set, applies the hardware runtime model when a job
 	// starts: speed ratio between GPU models and communication stretch
@@ -149,7 +169,8 @@ type Config struct {
 	// UNFINISHED with a run note. It keeps a run from going on for ever
 	// where nothing settles: a failure model that kills a long job on
 	// many nodes before it can complete, with the job requeued every
-	// time. Zero means the default, DefaultHorizon; negative, none.
+	// time (MaxRequeue negative; the requeue limit holds it otherwise).
+	// Zero means the default, DefaultHorizon; negative, none.
 	Horizon Time
 	// Progress, when set, is told how far the run has got: at most once
 	// every ProgressEvery events and once when the run ends (see
@@ -251,6 +272,11 @@ type controller struct {
 	quiesced    bool // the guard ended the run
 	horizon     Time // Config.Horizon resolved; stopped says it ended the run
 	stopped     bool
+
+	maxRequeue    int32 // Config.MaxRequeue resolved; < 0 no limit
+	maxNodeEvents int   // Config.MaxNodeEvents resolved; < 0 no limit
+	limitErr      error // a limit the run passed (ErrLimit): stops the loop
+	heldMax       int   // jobs held at MaxRequeue
 }
 
 type fitKey struct {
@@ -369,6 +395,14 @@ func newController(cfg Config) *controller {
 	if c.horizon == 0 {
 		c.horizon = DefaultHorizon(c.jobs)
 	}
+	c.maxRequeue = cfg.MaxRequeue
+	if c.maxRequeue == 0 {
+		c.maxRequeue = DefaultMaxRequeue
+	}
+	c.maxNodeEvents = cfg.MaxNodeEvents
+	if c.maxNodeEvents == 0 {
+		c.maxNodeEvents = DefaultMaxNodeEvents
+	}
 	return c
 }
 
@@ -455,6 +489,9 @@ func (c *controller) loop() error {
 			if len(c.pending) > 0 && !c.cfg.NoSettle && c.settled() {
 				return nil // nothing can change any more (quiesce.go)
 			}
+		}
+		if c.limitErr != nil {
+			return c.limitErr
 		}
 		c.check()
 	}
@@ -553,6 +590,14 @@ func (c *controller) submit(i int) {
 		c.reject(ref, why)
 		return
 	}
+	// The job runs only in partitions whose limits it meets (partlimits.go);
+	// over the limits of all of them it waits, never offered to the policy.
+	overAll := false
+	if ok := c.withinLimits(j, &req, fit); ok != 0 {
+		fit = ok
+	} else {
+		overAll = true
+	}
 	part = c.firstPart(j, fit)
 	c.part[i] = part
 	r.Part = part
@@ -572,6 +617,12 @@ func (c *controller) submit(i int) {
 		c.status[i] = stHeld
 		c.recordReason(ref, ReasonHeld)
 		c.push(j.Submit+max(j.CancelAfter, 0), classCancel, int32(i), 0)
+		return
+	}
+	if overAll {
+		c.status[i] = stWaiting
+		why, _ := c.partLimit(j, &req, part)
+		c.recordReason(ref, why)
 		return
 	}
 	c.enter(ref)
@@ -816,6 +867,7 @@ func (c *controller) pass(kind int32) error {
 				return err
 			}
 		}
+		c.migHide()
 		if len(plan.Starts) > 0 || len(plan.Preempts) > 0 {
 			c.changed()
 		}
@@ -892,8 +944,8 @@ func (c *controller) start(s *Start) error {
 	if c.rt != nil {
 		c.scaleRun(ref, alloc, c.workOf(ref))
 	}
-	end, st := c.runEnd(ref, begin)
-	r.State = st
+	end, st, recorded := c.runEnd(ref, begin)
+	r.State, r.Recorded = st, recorded
 	rj := RunningJob{Ref: ref, Start: begin, End: c.killAt(ref, begin) + c.cfg.KillWait, Part: part, Alloc: alloc}
 	if c.cfg.EndAtLimit {
 		rj.End = begin + c.limit[ref] // Slurm's end_time; pass() moves it on once past
@@ -910,17 +962,19 @@ func (c *controller) start(s *Start) error {
 }
 
 // runEnd returns when a run of job ref that starts at start ends on its
-// own, and how: COMPLETED after the work it has left, or TIMEOUT when the
-// time-limit check finds it still running past its limit plus
-// OverTimeLimit (see Config.TimeLimitSweep); a TIMEOUT run's end is when
-// its resources are freed, KillWait after the kill.
-func (c *controller) runEnd(ref JobRef, start Time) (Time, State) {
-	run := max(c.runLength(ref), 0)
+// own, how, and whether that is the trace's recorded state: after the work
+// it has left, in the state its trace recorded (outcome.go), or TIMEOUT
+// when the time-limit check finds it still running past its limit plus
+// OverTimeLimit (see Config.TimeLimitSweep), as it always does a job the
+// trace recorded TIMEOUT. A TIMEOUT run's end is when its resources are
+// freed, KillWait after the kill.
+func (c *controller) runEnd(ref JobRef, start Time) (Time, State, bool) {
+	st, recorded, toLimit := traceOutcome(c.jobs[ref].TraceState)
 	kill := c.killAt(ref, start)
-	if start+run <= kill {
-		return start + run, Completed
+	if run := max(c.runLength(ref), 0); !toLimit && start+run <= kill {
+		return start + run, st, recorded
 	}
-	return kill + c.cfg.KillWait, Timeout
+	return kill + c.cfg.KillWait, Timeout, false
 }
 
 // killAt returns when the time-limit check kills a run of job ref that
@@ -944,7 +998,7 @@ func (c *controller) killAt(ref JobRef, start Time) Time {
 // plannedEnd returns when job ref's current run, started at start, ends on
 // its own.
 func (c *controller) plannedEnd(ref JobRef, start Time) Time {
-	end, _ := c.runEnd(ref, start)
+	end, _, _ := c.runEnd(ref, start)
 	return end
 }
 
@@ -1166,7 +1220,7 @@ func (c *controller) finish() *Record {
 			c.rec[i].State = Unfinished
 			c.rec[i].Reason = c.reason[i].String() // its last pending reason
 		case stRunning:
-			c.rec[i].State = Unfinished
+			c.rec[i].State, c.rec[i].Recorded = Unfinished, false
 		}
 	}
 	rec := &Record{
@@ -1196,6 +1250,10 @@ func (c *controller) finish() *Record {
 	rec.Notes = append(rec.Notes, countNotes(c.typeDropped, "jobs asked for GPU type %q, which their partition lacks; the type was ignored")...)
 	if c.lc != nil && c.lc.unknown > 0 {
 		rec.Notes = append(rec.Notes, fmt.Sprintf("%d dependencies name no other job of the trace; they were taken as satisfied", c.lc.unknown))
+	}
+	if c.heldMax > 0 {
+		rec.Notes = append(rec.Notes, fmt.Sprintf("%d jobs were requeued %d times and held (JobHoldMaxRequeue), as slurmctld holds a job past MAX_BATCH_REQUEUE; sim.Config.MaxRequeue sets the limit",
+			c.heldMax, c.maxRequeue))
 	}
 	if note := c.unfinishedNote(); note != "" {
 		rec.Notes = append(rec.Notes, note)

@@ -70,6 +70,7 @@ func TestPowerSaving(t *testing.T) {
 func TestPowerSavingStaysDown(t *testing.T) {
 	cl := twoNodes()
 	cl.Power.SuspendTime, cl.Power.ResumeTimeout = 600, 60
+	cl.Partitions[0].MaxTime = 0 // j1's limit is 3000 s
 	tr := &workload.Trace{Jobs: []workload.Job{job("j1", 0, 2000, 3000, 4)}}
 	rec, err := Run(Config{Cluster: cl, Trace: tr, Policy: &greedy{}, Check: true})
 	if err != nil {

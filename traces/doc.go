@@ -4,9 +4,10 @@
 // (with the NREL Eagle and SenseTime Helios layouts as presets), the
 // Alibaba GPU cluster trace (cluster-trace-gpu-v2023 pod and node lists),
 // the Microsoft Philly job log (JSON), and job tables in Arrow IPC and
-// Parquet (ArrowSchema). Writers: sacct -P (WriteSacct), SWF (WriteSWF),
-// Arrow IPC (WriteArrow), Parquet (WriteParquet); Write and WriteFile
-// dispatch by format. The user documentation of every format and its
+// Parquet (ArrowSchema). Writers: sacct -P (WriteSacct, on SacctWriter,
+// the one sacct -P writer of the project, which package reports also
+// writes jobs.sacct with), SWF (WriteSWF), Arrow IPC (WriteArrow), Parquet
+// (WriteParquet); Write and WriteFile dispatch by format. The user documentation of every format and its
 // mapping is docs/traces.md. Readers stream (one job in memory at a
 // time, apart from the sacct job whose step rows are being collected),
 // produce workload.Job values, and report bad input as *ParseError with the

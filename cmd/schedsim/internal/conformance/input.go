@@ -269,7 +269,8 @@ func (r *Record) Trace(m Model) *workload.Trace {
 		if rj.Requeue != nil {
 			j.Requeue = *rj.Requeue
 		}
-		j.TraceState = rj.State
+		// TraceState stays empty: Work is the job's true work, and its
+		// outcome (TIMEOUT or not) is what the replay must simulate.
 		if n := len(rj.Runs); n > 0 {
 			j.TraceStart = workload.Time(rj.Runs[n-1].Start - r.T0)
 			j.TraceEnd = workload.Time(rj.Runs[n-1].End - r.T0)
