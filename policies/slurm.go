@@ -68,6 +68,12 @@ type Slurm struct {
 	// that cycle set. It changes no decision, only the cost.
 	NoBackfillSkip bool
 
+	// Reference makes every backfill cycle run the plain reference
+	// algorithm (slurm_backfill_reference.go) instead of the fast one:
+	// no memo, no skipped cycles, no deferred reservations. It changes no
+	// decision, only the cost; tests compare the two.
+	Reference bool
+
 	cfg    *slurmConfig
 	placer Placer
 	pass   pass
@@ -521,7 +527,9 @@ func (s *Slurm) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
 	s.bf.dirty = s.bf.dirty || changed || queued || len(p.starts) > 0 || len(s.pre.out) > 0 || len(p.windows) > 0
 	if bf {
 		s.lastBF = now
-		if !s.skipBackfill(v) {
+		if s.Reference {
+			s.referenceBackfill(v, pend)
+		} else if !s.skipBackfill(v) {
 			s.backfill(v, pend)
 			s.noteBackfill(v)
 		}

@@ -1,0 +1,303 @@
+package policies
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/schedsim/schedsim/sim"
+)
+
+// This file is the plain reference of the backfill cycle (backfill.c
+// _attempt_backfill with cons_tres's _will_run_test): the straightforward
+// algorithm, with no memo of outcomes, no skipped cycles, no deferred
+// reservations, no incremental mask and no will-run profiles. Every
+// record the cycle tests that does not start gets its reservation at
+// once, in queue order; every will-run test rebuilds the free state and
+// releases the running jobs one by one. Slurm.Reference selects it in
+// place of the fast cycle (slurm_backfill.go), and the quick-check test
+// (TestSlurmBackfillReference) requires both to make the same decisions.
+
+// refRel is a running job (or a start of this pass) as the reference's
+// will-run test releases it.
+type refRel struct {
+	end   sim.Time
+	ref   sim.JobRef
+	alloc []sim.NodeAlloc
+}
+
+// referenceBackfill is one backfill cycle computed plainly; it makes the
+// same starts, reasons and reservations as backfill.
+func (s *Slurm) referenceBackfill(v sim.View, pend []sim.PendingJob) {
+	b := &s.bf
+	cfg := s.cfg
+	p := &s.pass
+	now := v.Now()
+	b.res = b.res[:0]
+	b.pool = b.pool[:0]
+	b.why = b.why[:0]
+	var users []int32
+	if cfg.bfMaxJobUser > 0 {
+		users = make([]int32, len(s.users))
+	}
+	var parts [64]int
+	tested := 0
+	for k := range s.order {
+		r := &s.order[k]
+		js := &s.st[r.ref]
+		if js.started == s.epoch {
+			continue
+		}
+		if tested >= cfg.bfMaxJobTest {
+			break
+		}
+		if cfg.bfMaxJobUser > 0 && int(users[js.user]) >= cfg.bfMaxJobUser ||
+			cfg.bfMaxJobPart > 0 && parts[r.part] >= cfg.bfMaxJobPart {
+			continue
+		}
+		tested++
+		if cfg.bfMaxJobUser > 0 {
+			users[js.user]++
+		}
+		parts[r.part]++
+		job := s.pendingJob(pend, r)
+		if why := s.holdReason(v, &job, js); why != sim.ReasonNone {
+			s.bfReason(js, r.ref, why)
+			continue
+		}
+		// Does it fit now, reservations aside (the windows of advance
+		// reservations count)?
+		free := p.usable(&p.mfree, p.free, now, job.Limit)
+		if _, ok := p.placer.Place(p.nodes, free, &job, nil); ok {
+			if s.refStartNow(&job) {
+				s.markStarted(&job)
+				continue
+			}
+			s.bfReason(js, r.ref, sim.ReasonPriority) // the free nodes are reserved for higher-priority jobs
+		} else {
+			s.bfReason(js, r.ref, sim.ReasonResources)
+		}
+		if now-job.Eligible >= cfg.bfMinAgeReserve {
+			s.refReserve(v, &job)
+		}
+	}
+}
+
+// refMask returns, per node, whether the job may use it over the window
+// [lo, hi): no reservation of this cycle meeting the window holds it.
+func (s *Slurm) refMask(lo, hi sim.Time) []bool {
+	mask := make([]bool, len(s.cluster.Nodes))
+	for i := range mask {
+		mask[i] = true
+	}
+	for _, r := range s.bf.res {
+		if r.lo < hi && r.hi > lo {
+			for _, n := range r.nodes {
+				mask[n] = false
+			}
+		}
+	}
+	return mask
+}
+
+// refWindows clears mask for the nodes an advance reservation holds at
+// any time of [start, start+limit) (exact times).
+func (s *Slurm) refWindows(mask []bool, start, limit sim.Time) {
+	end := endAt(start, limit)
+	for _, w := range s.pass.windows {
+		if w.Start < end && w.End > start {
+			for _, n := range w.Nodes {
+				mask[n] = false
+			}
+		}
+	}
+}
+
+// refStartNow starts job now if it fits on the nodes no reservation holds
+// over its window [now, now+limit) and no advance reservation holds during
+// it.
+func (s *Slurm) refStartNow(job *sim.PendingJob) bool {
+	p := &s.pass
+	now := p.now
+	mask := s.refMask(s.floorRes(now), s.ceilRes(endAt(now, job.Limit)))
+	s.refWindows(mask, now, job.Limit)
+	free := slices.Clone(p.free)
+	for i := range free {
+		if !mask[i] {
+			free[i] = sim.NodeState{}
+		}
+	}
+	base := len(p.allocs)
+	var ok bool
+	p.allocs, ok = p.placer.Place(p.nodes, free, job, p.allocs)
+	if !ok {
+		p.allocs = p.allocs[:base]
+		return false
+	}
+	p.commit(job, base)
+	return true
+}
+
+// refRels lists the running jobs and the pass's starts by end, then job.
+func (s *Slurm) refRels(v sim.View) []refRel {
+	p := &s.pass
+	var rel []refRel
+	for _, r := range v.Running() {
+		rel = append(rel, refRel{end: r.End, ref: r.Ref, alloc: r.Alloc})
+	}
+	for k, st := range p.starts {
+		rel = append(rel, refRel{end: p.ends[k], ref: st.Job, alloc: st.Alloc})
+	}
+	slices.SortFunc(rel, func(x, y refRel) int {
+		return cmp.Or(cmp.Compare(x.end, y.end), cmp.Compare(x.ref, y.ref))
+	})
+	return rel
+}
+
+// refReserve finds job's earliest start within bf_window and reserves its
+// nodes whole (backfill.c: the TRY_LATER loop and _add_reservation).
+func (s *Slurm) refReserve(v sim.View, job *sim.PendingJob) {
+	b := &s.bf
+	now := v.Now()
+	limit := job.Limit
+	horizon := endAt(now, s.cfg.bfWindow)
+	rel := s.refRels(v)
+	startRes := now
+	for range 10000 {
+		if startRes >= horizon {
+			return
+		}
+		mask := s.refMask(s.floorRes(startRes), s.ceilRes(endAt(startRes, limit)))
+		s.refWindows(mask, startRes, limit)
+		next := s.refNextBound(startRes)
+		for _, w := range s.pass.windows {
+			if w.End > startRes {
+				next = min(next, w.End) // the window's nodes come back
+			}
+		}
+		t, alloc, ok := s.refWillRun(job, startRes, mask, rel)
+		switch {
+		case !ok && next == math.MaxInt64:
+			return // never, whatever ends
+		case !ok || t > next:
+			startRes = next // TRY_LATER: some reserved nodes free up then
+			continue
+		case t >= horizon:
+			return // beyond bf_window: no reservation
+		}
+		lo, hi := s.floorRes(t), s.ceilRes(endAt(t, limit))
+		mask = s.refMask(lo, hi)
+		s.refWindows(mask, t, limit)
+		clash := false
+		for _, a := range alloc {
+			if !mask[a.Node] {
+				clash = true
+			}
+		}
+		if clash {
+			startRes = t // the window at t meets another reservation: retry from t
+			continue
+		}
+		off := len(b.pool)
+		for _, a := range alloc {
+			b.pool = append(b.pool, a.Node)
+		}
+		b.res = append(b.res, bfRes{job: job.Ref, at: t, lo: lo, hi: hi, nodes: b.pool[off:len(b.pool):len(b.pool)]})
+		return
+	}
+}
+
+// refNextBound returns the first start or end of a reservation after t
+// (math.MaxInt64: none).
+func (s *Slurm) refNextBound(t sim.Time) sim.Time {
+	next := sim.Time(math.MaxInt64)
+	for _, r := range s.bf.res {
+		if r.lo > t {
+			next = min(next, r.lo)
+		}
+		if r.hi > t {
+			next = min(next, r.hi)
+		}
+	}
+	return next
+}
+
+// refWillRun is cons_tres's will-run test on the nodes of mask: the
+// earliest time >= startRes at which job fits, with running jobs (and the
+// pass's starts) released at their ends in groups: the first group is
+// every job ending within 30 s of the first end, and the window doubles
+// (or grows by bf_window_linear) for each further group. The start is
+// the end of the last job released. It returns the placement too.
+func (s *Slurm) refWillRun(job *sim.PendingJob, startRes sim.Time, mask []bool, rel []refRel) (sim.Time, []sim.NodeAlloc, bool) {
+	p := &s.pass
+	d := newDemand(job)
+	use := make([]bool, len(p.nodes))
+	free := make([]sim.NodeState, len(p.nodes))
+	for i := range p.nodes {
+		if mask[i] && d.eligible(&p.nodes[i]) {
+			use[i] = true
+			free[i] = p.free[i]
+		}
+	}
+	if alloc, ok := s.placeOn(job, free); ok {
+		return startRes, alloc, true
+	}
+	window := sim.Time(30)
+	for i := 0; i < len(rel); {
+		groupEnd := rel[i].end + window
+		last := rel[i].end
+		for ; i < len(rel) && rel[i].end <= groupEnd; i++ {
+			last = rel[i].end
+			for _, a := range rel[i].alloc {
+				if use[a.Node] {
+					free[a.Node].Add(&a)
+				}
+			}
+		}
+		if alloc, ok := s.placeOn(job, free); ok {
+			return max(startRes, last), alloc, true
+		}
+		if s.cfg.bfWindowLinear > 0 {
+			window += s.cfg.bfWindowLinear
+		} else {
+			window *= 2
+		}
+	}
+	return 0, nil, false
+}
+
+// placeOn places job on free as a reservation is placed: with the pass's
+// placer, or with bf_busy_nodes on the nodes busy now first (then the idle
+// ones), each in cluster order.
+func (s *Slurm) placeOn(job *sim.PendingJob, free []sim.NodeState) ([]sim.NodeAlloc, bool) {
+	p := &s.pass
+	if !s.cfg.bfBusyNodes {
+		return p.placer.Place(p.nodes, free, job, nil)
+	}
+	var order []int32
+	for pass := range 2 {
+		for i := range p.nodes {
+			busy := p.free[i] != sim.Capacity(&p.nodes[i])
+			if busy == (pass == 0) {
+				order = append(order, int32(i))
+			}
+		}
+	}
+	d := newDemand(job)
+	need := d.count
+	var alloc []sim.NodeAlloc
+	for _, i := range order {
+		if !d.eligible(&p.nodes[i]) {
+			continue
+		}
+		k := min(d.fit(free[i]), need)
+		if k == 0 {
+			continue
+		}
+		alloc = append(alloc, d.alloc(i, k))
+		if need -= k; need == 0 {
+			return alloc, true
+		}
+	}
+	return nil, false
+}
