@@ -742,6 +742,7 @@ func (s *Slurm) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
 			take(p.free, st.Alloc)
 		}
 		p.noCap = p.noCap[:0]
+		p.noCapLim = p.noCapLim[:0]
 		p.noPlace = p.noPlace[:0]
 	}
 }

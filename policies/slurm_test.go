@@ -623,3 +623,40 @@ func TestSlurmPlacementArg(t *testing.T) {
 		t.Errorf("placement scatter: no error")
 	}
 }
+
+// TestSlurmFailureMemoryLimit holds the pass's memory of failed demands
+// to the limit of the job that failed: with a maintenance window, a job
+// that failed for its long limit says nothing about a shorter one of the
+// same shape. Two nodes of 8 GPUs, fast() passes, a window on n1 over
+// [100,200). R holds n0 [0,300). X (2 nodes, limit 10) cannot start and
+// blocks the partition in every main pass. At the backfill cycle of 10:
+// X reserves both nodes [300,310); A (one node, limit 150) fits n1 by
+// capacity but [10,160) meets the window, so it fails and reserves n1
+// from 310; B (one node, limit 50) fits n1 over [10,60), before the
+// window, and starts at 10. (When the main pass's memory of X's limit
+// was left behind, A's failure was remembered with X's limit 10, so B,
+// asking the same with limit 50, was taken as failing too and waited
+// for the window's end, 200.) X starts at 300 when R ends, A at 310.
+func TestSlurmFailureMemoryLimit(t *testing.T) {
+	c := policytest.GPUNodes(2, 8)
+	nodes := func(n int32) workload.Request { return workload.Request{Nodes: n, GPUs: 8 * n} }
+	jobs := []workload.Job{
+		job("R", 0, 300, 300, nodes(1)),
+		job("X", 1, 10, 10, nodes(2)),
+		job("A", 2, 150, 150, nodes(1)),
+		job("B", 3, 50, 50, nodes(1)),
+	}
+	p, err := policies.NewSlurm(fast(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := sim.Run(sim.Config{Cluster: c, Trace: &workload.Trace{Jobs: jobs}, Policy: p, Seed: 1, Check: true,
+		Reservations: []sim.AdvanceReservation{{Name: "maint", Start: 100, End: 200, Nodes: []int32{1}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]sim.Time{"R": 0, "X": 300, "A": 310, "B": 10}
+	if d := cmp.Diff(want, starts(rec)); d != "" {
+		t.Errorf("starts (-want +got):\n%s", d)
+	}
+}
