@@ -182,12 +182,61 @@ func (s *Slurm) floorRes(t sim.Time) sim.Time {
 	return t / r * r
 }
 
-func (s *Slurm) ceilRes(t sim.Time) sim.Time {
-	r := s.cfg.bfResolution
-	if t > math.MaxInt64-r {
-		return math.MaxInt64
+// resvSpan returns the slots a reservation for a job starting at t with
+// limit holds in the backfill map, [lo, hi): both ends rounded down to
+// bf_resolution, and at least one slot (backfill.c: start_time and
+// end_reserve divided by backfill_resolution, and _add_reservation's
+// "occupies at least one bf_resolution slot").
+func (s *Slurm) resvSpan(t, limit sim.Time) (lo, hi sim.Time) {
+	lo = s.floorRes(t)
+	hi = max(s.floorRes(endAt(t, limit)), lo+s.cfg.bfResolution)
+	return lo, hi
+}
+
+// windowMask sets b.mask for a job tested at start with limit: the
+// reservations it may not use are those whose slots meet [start,
+// start+limit], closed at its end (backfill.c: a node_space record with
+// end_time > start_res and begin_time <= end_time is applied), so a job
+// whose limit ends exactly where a reservation begins does not get its
+// nodes.
+func (s *Slurm) windowMask(start, limit sim.Time) {
+	s.setMask(start, endAt(start, limit))
+}
+
+// resvClash reports whether b.alloc, a job's placement at t with limit,
+// uses a node that an earlier reservation holds in the slots the new one
+// would meet (backfill.c _test_resv_overlap: a record with end_time >
+// start_time and begin_time < end_reserve, both rounded down). When both
+// round to the same slot boundary F, only a record running across F
+// meets it, and none does when a reservation begins or ends at F (the
+// map has a record boundary there).
+func (s *Slurm) resvClash(t, limit sim.Time) bool {
+	b := &s.bf
+	flo, fhi := s.floorRes(t), s.floorRes(endAt(t, limit))
+	if fhi > flo {
+		s.setMask(flo, fhi-1)
+		for _, a := range b.alloc {
+			if !b.mask[a.Node] {
+				return true
+			}
+		}
+		return false
 	}
-	return (t + r - 1) / r * r
+	for _, r := range b.res {
+		if r.lo == flo || r.hi == flo {
+			return false
+		}
+	}
+	for _, r := range b.res {
+		if r.lo < flo && r.hi > flo {
+			for _, a := range b.alloc {
+				if slices.Contains(r.nodes, a.Node) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // backfill is one cycle of Slurm's backfill scheduler (backfill.c
@@ -350,19 +399,19 @@ func (s *Slurm) noteBackfill(v sim.View) {
 	}
 }
 
-// nowMask notes when the set of reservations overlapping the window
-// [floorRes(now), ceilRes(now+limit)) of a job starting now changes: a
-// reservation in it leaves once floorRes(now) reaches its end, and one
-// after it enters once ceilRes(now+limit) passes its start.
+// nowMask notes when the set of reservations meeting the window
+// [now, now+limit] of a job starting now changes: a reservation in it
+// leaves once now reaches its end, and one after it enters once
+// now+limit reaches its start.
 func (s *Slurm) nowMask(now, limit sim.Time) {
 	b := &s.bf
-	lo, hi := s.floorRes(now), s.ceilRes(endAt(now, limit))
+	last := endAt(now, limit)
 	for _, r := range b.res {
 		switch {
-		case r.lo < hi && r.hi > lo:
-			b.until(s.ceilRes(r.hi))
-		case r.lo >= hi:
-			b.until(s.floorRes(r.lo) - limit + 1)
+		case r.hi > now && r.lo <= last:
+			b.until(r.hi)
+		case r.lo > last:
+			b.until(r.lo - limit)
 		}
 	}
 }
@@ -482,14 +531,15 @@ func (s *Slurm) materialize(v sim.View, pend []sim.PendingJob) {
 	b.dcls = b.dcls[:0]
 }
 
-// setMask marks the nodes not reserved at any time of [lo, hi): b.mask
+// setMask marks the nodes no reservation holds at any time of [lo, last]
+// (reservations with hi > lo and lo <= last; see windowMask): b.mask
 // is false for the nodes listed in b.masked, true for all others. Only the
 // previous mask's nodes are reset, so the cost is that of the reserved
 // nodes, not of the cluster.
 //
 // A mask left by the previous call for the same reservations is kept as
 // it is: successive windows of a cycle often meet the same ones.
-func (s *Slurm) setMask(lo, hi sim.Time) {
+func (s *Slurm) setMask(lo, last sim.Time) {
 	b := &s.bf
 	if n := len(s.cluster.Nodes); len(b.mask) != n {
 		b.mask = slices.Grow(b.mask[:0], n)[:n]
@@ -503,9 +553,10 @@ func (s *Slurm) setMask(lo, hi sim.Time) {
 		b.maskOK = false
 	}
 	s.orderRes()
-	// The reservations meeting [lo, hi) are those among the first a by
-	// start (start < hi) that are not among the first c by end (end <= lo).
-	a := sort.Search(len(b.loOrd), func(k int) bool { return b.res[b.loOrd[k]].lo >= hi })
+	// The reservations meeting [lo, last] are those among the first a by
+	// start (start <= last) that are not among the first c by end
+	// (end <= lo).
+	a := sort.Search(len(b.loOrd), func(k int) bool { return b.res[b.loOrd[k]].lo > last })
 	c := sort.Search(len(b.hiOrd), func(k int) bool { return b.res[b.hiOrd[k]].hi > lo })
 	if b.maskOK && a == b.maskA && c == b.maskC {
 		return
@@ -686,7 +737,7 @@ func (s *Slurm) blockedNow(job *sim.PendingJob, cls int32) bool {
 		return true
 	}
 	now := s.pass.now
-	s.setMask(s.floorRes(now), s.ceilRes(endAt(now, job.Limit)))
+	s.windowMask(now, job.Limit)
 	s.maskWindows(now, job.Limit)
 	s.nowMask(now, job.Limit)
 	s.profile(cls)
@@ -702,7 +753,7 @@ func (s *Slurm) tryNow(job *sim.PendingJob, cls int32) bool {
 	p := &s.pass
 	b := &s.bf
 	now := p.now
-	s.setMask(s.floorRes(now), s.ceilRes(endAt(now, job.Limit)))
+	s.windowMask(now, job.Limit)
 	s.maskWindows(now, job.Limit)
 	s.nowMask(now, job.Limit)
 	if p.exact {
@@ -738,9 +789,18 @@ func (s *Slurm) tryNow(job *sim.PendingJob, cls int32) bool {
 }
 
 // reserve finds job's earliest start within bf_window and, if there is
-// one, reserves its nodes whole for [start, start+limit), rounded out to
-// bf_resolution (backfill.c steps 5–8). It reports whether it made a
-// reservation.
+// one, reserves its nodes whole (backfill.c _attempt_backfill from
+// TRY_LATER to _add_reservation, slurm-gpu-facts.md §2.3 steps 5–8):
+//
+//   - a start at most bf_window after now gets a reservation
+//     (job_ptr->start_time > sched_start + backfill_window: none);
+//   - the reservation is resvSpan's, both ends rounded down to
+//     bf_resolution;
+//   - the TRY_LATER retries go to the next reservation boundary
+//     (node_space's next slot end) before the horizon, where the map
+//     ends.
+//
+// It reports whether it made a reservation.
 func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
 	b := &s.bf
 	limit := job.Limit
@@ -754,13 +814,11 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
 		}
 	}
 	for range 10000 {
-		if startRes >= horizon {
-			if startRes > now {
-				b.until(startRes - s.cfg.bfWindow + 1) // the horizon passes it then
-			}
+		if startRes > horizon {
+			b.until(startRes - s.cfg.bfWindow) // the horizon reaches it then
 			return false
 		}
-		s.setMask(s.floorRes(startRes), s.ceilRes(endAt(startRes, limit)))
+		s.windowMask(startRes, limit)
 		s.maskWindows(startRes, limit)
 		first := startRes == now // the window and next depend on now
 		if first {
@@ -775,10 +833,15 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
 				next = min(next, w.End) // the window's nodes come back
 			}
 		}
+		if next != math.MaxInt64 && next >= horizon {
+			// The map ends at the horizon: no slot ends there or later.
+			b.until(next - s.cfg.bfWindow + 1) // the horizon passes it then
+			next = math.MaxInt64
+		}
 		var t sim.Time
 		var ok bool
 		if exact {
-			t, ok = s.willRunExact(job, startRes, min(next, horizon-1), next)
+			t, ok = s.willRunExact(job, startRes, min(next, horizon), next)
 		} else {
 			t, ok = s.willRun(job, startRes)
 		}
@@ -796,22 +859,13 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
 		case !ok || t > next:
 			startRes = next // TRY_LATER: some reserved nodes free up then
 			continue
-		case t >= horizon:
+		case t > horizon:
 			// Beyond bf_window: no reservation, whether or not its
 			// window meets another (a retry would start from t).
-			b.until(t - s.cfg.bfWindow + 1) // the horizon passes it then
+			b.until(t - s.cfg.bfWindow) // the horizon reaches it then
 			return false
 		}
-		lo, hi := s.floorRes(t), s.ceilRes(endAt(t, limit))
-		s.setMask(lo, hi)
-		clash := false
-		for _, a := range b.alloc {
-			if !b.mask[a.Node] {
-				clash = true
-				break
-			}
-		}
-		if clash || s.windowClash(t, limit) {
+		if s.resvClash(t, limit) || s.windowClash(t, limit) {
 			startRes = t // the window at t meets another reservation: retry from t
 			continue
 		}
@@ -819,6 +873,7 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
 		for _, a := range b.alloc {
 			b.pool = append(b.pool, a.Node)
 		}
+		lo, hi := s.resvSpan(t, limit)
 		b.res = append(b.res, bfRes{job: job.Ref, at: t, lo: lo, hi: hi, nodes: b.pool[off:len(b.pool):len(b.pool)]})
 		b.forget()
 		return true
@@ -1194,8 +1249,8 @@ func (s *Slurm) reach(now, horizon sim.Time) bool {
 		for _, e := range w.ent[lo:w.entEnd[g]] {
 			capSum += int64(e.delta)
 		}
-		if max(now, b.grpLast[g]) >= horizon {
-			b.until(max(now, b.grpLast[g]) - s.cfg.bfWindow + 1) // the horizon passes it then
+		if max(now, b.grpLast[g]) > horizon {
+			b.until(max(now, b.grpLast[g]) - s.cfg.bfWindow) // the horizon reaches it then
 			return false
 		}
 	}

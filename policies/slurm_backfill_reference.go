@@ -84,14 +84,15 @@ func (s *Slurm) referenceBackfill(v sim.View, pend []sim.PendingJob) {
 }
 
 // refMask returns, per node, whether the job may use it over the window
-// [lo, hi): no reservation of this cycle meeting the window holds it.
-func (s *Slurm) refMask(lo, hi sim.Time) []bool {
+// [lo, last]: no reservation of this cycle meeting the window (hi > lo,
+// lo <= last) holds it.
+func (s *Slurm) refMask(lo, last sim.Time) []bool {
 	mask := make([]bool, len(s.cluster.Nodes))
 	for i := range mask {
 		mask[i] = true
 	}
 	for _, r := range s.bf.res {
-		if r.lo < hi && r.hi > lo {
+		if r.hi > lo && r.lo <= last {
 			for _, n := range r.nodes {
 				mask[n] = false
 			}
@@ -119,7 +120,7 @@ func (s *Slurm) refWindows(mask []bool, start, limit sim.Time) {
 func (s *Slurm) refStartNow(job *sim.PendingJob) bool {
 	p := &s.pass
 	now := p.now
-	mask := s.refMask(s.floorRes(now), s.ceilRes(endAt(now, job.Limit)))
+	mask := s.refMask(now, endAt(now, job.Limit))
 	s.refWindows(mask, now, job.Limit)
 	free := slices.Clone(p.free)
 	for i := range free {
@@ -164,16 +165,19 @@ func (s *Slurm) refReserve(v sim.View, job *sim.PendingJob) {
 	rel := s.refRels(v)
 	startRes := now
 	for range 10000 {
-		if startRes >= horizon {
+		if startRes > horizon {
 			return
 		}
-		mask := s.refMask(s.floorRes(startRes), s.ceilRes(endAt(startRes, limit)))
+		mask := s.refMask(startRes, endAt(startRes, limit))
 		s.refWindows(mask, startRes, limit)
 		next := s.refNextBound(startRes)
 		for _, w := range s.pass.windows {
 			if w.End > startRes {
 				next = min(next, w.End) // the window's nodes come back
 			}
+		}
+		if next >= horizon {
+			next = math.MaxInt64 // the map ends at the horizon
 		}
 		t, alloc, ok := s.refWillRun(job, startRes, mask, rel)
 		switch {
@@ -182,19 +186,10 @@ func (s *Slurm) refReserve(v sim.View, job *sim.PendingJob) {
 		case !ok || t > next:
 			startRes = next // TRY_LATER: some reserved nodes free up then
 			continue
-		case t >= horizon:
+		case t > horizon:
 			return // beyond bf_window: no reservation
 		}
-		lo, hi := s.floorRes(t), s.ceilRes(endAt(t, limit))
-		mask = s.refMask(lo, hi)
-		s.refWindows(mask, t, limit)
-		clash := false
-		for _, a := range alloc {
-			if !mask[a.Node] {
-				clash = true
-			}
-		}
-		if clash {
+		if s.refClash(t, limit, alloc) {
 			startRes = t // the window at t meets another reservation: retry from t
 			continue
 		}
@@ -202,9 +197,54 @@ func (s *Slurm) refReserve(v sim.View, job *sim.PendingJob) {
 		for _, a := range alloc {
 			b.pool = append(b.pool, a.Node)
 		}
+		lo := s.floorRes(t)
+		hi := max(s.floorRes(endAt(t, limit)), lo+s.cfg.bfResolution)
 		b.res = append(b.res, bfRes{job: job.Ref, at: t, lo: lo, hi: hi, nodes: b.pool[off:len(b.pool):len(b.pool)]})
 		return
 	}
+}
+
+// refClash reports whether alloc, a placement at t with limit, uses a
+// node an advance reservation holds during [t, t+limit), or one that a
+// record of the backfill map holds in the slots [floor(t),
+// floor(t+limit)) would meet, as _test_resv_overlap finds it on the map
+// itself: the map's records are the intervals between consecutive
+// reservation boundaries (and the cycle's start), each holding the nodes
+// of the reservations that cover it.
+func (s *Slurm) refClash(t, limit sim.Time, alloc []sim.NodeAlloc) bool {
+	mask := make([]bool, len(s.cluster.Nodes))
+	for i := range mask {
+		mask[i] = true
+	}
+	s.refWindows(mask, t, limit)
+	for _, a := range alloc {
+		if !mask[a.Node] {
+			return true
+		}
+	}
+	flo, fhi := s.floorRes(t), s.floorRes(endAt(t, limit))
+	bounds := []sim.Time{s.floorRes(s.pass.now)}
+	for _, r := range s.bf.res {
+		bounds = append(bounds, r.lo, r.hi)
+	}
+	slices.Sort(bounds)
+	bounds = slices.Compact(bounds)
+	for k := 0; k+1 < len(bounds); k++ {
+		begin, end := bounds[k], bounds[k+1]
+		if !(end > flo && begin < fhi || fhi <= flo && begin < flo && end > flo) {
+			continue
+		}
+		for _, r := range s.bf.res {
+			if r.lo <= begin && r.hi >= end {
+				for _, a := range alloc {
+					if slices.Contains(r.nodes, a.Node) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
 }
 
 // refNextBound returns the first start or end of a reservation after t

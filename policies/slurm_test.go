@@ -660,3 +660,115 @@ func TestSlurmFailureMemoryLimit(t *testing.T) {
 		t.Errorf("starts (-want +got):\n%s", d)
 	}
 }
+
+// TestSlurmReservationBoundary holds backfill's reservation windows
+// closed at the job's end (backfill.c _attempt_backfill: a node_space
+// record is applied when end_time > start_res and begin_time <=
+// end_time): a job whose limit ends exactly where a reservation begins
+// does not get that reservation's nodes. Two nodes of 8 GPUs, fast()
+// passes (bf_interval 10, bf_resolution 1). A holds n0 [0,100), X holds
+// n1 [0,50). B (both nodes, limit 100, submitted at 1) blocks the
+// partition and reserves both nodes [100,200). At the cycle of 50 X has
+// ended and n1 is free: C (one node, limit 50) would run [50,100] and
+// meets B's reservation at 100, so it waits (it reserves n0 after B,
+// [200,250)); D (one node, limit 49) runs [50,99] and starts on n1. B
+// starts at 100, C at 200. (With the window half-open, [50,100) missed
+// B's reservation: C started at 50 on n1 and D waited until B ended.)
+func TestSlurmReservationBoundary(t *testing.T) {
+	c := policytest.GPUNodes(2, 8)
+	nodes := func(n int32) workload.Request { return workload.Request{Nodes: n, GPUs: 8 * n} }
+	jobs := []workload.Job{
+		job("A", 0, 100, 100, nodes(1)),
+		job("X", 0, 50, 50, nodes(1)),
+		job("B", 1, 100, 100, nodes(2)),
+		job("C", 40, 50, 50, nodes(1)),
+		job("D", 41, 49, 49, nodes(1)),
+	}
+	rec := runSlurm(t, c, jobs, fast())
+	want := map[string]sim.Time{"A": 0, "X": 0, "B": 100, "C": 200, "D": 50}
+	if d := cmp.Diff(want, starts(rec)); d != "" {
+		t.Errorf("starts (-want +got):\n%s", d)
+	}
+}
+
+// TestSlurmReservationSpan holds the reservations of a backfill cycle to
+// Slurm's rounding and horizon (backfill.c _attempt_backfill and
+// _add_reservation): a reservation holds the slots from its start to its
+// end, both rounded down to bf_resolution (at least one slot); a job
+// whose predicted start is at most bf_window ahead gets one; the
+// TRY_LATER retries go to slot boundaries before the horizon. Two nodes
+// of 8 GPUs, bf_resolution 60; the reservations of the cycle at 0.
+func TestSlurmReservationSpan(t *testing.T) {
+	c := policytest.GPUNodes(2, 8)
+	nodes := func(n int32) workload.Request { return workload.Request{Nodes: n, GPUs: 8 * n} }
+	tests := []struct {
+		name   string
+		window int64 // bf_window, minutes
+		jobs   []workload.Job
+		want   []policies.SlurmReservation
+	}{
+		{
+			// Horizon 240. A holds n0 [0,100), X n1 [0,50). B (both
+			// nodes, limit 110) is predicted at 100, when A ends: it
+			// holds [60, 210 rounded down = 180). E (both nodes, limit
+			// 60): its window [0,60] meets B's slots from 60, so it is
+			// tried again at the next slot boundary, 60, then at B's
+			// end, 180, where no reservation holds the nodes: it
+			// holds [180,240). (With the end rounded up, B held
+			// [60,240) and E's retry at 240 was at the horizon, where
+			// the map ends: no reservation.)
+			name:   "ends rounded down",
+			window: 4,
+			jobs: []workload.Job{
+				job("A", 0, 100, 100, nodes(1)),
+				job("X", 0, 50, 50, nodes(1)),
+				job("B", 0, 110, 110, nodes(2)),
+				job("E", 0, 60, 60, nodes(2)),
+			},
+			want: []policies.SlurmReservation{
+				{Job: 2, Predicted: 100, Start: 60, End: 180, Nodes: []int32{0, 1}},
+				{Job: 3, Predicted: 180, Start: 180, End: 240, Nodes: []int32{0, 1}},
+			},
+		},
+		{
+			// Horizon 60. A holds n0 [0,60), X n1 [0,100). G (one
+			// node, limit 10) is predicted at 60, the horizon itself:
+			// it gets a reservation, one slot long, [60,120). (With
+			// the horizon exclusive it got none.)
+			name:   "a start at the horizon",
+			window: 1,
+			jobs: []workload.Job{
+				job("A", 0, 60, 60, nodes(1)),
+				job("X", 0, 100, 100, nodes(1)),
+				job("G", 0, 10, 10, nodes(1)),
+			},
+			want: []policies.SlurmReservation{
+				{Job: 2, Predicted: 60, Start: 60, End: 120, Nodes: []int32{0}},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := fast()
+			a.BfResolution, a.BfWindow = 60, tt.window
+			s, err := policies.NewSlurm(a, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.AlwaysReserve = true
+			probe := &reservationProbe{Slurm: s}
+			if _, err := sim.Run(sim.Config{Cluster: c, Trace: &workload.Trace{Jobs: tt.jobs}, Policy: probe, Seed: 1}); err != nil {
+				t.Fatal(err)
+			}
+			var got []policies.SlurmReservation
+			for _, p := range probe.log {
+				if p.at == 0 {
+					got = p.res
+				}
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("reservations of the cycle at 0 (-want +got):\n%s", d)
+			}
+		})
+	}
+}
