@@ -2,6 +2,7 @@ package policies
 
 import (
 	"cmp"
+	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -134,6 +135,7 @@ type slurmJob struct {
 	epoch    uint32
 	started  uint32 // epoch of the pass that started it
 	victim   uint32 // epoch of the pass that preempted it
+	limit    int32  // time limit of its current run, seconds (saturated); 0 before it starts
 	known    bool
 	charging bool
 	reason   sim.PendingReason // this pass
@@ -676,6 +678,7 @@ func (s *Slurm) holdReason(v sim.View, job *sim.PendingJob, js *slurmJob) sim.Pe
 func (s *Slurm) markStarted(job *sim.PendingJob) {
 	js := &s.st[job.Ref]
 	js.started = s.epoch
+	js.limit = int32(min(job.Limit, math.MaxInt32))
 	js.reason = sim.ReasonNone
 	if s.limits {
 		s.addUse(js, reqUse(&job.Req))

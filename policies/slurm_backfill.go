@@ -40,19 +40,12 @@ type backfillState struct {
 	contrib  []int32
 	alloc    []sim.NodeAlloc
 	order    []int32 // bf_busy_nodes node order
-	acc      []int32 // placeUnits: per node, units gained by the groups released
+	acc      []int32 // placeUnits: per node, units gained by the jobs released
 	accSeen  []uint32
 	accStamp uint32
 	users    []int32 // records tested per user (s.users index), for bf_max_job_user
 	parts    [64]int
 	relBuilt bool
-
-	// Will-run groups of rel (independent of the job): group k releases
-	// rel[grpEnd[k-1]:grpEnd[k]], the last of them ending at grpLast[k].
-	// Dropped when rel changes.
-	grpEnd  []int32
-	grpLast []sim.Time
-	grpDone bool // every rel is in a group
 
 	// Will-run profiles (exact placement) of the demands reserved since
 	// the free state or rel last changed: profs[:nprof], wr the one of
@@ -125,13 +118,15 @@ type bfRes struct {
 
 // wrProfile is a demand shape's will-run profile on the cycle's free state
 // and rel: per node the units it holds on the free state of now (-1: not
-// eligible), their sum, and per group the change of each node's units
-// as the group is released (ent[entEnd[k-1]:entEnd[k]]), computed on
-// demand up to the groups a will-run test reached. The shape is the
-// demand without its count: units per node do not depend on how many
-// the job wants, so demands of every size share it.
+// eligible), their sum, and per running job the change of each node's
+// units as rel[i] is released (ent[entEnd[i-1]:entEnd[i]]), computed on
+// demand, in rel order, up to the jobs a will-run test reached. The
+// shape is the demand without its count: units per node do not depend on
+// how many the job wants, so demands of every size share it. A node's
+// units change only with the jobs on it, released in rel order whatever
+// the mask, so the changes hold for every mask.
 //
-// cur and prev hold a node's free state and units after the groups
+// cur and prev hold a node's free state and units after the jobs
 // computed so far, valid where seen is stamp (other nodes have not
 // changed: p.free and contrib).
 //
@@ -153,13 +148,114 @@ type wrProfile struct {
 	maskVer  uint64 // the mask masked was summed on (0: none)
 	masked   int64
 
-	// The units on the nodes of the mask mcapVer (0: none): now
-	// (mcap0) and after each group computed so far (mcap[g]). Many
-	// will-run tests of a cycle share the demand shape and the mask
-	// and differ only in count and start.
-	mcapVer uint64
-	mcap0   int64
-	mcap    []int64
+	// The will-run groups on the nodes the demand may use under the
+	// mask grpVer (0: none), as _will_run_test forms them (groupScan),
+	// computed on demand: grp[g], and the scan that continues them.
+	// grpCap0 is the units on those nodes now. Many will-run tests of a
+	// cycle share the demand shape and the mask and differ only in
+	// count and start.
+	grpVer  uint64
+	grpCap0 int64
+	grp     []wrGroup
+	scan    groupScan
+}
+
+// wrGroup is a will-run group: rel[:end] is consumed after it, a job
+// fitting then starts at start, and the demand's nodes hold cap units.
+type wrGroup struct {
+	end   int32
+	start sim.Time
+	cap   int64
+}
+
+// groupScan walks rel as cons_tres's _will_run_test (cons_common
+// job_test.c, 22.05) releases the running jobs for a will-run test, one
+// group per call of next:
+//
+//   - jobs are taken in end_time order (bfRel.key); a job on none of the
+//     test's nodes is skipped ("job has no usable nodes");
+//   - the first job taken sets the grid end: its end_time rounded up to
+//     the next 30 s boundary of the epoch (end_time + 30 − end_time % 30,
+//     a boundary itself moving a full 30 s), the boundaries falling at
+//     will_run_phase + k·30 of simulated time;
+//   - after each job taken, the group ends if the job after it in the
+//     list (taken or not) ends after grid end + window: so a job on none
+//     of the nodes, within the window, lets the next job on them in
+//     whatever its end (the loop checks only the job it peeked);
+//   - between groups the window (30 s at first) doubles, or grows by
+//     bf_window_linear, until it reaches that job's end;
+//   - a job fitting after a group starts when the jobs released end:
+//     the latest end (the view's End) among them.
+type groupScan struct {
+	next   int // rel index of the next job to take
+	haveB  bool
+	b      sim.Time // the grid end
+	window sim.Time
+	done   bool
+	start  sim.Time // latest end of the jobs released
+}
+
+// step consumes rel for the next group, calling release(i) for every job
+// taken; usable(i) says whether rel[i] is on the test's nodes. It
+// reports false when no group is left.
+func (g *groupScan) step(s *Slurm, rel []bfRel, usable func(i int) bool, release func(i int)) bool {
+	if g.done {
+		return false
+	}
+	if g.window == 0 {
+		g.window = 30
+	}
+	released := false
+	for {
+		if g.next >= len(rel) {
+			g.done = true
+			break
+		}
+		i := g.next
+		g.next++
+		if !usable(i) {
+			continue
+		}
+		r := &rel[i]
+		if !g.haveB {
+			g.b, g.haveB = s.willRunGrid(r.key), true
+		}
+		release(i)
+		g.start = max(g.start, r.end)
+		released = true
+		if g.next >= len(rel) {
+			g.done = true
+			break
+		}
+		if rel[g.next].key > g.b+g.window {
+			break
+		}
+	}
+	if !released {
+		g.done = true
+		return false
+	}
+	if !g.done {
+		for peek := rel[g.next].key; ; {
+			if s.cfg.bfWindowLinear > 0 {
+				g.window += s.cfg.bfWindowLinear
+			} else {
+				g.window *= 2
+			}
+			if peek <= g.b+g.window {
+				break
+			}
+		}
+	}
+	return true
+}
+
+// willRunGrid returns end rounded up to the next 30 s boundary of the
+// will-run grid (strictly after end: a boundary moves a full 30 s), as
+// _will_run_test aligns its windows: end_time + (30 − end_time % 30).
+func (s *Slurm) willRunGrid(end sim.Time) sim.Time {
+	delta := ((end-s.cfg.willRunPhase)%30 + 30) % 30
+	return end + 30 - delta
 }
 
 // maxProfiles bounds the will-run profiles kept in a cycle.
@@ -170,11 +266,26 @@ type wrEntry struct {
 	node, delta int32
 }
 
-// bfRel is a running job's resources coming free at end.
+// bfRel is a running job's resources coming free at end. key is Slurm's
+// end_time, by which will-run orders and groups the running jobs: start
+// + time limit, even once that has passed (the view's End then says when
+// backfill expects the job gone: _guess_job_end), or End when earlier (a
+// preemption's grace).
 type bfRel struct {
+	key   sim.Time
 	end   sim.Time
 	ref   sim.JobRef
 	alloc []sim.NodeAlloc
+}
+
+// relKey returns the will-run key (bfRel.key) of a running job.
+func (s *Slurm) relKey(r *sim.RunningJob) sim.Time {
+	if int(r.Ref) < len(s.st) {
+		if l := s.st[r.Ref].limit; l > 0 {
+			return min(r.End, r.Start+sim.Time(l))
+		}
+	}
+	return r.End
 }
 
 func (s *Slurm) floorRes(t sim.Time) sim.Time {
@@ -259,7 +370,6 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 	b.dparts = b.dparts[:0]
 	b.dcls = b.dcls[:0]
 	b.relBuilt = false // built when the first reservation is computed
-	b.dropGroups()
 	b.dropProfiles()
 	b.forget()
 	b.running = v.Running()
@@ -427,8 +537,7 @@ func (s *Slurm) buildRel() {
 	if b.relBuilt {
 		return
 	}
-	b.relBuilt = true
-	b.dropGroups() // profiles made before (by startNow) have no groups yet
+	b.relBuilt = true // profiles made before (by startNow) have no entries yet
 	b.relStamp += 2
 	mark, seen := b.relStamp, b.relStamp+1
 	top := sim.JobRef(-1)
@@ -454,10 +563,10 @@ func (s *Slurm) buildRel() {
 	source := func(ref sim.JobRef) bfRel {
 		if i := b.relPos[ref]; i >= 0 {
 			r := &b.running[i]
-			return bfRel{end: r.End, ref: r.Ref, alloc: r.Alloc}
+			return bfRel{key: s.relKey(r), end: r.End, ref: r.Ref, alloc: r.Alloc}
 		} else {
 			k := -i - 1
-			return bfRel{end: p.ends[k], ref: p.starts[k].Job, alloc: p.starts[k].Alloc}
+			return bfRel{key: p.ends[k], end: p.ends[k], ref: p.starts[k].Job, alloc: p.starts[k].Alloc}
 		}
 	}
 	kept := b.rel[:0]
@@ -465,7 +574,7 @@ func (s *Slurm) buildRel() {
 		if int(e.ref) >= len(b.relMark) || b.relMark[e.ref] != mark {
 			continue
 		}
-		if cur := source(e.ref); cur.end == e.end {
+		if cur := source(e.ref); cur.end == e.end && cur.key == e.key {
 			b.relMark[e.ref] = seen
 			kept = append(kept, cur)
 		}
@@ -502,7 +611,7 @@ func (s *Slurm) buildRel() {
 }
 
 func relCmp(x, y bfRel) int {
-	if c := cmp.Compare(x.end, y.end); c != 0 {
+	if c := cmp.Compare(x.key, y.key); c != 0 {
 		return c
 	}
 	return cmp.Compare(x.ref, y.ref)
@@ -778,12 +887,11 @@ func (s *Slurm) tryNow(job *sim.PendingJob, cls int32) bool {
 	p.commit(job, base)
 	k := len(p.starts) - 1
 	if b.relBuilt {
-		rel := bfRel{end: p.ends[k], ref: job.Ref, alloc: p.starts[k].Alloc}
+		rel := bfRel{key: p.ends[k], end: p.ends[k], ref: job.Ref, alloc: p.starts[k].Alloc}
 		i, _ := slices.BinarySearchFunc(b.rel, rel, relCmp)
 		b.rel = slices.Insert(b.rel, i, rel)
-		b.dropGroups()
 	}
-	b.dropProfiles() // the free state changed
+	b.dropProfiles() // the free state and rel changed
 	b.forget()
 	return true
 }
@@ -881,12 +989,11 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
 	return false
 }
 
-// willRun is cons_tres's will-run test on the nodes of b.mask: the
-// earliest time >= startRes at which job fits, with running jobs (and the
-// pass's starts) released at their ends in groups: the first group is
-// every job ending within 30 s of the first end, and the window doubles
-// (or grows by bf_window_linear) for each further group. The start is the
-// end of the last job released. The placement is left in b.alloc.
+// willRun is cons_tres's will-run test on the nodes of b.mask
+// (cons_common job_test.c _will_run_test): the earliest time >= startRes
+// at which job fits, now or with the running jobs (and the pass's
+// starts) released group by group as groupScan forms the groups on the
+// job's nodes. The placement is left in b.alloc.
 func (s *Slurm) willRun(job *sim.PendingJob, startRes sim.Time) (sim.Time, bool) {
 	p := &s.pass
 	b := &s.bf
@@ -909,30 +1016,30 @@ func (s *Slurm) willRun(job *sim.PendingJob, startRes sim.Time) (sim.Time, bool)
 	if capSum >= int64(d.count) && s.placeRes(job) {
 		return startRes, true
 	}
-	window := sim.Time(30)
-	for i := 0; i < len(b.rel); {
-		groupEnd := b.rel[i].end + window
-		last := b.rel[i].end
-		for ; i < len(b.rel) && b.rel[i].end <= groupEnd; i++ {
-			last = b.rel[i].end
-			for _, a := range b.rel[i].alloc {
-				if b.contrib[a.Node] < 0 {
-					continue
-				}
-				f := &b.wfree[a.Node]
-				f.Add(&a) // MIG instances and MPS shares come back too
-				c := d.fit(*f)
-				capSum += int64(c - b.contrib[a.Node])
-				b.contrib[a.Node] = c
+	usable := func(i int) bool {
+		for _, a := range b.rel[i].alloc {
+			if b.contrib[a.Node] >= 0 {
+				return true
 			}
 		}
-		if capSum >= int64(d.count) && s.placeRes(job) {
-			return max(startRes, last), true
+		return false
+	}
+	release := func(i int) {
+		for _, a := range b.rel[i].alloc {
+			if b.contrib[a.Node] < 0 {
+				continue
+			}
+			f := &b.wfree[a.Node]
+			f.Add(&a) // MIG instances and MPS shares come back too
+			c := d.fit(*f)
+			capSum += int64(c - b.contrib[a.Node])
+			b.contrib[a.Node] = c
 		}
-		if s.cfg.bfWindowLinear > 0 {
-			window += s.cfg.bfWindowLinear
-		} else {
-			window *= 2
+	}
+	var g groupScan
+	for g.step(s, b.rel, usable, release) {
+		if capSum >= int64(d.count) && s.placeRes(job) {
+			return max(startRes, g.start), true
 		}
 	}
 	return 0, false
@@ -980,23 +1087,23 @@ func (s *Slurm) placeRes(job *sim.PendingJob) bool {
 // placeUnits is placeAfter for FirstFit on one partition, for a demand
 // that needs some GPU, CPU or memory and no MIG or MPS: FirstFit takes
 // from each node in order min(its units, what is still needed), and a
-// node's units after group g are its profile units now plus the changes
-// of groups up to g, so the free state need not be rebuilt.
-func (s *Slurm) placeUnits(d *demand, g int) bool {
+// node's units after rel[:n] is released are its profile units now plus
+// the changes of those jobs, so the free state need not be rebuilt.
+func (s *Slurm) placeUnits(d *demand, n int) bool {
 	b := &s.bf
 	w := b.wr
-	n := len(w.contrib)
-	if len(b.acc) != n {
-		b.acc = make([]int32, n)
-		b.accSeen = make([]uint32, n)
+	if nn := len(w.contrib); len(b.acc) != nn {
+		b.acc = make([]int32, nn)
+		b.accSeen = make([]uint32, nn)
 		b.accStamp = 0
 	}
 	if b.accStamp++; b.accStamp == 0 {
 		clear(b.accSeen)
 		b.accStamp = 1
 	}
-	if g >= 0 {
-		for _, e := range w.ent[:w.entEnd[g]] {
+	if n > 0 {
+		s.profileEntries(n)
+		for _, e := range w.ent[:w.entEnd[n-1]] {
 			if !b.mask[e.node] {
 				continue
 			}
@@ -1027,51 +1134,6 @@ func (s *Slurm) placeUnits(d *demand, g int) bool {
 	}
 	b.alloc = b.alloc[:0]
 	return false
-}
-
-// dropGroups forgets the will-run groups of b.rel (it changed).
-func (b *backfillState) dropGroups() {
-	b.grpEnd = b.grpEnd[:0]
-	b.grpLast = b.grpLast[:0]
-	b.grpDone = false
-}
-
-// group makes sure will-run group k of b.rel is known, reporting false
-// when there is none (every running job is released before it). Groups
-// are those of willRun: the first is every job ending within 30 s of the
-// first end, and the window doubles (or grows by bf_window_linear) for
-// each further group.
-func (s *Slurm) group(k int) bool {
-	b := &s.bf
-	for len(b.grpEnd) <= k {
-		if b.grpDone {
-			return false
-		}
-		i := 0
-		window := sim.Time(30)
-		if g := len(b.grpEnd); g > 0 {
-			i = int(b.grpEnd[g-1])
-			for range g {
-				if s.cfg.bfWindowLinear > 0 {
-					window += s.cfg.bfWindowLinear
-				} else {
-					window *= 2
-				}
-			}
-		}
-		if i >= len(b.rel) {
-			b.grpDone = true
-			return false
-		}
-		groupEnd := b.rel[i].end + window
-		last := b.rel[i].end
-		for ; i < len(b.rel) && b.rel[i].end <= groupEnd; i++ {
-			last = b.rel[i].end
-		}
-		b.grpEnd = append(b.grpEnd, int32(i))
-		b.grpLast = append(b.grpLast, last)
-	}
-	return true
 }
 
 // profile makes b.wr the will-run profile of request class cls's demand
@@ -1112,7 +1174,7 @@ func (s *Slurm) profile(cls int32) {
 	c.slot, c.gen = int32(slot), w.gen
 	w.d = d
 	w.reachYes, w.reachNo = 0, math.MaxInt64
-	w.maskVer, w.mcapVer = 0, 0
+	w.maskVer, w.grpVer = 0, 0
 	n := len(p.nodes)
 	w.contrib = slices.Grow(w.contrib[:0], n)[:n]
 	var base int64
@@ -1167,51 +1229,45 @@ func (b *backfillState) dropProfiles() {
 	b.wr = nil
 }
 
-// profileGroup makes sure the profile covers will-run group k, reporting
-// false when there is no such group.
-func (s *Slurm) profileGroup(k int) bool {
+// profileEntries makes sure the profile has the changes of rel[:n].
+func (s *Slurm) profileEntries(n int) {
 	b := &s.bf
 	w := b.wr
-	if k < len(w.entEnd) {
-		return true
-	}
-	for g := len(w.entEnd); g <= k; g++ {
-		if !s.group(g) {
-			return false
-		}
-		lo := 0
-		if g > 0 {
-			lo = int(b.grpEnd[g-1])
-		}
-		d := &w.d
-		for _, r := range b.rel[lo:b.grpEnd[g]] {
-			for _, a := range r.alloc {
-				if w.contrib[a.Node] < 0 {
-					continue
-				}
-				if w.seen[a.Node] != w.stamp {
-					w.seen[a.Node] = w.stamp
-					w.cur[a.Node] = s.pass.free[a.Node]
-					w.prev[a.Node] = w.contrib[a.Node]
-				}
-				f := &w.cur[a.Node]
-				f.Add(&a) // MIG instances and MPS shares come back too
-				c := d.fit(*f)
-				if dc := c - w.prev[a.Node]; dc != 0 {
-					w.prev[a.Node] = c
-					w.ent = append(w.ent, wrEntry{node: a.Node, delta: dc})
-				}
+	d := &w.d
+	for i := len(w.entEnd); i < n; i++ {
+		for _, a := range b.rel[i].alloc {
+			if w.contrib[a.Node] < 0 {
+				continue
+			}
+			if w.seen[a.Node] != w.stamp {
+				w.seen[a.Node] = w.stamp
+				w.cur[a.Node] = s.pass.free[a.Node]
+				w.prev[a.Node] = w.contrib[a.Node]
+			}
+			f := &w.cur[a.Node]
+			f.Add(&a) // MIG instances and MPS shares come back too
+			c := d.fit(*f)
+			if dc := c - w.prev[a.Node]; dc != 0 {
+				w.prev[a.Node] = c
+				w.ent = append(w.ent, wrEntry{node: a.Node, delta: dc})
 			}
 		}
 		w.entEnd = append(w.entEnd, int32(len(w.ent)))
 	}
-	return true
+}
+
+// entries returns the profile's changes as rel[i] is released.
+func (w *wrProfile) entries(i int) []wrEntry {
+	lo := int32(0)
+	if i > 0 {
+		lo = w.entEnd[i-1]
+	}
+	return w.ent[lo:w.entEnd[i]]
 }
 
 // reachable reports whether job, whose profile is made, could start
-// before horizon on every node (no mask): the earliest start under any
-// mask is no earlier, so when it is not, reserve would make no
-// reservation, whatever the TRY_LATER retries find.
+// within bf_window on some mask: when it cannot on every node (no mask),
+// reserve would make no reservation, whatever the TRY_LATER retries find.
 func (s *Slurm) reachable(now, horizon sim.Time) bool {
 	b := &s.bf
 	w := b.wr
@@ -1219,9 +1275,8 @@ func (s *Slurm) reachable(now, horizon sim.Time) bool {
 	case b.need <= w.reachYes:
 		return true
 	case b.need >= w.reachNo:
-		// reach stopped at the first group ending at or past the
-		// horizon, or at the last group, for that count as for this
-		// one: its bound is in place.
+		// reach found for that count as for this one that the start
+		// lies past the horizon: its bound is in place.
 		return false
 	}
 	ok := s.reach(now, horizon)
@@ -1233,26 +1288,39 @@ func (s *Slurm) reachable(now, horizon sim.Time) bool {
 	return ok
 }
 
+// reach bounds the start of any will-run test of the profile's demand:
+// on any mask the job fits at the earliest once the jobs up to rel[j]
+// are released, j the first at which it fits on every node, and it
+// starts no earlier than the end of the job that completes its units,
+// rel[j] or one after it: so no earlier than the least End of rel[j:].
 func (s *Slurm) reach(now, horizon sim.Time) bool {
 	b := &s.bf
 	w := b.wr
 	capSum := w.base
-	need := b.need
-	for g := 0; capSum < need; g++ {
-		if !s.profileGroup(g) {
-			return false
-		}
-		lo := int32(0)
-		if g > 0 {
-			lo = w.entEnd[g-1]
-		}
-		for _, e := range w.ent[lo:w.entEnd[g]] {
+	if capSum >= b.need {
+		return true // it fits now
+	}
+	j := -1
+	for i := range b.rel {
+		s.profileEntries(i + 1)
+		for _, e := range w.entries(i) {
 			capSum += int64(e.delta)
 		}
-		if max(now, b.grpLast[g]) > horizon {
-			b.until(max(now, b.grpLast[g]) - s.cfg.bfWindow) // the horizon reaches it then
-			return false
+		if capSum >= b.need {
+			j = i
+			break
 		}
+	}
+	if j < 0 {
+		return false // it fits nowhere, whatever ends
+	}
+	lb := sim.Time(math.MaxInt64)
+	for _, r := range b.rel[j:] {
+		lb = min(lb, r.end)
+	}
+	if max(now, lb) > horizon {
+		b.until(max(now, lb) - s.cfg.bfWindow) // the horizon reaches it then
+		return false
 	}
 	return true
 }
@@ -1260,69 +1328,92 @@ func (s *Slurm) reach(now, horizon sim.Time) bool {
 // willRunExact is willRun for a placement that succeeds exactly when the
 // nodes of b.mask hold the job's units (FirstFit on one partition, or
 // bf_busy_nodes): it sums the job's profile over the nodes b.mask leaves
-// in, group by group, without rebuilding the free state. The placement is
-// made (into b.alloc) only when the caller will use it: when the start
-// is found and not after use. It returns what willRun returns, except
-// that once the groups pass stop it returns the first group end past
-// stop (true) without looking further: reserve then tries later from
-// stop whatever the start, and its bounds on skipping are at or before
-// stop already.
+// in, group by group, without rebuilding the free state; the groups of
+// a mask are kept for the tests that share it. The placement is made
+// (into b.alloc) only when the caller will use it: when the start is
+// found and not after use. It returns what willRun returns, except that
+// once the groups pass stop it returns the first group start past stop
+// (true) without looking further: reserve then tries later from stop
+// whatever the start, and its bounds on skipping are at or before stop
+// already.
 func (s *Slurm) willRunExact(job *sim.PendingJob, startRes, use, stop sim.Time) (sim.Time, bool) {
 	b := &s.bf
 	w := b.wr
-	if w.mcapVer != b.maskVer {
-		w.mcapVer = b.maskVer
-		w.mcap = w.mcap[:0]
-		w.mcap0 = w.base - s.maskedUnits()
+	if w.grpVer != b.maskVer {
+		w.grpVer = b.maskVer
+		w.grp = w.grp[:0]
+		w.scan = groupScan{}
+		w.grpCap0 = w.base - s.maskedUnits()
 	}
-	capSum := w.mcap0
 	need := b.need
-	g := -1
-	t := startRes
-	for capSum < need {
-		g++
-		if !s.group(g) {
-			return 0, false
-		}
-		if t = max(startRes, b.grpLast[g]); t > stop {
-			return t, true
-		}
-		if g == len(w.mcap) {
-			s.profileGroup(g)
-			lo := int32(0)
-			if g > 0 {
-				lo = w.entEnd[g-1]
+	n, t := 0, startRes
+	if w.grpCap0 < need {
+		for g := 0; ; g++ {
+			if g == len(w.grp) && !s.nextGroup(w) {
+				return 0, false
 			}
-			for _, e := range w.ent[lo:w.entEnd[g]] {
-				if b.mask[e.node] {
-					capSum += int64(e.delta)
-				}
+			gr := &w.grp[g]
+			if t = max(startRes, gr.start); t > stop {
+				return t, true
 			}
-			w.mcap = append(w.mcap, capSum)
+			if gr.cap >= need {
+				n = int(gr.end)
+				break
+			}
 		}
-		capSum = w.mcap[g]
 	}
 	if t > use {
 		return t, true // TRY_LATER or beyond bf_window: the placement is not used
 	}
-	if s.placeAfter(job, g) {
+	if s.placeAfter(job, n) {
 		return t, true
 	}
 	return s.willRun(job, startRes) // not reached with an exact placement
 }
 
-// placeAfter places job into b.alloc on the free state after will-run
-// group g (g < 0: now) on the nodes of b.mask, as willRun does.
-func (s *Slurm) placeAfter(job *sim.PendingJob, g int) bool {
+// nextGroup appends the profile's next will-run group under b.mask,
+// reporting false when there is none.
+func (s *Slurm) nextGroup(w *wrProfile) bool {
+	b := &s.bf
+	capSum := w.grpCap0
+	if k := len(w.grp); k > 0 {
+		capSum = w.grp[k-1].cap
+	}
+	usable := func(i int) bool {
+		for _, a := range b.rel[i].alloc {
+			if w.contrib[a.Node] >= 0 && b.mask[a.Node] {
+				return true
+			}
+		}
+		return false
+	}
+	release := func(i int) {
+		s.profileEntries(i + 1)
+		for _, e := range w.entries(i) {
+			if b.mask[e.node] {
+				capSum += int64(e.delta)
+			}
+		}
+	}
+	if !w.scan.step(s, b.rel, usable, release) {
+		return false
+	}
+	w.grp = append(w.grp, wrGroup{end: int32(w.scan.next), start: w.scan.start, cap: capSum})
+	return true
+}
+
+// placeAfter places job into b.alloc on the free state after rel[:n] is
+// released, on the nodes of b.mask, as willRun does.
+func (s *Slurm) placeAfter(job *sim.PendingJob, n int) bool {
 	p := &s.pass
 	b := &s.bf
 	w := b.wr
 	if d := newDemand(job); p.exact && !s.cfg.bfBusyNodes && job.Parts == 1<<uint(job.Part) &&
 		d.mig == 0 && d.mps == 0 && (d.gpus > 0 || d.cpus > 0 || d.mem > 0) {
-		return s.placeUnits(&d, g)
+		return s.placeUnits(&d, n)
 	}
-	n := len(p.nodes)
-	b.wfree = slices.Grow(b.wfree[:0], n)[:n]
+	nn := len(p.nodes)
+	b.wfree = slices.Grow(b.wfree[:0], nn)[:nn]
 	for i := range b.wfree {
 		if w.contrib[i] >= 0 && b.mask[i] {
 			b.wfree[i] = p.free[i]
@@ -1330,8 +1421,8 @@ func (s *Slurm) placeAfter(job *sim.PendingJob, g int) bool {
 			b.wfree[i] = sim.NodeState{}
 		}
 	}
-	if g >= 0 {
-		for _, r := range b.rel[:b.grpEnd[g]] {
+	if n > 0 {
+		for _, r := range b.rel[:n] {
 			for _, a := range r.alloc {
 				if w.contrib[a.Node] < 0 || !b.mask[a.Node] {
 					continue

@@ -19,8 +19,10 @@ import (
 // (TestSlurmBackfillReference) requires both to make the same decisions.
 
 // refRel is a running job (or a start of this pass) as the reference's
-// will-run test releases it.
+// will-run test releases it: ordered and grouped by key (Slurm's
+// end_time), expected gone at end (bfRel).
 type refRel struct {
+	key   sim.Time
 	end   sim.Time
 	ref   sim.JobRef
 	alloc []sim.NodeAlloc
@@ -144,13 +146,17 @@ func (s *Slurm) refRels(v sim.View) []refRel {
 	p := &s.pass
 	var rel []refRel
 	for _, r := range v.Running() {
-		rel = append(rel, refRel{end: r.End, ref: r.Ref, alloc: r.Alloc})
+		key := r.End
+		if l := s.st[r.Ref].limit; l > 0 {
+			key = min(r.End, r.Start+sim.Time(l))
+		}
+		rel = append(rel, refRel{key: key, end: r.End, ref: r.Ref, alloc: r.Alloc})
 	}
 	for k, st := range p.starts {
-		rel = append(rel, refRel{end: p.ends[k], ref: st.Job, alloc: st.Alloc})
+		rel = append(rel, refRel{key: p.ends[k], end: p.ends[k], ref: st.Job, alloc: st.Alloc})
 	}
 	slices.SortFunc(rel, func(x, y refRel) int {
-		return cmp.Or(cmp.Compare(x.end, y.end), cmp.Compare(x.ref, y.ref))
+		return cmp.Or(cmp.Compare(x.key, y.key), cmp.Compare(x.ref, y.ref))
 	})
 	return rel
 }
@@ -262,12 +268,17 @@ func (s *Slurm) refNextBound(t sim.Time) sim.Time {
 	return next
 }
 
-// refWillRun is cons_tres's will-run test on the nodes of mask: the
-// earliest time >= startRes at which job fits, with running jobs (and the
-// pass's starts) released at their ends in groups: the first group is
-// every job ending within 30 s of the first end, and the window doubles
-// (or grows by bf_window_linear) for each further group. The start is
-// the end of the last job released. It returns the placement too.
+// refWillRun is cons_tres's will-run test on the nodes of mask
+// (cons_common job_test.c _will_run_test): the earliest time >= startRes
+// at which job fits, now or as the running jobs (and the pass's starts)
+// are released in end_time order, in groups: the first job on the
+// test's nodes sets the grid end, its end_time rounded up to the next
+// 30 s boundary (will_run_phase + k·30, a boundary moving a full 30 s);
+// a job on none of the nodes is skipped; after each job released the
+// group ends when the job after it in the list ends after the grid end
+// plus the window (30 s, then doubled, or grown by bf_window_linear,
+// until it reaches that job); a job fitting after a group starts at the
+// latest end of the jobs released. It returns the placement too.
 func (s *Slurm) refWillRun(job *sim.PendingJob, startRes sim.Time, mask []bool, rel []refRel) (sim.Time, []sim.NodeAlloc, bool) {
 	p := &s.pass
 	d := newDemand(job)
@@ -282,25 +293,55 @@ func (s *Slurm) refWillRun(job *sim.PendingJob, startRes sim.Time, mask []bool, 
 	if alloc, ok := s.placeOn(job, free); ok {
 		return startRes, alloc, true
 	}
+	usable := func(r *refRel) bool {
+		for _, a := range r.alloc {
+			if use[a.Node] {
+				return true
+			}
+		}
+		return false
+	}
+	var grid, start sim.Time
+	haveGrid := false
 	window := sim.Time(30)
 	for i := 0; i < len(rel); {
-		groupEnd := rel[i].end + window
-		last := rel[i].end
-		for ; i < len(rel) && rel[i].end <= groupEnd; i++ {
-			last = rel[i].end
-			for _, a := range rel[i].alloc {
+		released := false
+		for i < len(rel) {
+			r := &rel[i]
+			i++
+			if !usable(r) {
+				continue // the job has no usable nodes
+			}
+			if !haveGrid {
+				delta := ((r.key-s.cfg.willRunPhase)%30 + 30) % 30
+				grid, haveGrid = r.key+30-delta, true
+			}
+			for _, a := range r.alloc {
 				if use[a.Node] {
 					free[a.Node].Add(&a)
 				}
 			}
+			start = max(start, r.end)
+			released = true
+			if i < len(rel) && rel[i].key > grid+window {
+				break
+			}
+		}
+		if !released {
+			break
 		}
 		if alloc, ok := s.placeOn(job, free); ok {
-			return max(startRes, last), alloc, true
+			return max(startRes, start), alloc, true
 		}
-		if s.cfg.bfWindowLinear > 0 {
-			window += s.cfg.bfWindowLinear
-		} else {
-			window *= 2
+		for i < len(rel) {
+			if s.cfg.bfWindowLinear > 0 {
+				window += s.cfg.bfWindowLinear
+			} else {
+				window *= 2
+			}
+			if rel[i].key <= grid+window {
+				break
+			}
 		}
 	}
 	return 0, nil, false

@@ -731,15 +731,17 @@ func TestSlurmReservationSpan(t *testing.T) {
 			},
 		},
 		{
-			// Horizon 60. A holds n0 [0,60), X n1 [0,100). G (one
-			// node, limit 10) is predicted at 60, the horizon itself:
-			// it gets a reservation, one slot long, [60,120). (With
-			// the horizon exclusive it got none.)
+			// Horizon 60. A holds n0 [0,60), X n1 [0,200). G (one
+			// node, limit 10): will-run releases A (its end 60 sets
+			// the grid end 90; X ends after 90+30) and G is predicted
+			// at 60, the horizon itself: it gets a reservation, one
+			// slot long, [60,120). (With the horizon exclusive it got
+			// none.)
 			name:   "a start at the horizon",
 			window: 1,
 			jobs: []workload.Job{
 				job("A", 0, 60, 60, nodes(1)),
-				job("X", 0, 100, 100, nodes(1)),
+				job("X", 0, 200, 200, nodes(1)),
 				job("G", 0, 10, 10, nodes(1)),
 			},
 			want: []policies.SlurmReservation{
@@ -768,6 +770,136 @@ func TestSlurmReservationSpan(t *testing.T) {
 			}
 			if d := cmp.Diff(tt.want, got); d != "" {
 				t.Errorf("reservations of the cycle at 0 (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestSlurmWillRunGroups holds backfill's will-run test to cons_tres's
+// _will_run_test (cons_common job_test.c, 22.05), which releases the
+// running jobs in groups: the first job on the test's nodes sets the
+// grid end, its end_time rounded up to the next 30 s boundary of the
+// epoch (will_run_phase + k·30 here), and every job ending within the
+// 30 s window after it is released with it; after each job released,
+// the group ends only if the job after it in the list ends beyond the
+// window, so a job on none of the nodes within the window lets the next
+// one in whatever its end; jobs are ordered and grouped by end_time
+// (start + limit) even once it has passed. fast() passes (bf_interval
+// 10).
+func TestSlurmWillRunGroups(t *testing.T) {
+	g := func(n int32, typ string) workload.Request { return workload.Request{GPUs: n, GPUType: typ} }
+	one := policytest.GPUNodes(1, 8)
+	two := policytest.Cluster([]hwmodels.Node{
+		policytest.Node("n0", 8, "h100", 64, 524288, 1),
+		policytest.Node("n1", 8, "a100", 64, 524288, 1),
+	})
+	grid := []workload.Job{
+		job("P", 0, 50, 50, g(3, "")),
+		job("Q", 0, 85, 85, g(3, "")),
+		job("B", 1, 100, 100, g(5, "")),
+		job("C", 2, 60, 60, g(2, "")),
+	}
+	tests := []struct {
+		name  string
+		c     *hwmodels.Cluster
+		phase int64
+		sweep bool // bf_interval 1, Slurm's 30 s time-limit sweep and end_time planning
+		jobs  []workload.Job
+		want  map[string]sim.Time
+	}{
+		{
+			// P and Q hold 3 GPUs each of the node until 50 and 85; B
+			// (5 GPUs) fits once P ends, C (2 GPUs, limit 60) fits
+			// now. At the cycle of 10, B's will-run test: P's end 50
+			// sets the grid end 60, and Q ends within 60+30, so both
+			// are released together: B is predicted at 85 and holds
+			// the node from 85. C's window [10,70] ends before it: C
+			// starts at 10. At 50, when P ends, C's 2 GPUs leave B 3:
+			// B starts when C ends, at 70. (Grouped from P's own end,
+			// the first group was P alone (ends up to 80): B was
+			// predicted at 50, C waited, B started at 50 and C at 85,
+			// when Q ended.)
+			name: "the grid end rounds the first end up",
+			c:    one,
+			jobs: grid,
+			want: map[string]sim.Time{"P": 0, "Q": 0, "B": 70, "C": 10},
+		},
+		{
+			// The same with the grid on 24 + k·30: P's end 50 rounds
+			// up to 54, Q's 85 is after 54+30, and the first group is
+			// P alone: B is predicted at 50, C waits.
+			name:  "will_run_phase moves the grid",
+			c:     one,
+			phase: 24,
+			jobs:  grid,
+			want:  map[string]sim.Time{"P": 0, "Q": 0, "B": 50, "C": 85},
+		},
+		{
+			// n0 (h100) holds P (4 GPUs, until 50) and R (2 GPUs,
+			// until 500); n1 (a100) holds Q until 85. B (4 h100)
+			// fits once P ends. Its will-run test takes P (grid end
+			// 60), peeks Q (85, within 60+30), skips Q (not on n0),
+			// and so takes R whatever its end: the first group is P
+			// and R, and B is predicted at 500. C (2 h100, limit 100)
+			// fits now and starts at 10; B starts at 50 beside it.
+			// (Had the group stopped at R, B was predicted at 50, C
+			// waited for it, and both started at 50.)
+			name: "a skipped job lets the next one in",
+			c:    two,
+			jobs: []workload.Job{
+				job("P", 0, 50, 50, g(4, "h100")),
+				job("Q", 0, 85, 85, g(8, "a100")),
+				job("R", 0, 500, 500, g(2, "h100")),
+				job("B", 1, 100, 100, g(4, "h100")),
+				job("C", 2, 100, 100, g(2, "h100")),
+			},
+			want: map[string]sim.Time{"P": 0, "Q": 0, "R": 0, "B": 50, "C": 10},
+		},
+		{
+			// bf_interval 1, the sweep at multiples of 30. Q holds 3
+			// GPUs [0,130); T 3 GPUs from 1, limit 60: end_time 61,
+			// still running until the sweep kills it at 90, and
+			// expected gone at now+1 meanwhile. B (5 GPUs) fits once
+			// T is gone; C (2 GPUs, limit 20) comes at 89. At the
+			// cycle of 89 B's will-run test orders T by its end_time
+			// 61 (grid end 90; Q's 130 is after 90+30): B is
+			// predicted at 90, the node is reserved from 90, and C's
+			// window [89,109] meets it. T is killed at 90, B starts,
+			// and C waits for Q's end, 130. (Ordered by the expected
+			// end 90, T set the grid end 120 and Q joined its group:
+			// B was predicted at 130, C started at 89 and B at 109.)
+			name:  "jobs past their limit keep their end_time",
+			c:     one,
+			sweep: true,
+			jobs: []workload.Job{
+				job("Q", 0, 130, 130, g(3, "")),
+				job("T", 1, 60, 500, g(3, "")),
+				job("B", 2, 100, 100, g(5, "")),
+				job("C", 89, 20, 20, g(2, "")),
+			},
+			want: map[string]sim.Time{"Q": 0, "T": 1, "B": 90, "C": 130},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := fast()
+			a.WillRunPhase = tt.phase
+			cfg := sim.Config{Cluster: tt.c, Trace: &workload.Trace{Jobs: tt.jobs}, Seed: 1, Check: true}
+			if tt.sweep {
+				a.BfInterval = 1
+				cfg.TimeLimitSweep, cfg.EndAtLimit = 30, true
+			}
+			p, err := policies.NewSlurm(a, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Policy = p
+			rec, err := sim.Run(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.want, starts(rec)); d != "" {
+				t.Errorf("starts (-want +got):\n%s", d)
 			}
 		})
 	}

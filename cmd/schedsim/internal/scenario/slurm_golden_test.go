@@ -14,7 +14,7 @@ import (
 // policy with its defaults. Part of the slurm policy's decision-equality
 // harness (policies/slurm_golden_test.go): an optimization of the policy
 // must leave it unchanged.
-const thunderSlurmGolden = "499b69406d32ddb9"
+const thunderSlurmGolden = "71b6a1d7d916b2cf"
 
 // TestSlurmGoldenThunder replays the embedded default scenario under the
 // slurm policy and compares every job's start, end, state, partition and
