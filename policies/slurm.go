@@ -86,6 +86,7 @@ type Slurm struct {
 	effective   SlurmArgs
 	confCluster *hwmodels.Cluster
 	partModes   []preemptMode // per partition of confCluster: its PreemptMode
+	partCPG     []int64       // per partition of confCluster: its DefCpuPerGPU, -1 when not set
 
 	cluster  *hwmodels.Cluster
 	lastNow  sim.Time
@@ -113,6 +114,7 @@ type Slurm struct {
 	nodesN  float64
 	cpusN   float64
 	partTot []priority.TRES
+	defCPG  []int64      // per partition: DefCpuPerGPU in effect
 	tracked []sim.JobRef // jobs charging usage
 
 	qosUse  []tresUse          // per QOS, running
@@ -137,6 +139,7 @@ type slurmJob struct {
 	victim   uint32 // epoch of the pass that preempted it
 	limit    int32  // time limit of its current run, seconds (saturated); 0 before it starts
 	known    bool
+	sized    bool // tested against the nodes: the job size factor counts the CPUs it would be allocated
 	charging bool
 	reason   sim.PendingReason // this pass
 	emitted  sim.PendingReason
@@ -248,8 +251,14 @@ func (s *Slurm) reset(c *hwmodels.Cluster) {
 		s.cpusN += float64(c.Nodes[i].CPUs)
 	}
 	s.partTot = s.partTot[:0]
+	s.defCPG = s.defCPG[:0]
 	for i := range c.Partitions {
 		p := &c.Partitions[i]
+		cpg := cfg.defCpuPerGPU
+		if c == s.confCluster && i < len(s.partCPG) && s.partCPG[i] >= 0 {
+			cpg = s.partCPG[i]
+		}
+		s.defCPG = append(s.defCPG, cpg)
 		s.maxPart = max(s.maxPart, float64(p.PriorityJobFactor))
 		var t priority.TRES
 		for _, n := range p.Nodes {
@@ -337,7 +346,7 @@ func (s *Slurm) computeBase(pj *sim.PendingJob, js *slurmJob, at sim.Time) {
 	nodes := float64(max(r.Nodes, 1))
 	f := priority.Factors{
 		Age:     priority.AgeFactor(at, pj.Eligible, cfg.maxAge),
-		JobSize: cfg.jobSize.Factor(nodes, float64(r.CPUs), pj.Limit, s.nodesN, s.cpusN),
+		JobSize: cfg.jobSize.Factor(nodes, float64(s.sizeCPUs(pj, js)), pj.Limit, s.nodesN, s.cpusN),
 		QOS:     priority.Normalized(float64(cfg.qos[js.qos].priority), s.maxQOS, cfg.noNormQOS),
 	}
 	if js.assoc >= 0 && int(js.assoc) < len(s.fs) {
@@ -353,6 +362,20 @@ func (s *Slurm) computeBase(pj *sim.PendingJob, js *slurmJob, at sim.Time) {
 		}
 	}
 	js.base = base
+}
+
+// sizeCPUs is the CPU count of the job size factor (set_priority_factors):
+// the CPUs asked for (at least one per node, as Slurm's min_cpus) until
+// the job has been tested against the nodes, and from then on the CPUs
+// select/cons_tres would allocate it (job_ptr->total_cpus, which its
+// will-run or start test sets): at least DefCpuPerGPU per GPU.
+func (s *Slurm) sizeCPUs(pj *sim.PendingJob, js *slurmJob) int64 {
+	r := &pj.Req
+	cpus := max(int64(r.CPUs), int64(max(r.Nodes, 1)))
+	if js.sized && int(pj.Part) < len(s.defCPG) {
+		cpus = max(cpus, int64(r.GPUs)*s.defCPG[pj.Part])
+	}
+	return cpus
 }
 
 // prio returns the job's priority in partition part.
@@ -679,6 +702,7 @@ func (s *Slurm) markStarted(job *sim.PendingJob) {
 	js := &s.st[job.Ref]
 	js.started = s.epoch
 	js.limit = int32(min(job.Limit, math.MaxInt32))
+	js.sized = true
 	js.reason = sim.ReasonNone
 	if s.limits {
 		s.addUse(js, reqUse(&job.Req))

@@ -423,6 +423,7 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 			s.bfReason(js, r.ref, sim.ReasonResources)
 		}
 		if now-job.Eligible >= cfg.bfMinAgeReserve {
+			js.sized = true // its will-run test sets total_cpus
 			b.deferred = append(b.deferred, r.ref)
 			b.dparts = append(b.dparts, r.part)
 			b.dcls = append(b.dcls, r.cls)

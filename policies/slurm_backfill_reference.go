@@ -80,6 +80,7 @@ func (s *Slurm) referenceBackfill(v sim.View, pend []sim.PendingJob) {
 			s.bfReason(js, r.ref, sim.ReasonResources)
 		}
 		if now-job.Eligible >= cfg.bfMinAgeReserve {
+			js.sized = true // its will-run test sets total_cpus
 			s.refReserve(v, &job)
 		}
 	}

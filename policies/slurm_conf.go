@@ -26,11 +26,12 @@ var _ ClusterConfigurer = (*Slurm)(nil)
 // over Slurm's defaults. The settings read are SchedulerParameters (the
 // bf_* keys, default_queue_depth, sched_interval; other keys are ignored),
 // the Priority* keys and FairShareDampeningFactor, PreemptType,
-// PreemptMode and PreemptExemptTime, and each partition's PreemptMode.
+// PreemptMode, PreemptExemptTime and DefCpuPerGPU, and each partition's
+// PreemptMode and DefCpuPerGPU.
 // A cluster without a slurm section changes nothing.
 func (s *Slurm) Configure(c *hwmodels.Cluster) error {
 	s.confCluster = c
-	s.partModes = nil
+	s.partModes, s.partCPG = nil, nil
 	if c == nil || c.Slurm == nil {
 		return nil
 	}
@@ -74,21 +75,30 @@ func (s *Slurm) Configure(c *hwmodels.Cluster) error {
 		return fmt.Errorf("cluster slurm settings with the scenario's arguments: %w", err)
 	}
 	modes := make([]preemptMode, len(c.Partitions))
+	cpg := make([]int64, len(c.Partitions))
 	for i := range c.Partitions {
+		cpg[i] = -1
 		for _, kv := range c.Slurm.PartitionKeys(c.Partitions[i].Name) {
-			if !strings.EqualFold(kv.Key, "PreemptMode") {
-				continue
+			switch {
+			case strings.EqualFold(kv.Key, "PreemptMode"):
+				m, err := parsePreemptMode(kv.Value)
+				if err != nil {
+					return fmt.Errorf("cluster slurm setting PreemptMode of partition %s: %w", c.Partitions[i].Name, err)
+				}
+				modes[i] = m
+			case strings.EqualFold(kv.Key, "DefCpuPerGPU"):
+				n, err := strconv.ParseInt(strings.TrimSpace(kv.Value), 10, 64)
+				if err != nil || n < 0 {
+					return fmt.Errorf("cluster slurm setting DefCpuPerGPU of partition %s: %q is not a count >= 0", c.Partitions[i].Name, kv.Value)
+				}
+				cpg[i] = n
 			}
-			m, err := parsePreemptMode(kv.Value)
-			if err != nil {
-				return fmt.Errorf("cluster slurm setting PreemptMode of partition %s: %w", c.Partitions[i].Name, err)
-			}
-			modes[i] = m
 		}
 	}
 	s.cfg = cfg
 	s.effective = merged
 	s.partModes = modes
+	s.partCPG = cpg
 	s.started = false // a new configuration starts a new run
 	return nil
 }
@@ -102,7 +112,7 @@ func (s *Slurm) Args() SlurmArgs { return s.effective }
 func slurmConfKey(key string) bool {
 	k := strings.ToLower(key)
 	return strings.HasPrefix(k, "priority") || k == "fairsharedampeningfactor" ||
-		k == "preempttype" || k == "preemptmode" || k == "preemptexempttime"
+		k == "preempttype" || k == "preemptmode" || k == "preemptexempttime" || k == "defcpupergpu"
 }
 
 // yamlName returns a SlurmArgs field's YAML key.

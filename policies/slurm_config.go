@@ -59,6 +59,14 @@ type SlurmArgs struct {
 	FairShareDampeningFactor float64 `yaml:"FairShareDampeningFactor"` // >= 1 (1)
 	TRESBillingWeights       string  `yaml:"TRESBillingWeights"`       // default: CPUs
 
+	// DefCpuPerGPU is slurm.conf's: the CPUs cons_tres allocates per GPU
+	// of a job that names no CPU count (0: none). A partition's
+	// DefCpuPerGPU in the cluster spec's slurm section overrides it. The
+	// job size factor counts, once a job has been tested against the
+	// nodes, the CPUs it would be allocated (set_priority_factors'
+	// total_cpus): at least this many per GPU.
+	DefCpuPerGPU int64 `yaml:"DefCpuPerGPU"`
+
 	// PriorityCalcPhase (seconds, in [0, PriorityCalcPeriod)) is where the
 	// recalculations fall: at PriorityCalcPhase + k·PriorityCalcPeriod.
 	// slurmctld times them from its own start, which a trace does not
@@ -139,6 +147,7 @@ type slurmConfig struct {
 	bfMinAgeReserve                          sim.Time
 	bfBusyNodes                              bool
 	bfWindowLinear                           sim.Time
+	defCpuPerGPU                             int64
 	queueDepth                               int
 	schedInterval                            sim.Time // <= 0 disables full passes
 
@@ -391,6 +400,9 @@ func (a *SlurmArgs) config(lines map[string]int) (*slurmConfig, error) {
 		return nil, err
 	}
 	c.bfWindowLinear = sim.Time(a.BfWindowLinear)
+	if c.defCpuPerGPU = a.DefCpuPerGPU; c.defCpuPerGPU < 0 {
+		return nil, bad("DefCpuPerGPU", "must be >= 0, got %d", a.DefCpuPerGPU)
+	}
 	if err := intRange("default_queue_depth", int64(a.DefaultQueueDepth), 1, 1_000_000); err != nil {
 		return nil, err
 	}

@@ -163,8 +163,8 @@ func diffRecords(a, b *sim.Record) string {
 // reservation, a node going down and back, the time-limit sweep, and
 // Slurm's end_time planning; random backfill parameters (bf_interval,
 // bf_resolution, bf_window, bf_max_job_test, bf_max_job_user,
-// bf_min_age_reserve, bf_busy_nodes, bf_window_linear), placement and
-// priority weights.
+// bf_min_age_reserve, bf_busy_nodes, bf_window_linear), placement,
+// priority weights and DefCpuPerGPU.
 func randomBackfillCase(seed uint64) backfillCase {
 	rng := rand.New(rand.NewPCG(seed, 0x5eedbf))
 	pick := func(xs ...int64) int64 { return xs[rng.IntN(len(xs))] }
@@ -259,6 +259,7 @@ func randomBackfillCase(seed uint64) backfillCase {
 	if rng.IntN(2) == 0 {
 		a.PriorityWeightAge = float64(pick(0, 100, 1000))
 		a.PriorityWeightJobSize = float64(pick(0, 100, 1000))
+		a.DefCpuPerGPU = pick(0, 4)
 		a.PriorityMaxAge = "0-0:10"
 		a.PriorityCalcPeriod = "1"
 	}

@@ -904,3 +904,36 @@ func TestSlurmWillRunGroups(t *testing.T) {
 		})
 	}
 }
+
+// TestSlurmJobSizeAllocatedCPUs holds the job size factor to
+// set_priority_factors (priority_multifactor.c): at submit it counts the
+// CPUs a job asked for; once select/cons_tres has tested the job
+// against the nodes it counts job_ptr->total_cpus, the CPUs the job
+// would be allocated, here DefCpuPerGPU = 4 per GPU; the priority uses
+// it from the next recalculation. One node of 8 GPUs and 64 CPUs,
+// PriorityWeightJobSize 1000, PriorityCalcPeriod 1 minute, fast()
+// passes. A holds the node [0,200). X (6 GPUs, 1 CPU) comes at 10, Y (8
+// GPUs, 1 CPU) at 11: both have (1/1 + 1/64)/2·1000 = 507, and X, the
+// older, goes first. The backfill cycle of 20 tests both; the
+// recalculation at 60 counts 24 and 32 CPUs: X (1 + 24/64)/2·1000 =
+// 687, Y (1 + 32/64)/2·1000 = 750, and Y goes first: it starts at 200
+// when A ends, X when Y ends, at 300. (Counting the CPUs asked for, X
+// started at 200 and Y at 250.)
+func TestSlurmJobSizeAllocatedCPUs(t *testing.T) {
+	c := policytest.GPUNodes(1, 8)
+	req := func(gpus int32) workload.Request { return workload.Request{GPUs: gpus, CPUs: 1} }
+	jobs := []workload.Job{
+		job("A", 0, 200, 200, workload.Request{GPUs: 8}),
+		job("X", 10, 50, 50, req(6)),
+		job("Y", 11, 100, 100, req(8)),
+	}
+	a := fast()
+	a.PriorityWeightJobSize = 1000
+	a.PriorityCalcPeriod = "1"
+	a.DefCpuPerGPU = 4
+	rec := runSlurm(t, c, jobs, a)
+	want := map[string]sim.Time{"A": 0, "X": 300, "Y": 200}
+	if d := cmp.Diff(want, starts(rec)); d != "" {
+		t.Errorf("starts (-want +got):\n%s", d)
+	}
+}
