@@ -937,3 +937,87 @@ func TestSlurmJobSizeAllocatedCPUs(t *testing.T) {
 		t.Errorf("starts (-want +got):\n%s", d)
 	}
 }
+
+// TestSlurmMainPassSecond holds the slurm policy to slurmctld's timing
+// within a second under sim.Config.EndsAfterPass: a job a cycle started
+// ends just after that cycle's phase, so the backfill cycle of its
+// second has run; at the main scheduler's instants (MainPassEvery: every
+// sched_min_interval, or every second when that is under a second) the
+// event-driven main scheduler runs after the end and starts the queue's
+// head in the same second, while a job only backfill may start waits for
+// the next second's cycle. bf_interval = sched_interval = 1. n0 is held
+// by A [0,100); n1 by W (4 GPUs) [0,200) and X (4 GPUs) [0,10) or
+// [0,11).
+func TestSlurmMainPassSecond(t *testing.T) {
+	c := policytest.GPUNodes(2, 8)
+	g := func(n int32) workload.Request { return workload.Request{GPUs: n} }
+	nodes := func(n int32) workload.Request { return workload.Request{Nodes: n, GPUs: 8 * n} }
+	running := func(xEnd sim.Time) []workload.Job {
+		return []workload.Job{
+			job("A", 0, 100, 100, nodes(1)),
+			job("W", 0, 200, 200, g(4)),
+			job("X", 0, xEnd, xEnd, g(4)),
+		}
+	}
+	tests := []struct {
+		name  string
+		every sim.Time
+		xEnd  sim.Time
+		more  []workload.Job
+		want  map[string]sim.Time
+	}{
+		{
+			// Y (4 GPUs) heads the queue: X's end at 10, a main
+			// scheduler instant (every 2 s), is followed by a main
+			// pass at 10, which starts Y.
+			name: "the head starts in the second of the end", every: 2, xEnd: 10,
+			more: []workload.Job{job("Y", 2, 20, 20, g(4))},
+			want: map[string]sim.Time{"A": 0, "W": 0, "X": 0, "Y": 10},
+		},
+		{
+			// X ends at 11, between the main scheduler's instants:
+			// Y starts at the next second's cycles.
+			name: "an end between main scheduler instants", every: 2, xEnd: 11,
+			more: []workload.Job{job("Y", 2, 20, 20, g(4))},
+			want: map[string]sim.Time{"A": 0, "W": 0, "X": 0, "Y": 12},
+		},
+		{
+			// sched_min_interval under a second: the main scheduler
+			// runs after every end, and Y starts at 11.
+			name: "every second a main scheduler instant", every: 1, xEnd: 11,
+			more: []workload.Job{job("Y", 2, 20, 20, g(4))},
+			want: map[string]sim.Time{"A": 0, "W": 0, "X": 0, "Y": 11},
+		},
+		{
+			// H (both nodes) heads the queue and blocks it in the
+			// main pass; Z (4 GPUs, limit 20) fits n1 once X ends,
+			// before H's reservation at 200: only backfill may start
+			// it. The backfill cycle of 10 came before X's end, the
+			// main pass after it skips Z: Z starts at the cycle of 11.
+			// (When ends at main scheduler instants came before all
+			// of the instant's passes, Z started at 10.)
+			name: "a backfill start waits for the next cycle", every: 2, xEnd: 10,
+			more: []workload.Job{job("H", 1, 50, 50, nodes(2)), job("Z", 2, 20, 20, g(4))},
+			want: map[string]sim.Time{"A": 0, "W": 0, "X": 0, "H": 200, "Z": 11},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := policies.DefaultSlurmArgs()
+			a.BfInterval, a.SchedInterval, a.BfResolution = 1, 1, 1
+			p, err := policies.NewSlurm(a, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			jobs := append(running(tt.xEnd), tt.more...)
+			rec, err := sim.Run(sim.Config{Cluster: c, Trace: &workload.Trace{Jobs: jobs}, Policy: p, Seed: 1, Check: true,
+				EndsAfterPass: true, MainPassEvery: tt.every})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.want, starts(rec)); d != "" {
+				t.Errorf("starts (-want +got):\n%s", d)
+			}
+		})
+	}
+}
