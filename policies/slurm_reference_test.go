@@ -35,14 +35,14 @@ func TestSlurmBackfillReference(t *testing.T) {
 		withResv := seed%4 == 0
 		fast := c.run(t, false, func(s *policies.Slurm) {})
 		ref := c.run(t, withResv, func(s *policies.Slurm) { s.Reference = true })
-		if msg := diffRecords(fast.rec, ref.rec); msg != "" {
+		if msg := policytest.DiffDecisions(fast.rec, ref.rec); msg != "" {
 			t.Fatalf("seed %d (%s): fast and reference backfill differ: %s", seed, c, msg)
 		}
 		if !withResv {
 			continue
 		}
 		all := c.run(t, true, func(s *policies.Slurm) { s.AlwaysReserve = true })
-		if msg := diffRecords(all.rec, ref.rec); msg != "" {
+		if msg := policytest.DiffDecisions(all.rec, ref.rec); msg != "" {
 			t.Fatalf("seed %d (%s): with AlwaysReserve: %s", seed, c, msg)
 		}
 		if !reflect.DeepEqual(all.resv, ref.resv) {
@@ -124,35 +124,6 @@ func (p *reservationProbe) Schedule(v sim.View, rng *rand.Rand) sim.Plan {
 	}
 	p.log = append(p.log, passReservations{at: v.Now(), res: res})
 	return plan
-}
-
-// diffRecords describes the first difference of two records' decisions,
-// "" when there is none.
-func diffRecords(a, b *sim.Record) string {
-	if len(a.Jobs) != len(b.Jobs) {
-		return fmt.Sprintf("%d jobs, %d jobs", len(a.Jobs), len(b.Jobs))
-	}
-	for i := range a.Jobs {
-		if !reflect.DeepEqual(a.Jobs[i], b.Jobs[i]) {
-			return fmt.Sprintf("job %s: %+v, %+v", a.Trace.Jobs[i].ID, a.Jobs[i], b.Jobs[i])
-		}
-	}
-	if !reflect.DeepEqual(a.Runs, b.Runs) {
-		return fmt.Sprintf("earlier runs %+v, %+v", a.Runs, b.Runs)
-	}
-	ra, rb := a.Reasons.Changes(), b.Reasons.Changes()
-	for i := range min(len(ra), len(rb)) {
-		if ra[i] != rb[i] {
-			return fmt.Sprintf("reason change %d: %+v, %+v", i, ra[i], rb[i])
-		}
-	}
-	if len(ra) != len(rb) {
-		return fmt.Sprintf("%d reason changes, %d", len(ra), len(rb))
-	}
-	if a.End != b.End {
-		return fmt.Sprintf("end %d, %d", a.End, b.End)
-	}
-	return ""
 }
 
 // randomBackfillCase generates a small workload that exercises backfill:
