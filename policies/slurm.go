@@ -17,8 +17,10 @@ import (
 //     submitted to several partitions has one queue record per partition.
 //   - Priority: multifactor (age, fair share – Fair Tree or classic –, job
 //     size, partition, QOS, TRES), computed at submit and recomputed for
-//     every pending job at every multiple of PriorityCalcPeriod; usage
-//     decays per period with PriorityDecayHalfLife.
+//     every pending job at every multiple of PriorityCalcPeriod (the job
+//     size from the CPUs asked for, then, once the job was tested, those
+//     it would be allocated); usage decays per period with
+//     PriorityDecayHalfLife.
 //   - Main scheduler: after any instant with a submit or a job end, over at
 //     most default_queue_depth records, and over the whole queue at every
 //     multiple of sched_interval. Records in priority order start if they
@@ -31,11 +33,12 @@ import (
 //     same instant. Records in priority order, up to bf_max_job_test (and
 //     bf_max_job_user, bf_max_job_part); each starts now if it fits on
 //     nodes not reserved for a higher-priority record over its
-//     [now, now+limit) window; otherwise it gets a reservation of whole
-//     nodes at its earliest start within bf_window, found as Slurm's
-//     will-run test does (running jobs released at their end = start +
-//     limit, in groups whose end-time window starts at 30 s and doubles),
-//     in bf_resolution slots. Reservations live for one cycle.
+//     [now, now+limit] window (closed at its end); otherwise it gets a
+//     reservation of whole nodes at its earliest start within bf_window,
+//     found as Slurm's will-run test does (running jobs released at their
+//     end_time = start + limit, in groups on a 30 s grid whose window
+//     doubles: slurm_willrun.go), both ends rounded down to bf_resolution.
+//     Reservations live for one cycle.
 //   - Limits: partition MaxTime and MaxNodes hold a job (PartitionTimeLimit,
 //     PartitionNodeLimit); QOS MaxJobsPerUser, MaxTRESPerUser and GrpTRES
 //     hold a job without blocking its partition or reserving.
