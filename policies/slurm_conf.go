@@ -26,11 +26,13 @@ var _ ClusterConfigurer = (*Slurm)(nil)
 // over Slurm's defaults. The settings read are SchedulerParameters (the
 // bf_* keys, default_queue_depth, sched_interval; other keys are ignored),
 // the Priority* keys and FairShareDampeningFactor, PreemptType,
-// PreemptMode and PreemptExemptTime, each partition's PreemptMode, and
-// TopologyPlugin: topology/tree on a cluster with a fabric makes the
-// placement topology-tree unless the scenario names one (Slurm's select
-// plugin then places by the switch tree, topology.conf). A cluster
-// without a slurm section changes nothing.
+// PreemptMode, PreemptExemptTime and DefCpuPerGPU, each partition's
+// PreemptMode, and TopologyPlugin: topology/tree on a cluster with a
+// fabric makes the placement topology-tree unless the scenario names one
+// (Slurm's select plugin then places by the switch tree, topology.conf).
+// A partition's DefCpuPerGPU is its spec field (hwmodels.Partition,
+// which cluster import fills from the partition line, else the global
+// value). A cluster without a slurm section changes nothing.
 func (s *Slurm) Configure(c *hwmodels.Cluster) error {
 	s.confCluster = c
 	s.partModes = nil
@@ -119,7 +121,7 @@ func (s *Slurm) Args() SlurmArgs { return s.effective }
 func slurmConfKey(key string) bool {
 	k := strings.ToLower(key)
 	return strings.HasPrefix(k, "priority") || k == "fairsharedampeningfactor" ||
-		k == "preempttype" || k == "preemptmode" || k == "preemptexempttime"
+		k == "preempttype" || k == "preemptmode" || k == "preemptexempttime" || k == "defcpupergpu"
 }
 
 // yamlName returns a SlurmArgs field's YAML key.

@@ -22,7 +22,8 @@ import (
 // then cancellations of pending jobs, and the scheduling pass last, so a
 // pass sees every resource freed and every job queued at its instant.
 // With Config.EndsAfterPass, job ends come after the pass instead
-// (classEndLate).
+// (classEndLate), and at the main scheduler's instants
+// (Config.MainPassEvery) a second pass follows them (classPassLate).
 const (
 	classEnd event.Class = iota
 	classNode
@@ -31,6 +32,7 @@ const (
 	classCancel
 	classPass
 	classEndLate
+	classPassLate
 )
 
 // Config is everything one run needs.
@@ -150,13 +152,20 @@ type Config struct {
 	// of the conformance records were made by the backfill cycle). Off by
 	// default: ends come first and the same instant's pass uses them.
 	EndsAfterPass bool
-	// MainPassEvery and MainPassPhase (seconds) mark the instants at which
-	// ends under EndsAfterPass still come before the pass: those with
-	// (t − MainPassPhase) mod MainPassEvery = 0, where slurmctld's main
-	// scheduler (run every sched_min_interval, here 2 s, at a phase just
-	// after the backfill cycle's) finds a job that a backfill cycle
-	// started and that just ended, and starts the next one in the same
-	// second. Zero: every end is late.
+	// MainPassEvery and MainPassPhase (seconds) mark the instants t with
+	// (t − MainPassPhase) mod MainPassEvery = 0 at which slurmctld's
+	// main scheduler runs after the ends of the second: every
+	// sched_min_interval (2 s in the conformance records) at a phase just
+	// after the backfill cycle's, or, with sched_min_interval under a
+	// second (MainPassEvery 1), at every event, right after the end that
+	// triggers it. An end late in such a second (EndsAfterPass) asks for
+	// a pass at the same instant, after every late end of the instant, in
+	// addition to the one already run before them: the main scheduler
+	// starts the next job in the second of the end, while the backfill
+	// cycle of that second, which came before the end, has run (a policy
+	// that keeps its own record of the instant's passes, as the slurm
+	// policy does, runs only its event-driven pass then). Elsewhere a late
+	// end's pass is at the next second. Zero: never.
 	MainPassEvery, MainPassPhase Time
 	// NoSettle turns off the termination guard (quiesce.go), for tests
 	// that compare records with and without it. A run then ends only when
@@ -225,6 +234,7 @@ type controller struct {
 	allocPool       []NodeAlloc
 
 	passAt      Time // instant of the pending event-triggered pass, or -1
+	passLateAt  Time // instant of the pending pass after late ends (classPassLate), or -1
 	periodicAt  Time // instant of the pending periodic pass, or -1
 	removed     int  // jobs that left the pending list since the last compact
 	events      int64
@@ -365,6 +375,7 @@ func newController(cfg Config) *controller {
 		nodes:       make([]NodeState, len(cfg.Cluster.Nodes)),
 		rec:         make([]JobRecord, n),
 		passAt:      -1,
+		passLateAt:  -1,
 		periodicAt:  -1,
 		fitCache:    map[fitKey]bool{},
 		fitMemo:     new([64]fitMemo),
@@ -482,7 +493,10 @@ func (c *controller) loop() error {
 			c.release(JobRef(e.Arg))
 		case classCancel:
 			c.cancel(JobRef(e.Arg))
-		case classPass:
+		case classPass, classPassLate:
+			if e.Class == classPassLate {
+				c.passLateAt = -1
+			}
 			if err := c.pass(e.Arg); err != nil {
 				return err
 			}
@@ -497,11 +511,21 @@ func (c *controller) loop() error {
 	}
 }
 
-// trigger asks for an event-driven pass at the current instant (the next
-// one while a late end is applied: Config.EndsAfterPass).
+// trigger asks for an event-driven pass at the current instant. While a
+// late end is applied (Config.EndsAfterPass) it asks for one after the
+// instant's late ends at the main scheduler's instants
+// (Config.MainPassEvery), else at the next instant.
 func (c *controller) trigger() {
 	at := c.now
 	if c.lateEnd {
+		if p := c.cfg.MainPassEvery; p > 0 && ((at-c.cfg.MainPassPhase)%p+p)%p == 0 {
+			if c.trig.OnEvent && c.passLateAt != at {
+				c.passLateAt = at
+				c.q.Push(int64(at), classPassLate, 2, 0)
+			}
+			c.armPeriodic()
+			return
+		}
 		at++
 	}
 	if c.trig.OnEvent && c.passAt != at {
@@ -514,9 +538,6 @@ func (c *controller) trigger() {
 // endClass is the event class of job ends.
 func (c *controller) endClass(at Time) event.Class {
 	if !c.cfg.EndsAfterPass {
-		return classEnd
-	}
-	if p := c.cfg.MainPassEvery; p > 0 && ((at-c.cfg.MainPassPhase)%p+p)%p == 0 {
 		return classEnd
 	}
 	return classEndLate
@@ -838,9 +859,11 @@ func (c *controller) finishRun(ref JobRef) {
 }
 
 func (c *controller) pass(kind int32) error {
-	if kind == 1 {
+	switch kind {
+	case 1:
 		c.periodicAt = -1
-	} else {
+	case 2: // after late ends (classPassLate): passLateAt is reset by the loop
+	default:
 		// A job that this pass starts with no runtime ends at this same
 		// instant, and the resources it frees need another pass.
 		c.passAt = -1

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -1100,19 +1101,34 @@ func TestEndAtLimit(t *testing.T) {
 
 func TestMainPassEvery(t *testing.T) {
 	// TestEndsAfterPass's jobs, c running 11 s, with MainPassEvery 2 and
-	// MainPassPhase 0: ends at even instants still come before the pass.
-	// a ends at 10 (even): c starts at 10 and ends at 21 (odd: late), so
-	// d starts at 22. With every end late: c at 11, ends at 22, d at 23.
+	// MainPassPhase 0: an end late in an even second asks for a second
+	// pass at its own instant, after the ends. a ends at 10 (even): the
+	// pass at 10 runs before a's end (d, submitted at 10, sees nothing
+	// free) and another after it, where c starts; c ends at 21 (odd), so
+	// its pass is at 22, where d starts. With MainPassEvery 1 every end's
+	// pass is at its own instant: c at 10, d at 21. With every end late
+	// and no main pass instants: c at 11, ends at 22, d at 23.
 	tr := &workload.Trace{Jobs: []workload.Job{job("a", 0, 10, 100, 4), job("b", 0, 100, 200, 4),
 		job("c", 5, 11, 100, 4), job("d", 10, 10, 100, 4)}}
 	for _, tc := range []struct {
 		every  Time
 		cStart Time
 		dStart Time
-	}{{2, 10, 22}, {0, 11, 23}} {
-		got := lives(run(t, Config{Trace: tr, EndsAfterPass: true, MainPassEvery: tc.every}))
+		at10   []int // running jobs seen by the passes at 10
+	}{{2, 10, 22, []int{2, 1}}, {1, 10, 21, []int{2, 1}}, {0, 11, 23, []int{2}}} {
+		var at10 []int
+		probe := &lgreedy{preempt: func(v View) []Preemption {
+			if v.Now() == 10 {
+				at10 = append(at10, len(v.Running()))
+			}
+			return nil
+		}}
+		got := lives(run(t, Config{Trace: tr, EndsAfterPass: true, MainPassEvery: tc.every, Policy: probe}))
 		if got[2].Start != tc.cStart || got[3].Start != tc.dStart {
 			t.Errorf("MainPassEvery %d: c %+v, d %+v; want starts %d and %d", tc.every, got[2], got[3], tc.cStart, tc.dStart)
+		}
+		if !slices.Equal(at10, tc.at10) {
+			t.Errorf("MainPassEvery %d: the passes at 10 saw %v jobs running, want %v", tc.every, at10, tc.at10)
 		}
 	}
 }

@@ -96,6 +96,7 @@ func (r *Record) ScenarioYAML(m Model) ([]byte, error) {
 		// slurmctld's start.
 		args = append(args, fmt.Sprintf("priority_calc_phase: %d", ph))
 	}
+	args = append(args, fmt.Sprintf("will_run_phase: %d", mod(-r.T0, 30))) // cons_tres's will-run grid: 30 s boundaries of the Unix clock
 	if r.requestedCPUs(m) {
 		// Slurm bills the CPUs it allocated, DefCpuPerGPU per GPU.
 		args = append(args, fmt.Sprintf("TRESBillingWeights: \"GRES/gpu=%d\"", confInt(r.SlurmConf, "DefCpuPerGPU", 0)))

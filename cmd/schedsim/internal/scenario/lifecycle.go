@@ -44,9 +44,10 @@ type Controller struct {
 	// EndAtLimit gives policies a running job's Slurm end_time (start +
 	// limit, then now+1) instead of its latest end (default false).
 	EndAtLimit bool `yaml:"end_at_limit"`
-	// MainPassEvery and MainPassPhase: with ends_after_pass, ends at
-	// instants phase + k·every still come before the pass (slurmctld's
-	// main scheduler catching them in the same second).
+	// MainPassEvery and MainPassPhase: with ends_after_pass, an end at
+	// an instant phase + k·every gets a second pass at that instant,
+	// after the ends (slurmctld's main scheduler catching it in the same
+	// second).
 	MainPassEvery string `yaml:"main_pass_every"`
 	MainPassPhase string `yaml:"main_pass_phase"`
 	// OverTimeLimit is how long a job may run past its limit (Slurm's
