@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/traces"
 )
 
 // Output file names WriteOutputs uses, relative to the output directory.
@@ -24,67 +24,6 @@ const (
 	ReportFile          = "report.html"
 	PlotsDir            = "plots"
 )
-
-// WriteFileAtomic creates or replaces the file at path with what write
-// writes, so that path holds either its old content or the complete new
-// content, never a part. write gets a buffered writer on a temporary file
-// in path's directory (named ".<base>.tmp<random>"); the file is then
-// flushed, fsynced, given mode 0644, closed and renamed onto path, and the
-// directory is fsynced (best effort: some file systems refuse). If write or
-// any step fails, or write panics, the temporary file is removed, path is
-// left as it was, and the error is returned (the panic re-raised).
-func WriteFileAtomic(path string, write func(io.Writer) error) error {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	done := false
-	defer func() {
-		if !done {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	fail := func(err error) error { return fmt.Errorf("write %s: %w", path, err) }
-	bw := bufio.NewWriterSize(f, 64<<10)
-	if err := write(bw); err != nil {
-		return fail(err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fail(err)
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		return fail(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fail(err)
-	}
-	done = true
-	syncDir(dir)
-	return nil
-}
-
-// syncDir fsyncs directory dir so that a rename in it survives a crash.
-// Errors are ignored: not every platform or file system supports it.
-func syncDir(dir string) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return
-	}
-	_ = d.Sync()
-	_ = d.Close()
-}
 
 // WriteOutputs writes every output of a run into dir, creating dir and
 // dir/plots (mode 0755) if needed: jobs.csv, jobs.parquet,
@@ -114,7 +53,7 @@ func WriteOutputs(dir string, rec *sim.Record, a *Analysis, scenario []byte) err
 		}{ScenarioFile, func(w io.Writer) error { _, err := w.Write(scenario); return err }})
 	}
 	for _, f := range files {
-		if err := WriteFileAtomic(filepath.Join(dir, f.name), f.write); err != nil {
+		if err := traces.WriteFileAtomic(filepath.Join(dir, f.name), f.write); err != nil {
 			return err
 		}
 	}
@@ -125,7 +64,7 @@ func WriteOutputs(dir string, rec *sim.Record, a *Analysis, scenario []byte) err
 	if err := WritePlotsAndReport(dir, sum.Bytes(), a.Jobs, &a.Timeline, scenario); err != nil {
 		return err
 	}
-	return WriteFileAtomic(filepath.Join(dir, SummaryFile), func(w io.Writer) error {
+	return traces.WriteFileAtomic(filepath.Join(dir, SummaryFile), func(w io.Writer) error {
 		_, err := w.Write(sum.Bytes())
 		return err
 	})
@@ -145,14 +84,14 @@ func WritePlotsAndReport(dir string, summary []byte, jobs []JobRow, tl *Timeline
 	figs := Figures(jobs, tl, hdr.Policy)
 	for i := range figs {
 		f := &figs[i]
-		if err := WriteFileAtomic(filepath.Join(dir, PlotsDir, f.Name+".png"), f.WritePNG); err != nil {
+		if err := traces.WriteFileAtomic(filepath.Join(dir, PlotsDir, f.Name+".png"), f.WritePNG); err != nil {
 			return err
 		}
-		if err := WriteFileAtomic(filepath.Join(dir, PlotsDir, f.Name+".svg"), f.WriteSVG); err != nil {
+		if err := traces.WriteFileAtomic(filepath.Join(dir, PlotsDir, f.Name+".svg"), f.WriteSVG); err != nil {
 			return err
 		}
 	}
-	return WriteFileAtomic(filepath.Join(dir, ReportFile), func(w io.Writer) error {
+	return traces.WriteFileAtomic(filepath.Join(dir, ReportFile), func(w io.Writer) error {
 		return WriteReport(w, ReportInput{Summary: summary, Figures: figs, Scenario: scenario})
 	})
 }

@@ -17,8 +17,9 @@
 //     writes report.html.
 //   - Compare, ParseGate and CheckGates compare two runs with bootstrap
 //     confidence intervals and check regression gates.
-//   - WriteFileAtomic and WriteOutputs write files atomically (temp file
-//     in the same directory, fsync, rename).
+//   - WriteOutputs writes each file with traces.WriteFileAtomic, the
+//     project's one atomic writer (temp file in the same directory,
+//     fsync, rename, directory fsync).
 //
 // docs/reports.md documents every output file, column and plot.
 // Every output is a pure function of the Record: the same Record gives

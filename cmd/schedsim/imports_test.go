@@ -20,7 +20,7 @@ func TestImportGraph(t *testing.T) {
 		"traces":   {"workload"},
 		"sim":      {"workload", "hwmodels"},
 		"policies": {"sim", "workload", "hwmodels"},
-		"reports":  {"sim", "workload", "hwmodels"},
+		"reports":  {"sim", "workload", "hwmodels", "traces"}, // traces: its WriteFileAtomic
 	}
 	cmd := exec.Command("go", "list", "-json", mod+"...")
 	out, err := cmd.Output()

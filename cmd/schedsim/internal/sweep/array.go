@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/schedsim/schedsim/policies"
-	"github.com/schedsim/schedsim/reports"
+	"github.com/schedsim/schedsim/traces"
 )
 
 // Files of a Slurm-array directory.
@@ -158,7 +158,7 @@ func WriteArray(dir string, m *Manifest) error {
 	if err != nil {
 		return err
 	}
-	if err := reports.WriteFileAtomic(filepath.Join(dir, ManifestFile), func(w io.Writer) error {
+	if err := traces.WriteFileAtomic(filepath.Join(dir, ManifestFile), func(w io.Writer) error {
 		_, err := w.Write(append(data, '\n'))
 		return err
 	}); err != nil {
@@ -180,7 +180,7 @@ func writeScript(path, dir string, m *Manifest, tasks []int) error {
 	if err := Script(&b, m, abs, tasks); err != nil {
 		return err
 	}
-	if err := reports.WriteFileAtomic(path, func(w io.Writer) error {
+	if err := traces.WriteFileAtomic(path, func(w io.Writer) error {
 		_, err := io.WriteString(w, b.String())
 		return err
 	}); err != nil {
@@ -311,7 +311,7 @@ func RunShard(dir string, t int, reg policies.Registry, progress func(done, tota
 	}
 	if len(errs) > 0 {
 		msg := fmt.Sprintf("task %d: %d of %d scenarios failed:\n%s\n", t, len(errs), hi-lo, strings.Join(errs, "\n"))
-		if err := reports.WriteFileAtomic(filepath.Join(shards, FailedFile(t)), func(w io.Writer) error {
+		if err := traces.WriteFileAtomic(filepath.Join(shards, FailedFile(t)), func(w io.Writer) error {
 			_, err := io.WriteString(w, msg)
 			return err
 		}); err != nil {
@@ -319,7 +319,7 @@ func RunShard(dir string, t int, reg policies.Registry, progress func(done, tota
 		}
 		return errors.New(strings.TrimSpace(msg))
 	}
-	if err := reports.WriteFileAtomic(filepath.Join(shards, ShardFile(t)), func(w io.Writer) error {
+	if err := traces.WriteFileAtomic(filepath.Join(shards, ShardFile(t)), func(w io.Writer) error {
 		return WriteParquet(w, rows, sw.Meta())
 	}); err != nil {
 		return err
