@@ -39,7 +39,7 @@ func TestWriteOutputs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := []string{JobsFile, JobsParquetFile, SacctFile, PlotsDir, ReportFile, ScenarioFile, SummaryFile, TimelineParquetFile}
+	want := []string{JobsFile, JobsParquetFile, ManifestFile, SacctFile, PlotsDir, ReportFile, ScenarioFile, SummaryFile, TimelineParquetFile}
 	slices.Sort(want)
 	if diff := cmp.Diff(want, dirNames(t, dirs[0])); diff != "" {
 		t.Errorf("directory entries mismatch (-want +got):\n%s", diff)
@@ -95,6 +95,13 @@ func TestWriteOutputs(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, dirNames(t, dirs[0])); diff != "" {
 		t.Errorf("directory entries after failure mismatch (-want +got):\n%s", diff)
+	}
+	if _, err := ReadRunDir(dirs[0]); err != nil {
+		t.Errorf("the earlier run does not read back after a failed write: %v", err)
+	}
+	// Nothing of the failed write is left beside the directories.
+	if diff := cmp.Diff([]string{"run1", "run2"}, dirNames(t, filepath.Join(base, "out"))); diff != "" {
+		t.Errorf("left in the parent (-want +got):\n%s", diff)
 	}
 }
 

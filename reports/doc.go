@@ -17,9 +17,11 @@
 //     writes report.html.
 //   - Compare, ParseGate and CheckGates compare two runs with bootstrap
 //     confidence intervals and check regression gates.
-//   - WriteOutputs writes each file with traces.WriteFileAtomic, the
-//     project's one atomic writer (temp file in the same directory,
-//     fsync, rename, directory fsync).
+//   - WriteOutputs and OutDir write a run directory whole: every file
+//     staged beside it (traces.WriteFileAtomic, the project's one atomic
+//     writer), manifest.json last, then one rename into place, under a
+//     lock that refuses a second writer. ReadRunDir and VerifyRunDir
+//     check a directory against its manifest.
 //
 // docs/reports.md documents every output file, column and plot.
 // Every output is a pure function of the Record: the same Record gives

@@ -1,9 +1,7 @@
 package sweep
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -78,19 +76,18 @@ func Run(sw *Sweep, points []*Point, outDir string, opt Options) []Result {
 }
 
 // RunPoint runs one scenario with its outputs in dir, unless dir already
-// holds a summary.json whose config hash is the point's (and force is
-// false): then it reads the metrics from there and reports Skipped.
+// holds a complete run (one that passes its manifest) whose config hash
+// is the point's (and force is false): then it reads the metrics from its
+// summary.json and reports Skipped.
 func RunPoint(pt *Point, dir string, reg policies.Registry, force bool) Result {
 	res := Result{Point: pt}
 	if !force {
-		if data, err := os.ReadFile(filepath.Join(dir, reports.SummaryFile)); err == nil {
-			if info, err := readSummary(data); err == nil && info.ConfigHash == pt.Hash {
+		// Only a complete run counts: one that passes its manifest.
+		if m, kept, err := reports.VerifyRunDir(dir, reports.SummaryFile); err == nil && m.ConfigHash == pt.Hash {
+			if info, err := readSummary(kept[reports.SummaryFile]); err == nil && info.ConfigHash == pt.Hash {
 				res.Values, res.Skipped = info.Values, true
 				return res
 			}
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			res.Err = fmt.Errorf("%s: %w", pt.Name, err)
-			return res
 		}
 	}
 	summary, err := runScenario(pt, dir, reg)
@@ -117,6 +114,13 @@ func runScenario(pt *Point, dir string, reg policies.Registry) (summary []byte, 
 			err = fmt.Errorf("internal error (policy %s, seed %d): %v", pt.PolicyName, pt.Seed, p)
 		}
 	}()
+	// Take the directory first, so that a second sweep on the same output
+	// is refused before it simulates.
+	od, err := reports.CreateOutDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer od.Close()
 	s := pt.Scenario
 	run, err := s.Build(reg)
 	if err != nil {
@@ -137,7 +141,10 @@ func runScenario(pt *Point, dir string, reg policies.Registry) (summary []byte, 
 		SampleInterval: sim.Time(s.Output.SampleSeconds()),
 		ConfigHash:     hash,
 	})
-	if err := reports.WriteOutputs(dir, rec, a, text); err != nil {
+	if err := od.WriteRun(rec, a, text); err != nil {
+		return nil, err
+	}
+	if err := od.Close(); err != nil {
 		return nil, err
 	}
 	return os.ReadFile(filepath.Join(dir, reports.SummaryFile))
