@@ -62,7 +62,7 @@ DIR/manifest.json; each task runs "schedsim sweep run-shard DIR", and
 	fl.BoolVar(&f.force, "force", false, "run every scenario, even those whose outputs match")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	fl.StringVar(&f.array, "slurm-array", "", "write a Slurm job array into this directory instead of running locally")
-	fl.IntVar(&f.perTask, "per-task", 0, "scenarios per array task (default: ceil(scenarios/1000), Slurm's default MaxArraySize)")
+	fl.IntVar(&f.perTask, "per-task", 0, "scenarios per array task (default: ceil(scenarios/1000), for Slurm's default MaxArraySize; more than the scenarios makes one task)")
 	fl.IntVar(&f.maxRunning, "max-running", 0, "array tasks running at once, the %K of --array (default: min(tasks, 64))")
 	fl.IntVar(&f.pilot, "pilot", -1, "index of the scenario the pilot runs (default: the first with the largest load scale)")
 	fl.StringVar(&f.binary, "binary", "", "schedsim binary the array tasks run (default: this one)")
@@ -152,10 +152,18 @@ func writeSweepArray(cmd *cobra.Command, sw *sweep.Sweep, f *sweepFlags) error {
 	}
 	per := f.perTask
 	if per == 0 {
-		per = (len(sw.Points) + 999) / 1000
+		// As few tasks as Slurm's default MaxArraySize (1001) allows.
+		per = (len(sw.Points)-1)/1000 + 1
 	}
 	if per < 1 {
-		return badInput(fmt.Errorf("--per-task must be >= 1, got %d", f.perTask))
+		return badInput(fmt.Errorf("--per-task must be >= 1 (0: the default), got %d", f.perTask))
+	}
+	if f.maxRunning < 0 {
+		return badInput(fmt.Errorf("--max-running must be >= 0 (0: min(tasks, 64)), got %d", f.maxRunning))
+	}
+	// Check the split before the pilot spends time running.
+	if _, err := sweep.NewManifest(sw, bin, per, f.maxRunning, sweep.Estimate{}); err != nil {
+		return badInput(err)
 	}
 	pilot := f.pilot
 	if pilot < 0 {
@@ -170,6 +178,7 @@ func writeSweepArray(cmd *cobra.Command, sw *sweep.Sweep, f *sweepFlags) error {
 	if err != nil {
 		return err
 	}
+	per = min(per, len(sw.Points)) // as NewManifest: one task of them all
 	est := sweep.Estimate{PilotScenario: sw.Points[pilot].Name, PilotWallS: wall, PilotPeakMB: peak >> 20}
 	est.TimeS, est.MemMB = sweep.EstimateTask(wall, peak, per)
 	m, err := sweep.NewManifest(sw, bin, per, f.maxRunning, est)
@@ -180,7 +189,7 @@ func writeSweepArray(cmd *cobra.Command, sw *sweep.Sweep, f *sweepFlags) error {
 		return err
 	}
 	fmt.Fprintf(w, "pilot: %.1f s, peak RSS %d MiB → per task (%d scenarios): time %d min, memory %d MiB\n",
-		wall, est.PilotPeakMB, per, est.TimeS/60, est.MemMB)
+		wall, est.PilotPeakMB, m.PerTask, est.TimeS/60, est.MemMB)
 	fmt.Fprintf(w, "wrote %s and %s: %d tasks (--array=%s)\nsubmit:  cd %s && sbatch %s\nthen:    schedsim sweep merge %s\n",
 		filepath.Join(dir, sweep.ScriptFile), filepath.Join(dir, sweep.ManifestFile), m.Tasks,
 		sweep.ArraySpec(seq(m.Tasks), m.MaxRunning), quoteForDisplay(dir), sweep.ScriptFile, quoteForDisplay(dir))

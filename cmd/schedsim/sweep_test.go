@@ -125,3 +125,38 @@ func TestSweepBadFileExitsTwo(t *testing.T) {
 		t.Fatalf("exit %d, %q", code, stderr)
 	}
 }
+
+// TestSweepArrayPerTaskHuge: --per-task beyond the scenarios is one task
+// of all 8 (it wrote --array=%1 and a manifest of 0 tasks that merged
+// "successfully"); a negative one is a usage error.
+func TestSweepArrayPerTaskHuge(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, "sweep.yaml")
+	if err := os.WriteFile(file, []byte(arraySweep), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "array")
+	if out, err := schedsim(t, "sweep", file, "--slurm-array", dir, "--per-task", "9223372036854775807", "--binary", os.Args[0]); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	script, err := os.ReadFile(filepath.Join(dir, sweep.ScriptFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(script), "#SBATCH --array=0%1\n") {
+		t.Errorf("script does not run one task:\n%s", script)
+	}
+	m, err := sweep.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Tasks != 1 || m.PerTask != 8 {
+		t.Errorf("manifest: %d tasks of %d, want 1 of 8", m.Tasks, m.PerTask)
+	}
+	for _, bad := range []string{"-1", "-9223372036854775808"} {
+		code, stderr := exitCode(t, "sweep", file, "--slurm-array", filepath.Join(root, "bad"), "--per-task", bad)
+		if code != 2 || !strings.Contains(stderr, "--per-task must be >= 1") {
+			t.Errorf("--per-task %s: exit %d, %q; want 2", bad, code, stderr)
+		}
+	}
+}
