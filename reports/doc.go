@@ -225,8 +225,8 @@
 //	fairness.accounts[].share       gpu_hours over all accounts' gpu_hours
 //	fairness.accounts[].target      fair-share target: 1 / number of accounts (Slurm's default Fairshare=1 each)
 //	fragmentation.samples           timeline snapshots (one per bin, at its start)
-//	fragmentation.mean_free_gpus    mean idle GPUs over the snapshots
-//	fragmentation.mean_unusable_free_gpus mean idle GPUs on nodes where no eligible queued job's per-node request fits
+//	fragmentation.mean_free_gpus    mean idle GPUs of nodes in service over the snapshots
+//	fragmentation.mean_unusable_free_gpus mean idle GPUs on nodes where no eligible queued job's per-node request fits; 0 in a snapshot where no eligible GPU job waits
 //	fragmentation.unusable_fraction sum of unusable over sum of free GPUs; 0 when none was free
 //	preemption.preemptions          runs that ended PREEMPTED
 //	preemption.requeues             sum of the jobs' requeue counts
