@@ -108,7 +108,7 @@ func runCompare(cmd *cobra.Command, f *compareFlags, pathA, pathB string) error 
 		}
 	}
 	if len(broken) > 0 {
-		return fmt.Errorf("%d gate(s) broken: %s", len(broken), strings.Join(broken, ", "))
+		return gateBroken(fmt.Errorf("%d gate(s) broken: %s", len(broken), strings.Join(broken, ", ")))
 	}
 	return nil
 }

@@ -284,7 +284,7 @@ func probeRun(cmd *cobra.Command, f *probeFlags, src nvml.Source, args []string)
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "%s: %.1f s, %.0f W mean per GPU, %.0f J, exit %d\n", workload, prof.WallS, prof.MeanPowerW, prof.EnergyJ, code)
 	if code != 0 {
-		return fmt.Errorf("the measured command exited with status %d (profile written)", code)
+		return failed(fmt.Errorf("the measured command exited with status %d (profile written)", code))
 	}
 	return nil
 }

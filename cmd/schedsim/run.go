@@ -175,7 +175,7 @@ func analyzeRun(s *scenario.Scenario, run *scenario.Run, opts ...runOptions) (*r
 		return nil, err
 	}
 	if err := reports.CheckRecord(rec); err != nil {
-		return nil, fmt.Errorf("internal error (policy %s, seed %d): inconsistent record: %w", run.Policy.Name(), run.Seed, err)
+		return nil, failed(fmt.Errorf("internal error (policy %s, seed %d): inconsistent record: %w", run.Policy.Name(), run.Seed, err))
 	}
 	sum := sha256.Sum256(text)
 	so := reports.SummaryOptions{
@@ -190,12 +190,15 @@ func analyzeRun(s *scenario.Scenario, run *scenario.Run, opts ...runOptions) (*r
 }
 
 // simulate runs the engine, turning a broken invariant into an error that
-// carries what is needed to replay it.
+// carries what is needed to replay it. Its errors are failures (exit 3):
+// the engine's are a policy's invalid decision or a configuration the
+// scenario layer should have refused, not the user's input.
 func simulate(run *scenario.Run, opts ...runOptions) (rec *sim.Record, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("internal error (policy %s, seed %d): %v", run.Policy.Name(), run.Seed, p)
 		}
+		err = failed(err)
 	}()
 	cfg := run.Config()
 	for _, o := range opts {

@@ -124,9 +124,9 @@ func finishSweep(cmd *cobra.Command, sw *sweep.Sweep, results []sweep.Result, ou
 	}
 	if len(failed) > 0 {
 		for _, err := range failed {
-			fmt.Fprintln(cmd.ErrOrStderr(), "schedsim: "+err.Error())
+			fmt.Fprintln(cmd.ErrOrStderr(), "schedsim: "+oneLine(err.Error()))
 		}
-		return fmt.Errorf("%d of %d scenarios failed; %s not written (run again to retry only those)", len(failed), len(results), sweep.ParquetFile)
+		return scenarioFailures(fmt.Errorf("%d of %d scenarios failed; %s not written (run again to retry only those)", len(failed), len(results), sweep.ParquetFile), failed)
 	}
 	if err := sweep.WriteResults(out, sw, rows); err != nil {
 		return err
@@ -134,6 +134,18 @@ func finishSweep(cmd *cobra.Command, sw *sweep.Sweep, results []sweep.Result, ou
 	fmt.Fprintf(w, "%d scenarios (%d run, %d unchanged); wrote %s and %s/\n", len(results), len(results)-skipped, skipped,
 		filepath.Join(out, sweep.ParquetFile), filepath.Join(out, sweep.PlotsDir))
 	return nil
+}
+
+// scenarioFailures is err, the summary of failed scenarios, as a failure
+// (exit 3) when any of them failed on a bug or the machine, else as the
+// input's error (exit 2).
+func scenarioFailures(err error, failedScenarios []error) error {
+	for _, e := range failedScenarios {
+		if errors.Is(e, sweep.ErrInternal) || exitStatus(e) == exitFailed {
+			return failed(err)
+		}
+	}
+	return badInput(err)
 }
 
 func writeSweepArray(cmd *cobra.Command, sw *sweep.Sweep, f *sweepFlags) error {
@@ -176,7 +188,7 @@ func writeSweepArray(cmd *cobra.Command, sw *sweep.Sweep, f *sweepFlags) error {
 	fmt.Fprintf(w, "pilot run of scenario %d (%s)...\n", pilot, sw.Points[pilot].Name)
 	wall, peak, err := sweep.Pilot(sw, pilot, dir, policies.Builtin())
 	if err != nil {
-		return err
+		return scenarioFailures(err, []error{err})
 	}
 	per = min(per, len(sw.Points)) // as NewManifest: one task of them all
 	est := sweep.Estimate{PilotScenario: sw.Points[pilot].Name, PilotWallS: wall, PilotPeakMB: peak >> 20}
@@ -244,6 +256,13 @@ func newSweepRunShardCmd() *cobra.Command {
 				}
 				pr.update(fmt.Sprintf("task %d [%d/%d] %s %s", t, done, total, r.Point.Name, status), done == total)
 			})
+			var se *sweep.ShardError
+			if errors.As(err, &se) {
+				for _, e := range se.Failed {
+					fmt.Fprintln(cmd.ErrOrStderr(), "schedsim: "+oneLine(e.Error()))
+				}
+				return scenarioFailures(err, se.Failed)
+			}
 			if err != nil {
 				return err
 			}
@@ -264,7 +283,7 @@ func newSweepMergeCmd() *cobra.Command {
 and DIR/plots/. When tasks are missing (never ran, or killed for time or
 memory) or failed (their note in DIR/shards/ says why), nothing is merged:
 it lists them, writes DIR/retry.sbatch, an array of only those tasks, and
-exits 1. Scenarios that finished inside an unfinished task are not run
+exits 3. Scenarios that finished inside an unfinished task are not run
 again by the retry (resume).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -273,6 +292,9 @@ again by the retry (resume).`,
 				for _, t := range slices.Sorted(maps.Keys(rep.Failed)) {
 					fmt.Fprintln(cmd.ErrOrStderr(), rep.Failed[t])
 				}
+			}
+			if err != nil && rep != nil && len(rep.Incomplete()) > 0 {
+				return failed(err) // not the input's fault: tasks to run (again)
 			}
 			if err != nil {
 				return err

@@ -87,7 +87,7 @@ func TestSweepArrayEqualsLocal(t *testing.T) {
 	runTask("0")
 	runTask("2")
 	// Task 1 has not run: merge reports it and writes a retry script for it.
-	if code, stderr := exitCode(t, "sweep", "merge", dir); code != 1 || !strings.Contains(stderr, "missing [1]") {
+	if code, stderr := exitCode(t, "sweep", "merge", dir); code != 3 || !strings.Contains(stderr, "missing [1]") {
 		t.Fatalf("merge with task 1 missing: exit %d, %s", code, stderr)
 	}
 	retry, err := os.ReadFile(filepath.Join(dir, sweep.RetryFile))

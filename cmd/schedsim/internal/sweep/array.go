@@ -371,6 +371,12 @@ func RunShard(dir string, t int, reg policies.Registry, progress func(done, tota
 		rows = append(rows, RowOf(&results[i]))
 	}
 	if len(errs) > 0 {
+		se := &ShardError{Task: t, Scenarios: hi - lo}
+		for i := range results {
+			if results[i].Err != nil {
+				se.Failed = append(se.Failed, results[i].Err)
+			}
+		}
 		msg := fmt.Sprintf("task %d: %d of %d scenarios failed:\n%s\n", t, len(errs), hi-lo, strings.Join(errs, "\n"))
 		if err := traces.WriteFileAtomic(filepath.Join(shards, FailedFile(t)), func(w io.Writer) error {
 			_, err := io.WriteString(w, msg)
@@ -378,7 +384,7 @@ func RunShard(dir string, t int, reg policies.Registry, progress func(done, tota
 		}); err != nil {
 			return err
 		}
-		return errors.New(strings.TrimSpace(msg))
+		return se
 	}
 	if err := traces.WriteFileAtomic(filepath.Join(shards, ShardFile(t)), func(w io.Writer) error {
 		return WriteParquet(w, rows, sw.Meta())
@@ -390,6 +396,19 @@ func RunShard(dir string, t int, reg policies.Registry, progress func(done, tota
 	}
 	return nil
 }
+
+// ShardError is RunShard's error when scenarios of the task failed: one
+// line; Failed holds each scenario's error (errors.Is sees them).
+type ShardError struct {
+	Task, Scenarios int
+	Failed          []error
+}
+
+func (e *ShardError) Error() string {
+	return fmt.Sprintf("task %d: %d of %d scenarios failed (listed in %s)", e.Task, len(e.Failed), e.Scenarios, filepath.Join(ShardsDir, FailedFile(e.Task)))
+}
+
+func (e *ShardError) Unwrap() []error { return e.Failed }
 
 // MergeReport says which tasks' shards are missing or failed.
 type MergeReport struct {

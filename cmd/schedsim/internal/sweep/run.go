@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +15,10 @@ import (
 // RunsDir is the directory under a sweep's output directory that holds
 // one directory per scenario.
 const RunsDir = "runs"
+
+// ErrInternal is in the chain of a scenario's error when it failed on a
+// bug (a panic, an inconsistent record), not on its input.
+var ErrInternal = errors.New("internal error")
 
 // Result is the outcome of one point.
 type Result struct {
@@ -111,7 +116,7 @@ func runScenario(pt *Point, dir string, reg policies.Registry) (summary []byte, 
 	// this scenario, not the sweep.
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("internal error (policy %s, seed %d): %v", pt.PolicyName, pt.Seed, p)
+			err = fmt.Errorf("%w (policy %s, seed %d): %v", ErrInternal, pt.PolicyName, pt.Seed, p)
 		}
 	}()
 	// Take the directory first, so that a second sweep on the same output
@@ -135,7 +140,7 @@ func runScenario(pt *Point, dir string, reg policies.Registry) (summary []byte, 
 		return nil, err
 	}
 	if err := reports.CheckRecord(rec); err != nil {
-		return nil, fmt.Errorf("internal error (policy %s, seed %d): inconsistent record: %w", run.Policy.Name(), run.Seed, err)
+		return nil, fmt.Errorf("%w (policy %s, seed %d): inconsistent record: %w", ErrInternal, run.Policy.Name(), run.Seed, err)
 	}
 	a := reports.Analyze(rec, reports.SummaryOptions{
 		SampleInterval: sim.Time(s.Output.SampleSeconds()),
@@ -155,10 +160,16 @@ func runScenario(pt *Point, dir string, reg policies.Registry) (summary []byte, 
 func simulate(cfg sim.Config, policy string, seed uint64) (rec *sim.Record, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("internal error (policy %s, seed %d): %v", policy, seed, p)
+			err = fmt.Errorf("%w (policy %s, seed %d): %v", ErrInternal, policy, seed, p)
 		}
 	}()
-	return sim.Run(cfg)
+	rec, err = sim.Run(cfg)
+	if err != nil {
+		// The engine refuses a policy's invalid decision or a configuration
+		// the scenario layer should have refused: not the input's fault.
+		err = fmt.Errorf("%w (policy %s, seed %d): %w", ErrInternal, policy, seed, err)
+	}
+	return rec, err
 }
 
 // PointsOf returns pointers to all of sw's points, in order.
