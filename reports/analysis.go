@@ -119,14 +119,18 @@ type AccountShare struct {
 // Fragmentation averages the timeline's snapshots (see Sample): free
 // GPUs, and free GPUs that no eligible queued job could use because its
 // per-node request fits on none of the nodes holding them (by partition,
-// GPU type, GPUs, CPUs and memory). A job with a node count asks for
-// ⌈GPUs/nodes⌉ GPUs (and likewise CPUs and memory) on each node; one
-// without asks for at least one GPU with ⌈CPUs/GPUs⌉ CPUs.
+// GPU type, GPUs, CPUs and memory; an MPS job only on nodes sharing GPUs
+// by MPS). A job with a node count asks for ⌈GPUs/nodes⌉ GPUs (and
+// likewise CPUs and memory) on each node; one without asks for at least
+// one GPU with ⌈CPUs/GPUs⌉ CPUs. While no eligible GPU job is queued no
+// free GPU is unusable: fragmentation is capacity that waiting work
+// cannot use, not idle capacity. docs/reports.md has the definition.
 type Fragmentation struct {
 	Samples int
 	// MeanFreeGPUs and MeanUnusableFreeGPUs average the snapshots;
-	// UnusableFraction is Σ unusable / Σ free (0 when nothing was free).
-	// They count whole GPUs (MIG GPUs are not among them).
+	// UnusableFraction is Σ unusable / Σ free over all snapshots (0 when
+	// nothing was free): the share of free GPU time stranded while jobs
+	// waited. They count whole GPUs (MIG GPUs are not among them).
 	MeanFreeGPUs, MeanUnusableFreeGPUs, UnusableFraction float64
 	// MIG is true when the cluster has MIG GPUs; MeanFreeMIGSlices,
 	// MeanUnusableMIGSlices and MIGUnusableFraction are then the same

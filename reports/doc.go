@@ -20,8 +20,11 @@
 //     writes report.html.
 //   - Compare, ParseGate and CheckGates compare two runs with bootstrap
 //     confidence intervals and check regression gates.
-//   - WriteFileAtomic and WriteOutputs write files atomically (temp file
-//     in the same directory, fsync, rename).
+//   - WriteOutputs and OutDir write a run directory whole: every file
+//     staged beside it (traces.WriteFileAtomic, the project's one atomic
+//     writer), manifest.json last, then one rename into place, under a
+//     lock that refuses a second writer. ReadRunDir and VerifyRunDir
+//     check a directory against its manifest.
 //
 // docs/reports.md documents every output file, column and plot.
 // Every output is a pure function of the Record: the same Record gives
@@ -234,8 +237,8 @@
 //	fairness.accounts[].share       gpu_hours over all accounts' gpu_hours
 //	fairness.accounts[].target      fair-share target: 1 / number of accounts (Slurm's default Fairshare=1 each)
 //	fragmentation.samples           timeline snapshots (one per bin, at its start)
-//	fragmentation.mean_free_gpus    mean idle GPUs over the snapshots
-//	fragmentation.mean_unusable_free_gpus mean idle GPUs on nodes where no eligible queued job's per-node request fits
+//	fragmentation.mean_free_gpus    mean idle GPUs of nodes in service over the snapshots
+//	fragmentation.mean_unusable_free_gpus mean idle GPUs on nodes where no eligible queued job's per-node request fits; 0 in a snapshot where no eligible GPU job waits
 //	fragmentation.unusable_fraction sum of unusable over sum of free GPUs; 0 when none was free
 //	preemption.preemptions          runs the simulation's preemptions ended
 //	preemption.requeues             sum of the jobs' requeue counts

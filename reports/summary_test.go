@@ -107,7 +107,9 @@ func TestSummarizeFixture(t *testing.T) {
 			}},
 		// TestTimelineFixture works out the three snapshots: 8, 0 and 8
 		// free GPUs, all unusable.
-		Fragmentation: Fragmentation{Samples: 3, MeanFreeGPUs: 16.0 / 3, MeanUnusableFreeGPUs: 16.0 / 3, UnusableFraction: 1},
+		// Snapshots (TestTimelineFixture): 8 free, nothing waits (0
+		// unusable); 0 free; 8 free, all unusable to 107: 8/3 and 8/16.
+		Fragmentation: Fragmentation{Samples: 3, MeanFreeGPUs: 16.0 / 3, MeanUnusableFreeGPUs: 8.0 / 3, UnusableFraction: 0.5},
 		// Queued time by reason: None 102 [120,150) + 103 [300,900) = 630;
 		// Priority 106 [1000,1500) = 500; Resources 101 [60,3600) + 106
 		// [1500,1800) + 107 [7000,9000) = 5840.

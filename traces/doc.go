@@ -14,6 +14,11 @@
 // file, line, field and value. Nothing panics on user input. The package
 // imports only workload of ours.
 //
+// WriteFileAtomic is the project's one atomic file writer (a temporary
+// file beside the target, fsync, rename, fsync of the directory); it
+// lives here, in a leaf package, so that every package and command that
+// writes a file can use it.
+//
 // Open and Read read a whole file (gzip detected by its magic bytes,
 // format detected from the content when not given) into a Result: a
 // workload.Trace sorted by submit time and rebased so that times count

@@ -452,7 +452,7 @@ func newTraceFitCmd() *cobra.Command {
 			if err != nil {
 				return badInput(err)
 			}
-			if err := writeAtomic(out, func(w io.Writer) error { return workload.WriteModel(w, m) }); err != nil {
+			if err := traces.WriteFileAtomic(out, func(w io.Writer) error { return workload.WriteModel(w, m) }); err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
@@ -512,35 +512,4 @@ func newTraceSynthCmd() *cobra.Command {
 	cmd.Flags().StringVar(&out, "out", "synthetic.swf", "output file (.sacct, .swf, .arrow, .parquet, optionally .gz)")
 	of.register(cmd.Flags())
 	return cmd
-}
-
-// writeAtomic writes a file through a temporary file and a rename.
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
-	tmp, err := os.CreateTemp(dirOf(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = write(tmp); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
-func dirOf(path string) string {
-	if i := strings.LastIndexByte(path, os.PathSeparator); i >= 0 {
-		return path[:i+1]
-	}
-	return "."
 }
