@@ -1,4 +1,4 @@
-package scenario
+package schedsim
 
 import (
 	"os"
@@ -167,7 +167,7 @@ func TestPartitionDefaultsApplied(t *testing.T) {
 //	int1    gpu-interactive, 1 node: runs on gpu01
 //	int2    gpu-interactive, 2 nodes: rejected, MaxNodes 1
 func TestImportedSeedEnforced(t *testing.T) {
-	conf, err := os.ReadFile("../../../../hwmodels/testdata/seeds/mevasis-slurm.conf")
+	conf, err := os.ReadFile("hwmodels/testdata/seeds/mevasis-slurm.conf")
 	if err != nil {
 		t.Fatal(err)
 	}

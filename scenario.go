@@ -2,7 +2,7 @@
 // everything a run needs (cluster, trace, policy and its parameters, seed,
 // outputs), so a run is reproducible from one file. It decodes and
 // validates the file strictly; the schedsim command builds the run from it.
-package scenario
+package schedsim
 
 import (
 	"bytes"
