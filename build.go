@@ -51,11 +51,31 @@ type Run struct {
 	Lifecycle Lifecycle
 	// Runtime is the runtime model's scaling, nil when off (hardware.go).
 	Runtime *sim.RuntimeScaling
+
+	// Progress, when set, is called as the simulation advances
+	// (sim.Config.Progress): for a progress bar.
+	Progress func(now sim.Time, done, total int)
+	// NoJobRows makes Analyze keep no per-job rows, for a run that
+	// writes no per-job outputs (reports.SummaryOptions.NoJobRows).
+	NoJobRows bool
+
+	// text is the effective scenario at Build (Scenario.Effective);
+	// notes are what Head and Calibrate add to it.
+	text, notes []byte
+	sample      sim.Time
 }
 
-// Build loads the cluster and trace and constructs the policy.
+// Build validates s, loads the cluster and trace and constructs the
+// policy from reg.
 func (s *Scenario) Build(reg policies.Registry) (*Run, error) {
-	r := &Run{Name: s.Name, Seed: s.Seed, OutDir: s.Resolve(s.Output.Dir)}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	text, _, err := s.Effective()
+	if err != nil {
+		return nil, err
+	}
+	r := &Run{Name: s.Name, Seed: s.Seed, OutDir: s.Resolve(s.Output.Dir), text: text, sample: sim.Time(s.Output.SampleSeconds())}
 	res, err := s.loadTrace()
 	if err != nil {
 		return nil, err
@@ -236,6 +256,8 @@ func (s *Scenario) readTrace() (*traces.Result, error) {
 
 func (s *Scenario) loadCluster(r *Run, hdr *traces.SWFHeader) error {
 	switch {
+	case s.Cluster.Spec != nil:
+		r.Cluster, r.ClusterDesc = s.Cluster.Spec, "cluster "+s.Cluster.Spec.Name+" (given in Go)"
 	case s.Cluster.File != "":
 		c, err := hwmodels.LoadCluster(s.Resolve(s.Cluster.File))
 		if err != nil {

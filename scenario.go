@@ -1,7 +1,3 @@
-// Package scenario owns the scenario file: one YAML document that names
-// everything a run needs (cluster, trace, policy and its parameters, seed,
-// outputs), so a run is reproducible from one file. It decodes and
-// validates the file strictly; the schedsim command builds the run from it.
 package schedsim
 
 import (
@@ -19,6 +15,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -61,7 +58,8 @@ type Scenario struct {
 	root *yaml.Node
 }
 
-// Cluster names the cluster: exactly one of File, Builtin or Inline.
+// Cluster names the cluster: exactly one of File, Builtin, Inline or
+// Spec.
 type Cluster struct {
 	// File is a cluster spec YAML file (hwmodels schema).
 	File string `yaml:"file"`
@@ -70,6 +68,10 @@ type Cluster struct {
 	Builtin string `yaml:"builtin"`
 	// Inline is a cluster spec written in place (null is absent).
 	Inline yaml.Node `yaml:"inline,omitempty"`
+	// Spec, when set instead, is the cluster itself, built in Go (a
+	// test, a program that makes its own cluster): Build uses it as is.
+	// Not part of the file: a recorded scenario does not hold it.
+	Spec *hwmodels.Cluster `yaml:"-"`
 }
 
 // Trace names the workload: exactly one of File or Builtin.
@@ -322,7 +324,7 @@ func (s *Scenario) Validate() error {
 		s.Policy.Args = yaml.Node{}
 	}
 	inline := !s.Cluster.Inline.IsZero()
-	switch n := btoi(s.Cluster.File != "") + btoi(s.Cluster.Builtin != "") + btoi(inline); {
+	switch n := btoi(s.Cluster.File != "") + btoi(s.Cluster.Builtin != "") + btoi(inline) + btoi(s.Cluster.Spec != nil); {
 	case n == 0:
 		return bad("give one of file, builtin or inline", "cluster")
 	case n > 1:
@@ -402,10 +404,18 @@ func (s *Scenario) Resolve(p string) string {
 // Fragment returns the scenario text of an inline section (cluster.inline,
 // policy.args) with every line outside it blanked, so a parser of the
 // section reports line numbers of the scenario file itself. It returns nil
-// for an absent section.
+// for an absent section. For a scenario built in Go (no file text), it
+// returns the section's YAML.
 func (s *Scenario) Fragment(n *yaml.Node) []byte {
 	if n.IsZero() {
 		return nil
+	}
+	if s.src == nil {
+		text, err := yaml.Marshal(n)
+		if err != nil {
+			return nil
+		}
+		return text
 	}
 	first, last := n.Line, maxLine(n)
 	lines := strings.SplitAfter(string(s.src), "\n")

@@ -40,7 +40,7 @@ runtime: {comm_stretch: true}
 			if err != nil {
 				t.Fatal(err)
 			}
-			rec, err := simulate(run)
+			rec, err := run.Simulate()
 			if err != nil {
 				t.Fatal(err)
 			}

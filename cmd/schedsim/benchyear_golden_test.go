@@ -4,7 +4,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -49,8 +48,8 @@ func TestYearGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run.Trace.Jobs = slices.Clone(run.Trace.Jobs[:yearGoldenJobs])
-	rec, err := simulate(run)
+	run.Head(yearGoldenJobs)
+	rec, err := run.Simulate()
 	if err != nil {
 		t.Fatal(err)
 	}

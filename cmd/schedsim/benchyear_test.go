@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"testing"
 
 	scenario "github.com/schedsim/schedsim"
@@ -104,9 +103,7 @@ func yearRun(b *testing.B, n int) *scenario.Run {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if n < len(run.Trace.Jobs) {
-		run.Trace.Jobs = slices.Clone(run.Trace.Jobs[:n]) // frees the rest
-	}
+	run.Head(n)
 	return run
 }
 
@@ -118,7 +115,7 @@ func replay(b *testing.B, run *scenario.Run) (*sim.Record, float64) {
 	b.Helper()
 	runtime.GC()
 	b.StartTimer()
-	rec, err := simulate(run)
+	rec, err := run.Simulate()
 	b.StopTimer()
 	if err != nil {
 		b.Fatal(err)

@@ -138,14 +138,14 @@ func loadCompareRun(path, side string) (*reports.CompareRun, error) {
 	if err != nil {
 		return nil, badInput(err)
 	}
-	res, err := analyzeRun(s, run)
+	res, err := simulate(run, nil)
 	if err != nil {
 		return nil, err
 	}
-	sum := &res.analysis.Summary
+	sum := &res.Analysis.Summary
 	return &reports.CompareRun{
 		Label: side + ": " + orDefault(sum.Policy, filepath.Base(path)),
-		Jobs:  res.analysis.Jobs, GPUs: sum.Cluster.GPUs, CPUs: sum.Cluster.CPUs, Timeline: &res.analysis.Timeline,
+		Jobs:  res.Analysis.Jobs, GPUs: sum.Cluster.GPUs, CPUs: sum.Cluster.CPUs, Timeline: &res.Analysis.Timeline,
 		EnergyITKWh: sum.Energy.ITKWh, PUE: sum.Energy.PUE,
 	}, nil
 }
