@@ -35,7 +35,8 @@ var sacctWritten = []string{"JobID", "User", "Account", "Partition", "QOS", "Sta
 //     is one, else TraceState.
 //   - JobID is the job's ID when it is a Slurm job id (123, 123_4,
 //     123+0); other ids (pod names, Philly application ids) are numbered
-//     after the largest numeric id, in order, and dependencies follow.
+//     after the largest numeric id, one number per row in order, and
+//     dependencies follow.
 //   - Dependency is written when any job has dependencies.
 //   - Every Extra field whose name is not one of these columns becomes a
 //     column of its own, in order of first appearance over the jobs
@@ -47,157 +48,205 @@ var sacctWritten = []string{"JobID", "User", "Account", "Partition", "QOS", "Sta
 // from renumbered ids and Trace.TimeZone (pass loc's name as
 // SacctOptions.TimeZone to read the times back in that zone).
 func WriteSacct(w io.Writer, t *workload.Trace, loc *time.Location) error {
+	return writeAll(w, newSacctWriter(loc, t.Epoch), t)
+}
+
+// sacctWriter writes sacct -P rows one job at a time (see WriteSacct),
+// from a plan made by a pass over the same jobs in the same order.
+type sacctWriter struct {
+	loc   *time.Location
+	clock int64 // added to the jobs' times to make Unix seconds
+
+	// The plan.
+	fixed     map[string]bool
+	extraCols []string
+	extraIdx  map[string]int
+	hasDeps   bool
+	maxID     int64
+	// Ids that sacct cannot hold are numbered after the largest numeric
+	// id, one number per row in order; those that dependencies name are
+	// found by a second pass over the plan (targets, target).
+	depIDs  map[string]bool   // non-Slurm ids named by dependencies
+	renum   map[string]string // their numbers
+	planned int64             // non-Slurm rows seen by target
+
+	bw   *bufio.Writer
+	next int64 // number of the next non-Slurm row written
+	line []byte
+	vals []string
+}
+
+func newSacctWriter(loc *time.Location, clock int64) *sacctWriter {
 	if loc == nil {
 		loc = time.UTC
 	}
-	// Columns.
-	fixed := map[string]bool{}
+	sw := &sacctWriter{loc: loc, clock: clock, fixed: map[string]bool{}, extraIdx: map[string]int{}}
 	for _, c := range sacctWritten {
-		fixed[strings.ToLower(c)] = true
+		sw.fixed[strings.ToLower(c)] = true
 	}
-	fixed["jobname"] = true
-	fixed["dependency"] = true
-	var extraCols []string
-	extraIdx := map[string]int{}
-	hasDeps := false
-	var maxID int64
-	for i := range t.Jobs {
-		j := &t.Jobs[i]
-		if len(j.Deps) > 0 {
-			hasDeps = true
-		}
-		if n, err := strconv.ParseInt(j.ID, 10, 64); err == nil && n > maxID {
-			maxID = n
-		}
-		for _, f := range j.Extra {
-			if fixed[strings.ToLower(f.Name)] {
-				continue
-			}
-			if _, ok := extraIdx[f.Name]; !ok {
-				extraIdx[f.Name] = len(extraCols)
-				extraCols = append(extraCols, f.Name)
-			}
-		}
-	}
-	// Ids that sacct cannot hold get numbers.
-	renum := map[string]string{}
-	next := maxID + 1
-	for i := range t.Jobs {
-		id := t.Jobs[i].ID
-		if _, ok := renum[id]; ok {
-			continue
-		}
-		if jid, err := parseJobID([]byte(id)); err == nil && jid.arrayExpr == nil && !strings.ContainsAny(id, ".|") {
-			continue
-		}
-		renum[id] = strconv.FormatInt(next, 10)
-		next++
-	}
+	sw.fixed["jobname"] = true
+	sw.fixed["dependency"] = true
+	return sw
+}
 
-	bw := bufio.NewWriterSize(w, 64<<10)
+// slurmID reports whether sacct can hold id as a JobID.
+func slurmID(id string) bool {
+	jid, err := parseJobID([]byte(id))
+	return err == nil && jid.arrayExpr == nil && !strings.ContainsAny(id, ".|")
+}
+
+func (sw *sacctWriter) plan(j *workload.Job) {
+	if len(j.Deps) > 0 {
+		sw.hasDeps = true
+		for _, d := range j.Deps {
+			if d.JobID != "" && !slurmID(d.JobID) {
+				if sw.depIDs == nil {
+					sw.depIDs = map[string]bool{}
+				}
+				sw.depIDs[d.JobID] = true
+			}
+		}
+	}
+	if n, err := strconv.ParseInt(j.ID, 10, 64); err == nil && n > sw.maxID {
+		sw.maxID = n
+	}
+	for _, f := range j.Extra {
+		if sw.fixed[strings.ToLower(f.Name)] {
+			continue
+		}
+		if _, ok := sw.extraIdx[f.Name]; !ok {
+			sw.extraIdx[f.Name] = len(sw.extraCols)
+			sw.extraCols = append(sw.extraCols, f.Name)
+		}
+	}
+}
+
+func (sw *sacctWriter) targets() bool { return len(sw.depIDs) > 0 }
+
+// target numbers the non-Slurm ids that dependencies name, as write will.
+func (sw *sacctWriter) target(j *workload.Job) {
+	if slurmID(j.ID) {
+		return
+	}
+	sw.planned++
+	if sw.depIDs[j.ID] {
+		if sw.renum == nil {
+			sw.renum = map[string]string{}
+		}
+		if _, ok := sw.renum[j.ID]; !ok {
+			sw.renum[j.ID] = strconv.FormatInt(sw.maxID+sw.planned, 10)
+		}
+	}
+}
+
+func (sw *sacctWriter) start(w io.Writer) error {
+	sw.bw = bufio.NewWriterSize(w, 64<<10)
 	hdr := slices.Clone(sacctWritten)
-	if hasDeps {
+	if sw.hasDeps {
 		hdr = append(hdr, "Dependency")
 	}
-	hdr = append(hdr, extraCols...)
+	hdr = append(hdr, sw.extraCols...)
 	hdr = append(hdr, "JobName")
-	bw.WriteString(strings.Join(hdr, "|"))
-	bw.WriteByte('\n')
+	sw.bw.WriteString(strings.Join(hdr, "|"))
+	sw.bw.WriteByte('\n')
+	sw.vals = make([]string, len(sw.extraCols))
+	sw.next = sw.maxID + 1
+	return nil
+}
 
-	var line []byte
-	vals := make([]string, len(extraCols))
-	for i := range t.Jobs {
-		j := &t.Jobs[i]
-		if !validState(j.TraceState) {
-			return fmt.Errorf("traces: write sacct: job %s: state %q is not a Slurm state word (upper-case letters and _)", j.ID, j.TraceState)
+func (sw *sacctWriter) write(j *workload.Job) error {
+	if !validState(j.TraceState) {
+		return fmt.Errorf("traces: write sacct: job %s: state %q is not a Slurm state word (upper-case letters and _)", j.ID, j.TraceState)
+	}
+	id := j.ID
+	if !slurmID(id) {
+		id = strconv.FormatInt(sw.next, 10)
+		sw.next++
+	}
+	state := j.TraceState
+	vals := sw.vals
+	for k := range vals {
+		vals[k] = ""
+	}
+	for _, f := range j.Extra {
+		if strings.EqualFold(f.Name, "State") {
+			state = f.Value
+			continue
 		}
-		id := j.ID
-		if r, ok := renum[id]; ok {
-			id = r
-		}
-		state := j.TraceState
-		for k := range vals {
-			vals[k] = ""
-		}
-		for _, f := range j.Extra {
-			if strings.EqualFold(f.Name, "State") {
-				state = f.Value
-				continue
-			}
-			if k, ok := extraIdx[f.Name]; ok {
-				vals[k] = f.Value
-			}
-		}
-		ts := func(v workload.Time) []byte {
-			if v == workload.Unknown {
-				return append(line, "Unknown"...)
-			}
-			return time.Unix(t.Epoch+int64(v), 0).In(loc).AppendFormat(line, "2006-01-02T15:04:05")
-		}
-		line = line[:0]
-		line = append(line, id...)
-		for _, s := range []string{j.User, j.Account, j.Partition, j.QOS, state} {
-			line = append(line, '|')
-			line = appendClean(line, s)
-		}
-		line = append(line, '|')
-		line = ts(j.Submit)
-		line = append(line, '|')
-		switch {
-		case j.TraceStart != workload.Unknown:
-			line = ts(j.TraceStart)
-		case j.CancelledPending():
-			line = append(line, "None"...)
-		default:
-			line = append(line, "Unknown"...)
-		}
-		line = append(line, '|')
-		end := j.TraceEnd
-		if j.CancelledPending() && end == workload.Unknown && j.CancelAfter > 0 {
-			end = j.Submit + j.CancelAfter
-		}
-		line = ts(end)
-		line = append(line, '|')
-		line = appendSlurmDuration(line, int64(j.Runtime))
-		line = append(line, '|')
-		if j.TimeLimit == workload.Unknown {
-			line = append(line, "Partition_Limit"...)
-		} else {
-			line = appendSlurmDuration(line, int64(j.TimeLimit))
-		}
-		line = append(line, '|')
-		line = appendTRES(line, &j.Request)
-		if hasDeps {
-			line = append(line, '|')
-			for k, d := range j.Deps {
-				if k > 0 {
-					line = append(line, ',')
-				}
-				line = append(line, d.Type.String()...)
-				if d.Type != workload.DepSingleton {
-					line = append(line, ':')
-					dep := d.JobID
-					if r, ok := renum[dep]; ok {
-						dep = r
-					}
-					line = append(line, dep...)
-				}
-			}
-		}
-		for _, v := range vals {
-			line = append(line, '|')
-			line = appendClean(line, v)
-		}
-		line = append(line, '|')
-		// JobName comes last: the reader re-joins a "|" inside it.
-		line = append(line, strings.ReplaceAll(strings.ReplaceAll(j.Name, "\n", " "), "\r", " ")...)
-		line = append(line, '\n')
-		if _, err := bw.Write(line); err != nil {
-			return err
+		if k, ok := sw.extraIdx[f.Name]; ok {
+			vals[k] = f.Value
 		}
 	}
-	return bw.Flush()
+	line := sw.line[:0]
+	ts := func(v workload.Time) []byte {
+		if v == workload.Unknown {
+			return append(line, "Unknown"...)
+		}
+		return time.Unix(sw.clock+int64(v), 0).In(sw.loc).AppendFormat(line, "2006-01-02T15:04:05")
+	}
+	line = append(line, id...)
+	for _, s := range []string{j.User, j.Account, j.Partition, j.QOS, state} {
+		line = append(line, '|')
+		line = appendClean(line, s)
+	}
+	line = append(line, '|')
+	line = ts(j.Submit)
+	line = append(line, '|')
+	switch {
+	case j.TraceStart != workload.Unknown:
+		line = ts(j.TraceStart)
+	case j.CancelledPending():
+		line = append(line, "None"...)
+	default:
+		line = append(line, "Unknown"...)
+	}
+	line = append(line, '|')
+	end := j.TraceEnd
+	if j.CancelledPending() && end == workload.Unknown && j.CancelAfter > 0 {
+		end = j.Submit + j.CancelAfter
+	}
+	line = ts(end)
+	line = append(line, '|')
+	line = appendSlurmDuration(line, int64(j.Runtime))
+	line = append(line, '|')
+	if j.TimeLimit == workload.Unknown {
+		line = append(line, "Partition_Limit"...)
+	} else {
+		line = appendSlurmDuration(line, int64(j.TimeLimit))
+	}
+	line = append(line, '|')
+	line = appendTRES(line, &j.Request)
+	if sw.hasDeps {
+		line = append(line, '|')
+		for k, d := range j.Deps {
+			if k > 0 {
+				line = append(line, ',')
+			}
+			line = append(line, d.Type.String()...)
+			if d.Type != workload.DepSingleton {
+				line = append(line, ':')
+				dep := d.JobID
+				if r, ok := sw.renum[dep]; ok {
+					dep = r
+				}
+				line = append(line, dep...)
+			}
+		}
+	}
+	for _, v := range vals {
+		line = append(line, '|')
+		line = appendClean(line, v)
+	}
+	line = append(line, '|')
+	// JobName comes last: the reader re-joins a "|" inside it.
+	line = append(line, strings.ReplaceAll(strings.ReplaceAll(j.Name, "\n", " "), "\r", " ")...)
+	line = append(line, '\n')
+	sw.line = line
+	_, err := sw.bw.Write(line)
+	return err
 }
+
+func (sw *sacctWriter) finish() error { return sw.bw.Flush() }
 
 func validState(s string) bool {
 	for i := 0; i < len(s); i++ {
