@@ -509,12 +509,13 @@ func (sr *SacctReader) Next() (workload.Job, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		if isHeaderRow(line, sr.delim) {
-			// A second dump appended with its own header.
+		f, perr := sr.split(line, lineNo)
+		// A second dump appended with its own header: a job id starts
+		// with a digit, so only a row that does not is looked at.
+		if (perr != nil || len(f[sr.idCol]) > 0 && (f[sr.idCol][0] < '0' || f[sr.idCol][0] > '9')) && isHeaderRow(line, sr.delim) {
 			sr.stats.RepeatedHeaders++
 			continue
 		}
-		f, perr := sr.split(line, lineNo)
 		if perr != nil {
 			if sr.lenient(perr) {
 				continue

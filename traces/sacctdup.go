@@ -46,9 +46,10 @@ func (d *dupSet) drop(line int) bool {
 }
 
 // isHeaderRow reports whether line is a sacct header row (it has a JobID
-// or JobIDRaw field).
+// or JobIDRaw field). A data row is told apart without allocating: it
+// rarely holds "jobid" in any case.
 func isHeaderRow(line, delim []byte) bool {
-	if !bytes.Contains(bytes.ToLower(line[:min(len(line), 4096)]), []byte("jobid")) {
+	if !hasFoldJobID(line) {
 		return false
 	}
 	for f := range bytes.SplitSeq(line, delim) {
@@ -56,6 +57,21 @@ func isHeaderRow(line, delim []byte) bool {
 		if bytes.EqualFold(f, []byte("JobID")) || bytes.EqualFold(f, []byte("JobIDRaw")) {
 			return true
 		}
+	}
+	return false
+}
+
+// hasFoldJobID reports whether b contains "jobid" in any case.
+func hasFoldJobID(b []byte) bool {
+	for len(b) >= 5 {
+		i := bytes.IndexAny(b, "jJ")
+		if i < 0 || len(b)-i < 5 {
+			return false
+		}
+		if bytes.EqualFold(b[i:i+5], []byte("jobid")) {
+			return true
+		}
+		b = b[i+1:]
 	}
 	return false
 }
@@ -69,10 +85,12 @@ type dupRow struct {
 	start   string
 }
 
-// sacctKeys reads the job rows of the sacct input on p: it calls fn with
-// each row's line, JobID and Start fields and its elapsed time (-1 when
-// unreadable: the main pass reports it).
-func sacctKeys(s *Stream, fn func(line int, id, start []byte, elapsed workload.Time)) error {
+// sacctKeys reads the job rows of the sacct input: it calls fn with
+// each row's line and JobID, and a function that returns the row's Start
+// field and elapsed time (-1 when unreadable: the main pass reports it),
+// valid during the call. Without full, rows are not split (only the JobID
+// is cut out, quickly) and run must not be called.
+func sacctKeys(s *Stream, full bool, fn func(line int, id []byte, run func() (start []byte, elapsed workload.Time))) error {
 	p, err := s.openPass()
 	if err != nil {
 		return err
@@ -83,6 +101,36 @@ func sacctKeys(s *Stream, fn func(line int, id, start []byte, elapsed workload.T
 		return err
 	}
 	cols := [...]int{sr.col[roleStart], sr.col[roleElapsed], sr.col[roleElapsedRaw], sr.col[roleEnd]}
+	var f [][]byte
+	get := func(c int) []byte {
+		if c < 0 {
+			return nil
+		}
+		return f[c]
+	}
+	run := func() ([]byte, workload.Time) {
+		start := get(cols[0])
+		elapsed, err := parseDuration(get(cols[1]))
+		if err != nil {
+			return start, -1
+		}
+		if elapsed == workload.Unknown {
+			if raw := get(cols[2]); raw != nil {
+				if elapsed, err = parseSeconds(raw); err != nil {
+					return start, -1
+				}
+			}
+		}
+		if elapsed == workload.Unknown {
+			st, err1 := parseTimestamp(start)
+			en, err2 := parseTimestamp(get(cols[3]))
+			elapsed = -1
+			if err1 == nil && err2 == nil && st != workload.Unknown && en != workload.Unknown && en >= st {
+				elapsed = en - st
+			}
+		}
+		return start, elapsed
+	}
 	for {
 		var line []byte
 		var lineNo int
@@ -97,44 +145,43 @@ func sacctKeys(s *Stream, fn func(line int, id, start []byte, elapsed workload.T
 			}
 			lineNo = sr.lr.line
 		}
-		if len(bytes.TrimSpace(line)) == 0 || isHeaderRow(line, sr.delim) {
+		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		f, perr := sr.split(line, lineNo)
-		if perr != nil {
-			continue
+		var idf []byte
+		if full {
+			var perr *ParseError
+			if f, perr = sr.split(line, lineNo); perr != nil {
+				continue // a header row of another dump, or an error the main pass reports
+			}
+			idf = f[sr.idCol]
+		} else {
+			idf = nthField(line, sr.delim, sr.idCol)
 		}
-		id, isStep, _ := splitStep(f[sr.idCol], nil)
+		if len(idf) > 0 && (idf[0] < '0' || idf[0] > '9') {
+			continue // a header row, or a bad id
+		}
+		id, isStep, _ := splitStep(idf, nil)
 		if isStep {
 			continue
 		}
-		get := func(c int) []byte {
-			if c < 0 {
-				return nil
-			}
-			return f[c]
-		}
-		start := get(cols[0])
-		elapsed, err := parseDuration(get(cols[1]))
-		if err != nil {
-			elapsed = -1
-		} else if elapsed == workload.Unknown {
-			if raw := get(cols[2]); raw != nil {
-				if elapsed, err = parseSeconds(raw); err != nil {
-					elapsed = -1
-				}
-			}
-		}
-		if elapsed == workload.Unknown {
-			st, err1 := parseTimestamp(start)
-			en, err2 := parseTimestamp(get(cols[3]))
-			elapsed = -1
-			if err1 == nil && err2 == nil && st != workload.Unknown && en != workload.Unknown && en >= st {
-				elapsed = en - st
-			}
-		}
-		fn(lineNo, id, start, elapsed)
+		fn(lineNo, id, run)
 	}
+}
+
+// nthField returns field n (0-based) of line, split at delim.
+func nthField(line, delim []byte, n int) []byte {
+	for ; n > 0; n-- {
+		i := bytes.Index(line, delim)
+		if i < 0 {
+			return nil
+		}
+		line = line[i+len(delim):]
+	}
+	if i := bytes.Index(line, delim); i >= 0 {
+		return line[:i]
+	}
+	return line
 }
 
 func idHash(id []byte) uint64 {
@@ -147,7 +194,7 @@ func idHash(id []byte) uint64 {
 // above); nil when there are none.
 func (s *Stream) sacctDuplicates() (*dupSet, error) {
 	var hashes []uint64
-	if err := sacctKeys(s, func(_ int, id, _ []byte, _ workload.Time) {
+	if err := sacctKeys(s, false, func(_ int, id []byte, _ func() ([]byte, workload.Time)) {
 		hashes = append(hashes, idHash(id))
 	}); err != nil {
 		return nil, err
@@ -164,8 +211,9 @@ func (s *Stream) sacctDuplicates() (*dupSet, error) {
 		return nil, nil
 	}
 	var rows []dupRow
-	if err := sacctKeys(s, func(line int, id, start []byte, elapsed workload.Time) {
+	if err := sacctKeys(s, true, func(line int, id []byte, run func() ([]byte, workload.Time)) {
 		if _, ok := slices.BinarySearch(rep, idHash(id)); ok {
+			start, elapsed := run()
 			st, err := parseTimestamp(start)
 			rows = append(rows, dupRow{line: line, elapsed: elapsed, started: err == nil && st != workload.Unknown,
 				id: string(id), start: string(start)})
