@@ -41,6 +41,15 @@ type Partition struct {
 	// MaxNodes is the most nodes a job may ask for (Slurm MaxNodes);
 	// zero means UNLIMITED.
 	MaxNodes int32
+	// DefaultTime is the time limit of a job that gives none, in seconds
+	// (Slurm DefaultTime); zero means MaxTime. It is at most MaxTime.
+	DefaultTime int64
+	// DefCPUPerGPU, DefMemPerCPU and DefMemPerGPU (MiB) are the CPUs and
+	// memory a job that gives none is allocated (Slurm DefCpuPerGPU,
+	// DefMemPerCPU, DefMemPerGPU); zero means none.
+	DefCPUPerGPU int32
+	DefMemPerCPU int64
+	DefMemPerGPU int64
 	// Default marks the partition jobs without one go to.
 	Default           bool
 	PriorityTier      int32

@@ -52,6 +52,11 @@ type PartitionSummary struct {
 	NodeCount         int               `json:"node_count"`
 	GPUs              int64             `json:"gpus"`
 	MaxTime           int64             `json:"max_time_s"`
+	MaxNodes          int32             `json:"max_nodes,omitempty"`
+	DefaultTime       int64             `json:"default_time_s,omitempty"`
+	DefCPUPerGPU      int32             `json:"def_cpu_per_gpu,omitempty"`
+	DefMemPerCPU      int64             `json:"def_mem_per_cpu_mb,omitempty"`
+	DefMemPerGPU      int64             `json:"def_mem_per_gpu_mb,omitempty"`
 	Default           bool              `json:"default"`
 	PriorityTier      int32             `json:"priority_tier"`
 	PriorityJobFactor int32             `json:"priority_job_factor"`
@@ -79,6 +84,13 @@ type PowerSummary struct {
 	PeakFacilityW float64 `json:"peak_facility_w"`
 	PricePerKWh   float64 `json:"price_per_kwh,omitempty"`
 	Currency      string  `json:"currency,omitempty"`
+	// SuspendTime, ResumeTimeout and SuspendTimeout are power saving's
+	// (seconds; SuspendTime 0: off); SuspendExempt counts the nodes it
+	// never powers down.
+	SuspendTime    int64 `json:"suspend_time_s,omitempty"`
+	ResumeTimeout  int64 `json:"resume_timeout_s,omitempty"`
+	SuspendTimeout int64 `json:"suspend_timeout_s,omitempty"`
+	SuspendExempt  int   `json:"suspend_exempt_nodes,omitempty"`
 	// Unpowered is the number of nodes whose power the model does not know
 	// (GPU without figures and no base power).
 	Unpowered int `json:"nodes_without_power_figures"`
@@ -184,8 +196,23 @@ func Summarize(c *Cluster) ClusterSummary {
 			gpus += int64(c.Nodes[ni].GPUs)
 		}
 		ps := PartitionSummary{Nodes: CompressHostlist(names), NodeCount: len(p.Nodes), GPUs: gpus, MaxTime: p.MaxTime,
+			MaxNodes: p.MaxNodes, DefaultTime: p.DefaultTime, DefCPUPerGPU: p.DefCPUPerGPU, DefMemPerCPU: p.DefMemPerCPU, DefMemPerGPU: p.DefMemPerGPU,
 			Default: p.Default, PriorityTier: p.PriorityTier, PriorityJobFactor: p.PriorityJobFactor}
 		line := fmt.Sprintf("PartitionName=%s Nodes=%s MaxTime=%s", p.Name, ps.Nodes, FormatSlurmTime(p.MaxTime))
+		if p.MaxNodes > 0 {
+			line += fmt.Sprintf(" MaxNodes=%d", p.MaxNodes)
+		}
+		if p.DefaultTime > 0 {
+			line += " DefaultTime=" + FormatSlurmTime(p.DefaultTime)
+		}
+		for _, d := range []struct {
+			key string
+			v   int64
+		}{{"DefCpuPerGPU", int64(p.DefCPUPerGPU)}, {"DefMemPerCPU", p.DefMemPerCPU}, {"DefMemPerGPU", p.DefMemPerGPU}} {
+			if d.v > 0 {
+				line += fmt.Sprintf(" %s=%d", d.key, d.v)
+			}
+		}
 		if p.Default {
 			line += " Default=YES"
 		}
@@ -217,6 +244,10 @@ func Summarize(c *Cluster) ClusterSummary {
 	s.Power.PUE = max(c.Power.PUE, 1)
 	s.Power.PeakFacilityW = s.Power.PeakITW * s.Power.PUE
 	s.Power.PricePerKWh, s.Power.Currency = c.Power.PricePerKWh, c.Power.Currency
+	if c.Power.SuspendTime > 0 {
+		s.Power.SuspendTime, s.Power.ResumeTimeout, s.Power.SuspendTimeout = c.Power.SuspendTime, c.Power.ResumeTimeout, c.Power.SuspendTimeout
+		s.Power.SuspendExempt = len(c.Power.SuspendExempt)
+	}
 	if c.Slurm != nil && len(c.Slurm.Settings) > 0 {
 		s.Slurm = slices.Clone(c.Slurm.Settings)
 		s.SlurmSettings = map[string]string{}

@@ -62,11 +62,12 @@
 // (fabric.go: fat-tree, SuperPOD, explicit tree) and fills Node.Switches;
 // power and runtime set the energy and runtime models (energy.go,
 // runtime.go, pure functions); slurm keeps slurm.conf settings.
-// ImportSlurm (slurmimport.go) writes a spec from slurm.conf, gres.conf and
-// topology.conf; Summarize describes a cluster.
+// ImportSlurm (slurmimport.go; Include lines: slurminclude.go) writes a
+// spec from slurm.conf, gres.conf and topology.conf, every limit in the
+// field the simulation reads; Summarize describes a cluster.
 //
 // Strictness: unknown keys (including keys kept for later versions, such
-// as nvlink and max_nodes), duplicate keys, wrong YAML kinds ("8" quoted
+// as nvlink and min_nodes), duplicate keys, wrong YAML kinds ("8" quoted
 // for an integer), values out of range, dangling references and a second
 // YAML document are errors. Anchors, aliases and merge keys ("<<: *base")
 // are followed. Errors are *ParseError values, "file:line: field.path:

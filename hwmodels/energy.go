@@ -32,6 +32,15 @@ type PowerModel struct {
 	SuspendTime   int64
 	ResumeTimeout int64
 	SuspendedW    float64
+	// SuspendTimeout is how long (s) a node takes to power down (Slurm
+	// SuspendTimeout): a job placed on a node that began powering down
+	// less than SuspendTimeout ago waits for it to be down, then for its
+	// resume. Zero: powering down is instant.
+	SuspendTimeout int64
+	// SuspendExempt are the nodes power saving never powers down (Slurm
+	// SuspendExcNodes and the nodes of SuspendExcParts), indices into
+	// Cluster.Nodes, ascending; nil for none.
+	SuspendExempt []int32
 }
 
 // DefaultPowerModel returns PUE 1, no price, no power saving, resume 60 s.

@@ -248,6 +248,23 @@ func ExpandHostlist(s string) ([]string, error) {
 	return names, nil
 }
 
+// HostlistCount returns how many names the hostlist s expands to (with
+// duplicates), without expanding it; limit+1 when that is more than
+// limit. Syntax errors are ExpandHostlist's.
+func HostlistCount(s string, limit uint64) (uint64, error) {
+	pats, err := parseHostlist(s)
+	if err != nil {
+		return 0, err
+	}
+	var total uint64
+	for _, p := range pats {
+		if total += p.count(limit); total > limit {
+			return limit + 1, nil
+		}
+	}
+	return total, nil
+}
+
 // hostKey is a host name split for CompressHostlist: a prefix and its
 // trailing decimal digits, if any.
 type hostKey struct {

@@ -36,10 +36,13 @@ func (w ConfWarning) String() string {
 // confPair is one Key=Value of a line; Key as written.
 type confPair struct{ Key, Value string }
 
-// confLine is one logical line (continuations joined).
+// confLine is one logical line (continuations joined): Key=Value pairs,
+// or an Include line naming a file.
 type confLine struct {
-	Line  int // of its first physical line
-	Pairs []confPair
+	Path    string // the file it came from
+	Line    int    // of its first physical line
+	Pairs   []confPair
+	Include string // the file name of an "Include FILE" line, else ""
 }
 
 // get returns the value of key (case-insensitive).
@@ -58,7 +61,7 @@ const maxConfBytes = 16 << 20
 // lexConf splits data into logical lines of pairs.
 func lexConf(data []byte, path string) ([]confLine, error) {
 	if len(data) > maxConfBytes {
-		return nil, &ParseError{Path: path, Err: &specError{ErrRange, fmt.Sprintf("file is %d bytes, more than the %d allowed", len(data), maxConfBytes)}}
+		return nil, &ParseError{Path: path, Err: &specError{ErrRange, fmt.Sprintf("file is larger than the %d bytes a config file may be", maxConfBytes)}}
 	}
 	var out []confLine
 	var cur strings.Builder
@@ -90,23 +93,39 @@ func lexConf(data []byte, path string) ([]confLine, error) {
 			continue
 		}
 		cur.WriteString(text)
-		if line := strings.TrimSpace(cur.String()); line != "" {
-			pairs, err := splitPairs(line)
-			if err != nil {
-				return nil, &ParseError{Path: path, Line: start, Err: &specError{ErrSyntax, err.Error()}}
-			}
-			out = append(out, confLine{Line: start, Pairs: pairs})
+		if err := appendConfLine(&out, cur.String(), path, start); err != nil {
+			return nil, err
 		}
 		cur.Reset()
 	}
-	if line := strings.TrimSpace(cur.String()); line != "" {
-		pairs, err := splitPairs(line)
-		if err != nil {
-			return nil, &ParseError{Path: path, Line: start, Err: &specError{ErrSyntax, err.Error()}}
-		}
-		out = append(out, confLine{Line: start, Pairs: pairs})
+	if err := appendConfLine(&out, cur.String(), path, start); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// appendConfLine appends the logical line text, if not blank, to out.
+func appendConfLine(out *[]confLine, text, path string, line int) error {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return nil
+	}
+	// "include FILE" (parse_config.c _parse_include_directive: the
+	// keyword in any case, blanks, one file name).
+	if len(text) > 7 && strings.EqualFold(text[:7], "include") && (text[7] == ' ' || text[7] == '\t') {
+		name := strings.TrimSpace(text[8:])
+		if name == "" || strings.ContainsAny(name, " \t") {
+			return &ParseError{Path: path, Line: line, Field: "Include", Err: &specError{ErrSyntax, fmt.Sprintf("%q: want Include and one file name", text)}}
+		}
+		*out = append(*out, confLine{Path: path, Line: line, Include: name})
+		return nil
+	}
+	pairs, err := splitPairs(text)
+	if err != nil {
+		return &ParseError{Path: path, Line: line, Err: &specError{ErrSyntax, err.Error()}}
+	}
+	*out = append(*out, confLine{Path: path, Line: line, Pairs: pairs})
+	return nil
 }
 
 // splitPairs splits a line into Key=Value tokens; values may be quoted.
@@ -239,11 +258,23 @@ func countFiles(s string) (int, error) {
 // LinkSpeed= is accepted (Slurm ignores it too); BlockName and BlockSizes
 // lines (topology/block) are warned about and skipped, as are unknown
 // keys (once each). A line without SwitchName is an error.
+// An Include line is an error here (there is no file access); cluster
+// import follows them.
 func ParseTopologyConf(data []byte, path string) ([]TreeSwitch, []ConfWarning, error) {
 	lines, err := lexConf(data, path)
 	if err != nil {
 		return nil, nil, err
 	}
+	for _, l := range lines {
+		if l.Include != "" {
+			return nil, nil, confError(path, l.Line, "Include", ErrSyntax, "Include %s: not followed here (cluster import follows it)", l.Include)
+		}
+	}
+	return parseTopologyLines(lines)
+}
+
+// parseTopologyLines reads topology.conf's lines (includes expanded).
+func parseTopologyLines(lines []confLine) ([]TreeSwitch, []ConfWarning, error) {
 	var out []TreeSwitch
 	var warns []ConfWarning
 	warned := map[string]bool{}
@@ -253,15 +284,15 @@ func ParseTopologyConf(data []byte, path string) ([]TreeSwitch, []ConfWarning, e
 		case strings.EqualFold(first.Key, "BlockName"), strings.EqualFold(first.Key, "BlockSizes"):
 			if !warned["block"] {
 				warned["block"] = true
-				warns = append(warns, ConfWarning{path, l.Line, "topology/block (BlockName, BlockSizes) is not modeled; block lines skipped"})
+				warns = append(warns, ConfWarning{l.Path, l.Line, "topology/block (BlockName, BlockSizes) is not modeled; block lines skipped"})
 			}
 			continue
 		case !strings.EqualFold(first.Key, "SwitchName"):
-			return nil, warns, confError(path, l.Line, first.Key, ErrSyntax, "want SwitchName=<name> first on the line")
+			return nil, warns, confError(l.Path, l.Line, first.Key, ErrSyntax, "want SwitchName=<name> first on the line")
 		}
 		ts := TreeSwitch{Name: first.Value, Line: l.Line}
 		if ts.Name == "" {
-			return nil, warns, confError(path, l.Line, "SwitchName", ErrMissing, "empty switch name")
+			return nil, warns, confError(l.Path, l.Line, "SwitchName", ErrMissing, "empty switch name")
 		}
 		for _, p := range l.Pairs[1:] {
 			switch strings.ToLower(p.Key) {
@@ -276,12 +307,12 @@ func ParseTopologyConf(data []byte, path string) ([]TreeSwitch, []ConfWarning, e
 			default:
 				if k := strings.ToLower(p.Key); !warned[k] {
 					warned[k] = true
-					warns = append(warns, ConfWarning{path, l.Line, fmt.Sprintf("unknown key %s ignored", p.Key)})
+					warns = append(warns, ConfWarning{l.Path, l.Line, fmt.Sprintf("unknown key %s ignored", p.Key)})
 				}
 			}
 		}
 		if ts.Nodes == "" && ts.Switches == "" {
-			return nil, warns, confError(path, l.Line, "SwitchName", ErrMissing, "switch %q has neither Nodes= nor Switches=", ts.Name)
+			return nil, warns, confError(l.Path, l.Line, "SwitchName", ErrMissing, "switch %q has neither Nodes= nor Switches=", ts.Name)
 		}
 		out = append(out, ts)
 	}

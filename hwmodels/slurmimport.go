@@ -2,7 +2,10 @@ package hwmodels
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -10,29 +13,68 @@ import (
 )
 
 // SlurmFiles are the Slurm configuration files ImportSlurm reads. Only
-// SlurmConf is required; each Path names its file in messages.
+// SlurmConf is required; each Path names its file in messages and, with
+// Files, anchors the files it includes.
 type SlurmFiles struct {
 	SlurmConf, GresConf, TopologyConf []byte
 	SlurmPath, GresPath, TopologyPath string
+	// Files reads the files Include lines name and, when GresConf or
+	// TopologyConf is nil, gres.conf and topology.conf beside slurm.conf
+	// (where Slurm reads them; topology.conf only under
+	// TopologyPlugin=topology/tree). Nil: an Include line is an error and
+	// nothing is looked for.
+	Files ConfFiles
+	// MaxNodes bounds the nodes the NodeName lines may define, counted
+	// before anything is expanded; 0 means MaxClusterNodes, more is
+	// capped there.
+	MaxNodes int
 }
 
-// Keys of slurm.conf(5) by what the importer does with them (lower case).
+// How ImportSlurm treats each key. Keys are lower case.
+//
+// Modeled keys reach the spec field the simulation reads, or the spec's
+// slurm section where a reader of it takes them (the slurm policy: the
+// scheduler and priority keys, PreemptType/Mode/ExemptTime, partition
+// PreemptMode, TopologyPlugin; the scenario's controller defaults:
+// EnforcePartLimits, JobRequeue, OverTimeLimit, DependencyParameters).
+// Every other key is warned about once, with the first line that sets it:
+// keys kept in the slurm section verbatim ("kept in the spec's slurm
+// section, not modeled"), keys with no effect on a simulated schedule
+// (daemons, paths, logging, accounting storage), and unknown keys.
 var (
-	// nodeKeysUsed are read from NodeName lines; nodeKeysKnown are valid
-	// but not modeled (no warning).
-	nodeKeysUsed  = []string{"nodename", "cpus", "procs", "boards", "socketsperboard", "sockets", "corespersocket", "threadspercore", "realmemory", "gres", "features", "feature", "weight"}
-	nodeKeysKnown = []string{"nodehostname", "nodeaddr", "state", "tmpdisk", "port", "reason", "memspeclimit", "cpuspeclist", "corespeccount", "availablefeatures", "activefeatures", "restrictedcorespergpu", "topology", "bcastaddr", "cpubind", "parameters"}
-	// partKeysMapped become spec fields; partKeysKept go to
-	// slurm.partitions verbatim.
-	partKeysMapped = []string{"partitionname", "nodes", "maxtime", "prioritytier", "priorityjobfactor", "priority", "default"}
-	partKeysKept   = []string{"AllocNodes", "AllowAccounts", "AllowGroups", "AllowQos", "Alternate", "CpuBind", "DefCpuPerGPU", "DefMemPerCPU", "DefMemPerGPU", "DefMemPerNode", "DefaultTime", "DenyAccounts", "DenyQos", "DisableRootJobs", "Exclusive", "ExclusiveTopo", "ExclusiveUser", "GraceTime", "Hidden", "LLN", "MaxCPUsPerNode", "MaxCPUsPerSocket", "MaxMemPerCPU", "MaxMemPerNode", "MaxNodes", "MinNodes", "OverSubscribe", "OverTimeLimit", "PowerDownOnIdle", "PreemptMode", "QOS", "ReqResv", "ResumeTimeout", "RootOnly", "SelectTypeParameters", "Shared", "State", "SuspendTime", "SuspendTimeout", "Topology", "TRESBillingWeights"}
-	// globalKept go to slurm.settings (with every Priority* key).
-	globalKept = []string{"AccountingStorageEnforce", "AccountingStorageTRES", "BatchStartTimeout", "DefCpuPerGPU", "DefMemPerCPU", "DefMemPerGPU", "DefMemPerNode", "DependencyParameters", "EnforcePartLimits", "FairShareDampeningFactor", "GresTypes", "JobRequeue", "KillWait", "MaxArraySize", "MaxJobCount", "MaxMemPerCPU", "MaxMemPerNode", "MinJobAge", "OverTimeLimit", "PreemptExemptTime", "PreemptMode", "PreemptParameters", "PreemptType", "ResumeRate", "ResumeTimeout", "SchedulerParameters", "SchedulerTimeSlice", "SchedulerType", "SelectType", "SelectTypeParameters", "SuspendExcNodes", "SuspendExcParts", "SuspendRate", "SuspendTime", "SuspendTimeout", "TopologyParam", "TopologyPlugin", "TreeWidth"}
-	// globalIgnored are daemon, path, plugin and logging settings that do
-	// not change scheduling (no warning).
-	globalIgnored = []string{"accountingstoragehost", "accountingstorageloc", "accountingstoragepass", "accountingstorageport", "accountingstoragetype", "accountingstorageuser", "accountingstorebatchscript", "accountingstorageexternalhost", "acctgatherenergytype", "acctgatherfilesystemtype", "acctgatherinterconnecttype", "acctgathernodefreq", "acctgatherprofiletype", "authalttypes", "authinfo", "authtype", "backupaddr", "backupcontroller", "burstbuffertype", "cliFilterplugins", "clustername", "communicationparameters", "completewait", "controladdr", "controlmachine", "corespecplugin", "credtype", "cryptotype", "debugflags", "disablerootjobs", "epilog", "epilogmsgtime", "epilogslurmctld", "federationparameters", "firstjobid", "getenvtimeout", "healthcheckinterval", "healthchecknodestate", "healthcheckprogram", "inactivelimit", "jobacctgatherfrequency", "jobacctgatherparams", "jobacctgathertype", "jobcompfields", "jobcomphost", "jobcomploc", "jobcomppass", "jobcompport", "jobcomptype", "jobcompuser", "jobcontainertype", "jobsubmitplugins", "launchparameters", "launchtype", "licenses", "logtimeformat", "mailprog", "maildomain", "maxdbdmsgs", "maxstepcount", "maxtaskspernode", "mcsplugin", "mcsparameters", "messagetimeout", "mpidefault", "mpiparams", "plugindir", "plugstackconfig", "preemptexempttime", "prioritytype", "privatedata", "proctracktype", "prolog", "prologepilogtimeout", "prologflags", "prologslurmctld", "propagateprioprocess", "propagateresourcelimits", "propagateresourcelimitsexcept", "rebootprogram", "reconfigflags", "requeueexit", "requeueexithold", "resumefailprogram", "resumeprogram", "resvepilog", "resvoverrun", "resvprolog", "returntoservice", "routeplugin", "scronparameters", "slurmctldaddr", "slurmctlddebug", "slurmctldhost", "slurmctldlogfile", "slurmctldparameters", "slurmctldpidfile", "slurmctldport", "slurmctldprimaryoffprog", "slurmctldprimaryonprog", "slurmctldsyslogdebug", "slurmctldtimeout", "slurmddebug", "slurmdlogfile", "slurmdparameters", "slurmdpidfile", "slurmdport", "slurmdspooldir", "slurmdsyslogdebug", "slurmdtimeout", "slurmduser", "slurmschedlogfile", "slurmschedloglevel", "slurmuser", "srunepilog", "srunportrange", "srunprolog", "statesavelocation", "suspendprogram", "switchparameters", "switchtype", "taskepilog", "taskplugin", "taskpluginparam", "taskprolog", "tcptimeout", "tmpfs", "trackwckey", "unkillablestepprogram", "unkillablesteptimeout", "usepam", "vsizefactor", "waittime", "x11parameters", "acctgatherinfinibandtype", "healthcheck", "jobfileappend", "killonbadexit", "maxjobid", "nodefeaturesplugins", "resvoverrun", "interactivestepoptions", "slurmctldparameters"}
-	gresKeys      = []string{"nodename", "name", "type", "count", "file", "cores", "cpus", "links", "flags", "autodetect", "multiplefiles"}
+	nodeKeysModeled = []string{"nodename", "cpus", "procs", "boards", "socketsperboard", "sockets", "corespersocket", "threadspercore", "realmemory", "gres", "features", "feature", "weight"}
+	nodeKeysKnown   = []string{"nodehostname", "nodeaddr", "state", "tmpdisk", "port", "reason", "memspeclimit", "cpuspeclist", "corespeccount", "availablefeatures", "activefeatures", "restrictedcorespergpu", "topology", "bcastaddr", "cpubind", "parameters"}
+
+	partKeysModeled = []string{"partitionname", "nodes", "maxtime", "maxnodes", "defaulttime", "default", "prioritytier", "priorityjobfactor", "priority", "defcpupergpu", "defmempercpu", "defmempergpu"}
+	// partKeysKept go to slurm.partitions verbatim; PreemptMode is read
+	// by the slurm policy, State=UP is what the simulation does, the rest
+	// are warned about.
+	partKeysKept = []string{"AllocNodes", "AllowAccounts", "AllowGroups", "AllowQos", "Alternate", "CpuBind", "DefMemPerNode", "DenyAccounts", "DenyQos", "DisableRootJobs", "Exclusive", "ExclusiveTopo", "ExclusiveUser", "GraceTime", "Hidden", "LLN", "MaxCPUsPerNode", "MaxCPUsPerSocket", "MaxMemPerCPU", "MaxMemPerNode", "MinNodes", "OverSubscribe", "OverTimeLimit", "PowerDownOnIdle", "PreemptMode", "QOS", "ReqResv", "ResumeTimeout", "RootOnly", "SelectTypeParameters", "Shared", "State", "SuspendTime", "SuspendTimeout", "Topology", "TRESBillingWeights"}
+
+	// globalPolicy are read by the slurm policy (policies.Slurm.Configure)
+	// and globalScenario by the scenario's controller defaults; both are
+	// kept in slurm.settings.
+	globalPolicy   = []string{"schedulerparameters", "prioritytype", "priorityweightage", "priorityweightfairshare", "priorityweightjobsize", "priorityweightpartition", "priorityweightqos", "priorityweightassoc", "priorityweighttres", "prioritymaxage", "prioritydecayhalflife", "prioritycalcperiod", "priorityusageresetperiod", "priorityfavorsmall", "priorityflags", "fairsharedampeningfactor", "preempttype", "preemptmode", "preemptexempttime", "topologyplugin"}
+	globalScenario = []string{"enforcepartlimits", "jobrequeue", "overtimelimit", "dependencyparameters"}
+	// globalMapped become spec fields (power, partition defaults).
+	globalMapped = []string{"suspendtime", "resumetimeout", "suspendtimeout", "suspendexcnodes", "suspendexcparts", "defcpupergpu", "defmempercpu", "defmempergpu"}
+	// globalKept are scheduling settings kept verbatim but not modeled
+	// (warned about), as is every other Priority* key.
+	globalKept = []string{"AccountingStorageEnforce", "AccountingStorageTRES", "BatchStartTimeout", "DefMemPerNode", "GresTypes", "KillWait", "MaxArraySize", "MaxJobCount", "MinJobAge", "MaxMemPerCPU", "MaxMemPerNode", "PreemptParameters", "ResumeRate", "SchedulerTimeSlice", "SchedulerType", "SelectType", "SelectTypeParameters", "SuspendExcStates", "SuspendRate", "TopologyParam", "TreeWidth"}
+	// globalNoEffect are daemon, path, plugin, logging and accounting
+	// storage settings: they do not change a simulated schedule.
+	globalNoEffect = []string{"accountingstoragehost", "accountingstorageloc", "accountingstoragepass", "accountingstorageport", "accountingstoragetype", "accountingstorageuser", "accountingstorebatchscript", "accountingstorageexternalhost", "acctgatherenergytype", "acctgatherfilesystemtype", "acctgatherinterconnecttype", "acctgathernodefreq", "acctgatherprofiletype", "authalttypes", "authinfo", "authtype", "backupaddr", "backupcontroller", "burstbuffertype", "clifilterplugins", "communicationparameters", "completewait", "controladdr", "controlmachine", "corespecplugin", "credtype", "cryptotype", "debugflags", "disablerootjobs", "epilog", "epilogmsgtime", "epilogslurmctld", "federationparameters", "firstjobid", "getenvtimeout", "healthcheckinterval", "healthchecknodestate", "healthcheckprogram", "inactivelimit", "jobacctgatherfrequency", "jobacctgatherparams", "jobacctgathertype", "jobcompfields", "jobcomphost", "jobcomploc", "jobcomppass", "jobcompport", "jobcomptype", "jobcompuser", "jobcontainertype", "jobsubmitplugins", "launchparameters", "launchtype", "licenses", "logtimeformat", "mailprog", "maildomain", "maxdbdmsgs", "maxstepcount", "maxtaskspernode", "mcsplugin", "mcsparameters", "messagetimeout", "mpidefault", "mpiparams", "plugindir", "plugstackconfig", "privatedata", "proctracktype", "prolog", "prologepilogtimeout", "prologflags", "prologslurmctld", "propagateprioprocess", "propagateresourcelimits", "propagateresourcelimitsexcept", "rebootprogram", "reconfigflags", "requeueexit", "requeueexithold", "resumefailprogram", "resumeprogram", "resvepilog", "resvoverrun", "resvprolog", "returntoservice", "routeplugin", "scronparameters", "slurmctldaddr", "slurmctlddebug", "slurmctldhost", "slurmctldlogfile", "slurmctldparameters", "slurmctldpidfile", "slurmctldport", "slurmctldprimaryoffprog", "slurmctldprimaryonprog", "slurmctldsyslogdebug", "slurmctldtimeout", "slurmddebug", "slurmdlogfile", "slurmdparameters", "slurmdpidfile", "slurmdport", "slurmdspooldir", "slurmdsyslogdebug", "slurmdtimeout", "slurmduser", "slurmschedlogfile", "slurmschedloglevel", "slurmuser", "srunepilog", "srunportrange", "srunprolog", "statesavelocation", "suspendprogram", "switchparameters", "switchtype", "taskepilog", "taskplugin", "taskpluginparam", "taskprolog", "tcptimeout", "tmpfs", "trackwckey", "unkillablestepprogram", "unkillablesteptimeout", "usepam", "vsizefactor", "waittime", "x11parameters", "acctgatherinfinibandtype", "healthcheck", "jobfileappend", "killonbadexit", "maxjobid", "nodefeaturesplugins", "interactivestepoptions", "jobcredentialprivatekey", "jobcredentialpubliccertificate", "jobacctgatherparams", "slurmctldsyslogdebug"}
+
+	// gresKeysModeled are read from gres.conf lines; gresKeysKnown are
+	// gres.conf(5) keys that are not modeled.
+	gresKeysModeled = []string{"nodename", "name", "type", "count", "file", "multiplefiles", "autodetect"}
+	gresKeysKnown   = []string{"cores", "cpus", "links", "flags"}
 )
+
+// containsFold reports whether list holds key, ignoring case.
+func containsFold(list []string, key string) bool {
+	return slices.ContainsFunc(list, func(c string) bool { return strings.EqualFold(c, key) })
+}
 
 // migTypeRE matches a MIG GRES type: an optional GPU prefix and "_", then
 // a profile name "<n>g.<m>gb" (with "+me").
@@ -65,9 +107,11 @@ func guessGPUModel(gresType string) (model string, guessed bool) {
 
 // importer holds the state of one import.
 type importer struct {
-	f      SlurmFiles
-	warns  []ConfWarning
-	warned map[string]bool
+	f        SlurmFiles
+	warns    []ConfWarning
+	warned   map[string]bool
+	maxNodes uint64
+	reader   *confReader
 }
 
 func (im *importer) warnOnce(key, path string, line int, format string, args ...any) {
@@ -85,17 +129,22 @@ func (im *importer) warn(path string, line int, format string, args ...any) {
 type gresItem struct {
 	name, typ string
 	count     int64
+	path      string
 	line      int
+	seq       int // order of its gres.conf line
 	files     int // device files named (gres.conf File=), 0 if none
 }
 
 type nodeDef struct {
+	path  string
 	line  int
 	names []string
 	attrs map[string]string // lower-case key → value
+	gres  []string          // GRES names its Gres= declares, lower case
 }
 
 type partDef struct {
+	path  string
 	line  int
 	name  string
 	attrs map[string]string
@@ -116,30 +165,43 @@ type importedNode struct {
 }
 
 // ImportSlurm reads slurm.conf (NodeName and PartitionName lines, global
-// settings), gres.conf and topology.conf and writes a cluster spec (YAML,
-// version 1) describing the same cluster, with warnings for what it could
-// not carry over. Unknown keys are warned about once each; the settings the
-// slurm policy needs (SchedulerParameters, Priority*, Preempt*, …) and
-// partition keys the spec has no field for (MaxNodes, OverSubscribe,
-// PreemptMode, …) go to the spec's slurm section verbatim. The result is
-// checked with ParseCluster. Errors are *ParseError values naming the file,
-// line and key.
+// settings, Include lines), gres.conf and topology.conf and writes a
+// cluster spec (YAML, version 1) describing the same cluster, with one
+// warning for every key it reads but does not model (see the key tables
+// above) and for values it had to guess or drop. Limits reach the spec
+// fields the simulation enforces: partition MaxTime, MaxNodes,
+// DefaultTime, PriorityTier, PriorityJobFactor, Default, Nodes and the
+// DefCpuPerGPU/DefMemPerCPU/DefMemPerGPU defaults; SuspendTime,
+// ResumeTimeout, SuspendTimeout, SuspendExcNodes and SuspendExcParts the
+// power section; topology.conf the fabric. Settings the slurm policy and
+// the scenario read go to the spec's slurm section verbatim. The node
+// count is checked against MaxNodes before any hostlist is expanded. The
+// result is checked with ParseCluster. Errors are *ParseError values
+// naming the file, line and key.
 func ImportSlurm(f SlurmFiles) ([]byte, []ConfWarning, error) {
-	im := &importer{f: f, warned: map[string]bool{}}
+	im := &importer{f: f, warned: map[string]bool{}, maxNodes: MaxClusterNodes}
+	if f.MaxNodes > 0 && f.MaxNodes < MaxClusterNodes {
+		im.maxNodes = uint64(f.MaxNodes)
+	}
 	if f.SlurmPath == "" {
 		f.SlurmPath = "slurm.conf"
+		im.f.SlurmPath = f.SlurmPath
 	}
-	lines, err := lexConf(f.SlurmConf, f.SlurmPath)
+	im.reader = &confReader{files: f.Files, warn: im.warn}
+	lines, err := im.reader.read(f.SlurmConf, f.SlurmPath)
 	if err != nil {
-		return nil, nil, err
+		return nil, im.warns, err
 	}
 	sp := f.SlurmPath
 	clusterName := "imported"
 	var nodes []nodeDef
 	var parts []partDef
 	var settings []KeyValue
+	global := map[string]confPair{} // modeled global keys: value and where
+	globalLine := map[string]confLine{}
 	nodeDefault := map[string]string{}
 	partDefault := map[string]string{}
+	var nodeTotal uint64
 	for _, l := range lines {
 		first := l.Pairs[0]
 		switch strings.ToLower(first.Key) {
@@ -150,8 +212,12 @@ func ImportSlurm(f SlurmFiles) ([]byte, []ConfWarning, error) {
 			}
 			for _, p := range l.Pairs[1:] {
 				k := strings.ToLower(p.Key)
-				if !slices.Contains(nodeKeysUsed, k) && !slices.Contains(nodeKeysKnown, k) {
-					im.warnOnce("node:"+k, sp, l.Line, "NodeName key %s is not used by schedsim; ignored", p.Key)
+				switch {
+				case slices.Contains(nodeKeysModeled, k):
+				case slices.Contains(nodeKeysKnown, k):
+					im.warnOnce("node:"+k, l.Path, l.Line, "NodeName key %s is not modeled by schedsim; ignored", p.Key)
+				default:
+					im.warnOnce("node:"+k, l.Path, l.Line, "NodeName key %s is not a slurm.conf node key schedsim knows; ignored", p.Key)
 				}
 				attrs[k] = p.Value
 			}
@@ -159,62 +225,87 @@ func ImportSlurm(f SlurmFiles) ([]byte, []ConfWarning, error) {
 				nodeDefault = attrs
 				continue
 			}
+			// Count before expanding: a line of a few bytes may name
+			// millions of nodes.
+			n, err := HostlistCount(first.Value, im.maxNodes)
+			if err != nil {
+				return nil, im.warns, confError(l.Path, l.Line, "NodeName", ErrSyntax, "%v", err)
+			}
+			if n == 0 {
+				return nil, im.warns, confError(l.Path, l.Line, "NodeName", ErrMissing, "empty node name")
+			}
+			if nodeTotal += n; nodeTotal > im.maxNodes {
+				return nil, im.warns, confError(l.Path, l.Line, "NodeName", ErrRange, "the NodeName lines up to this one define more than %d nodes (%s)", im.maxNodes, im.nodeLimitHint())
+			}
 			names, err := ExpandHostlist(first.Value)
 			if err != nil {
-				return nil, im.warns, confError(sp, l.Line, "NodeName", ErrSyntax, "%v", err)
+				return nil, im.warns, confError(l.Path, l.Line, "NodeName", ErrSyntax, "%v", err)
 			}
-			if len(names) == 0 {
-				return nil, im.warns, confError(sp, l.Line, "NodeName", ErrMissing, "empty node name")
+			if slices.Contains(names, "ALL") {
+				return nil, im.warns, confError(l.Path, l.Line, "NodeName", ErrSyntax, `node name "ALL" is reserved (Nodes=ALL means every node)`)
 			}
-			if len(names) > MaxClusterNodes {
-				return nil, im.warns, confError(sp, l.Line, "NodeName", ErrRange, "more than %d nodes", MaxClusterNodes)
+			nd := nodeDef{path: l.Path, line: l.Line, names: names, attrs: attrs}
+			if g, ok := attrs["gres"]; ok {
+				if items, err := parseNodeGres(g); err == nil {
+					for _, it := range items {
+						nd.gres = append(nd.gres, it.name)
+					}
+				}
 			}
-			nodes = append(nodes, nodeDef{line: l.Line, names: names, attrs: attrs})
+			nodes = append(nodes, nd)
 		case "partitionname":
 			attrs := map[string]string{}
 			for k, v := range partDefault {
 				attrs[k] = v
 			}
 			for _, p := range l.Pairs[1:] {
-				attrs[strings.ToLower(p.Key)] = p.Value
+				k := strings.ToLower(p.Key)
+				attrs[k] = p.Value
+				im.checkPartKey(l, p)
 			}
 			if strings.EqualFold(first.Value, "DEFAULT") {
 				partDefault = attrs
 				continue
 			}
-			pd := partDef{line: l.Line, name: first.Value, attrs: attrs}
+			if len(parts) == MaxPartitions {
+				return nil, im.warns, confError(l.Path, l.Line, "PartitionName", ErrRange, "more than %d partitions (schedsim models at most %d)", MaxPartitions, MaxPartitions)
+			}
+			pd := partDef{path: l.Path, line: l.Line, name: first.Value, attrs: attrs}
 			keys := make([]string, 0, len(attrs))
 			for k := range attrs {
 				keys = append(keys, k)
 			}
 			slices.Sort(keys)
 			for _, k := range keys {
-				if slices.Contains(partKeysMapped, k) {
-					continue
+				if i := slices.IndexFunc(partKeysKept, func(c string) bool { return strings.EqualFold(c, k) }); i >= 0 {
+					pd.kept = append(pd.kept, KeyValue{partKeysKept[i], attrs[k]})
 				}
-				i := slices.IndexFunc(partKeysKept, func(c string) bool { return strings.EqualFold(c, k) })
-				if i < 0 {
-					im.warnOnce("part:"+k, sp, l.Line, "PartitionName key %s is not used by schedsim; ignored", k)
-					continue
-				}
-				pd.kept = append(pd.kept, KeyValue{partKeysKept[i], attrs[k]})
 			}
 			parts = append(parts, pd)
-		case "nodeset", "downnodes", "frontendname", "include", "switchname":
-			im.warnOnce("line:"+strings.ToLower(first.Key), sp, l.Line, "%s lines are not supported; skipped", first.Key)
+		case "nodeset", "downnodes", "frontendname", "switchname":
+			im.warnOnce("line:"+strings.ToLower(first.Key), l.Path, l.Line, "%s lines are not modeled by schedsim; skipped", first.Key)
 		default:
 			for _, p := range l.Pairs {
 				k := strings.ToLower(p.Key)
 				switch {
 				case k == "clustername":
 					clusterName = sanitizeName(p.Value)
-				case strings.HasPrefix(k, "priority") && k != "prioritytype" || slices.ContainsFunc(globalKept, func(c string) bool { return strings.EqualFold(c, k) }):
-					settings = append(settings, KeyValue{p.Key, p.Value})
-				case k == "prioritytype":
-					settings = append(settings, KeyValue{p.Key, p.Value})
-				case slices.Contains(globalIgnored, k):
+				case slices.Contains(globalMapped, k):
+					global[k] = p
+					globalLine[k] = l
+				case slices.Contains(globalPolicy, k), slices.Contains(globalScenario, k):
+					settings = setKV(settings, p.Key, p.Value)
+					global[k] = p
+					globalLine[k] = l
+				case strings.HasPrefix(k, "priority"), containsFold(globalKept, k):
+					settings = setKV(settings, p.Key, p.Value)
+					global[k] = p
+					globalLine[k] = l
+					im.checkKeptGlobal(l, p)
+				case slices.Contains(globalNoEffect, k):
+					im.warnOnce("global:"+k, l.Path, l.Line, "%s has no effect on a simulated schedule; ignored", p.Key)
 				default:
-					im.warnOnce("global:"+k, sp, l.Line, "key %s is not used by schedsim; ignored", p.Key)
+					im.warnOnce("global:"+k, l.Path, l.Line, "key %s is not a slurm.conf key schedsim knows; ignored", p.Key)
 				}
 			}
 		}
@@ -222,8 +313,14 @@ func ImportSlurm(f SlurmFiles) ([]byte, []ConfWarning, error) {
 	if len(nodes) == 0 {
 		return nil, im.warns, confError(sp, 0, "NodeName", ErrMissing, "no NodeName lines: the cluster has no nodes (want NodeName=gpu[01-04] CPUs=… RealMemory=… Gres=gpu:h100:8)")
 	}
+	if err := im.checkGlobals(global, globalLine); err != nil {
+		return nil, im.warns, err
+	}
+	if err := im.findBeside(global); err != nil {
+		return nil, im.warns, err
+	}
 
-	gres, err := im.gresConf(nodes)
+	perNode, anyNode, err := im.gresConf(nodes)
 	if err != nil {
 		return nil, im.warns, err
 	}
@@ -232,6 +329,7 @@ func ImportSlurm(f SlurmFiles) ([]byte, []ConfWarning, error) {
 	type group struct {
 		names []string
 		node  importedNode
+		path  string
 		line  int
 	}
 	var groups []group
@@ -240,12 +338,12 @@ func ImportSlurm(f SlurmFiles) ([]byte, []ConfWarning, error) {
 		var cur *group
 		for _, name := range nd.names {
 			if prev, dup := defined[name]; dup {
-				im.warn(sp, nd.line, "node %s is already defined on line %d; this definition is skipped", name, prev)
+				im.warn(nd.path, nd.line, "node %s is already defined on line %d; this definition is skipped", name, prev)
 				cur = nil
 				continue
 			}
 			defined[name] = nd.line
-			n, err := im.resolveNode(nd, name, gres[name])
+			n, err := im.resolveNode(nd, name, nodeGresItems(perNode[name], anyNode, nd.gres))
 			if err != nil {
 				return nil, im.warns, err
 			}
@@ -253,27 +351,24 @@ func ImportSlurm(f SlurmFiles) ([]byte, []ConfWarning, error) {
 				cur.names = append(cur.names, name)
 				continue
 			}
-			groups = append(groups, group{names: []string{name}, node: n, line: nd.line})
+			groups = append(groups, group{names: []string{name}, node: n, path: nd.path, line: nd.line})
 			cur = &groups[len(groups)-1]
 		}
 	}
 
-	if len(defined) > MaxClusterNodes {
-		return nil, im.warns, confError(sp, 0, "NodeName", ErrRange, "more than %d nodes", MaxClusterNodes)
-	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Cluster spec imported by schedsim cluster import from %s", sp)
-	if f.GresConf != nil {
-		fmt.Fprintf(&b, ", %s", orDefault(f.GresPath, "gres.conf"))
+	if im.f.GresConf != nil {
+		fmt.Fprintf(&b, ", %s", orDefault(im.f.GresPath, "gres.conf"))
 	}
-	if f.TopologyConf != nil {
-		fmt.Fprintf(&b, ", %s", orDefault(f.TopologyPath, "topology.conf"))
+	if im.f.TopologyConf != nil {
+		fmt.Fprintf(&b, ", %s", orDefault(im.f.TopologyPath, "topology.conf"))
 	}
 	b.WriteString(".\n")
 	fmt.Fprintf(&b, "version: 1\nname: %s\nnode_groups:\n", clusterName)
 	for _, g := range groups {
 		n := g.node
-		fmt.Fprintf(&b, "  - name: %s  # %s:%d\n", yamlQuote(CompressHostlist(g.names)), sp, g.line)
+		fmt.Fprintf(&b, "  - name: %s  # %s:%d\n", yamlQuote(CompressHostlist(g.names)), g.path, g.line)
 		if n.gpus > 0 {
 			if n.gpuType == "" {
 				fmt.Fprintf(&b, "    gpu: {model: %s, count: %d}", n.gpuModel, n.gpus)
@@ -297,57 +392,316 @@ func ImportSlurm(f SlurmFiles) ([]byte, []ConfWarning, error) {
 		}
 	}
 
+	keptParts, err := im.partitions(&b, parts, defined, global, globalLine)
+	if err != nil {
+		return nil, im.warns, err
+	}
+
+	if im.f.TopologyConf != nil {
+		if err := im.topology(&b, defined); err != nil {
+			return nil, im.warns, err
+		}
+	}
+	if err := im.power(&b, global, globalLine, defined, parts); err != nil {
+		return nil, im.warns, err
+	}
+
+	if len(settings) > 0 || len(keptParts) > 0 {
+		b.WriteString("slurm:\n")
+		if len(settings) > 0 {
+			b.WriteString("  settings:  # slurm.conf values kept for the slurm policy and the scenario\n")
+			for _, kv := range settings {
+				fmt.Fprintf(&b, "    %s: %s\n", kv.Key, yamlQuote(kv.Value))
+			}
+		}
+		if len(keptParts) > 0 {
+			b.WriteString("  partitions:  # PartitionName keys the spec has no field for\n")
+			for _, ps := range keptParts {
+				var items []string
+				for _, kv := range ps.Settings {
+					items = append(items, kv.Key+": "+yamlQuote(kv.Value))
+				}
+				fmt.Fprintf(&b, "    %s: {%s}\n", yamlQuote(ps.Partition), strings.Join(items, ", "))
+			}
+		}
+	}
+	out := []byte(b.String())
+	if _, err := ParseCluster(out, "imported spec"); err != nil {
+		return nil, im.warns, fmt.Errorf("the imported spec does not load (please report): %w", err)
+	}
+	return out, im.warns, nil
+}
+
+// nodeLimitHint says how to change the node limit.
+func (im *importer) nodeLimitHint() string {
+	if im.maxNodes < MaxClusterNodes {
+		return fmt.Sprintf("the limit set by --max-nodes; raise it, up to %d", MaxClusterNodes)
+	}
+	return fmt.Sprintf("schedsim models at most %d nodes", MaxClusterNodes)
+}
+
+// setKV sets key (case-insensitive) in kvs to value, in place when it is
+// there already: a later slurm.conf line overrides an earlier one.
+func setKV(kvs []KeyValue, key, value string) []KeyValue {
+	for i := range kvs {
+		if strings.EqualFold(kvs[i].Key, key) {
+			kvs[i].Value = value
+			return kvs
+		}
+	}
+	return append(kvs, KeyValue{key, value})
+}
+
+// partDefaults are Slurm's defaults of kept partition keys: a partition
+// that sets one to its default behaves as the simulation does, so no
+// warning is due.
+var partDefaults = map[string][]string{
+	"oversubscribe": {"NO"}, "shared": {"NO"}, "exclusiveuser": {"NO"}, "exclusivetopo": {"NO"}, "hidden": {"NO", "YES"},
+	"disablerootjobs": {"NO"}, "rootonly": {"NO"}, "reqresv": {"NO"}, "lln": {"NO"}, "powerdownonidle": {"NO"},
+	"state": {"UP"}, "gracetime": {"0"}, "minnodes": {"0", "1"}, "allowaccounts": {"ALL"}, "allowgroups": {"ALL"},
+	"allowqos": {"ALL"}, "allocnodes": {"ALL"}, "cpubind": {"NONE"},
+}
+
+// checkPartKey warns about a PartitionName key the simulation does not
+// model (once per key).
+func (im *importer) checkPartKey(l confLine, p confPair) {
+	k := strings.ToLower(p.Key)
+	switch {
+	case slices.Contains(partKeysModeled, k), k == "preemptmode":
+	case containsFold(partDefaults[k], strings.TrimSpace(p.Value)):
+	case k == "state":
+		im.warnOnce("part:state", l.Path, l.Line, "PartitionName State=%s is not modeled: partitions take and run jobs as if UP", p.Value)
+	case containsFold(partKeysKept, k):
+		im.warnOnce("part:"+k, l.Path, l.Line, "PartitionName key %s is not modeled by schedsim; kept in the spec's slurm section", p.Key)
+	default:
+		im.warnOnce("part:"+k, l.Path, l.Line, "PartitionName key %s is not a slurm.conf partition key schedsim knows; ignored", p.Key)
+	}
+}
+
+// checkKeptGlobal warns about a kept global key the simulation does not
+// model (once per key).
+func (im *importer) checkKeptGlobal(l confLine, p confPair) {
+	k := strings.ToLower(p.Key)
+	v := strings.ToLower(strings.TrimSpace(p.Value))
+	switch {
+	case slices.Contains(globalPolicy, k):
+	case k == "grestypes":
+	case k == "selecttype" && (v == "select/cons_tres" || v == "select/cons_res"):
+	case k == "selecttypeparameters" && strings.Contains(v, "_memory"):
+	case k == "schedulertype" && v == "sched/backfill":
+	case k == "schedulertype":
+		im.warnOnce("global:"+k, l.Path, l.Line, "SchedulerType=%s is not modeled: the slurm policy runs Slurm's main and backfill loops (policy arg bf_interval: -1 turns backfill off)", p.Value)
+	case k == "selecttype":
+		im.warnOnce("global:"+k, l.Path, l.Line, "SelectType=%s is not modeled: schedsim allocates CPUs, memory and GPUs per job, as select/cons_tres does", p.Value)
+	case k == "selecttypeparameters":
+		im.warnOnce("global:"+k, l.Path, l.Line, "SelectTypeParameters=%s is not modeled: schedsim counts CPUs and memory, as CR_Core_Memory does", p.Value)
+	default:
+		im.warnOnce("global:"+k, l.Path, l.Line, "%s is not modeled by schedsim; kept in the spec's slurm section", p.Key)
+	}
+}
+
+// checkGlobals validates the global settings the simulation reads, at
+// the line that set them.
+func (im *importer) checkGlobals(g map[string]confPair, at map[string]confLine) error {
+	bad := func(k, format string, args ...any) error {
+		l := at[k]
+		return confError(l.Path, l.Line, g[k].Key, ErrSyntax, format, args...)
+	}
+	if p, ok := g["jobrequeue"]; ok {
+		if n, err := strconv.ParseUint(strings.TrimSpace(p.Value), 10, 16); err != nil {
+			return bad("jobrequeue", "want 0 or 1, got %q", p.Value)
+		} else if n > 1 {
+			im.warn(at["jobrequeue"].Path, at["jobrequeue"].Line, "JobRequeue=%d is taken as 1, as slurmctld does", n)
+		}
+	}
+	if p, ok := g["overtimelimit"]; ok {
+		v := strings.ToUpper(strings.TrimSpace(p.Value))
+		if _, err := strconv.ParseUint(v, 10, 16); err != nil && v != "UNLIMITED" && v != "INFINITE" {
+			return bad("overtimelimit", "want minutes (0 to 65535) or UNLIMITED, got %q", p.Value)
+		}
+	}
+	if p, ok := g["enforcepartlimits"]; ok {
+		if v := strings.ToUpper(strings.TrimSpace(p.Value)); !slices.Contains([]string{"NO", "ANY", "YES", "ALL"}, v) {
+			return bad("enforcepartlimits", "want NO, ANY, YES or ALL, got %q", p.Value)
+		}
+	}
+	if p, ok := g["topologyplugin"]; ok {
+		switch v := strings.ToLower(strings.TrimSpace(p.Value)); v {
+		case "topology/tree", "topology/flat", "topology/default", "topology/none", "":
+		default:
+			im.warnOnce("global:topologyplugin", at["topologyplugin"].Path, at["topologyplugin"].Line, "TopologyPlugin=%s is not modeled: placement ignores the topology (topology/tree is)", p.Value)
+		}
+	}
+	if p, ok := g["dependencyparameters"]; ok {
+		for item := range strings.SplitSeq(p.Value, ",") {
+			if k, _, _ := strings.Cut(strings.TrimSpace(item), "="); k != "" && !strings.EqualFold(k, "kill_invalid_depend") {
+				im.warnOnce("dep:"+strings.ToLower(k), at["dependencyparameters"].Path, at["dependencyparameters"].Line, "DependencyParameters %s is not modeled (kill_invalid_depend is)", k)
+			}
+		}
+	}
+	return nil
+}
+
+// topologyTree reports whether the settings ask for topology/tree.
+func topologyTree(g map[string]confPair) bool {
+	p, ok := g["topologyplugin"]
+	return ok && strings.EqualFold(strings.TrimSpace(p.Value), "topology/tree")
+}
+
+// findBeside reads gres.conf and, under TopologyPlugin=topology/tree,
+// topology.conf from slurm.conf's directory when they were not given, as
+// Slurm does (gres.conf(5), topology.conf(5): "always located in the
+// same directory as the slurm.conf file").
+func (im *importer) findBeside(g map[string]confPair) error {
+	tree := topologyTree(g)
+	if !tree && im.f.TopologyConf != nil {
+		im.warn(orDefault(im.f.TopologyPath, "topology.conf"), 0, "read, but TopologyPlugin is not topology/tree: the fabric is imported (comm_stretch and a topology-tree placement use it) and the slurm policy places first-fit, as Slurm ignores topology.conf")
+	}
+	if im.f.Files == nil {
+		if tree && im.f.TopologyConf == nil {
+			im.warn(im.f.SlurmPath, 0, "TopologyPlugin=topology/tree but no topology.conf given: no fabric imported")
+		}
+		return nil
+	}
+	dir := filepath.Dir(im.f.SlurmPath)
+	look := func(name string) ([]byte, string, error) {
+		p := filepath.Join(dir, name)
+		data, err := im.f.Files.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, p, nil
+		}
+		if err != nil {
+			return nil, p, &ParseError{Path: p, Err: &specError{ErrSyntax, err.Error()}}
+		}
+		return data, p, nil
+	}
+	if im.f.GresConf == nil {
+		data, p, err := look("gres.conf")
+		if err != nil {
+			return err
+		}
+		if data != nil {
+			im.f.GresConf, im.f.GresPath = data, p
+			im.warn(p, 0, "read beside slurm.conf, where Slurm reads it (--gres-conf names another)")
+		}
+	}
+	if tree && im.f.TopologyConf == nil {
+		data, p, err := look("topology.conf")
+		if err != nil {
+			return err
+		}
+		if data == nil {
+			im.warn(im.f.SlurmPath, 0, "TopologyPlugin=topology/tree but there is no %s: no fabric imported", p)
+		} else {
+			im.f.TopologyConf, im.f.TopologyPath = data, p
+		}
+	}
+	return nil
+}
+
+// partitions writes the partitions section and returns the kept keys.
+func (im *importer) partitions(b *strings.Builder, parts []partDef, defined map[string]int, g map[string]confPair, at map[string]confLine) ([]PartitionSettings, error) {
 	if len(parts) > 0 {
 		b.WriteString("partitions:\n")
 	}
-	var keptParts []PartitionSettings
-	seenPart := map[string]int{}
-	for _, pd := range parts {
-		if prev, dup := seenPart[pd.name]; dup {
-			return nil, im.warns, confError(sp, pd.line, "PartitionName", ErrDuplicate, "partition %s is already defined on line %d", pd.name, prev)
+	// Default=YES on several partitions: slurmctld keeps the last.
+	def := -1
+	for i, pd := range parts {
+		if v, ok := pd.attrs["default"]; ok {
+			switch strings.ToUpper(v) {
+			case "YES":
+				if def >= 0 {
+					im.warn(parts[def].path, parts[def].line, "Default=YES on partition %s and again on %s (line %d): slurmctld keeps the last", parts[def].name, pd.name, pd.line)
+				}
+				def = i
+			case "NO":
+			default:
+				return nil, confError(pd.path, pd.line, "Default", ErrSyntax, "want YES or NO, got %q", v)
+			}
 		}
-		seenPart[pd.name] = pd.line
+	}
+	var kept []PartitionSettings
+	seen := map[string]int{}
+	for i, pd := range parts {
+		bad := func(key string, kind error, format string, args ...any) error {
+			return confError(pd.path, pd.line, key, kind, format, args...)
+		}
+		if prev, dup := seen[pd.name]; dup {
+			return nil, bad("PartitionName", ErrDuplicate, "partition %s is already defined on line %d", pd.name, prev)
+		}
+		seen[pd.name] = pd.line
 		if sanitizeName(pd.name) != pd.name {
-			return nil, im.warns, confError(sp, pd.line, "PartitionName", ErrSyntax, "partition name %q: want letters, digits, '-', '_' and '.'", pd.name)
+			return nil, bad("PartitionName", ErrSyntax, "partition name %q: want letters, digits, '-', '_' and '.'", pd.name)
 		}
-		fmt.Fprintf(&b, "  - name: %s  # %s:%d\n", pd.name, sp, pd.line)
+		fmt.Fprintf(b, "  - name: %s  # %s:%d\n", yamlQuote(pd.name), pd.path, pd.line)
 		nodesVal, ok := pd.attrs["nodes"]
 		if !ok || nodesVal == "" {
-			return nil, im.warns, confError(sp, pd.line, "Nodes", ErrMissing, "partition %s has no Nodes=", pd.name)
+			return nil, bad("Nodes", ErrMissing, "partition %s has no Nodes=", pd.name)
 		}
 		if !strings.EqualFold(nodesVal, "ALL") {
+			n, err := HostlistCount(nodesVal, im.maxNodes)
+			if err != nil {
+				return nil, bad("Nodes", ErrSyntax, "%v", err)
+			}
+			if n > im.maxNodes {
+				return nil, bad("Nodes", ErrRange, "names more than %d nodes (%s)", im.maxNodes, im.nodeLimitHint())
+			}
 			names, err := ExpandHostlist(nodesVal)
 			if err != nil {
-				return nil, im.warns, confError(sp, pd.line, "Nodes", ErrSyntax, "%v", err)
+				return nil, bad("Nodes", ErrSyntax, "%v", err)
 			}
 			for _, nm := range names {
 				if _, ok := defined[nm]; !ok {
-					return nil, im.warns, confError(sp, pd.line, "Nodes", ErrUnknownName, "partition %s names node %s, which no NodeName line defines", pd.name, nm)
+					return nil, bad("Nodes", ErrUnknownName, "partition %s names node %s, which no NodeName line defines", pd.name, nm)
 				}
 			}
 			nodesVal = CompressHostlist(names)
 		} else {
 			nodesVal = "ALL"
 		}
-		fmt.Fprintf(&b, "    nodes: %s\n", yamlQuote(nodesVal))
+		fmt.Fprintf(b, "    nodes: %s\n", yamlQuote(nodesVal))
+		var maxTime int64 // seconds, 0 UNLIMITED
 		if v, ok := pd.attrs["maxtime"]; ok {
 			secs, unlimited, err := ParseSlurmDuration(v)
 			if err != nil {
-				return nil, im.warns, confError(sp, pd.line, "MaxTime", ErrSyntax, "%v", err)
+				return nil, bad("MaxTime", ErrSyntax, "%v", err)
 			}
 			if !unlimited && secs == 0 {
-				return nil, im.warns, confError(sp, pd.line, "MaxTime", ErrRange, "0 (want at least 1 minute or UNLIMITED)")
+				return nil, bad("MaxTime", ErrRange, "0 (want at least 1 minute or UNLIMITED)")
 			}
-			fmt.Fprintf(&b, "    max_time: %s\n", yamlQuote(v))
+			if !unlimited {
+				maxTime = (secs + 59) / 60 * 60
+			}
+			fmt.Fprintf(b, "    max_time: %s\n", yamlQuote(v))
 		}
-		if v, ok := pd.attrs["default"]; ok {
-			switch strings.ToUpper(v) {
-			case "YES":
-				b.WriteString("    default: true\n")
-			case "NO":
+		if v, ok := pd.attrs["maxnodes"]; ok {
+			switch u := strings.ToUpper(strings.TrimSpace(v)); {
+			case u == "UNLIMITED" || u == "INFINITE":
 			default:
-				return nil, im.warns, confError(sp, pd.line, "Default", ErrSyntax, "want YES or NO, got %q", v)
+				n, err := strconv.ParseInt(u, 10, 64)
+				if err != nil || n < 1 || n > 1<<31-1 {
+					return nil, bad("MaxNodes", ErrRange, "want a node count of at least 1 or UNLIMITED, got %q", v)
+				}
+				fmt.Fprintf(b, "    max_nodes: %d\n", n)
 			}
+		}
+		if v, ok := pd.attrs["defaulttime"]; ok {
+			secs, unlimited, err := ParseSlurmDuration(v)
+			switch {
+			case err != nil:
+				return nil, bad("DefaultTime", ErrSyntax, "%v", err)
+			case unlimited:
+				// INFINITE: jobs get MaxTime anyway (above it, dropped).
+			case secs == 0:
+				return nil, bad("DefaultTime", ErrRange, "0 (want at least 1 minute or UNLIMITED)")
+			case maxTime > 0 && (secs+59)/60*60 > maxTime:
+				im.warn(pd.path, pd.line, "partition %s: DefaultTime=%s exceeds MaxTime=%s; dropped, as slurmctld does (read_config.c)", pd.name, v, pd.attrs["maxtime"])
+			default:
+				fmt.Fprintf(b, "    default_time: %s\n", yamlQuote(v))
+			}
+		}
+		if i == def {
+			b.WriteString("    default: true\n")
 		}
 		tier, jf := pd.attrs["prioritytier"], pd.attrs["priorityjobfactor"]
 		if v, ok := pd.attrs["priority"]; ok {
@@ -366,125 +720,209 @@ func ImportSlurm(f SlurmFiles) ([]byte, []ConfWarning, error) {
 			}
 			v, err := strconv.ParseInt(x.val, 10, 64)
 			if err != nil || v < 0 || v > maxPriority {
-				return nil, im.warns, confError(sp, pd.line, x.name, ErrRange, "want an integer 0 to %d, got %q", maxPriority, x.val)
+				return nil, bad(x.name, ErrRange, "want an integer 0 to %d, got %q", maxPriority, x.val)
 			}
-			fmt.Fprintf(&b, "    %s: %d\n", x.key, v)
+			fmt.Fprintf(b, "    %s: %d\n", x.key, v)
+		}
+		// DefCpuPerGPU, DefMemPerCPU, DefMemPerGPU: the partition's, else
+		// slurm.conf's global value.
+		for _, d := range []struct{ attr, key, name string }{
+			{"defcpupergpu", "def_cpu_per_gpu", "DefCpuPerGPU"}, {"defmempercpu", "def_mem_per_cpu", "DefMemPerCPU"}, {"defmempergpu", "def_mem_per_gpu", "DefMemPerGPU"},
+		} {
+			v, ok := pd.attrs[d.attr]
+			path, line := pd.path, pd.line
+			if !ok {
+				gp, gok := g[d.attr]
+				if !gok {
+					continue
+				}
+				v, path, line = gp.Value, at[d.attr].Path, at[d.attr].Line
+			}
+			limit := int64(maxMemMB)
+			if d.attr == "defcpupergpu" {
+				limit = maxCPUsPerNode
+			}
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil || n < 0 || n > limit {
+				return nil, confError(path, line, d.name, ErrRange, "want an integer 0 to %d, got %q", limit, v)
+			}
+			if n > 0 {
+				fmt.Fprintf(b, "    %s: %d\n", d.key, n)
+			}
 		}
 		if len(pd.kept) > 0 {
-			keptParts = append(keptParts, PartitionSettings{Partition: pd.name, Settings: pd.kept})
+			kept = append(kept, PartitionSettings{Partition: pd.name, Settings: pd.kept})
 		}
 	}
+	return kept, nil
+}
 
-	if f.TopologyConf != nil {
-		if err := im.topology(&b, defined); err != nil {
-			return nil, im.warns, err
+// power writes the power section from slurm.conf's power-saving keys
+// (SuspendTime, ResumeTimeout, SuspendTimeout, SuspendExcNodes,
+// SuspendExcParts), when SuspendTime turns power saving on.
+func (im *importer) power(b *strings.Builder, g map[string]confPair, at map[string]confLine, defined map[string]int, parts []partDef) error {
+	secs := func(k string, def int64) (int64, error) {
+		p, ok := g[k]
+		if !ok {
+			return def, nil
 		}
+		n, err := strconv.ParseInt(strings.TrimSpace(p.Value), 10, 64)
+		if err != nil || n < 0 || n > 1<<31 {
+			return 0, confError(at[k].Path, at[k].Line, p.Key, ErrSyntax, "want seconds, got %q", p.Value)
+		}
+		return n, nil
 	}
-
-	if len(settings) > 0 || len(keptParts) > 0 {
-		b.WriteString("slurm:\n")
-		if len(settings) > 0 {
-			b.WriteString("  settings:  # slurm.conf values kept for the slurm policy\n")
-			for _, kv := range settings {
-				fmt.Fprintf(&b, "    %s: %s\n", kv.Key, yamlQuote(kv.Value))
+	p, ok := g["suspendtime"]
+	if !ok {
+		return nil
+	}
+	v := strings.ToUpper(strings.TrimSpace(p.Value))
+	if v == "NONE" || v == "INFINITE" || strings.HasPrefix(v, "-") {
+		return nil // power saving off (Slurm's default, -1)
+	}
+	suspend, err := secs("suspendtime", 0)
+	if err != nil {
+		return err
+	}
+	if suspend == 0 {
+		im.warn(at["suspendtime"].Path, at["suspendtime"].Line, "SuspendTime=0 powers idle nodes down at once; modeled as 1 s")
+		suspend = 1
+	}
+	resume, err := secs("resumetimeout", 60) // slurm.conf(5) defaults
+	if err != nil {
+		return err
+	}
+	down, err := secs("suspendtimeout", 30)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(b, "power:  # slurm.conf power saving\n  suspend_time: %d\n  resume_timeout: %d\n  suspend_timeout: %d\n", suspend, resume, down)
+	if p, ok := g["suspendexcnodes"]; ok {
+		l := at["suspendexcnodes"]
+		var list []string
+		for _, item := range splitTopLevel(p.Value) {
+			// 23.02's "nodes:N" keeps N of them up; all are kept up here.
+			if h, n, cut := strings.Cut(item, ":"); cut {
+				im.warnOnce("excnodes:count", l.Path, l.Line, "SuspendExcNodes %s:%s: the count form is not modeled; all of %s stay up", h, n, h)
+				item = h
+			}
+			list = append(list, item)
+		}
+		joined := strings.Join(list, ",")
+		n, err := HostlistCount(joined, im.maxNodes)
+		if err != nil {
+			return confError(l.Path, l.Line, p.Key, ErrSyntax, "%v", err)
+		}
+		if n > im.maxNodes {
+			return confError(l.Path, l.Line, p.Key, ErrRange, "names more than %d nodes (%s)", im.maxNodes, im.nodeLimitHint())
+		}
+		names, err := ExpandHostlist(joined)
+		if err != nil {
+			return confError(l.Path, l.Line, p.Key, ErrSyntax, "%v", err)
+		}
+		var known []string
+		for _, nm := range names {
+			if _, ok := defined[nm]; ok {
+				known = append(known, nm)
+			} else {
+				im.warnOnce("excnode:"+nm, l.Path, l.Line, "SuspendExcNodes names node %s, which no NodeName line defines; skipped", nm)
 			}
 		}
-		if len(keptParts) > 0 {
-			b.WriteString("  partitions:  # PartitionName keys the spec has no field for\n")
-			for _, ps := range keptParts {
-				var items []string
-				for _, kv := range ps.Settings {
-					items = append(items, kv.Key+": "+yamlQuote(kv.Value))
-				}
-				fmt.Fprintf(&b, "    %s: {%s}\n", ps.Partition, strings.Join(items, ", "))
+		if len(known) > 0 {
+			fmt.Fprintf(b, "  suspend_exc_nodes: %s\n", yamlQuote(CompressHostlist(known)))
+		}
+	}
+	if p, ok := g["suspendexcparts"]; ok {
+		l := at["suspendexcparts"]
+		var names []string
+		for item := range strings.SplitSeq(p.Value, ",") {
+			item = strings.TrimSpace(item)
+			if item == "" {
+				continue
+			}
+			if !slices.ContainsFunc(parts, func(pd partDef) bool { return pd.name == item }) {
+				im.warnOnce("excpart:"+item, l.Path, l.Line, "SuspendExcParts names partition %s, which no PartitionName line defines; skipped", item)
+				continue
+			}
+			if !slices.Contains(names, item) {
+				names = append(names, yamlQuote(item))
 			}
 		}
-	}
-	out := []byte(b.String())
-	if _, err := ParseCluster(out, "imported spec"); err != nil {
-		return nil, im.warns, fmt.Errorf("the imported spec does not load (please report): %w", err)
-	}
-	return out, im.warns, nil
-}
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
-}
-
-// sanitizeName replaces characters a spec name may not hold with '_'.
-func sanitizeName(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if !isNameByte(c) {
-			b[i] = '_'
+		if len(names) > 0 {
+			fmt.Fprintf(b, "  suspend_exc_parts: [%s]\n", strings.Join(names, ", "))
 		}
 	}
-	if len(b) == 0 {
-		return "imported"
-	}
-	if len(b) > maxNameLen {
-		b = b[:maxNameLen]
-	}
-	return string(b)
+	return nil
 }
 
-// yamlQuote returns s as a YAML double-quoted string (JSON's quoting is
-// valid YAML).
-func yamlQuote(s string) string {
-	q, _ := json.Marshal(s)
-	return string(q)
-}
-
-// gresConf reads gres.conf into per-node GRES items.
-func (im *importer) gresConf(nodes []nodeDef) (map[string][]gresItem, error) {
-	out := map[string][]gresItem{}
+// gresConf reads gres.conf (includes followed) into GRES items: perNode
+// holds the lines with NodeName, by node name; anyNode the lines without,
+// which apply to every node whose slurm.conf Gres= declares that GRES
+// name (gres.c, gres_node_config_load on slurm-22-05: slurmd keeps a
+// gres.conf record only for a GRES its node is configured with), not to
+// CPU-only nodes.
+func (im *importer) gresConf(nodes []nodeDef) (perNode map[string][]gresItem, anyNode []gresItem, err error) {
+	perNode = map[string][]gresItem{}
 	if im.f.GresConf == nil {
-		return out, nil
+		return perNode, nil, nil
 	}
 	gp := orDefault(im.f.GresPath, "gres.conf")
-	lines, err := lexConf(im.f.GresConf, gp)
+	lines, err := im.reader.read(im.f.GresConf, gp)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var all []string
+	declared := map[string]bool{}
 	for _, nd := range nodes {
-		all = append(all, nd.names...)
+		for _, g := range nd.gres {
+			declared[g] = true
+		}
 	}
-	for _, l := range lines {
+	// Bound the (line, node) assignments, so that many lines naming many
+	// nodes cannot make the import quadratic.
+	var assigned uint64
+	maxAssigned := 16 * im.maxNodes
+	for seq, l := range lines {
 		attrs := map[string]string{}
 		for _, p := range l.Pairs {
 			k := strings.ToLower(p.Key)
-			if !slices.Contains(gresKeys, k) {
-				im.warnOnce("gres:"+k, gp, l.Line, "gres.conf key %s is not used by schedsim; ignored", p.Key)
-				continue
+			switch {
+			case slices.Contains(gresKeysModeled, k):
+			case slices.Contains(gresKeysKnown, k):
+				im.warnOnce("gres:"+k, l.Path, l.Line, "gres.conf key %s is not modeled by schedsim (no GPU-CPU affinity or NVLink layout within a node); ignored", p.Key)
+			default:
+				im.warnOnce("gres:"+k, l.Path, l.Line, "gres.conf key %s is not a gres.conf key schedsim knows; ignored", p.Key)
 			}
 			attrs[k] = p.Value
 		}
 		if ad, ok := attrs["autodetect"]; ok && !strings.EqualFold(ad, "off") {
-			im.warnOnce("gres:autodetect", gp, l.Line, "AutoDetect=%s: schedsim cannot detect devices; GPU counts come from slurm.conf Gres= and explicit gres.conf lines", ad)
+			im.warnOnce("gres:autodetect", l.Path, l.Line, "AutoDetect=%s: schedsim cannot detect devices; GPU counts come from slurm.conf Gres= and explicit gres.conf lines", ad)
 		}
 		name, ok := attrs["name"]
 		if !ok {
 			if _, ad := attrs["autodetect"]; ad {
 				continue
 			}
-			return nil, confError(gp, l.Line, "Name", ErrMissing, "want Name=gpu (or mps, shard)")
+			return nil, nil, confError(l.Path, l.Line, "Name", ErrMissing, "want Name=gpu (or mps, shard)")
 		}
-		it := gresItem{name: strings.ToLower(name), typ: attrs["type"], line: l.Line}
-		if fv, ok := attrs["file"]; ok {
-			n, err := countFiles(fv)
-			if err != nil {
-				return nil, confError(gp, l.Line, "File", ErrSyntax, "%v", err)
+		it := gresItem{name: strings.ToLower(name), typ: attrs["type"], path: l.Path, line: l.Line, seq: seq}
+		if it.typ != "" && !validGresType(it.typ) {
+			return nil, nil, confError(l.Path, l.Line, "Type", ErrSyntax, "%q: want a GRES type of letters, digits, '-', '_' and '.', at most %d characters", it.typ, maxNameLen)
+		}
+		for _, fk := range []string{"file", "multiplefiles"} {
+			if fv, ok := attrs[fk]; ok {
+				n, err := countFiles(fv)
+				if err != nil {
+					return nil, nil, confError(l.Path, l.Line, fk, ErrSyntax, "%v", err)
+				}
+				if fk == "file" || it.files == 0 {
+					it.files = n
+				}
 			}
-			it.files = n
 		}
 		if cv, ok := attrs["count"]; ok {
 			c, ok := parseConfCount(cv)
 			if !ok {
-				return nil, confError(gp, l.Line, "Count", ErrSyntax, "want a count (digits, optional K, M or G), got %q", cv)
+				return nil, nil, confError(l.Path, l.Line, "Count", ErrSyntax, "want a count (digits, optional K, M or G), got %q", cv)
 			}
 			it.count = c
 		} else if it.files > 0 {
@@ -493,19 +931,65 @@ func (im *importer) gresConf(nodes []nodeDef) (map[string][]gresItem, error) {
 			it.count = 1
 		}
 		if it.name == "gpu" && it.files > 0 && it.count != int64(it.files) && !migTypeRE.MatchString(strings.ToLower(it.typ)) {
-			im.warn(gp, l.Line, "Count=%d but File= names %d devices; using Count", it.count, it.files)
+			im.warn(l.Path, l.Line, "Count=%d but File= names %d devices; using Count", it.count, it.files)
 		}
-		targets := all
-		if nv, ok := attrs["nodename"]; ok {
-			if targets, err = ExpandHostlist(nv); err != nil {
-				return nil, confError(gp, l.Line, "NodeName", ErrSyntax, "%v", err)
+		nv, ok := attrs["nodename"]
+		if !ok {
+			if !declared[it.name] {
+				im.warn(l.Path, l.Line, "line without NodeName applies to the nodes whose slurm.conf Gres= declares %s, and none does; ignored", it.name)
+				continue
 			}
+			anyNode = append(anyNode, it)
+			continue
+		}
+		n, err := HostlistCount(nv, im.maxNodes)
+		if err != nil {
+			return nil, nil, confError(l.Path, l.Line, "NodeName", ErrSyntax, "%v", err)
+		}
+		if n > im.maxNodes {
+			return nil, nil, confError(l.Path, l.Line, "NodeName", ErrRange, "names more than %d nodes (%s)", im.maxNodes, im.nodeLimitHint())
+		}
+		if assigned += n; assigned > maxAssigned {
+			return nil, nil, confError(l.Path, l.Line, "NodeName", ErrRange, "the gres.conf lines up to this one name more than %d nodes in all (16 per node of the limit, %s)", maxAssigned, im.nodeLimitHint())
+		}
+		targets, err := ExpandHostlist(nv)
+		if err != nil {
+			return nil, nil, confError(l.Path, l.Line, "NodeName", ErrSyntax, "%v", err)
 		}
 		for _, t := range targets {
-			out[t] = append(out[t], it)
+			perNode[t] = append(perNode[t], it)
 		}
 	}
-	return out, nil
+	return perNode, anyNode, nil
+}
+
+// nodeGresItems returns a node's gres.conf items in file order: its own
+// lines and the lines without NodeName for the GRES its Gres= declares.
+func nodeGresItems(own, anyNode []gresItem, declared []string) []gresItem {
+	if len(anyNode) == 0 {
+		return own
+	}
+	out := slices.Clone(own)
+	for _, it := range anyNode {
+		if slices.Contains(declared, it.name) {
+			out = append(out, it)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b gresItem) int { return a.seq - b.seq })
+	return out
+}
+
+// validGresType reports whether t may be a GRES type name of the spec.
+func validGresType(t string) bool {
+	if t == "" || len(t) > maxNameLen {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if !isNameByte(t[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // parseNodeGres parses a slurm.conf Gres= value ("gpu:h100:8,mps:800",
@@ -521,6 +1005,9 @@ func parseNodeGres(s string) ([]gresItem, error) {
 		}
 		f := strings.Split(item, ":")
 		it := gresItem{name: strings.ToLower(f[0]), count: 1}
+		if !validGresType(it.name) {
+			return nil, fmt.Errorf("%q: GRES name %q: want letters, digits, '-', '_' and '.'", item, f[0])
+		}
 		switch len(f) {
 		case 1:
 		case 2:
@@ -533,11 +1020,14 @@ func parseNodeGres(s string) ([]gresItem, error) {
 			it.typ = f[1]
 			c, ok := parseConfCount(f[2])
 			if !ok {
-				return nil, fmt.Errorf("%q: bad count %q", item, f[2])
+				return nil, fmt.Errorf("%q: bad count %q (want digits, optional K, M or G)", item, f[2])
 			}
 			it.count = c
 		default:
 			return nil, fmt.Errorf("%q: want name[:type][:count]", item)
+		}
+		if it.typ != "" && !validGresType(it.typ) {
+			return nil, fmt.Errorf("%q: %q is neither a count (digits, optional K, M or G) nor a type (letters, digits, '-', '_' and '.')", item, it.typ)
 		}
 		out = append(out, it)
 	}
@@ -547,7 +1037,7 @@ func parseNodeGres(s string) ([]gresItem, error) {
 // resolveNode works out one node's attributes from its NodeName line and
 // its gres.conf items.
 func (im *importer) resolveNode(nd nodeDef, name string, gconf []gresItem) (importedNode, error) {
-	sp := orDefault(im.f.SlurmPath, "slurm.conf")
+	sp := nd.path
 	a := nd.attrs
 	num := func(key string, def int64) (int64, error) {
 		v, ok := a[key]
@@ -609,7 +1099,10 @@ func (im *importer) resolveNode(nd nodeDef, name string, gconf []gresItem) (impo
 	if feat != "" {
 		var fs []string
 		for _, x := range strings.Split(feat, ",") {
-			x = sanitizeName(strings.TrimSpace(x))
+			if x = strings.TrimSpace(x); x == "" {
+				continue
+			}
+			x = yamlQuote(sanitizeName(x))
 			if !slices.Contains(fs, x) {
 				fs = append(fs, x)
 			}
@@ -640,6 +1133,37 @@ func (im *importer) resolveNode(nd nodeDef, name string, gconf []gresItem) (impo
 		im.warnOnce("gresonly:"+strconv.Itoa(nd.line), sp, nd.line, "gres.conf defines GPUs for %s but its NodeName line has no Gres=; taking gres.conf's", name)
 		gpus = confGPUs
 	}
+	// An untyped slurm.conf Gres=gpu:8 takes its type from the node's
+	// typed whole-GPU gres.conf lines (gres.c: slurmd's typed records
+	// refine the untyped count slurm.conf configures).
+	if len(gpus) == 1 && gpus[0].typ == "" {
+		var types []string
+		var sum int64
+		var first gresItem
+		for _, c := range confGPUs {
+			if c.typ == "" || migTypeRE.MatchString(strings.ToLower(c.typ)) {
+				continue
+			}
+			if len(types) == 0 {
+				first = c
+			}
+			if !slices.Contains(types, strings.ToLower(c.typ)) {
+				types = append(types, strings.ToLower(c.typ))
+			}
+			if strings.EqualFold(c.typ, first.typ) {
+				sum += c.count
+			}
+		}
+		if len(types) > 1 {
+			im.warnOnce("multitype:"+strconv.Itoa(nd.line), first.path, first.line, "%s: gres.conf gives several GPU types (%s), which are not modeled on one node; keeping %s", name, strings.Join(types, ", "), types[0])
+		}
+		if len(types) > 0 {
+			if sum != gpus[0].count {
+				im.warnOnce("refine:"+name, first.path, first.line, "%s: gres.conf has %d GPUs of type %s, slurm.conf Gres= says %d; using slurm.conf's count", name, sum, first.typ, gpus[0].count)
+			}
+			gpus[0].typ = first.typ
+		}
+	}
 	var whole, mig []gresItem
 	for _, it := range gpus {
 		if migTypeRE.MatchString(strings.ToLower(it.typ)) {
@@ -663,7 +1187,6 @@ func (im *importer) resolveNode(nd nodeDef, name string, gconf []gresItem) (impo
 			mig = append(mig, it)
 		}
 	}
-	gp := orDefault(im.f.GresPath, "gres.conf")
 	if len(whole) > 1 {
 		im.warnOnce("multitype:"+strconv.Itoa(nd.line), sp, nd.line, "nodes with several GPU types (%s) are not modeled; keeping %s:%d", a["gres"], whole[0].typ, whole[0].count)
 	}
@@ -672,7 +1195,7 @@ func (im *importer) resolveNode(nd nodeDef, name string, gconf []gresItem) (impo
 		n.gpuType, n.gpus = strings.ToLower(w.typ), w.count
 		for _, c := range confGPUs {
 			if strings.EqualFold(c.typ, w.typ) && c.count != w.count {
-				im.warnOnce("count:"+name, gp, c.line, "%s: gres.conf Count=%d for type %s, slurm.conf Gres= says %d; using slurm.conf", name, c.count, c.typ, w.count)
+				im.warnOnce("count:"+name, c.path, c.line, "%s: gres.conf Count=%d for type %s, slurm.conf Gres= says %d; using slurm.conf", name, c.count, c.typ, w.count)
 			}
 		}
 	}
@@ -695,8 +1218,7 @@ func (im *importer) resolveNode(nd nodeDef, name string, gconf []gresItem) (impo
 // migLayout turns a node's MIG GRES types into a per-GPU layout checked by
 // geometry, or warns and leaves the node's GPUs whole.
 func (im *importer) migLayout(n *importedNode, name string, mig []gresItem, hasWhole bool) {
-	gp := orDefault(im.f.GresPath, "gres.conf")
-	line := mig[0].line
+	gp, line := mig[0].path, mig[0].line
 	m := migTypeRE.FindStringSubmatch(strings.ToLower(mig[0].typ))
 	if n.gpuType == "" {
 		n.gpuType = m[1]
@@ -720,7 +1242,7 @@ func (im *importer) migLayout(n *importedNode, name string, mig []gresItem, hasW
 	for _, it := range mig {
 		pm := migTypeRE.FindStringSubmatch(strings.ToLower(it.typ))
 		if it.count%n.gpus != 0 {
-			im.warnOnce(key, gp, it.line, "%s: Type=%s Count=%d is not the same layout on each of %d GPUs: MIG not imported", name, it.typ, it.count, n.gpus)
+			im.warnOnce(key, it.path, it.line, "%s: Type=%s Count=%d is not the same layout on each of %d GPUs: MIG not imported", name, it.typ, it.count, n.gpus)
 			return
 		}
 		for range it.count / n.gpus {
@@ -745,10 +1267,37 @@ func (im *importer) migLayout(n *importedNode, name string, mig []gresItem, hasW
 // topology writes the fabric section from topology.conf.
 func (im *importer) topology(b *strings.Builder, defined map[string]int) error {
 	tp := orDefault(im.f.TopologyPath, "topology.conf")
-	sw, warns, err := ParseTopologyConf(im.f.TopologyConf, tp)
+	lines, err := im.reader.read(im.f.TopologyConf, tp)
+	if err != nil {
+		return err
+	}
+	sw, warns, err := parseTopologyLines(lines)
 	im.warns = append(im.warns, warns...)
 	if err != nil {
 		return err
+	}
+	// Each switch's file, for messages (includes may spread them).
+	swPath := make([]string, len(sw))
+	k := 0
+	for _, l := range lines {
+		if k < len(sw) && len(l.Pairs) > 0 && strings.EqualFold(l.Pairs[0].Key, "SwitchName") && l.Line == sw[k].Line {
+			swPath[k] = l.Path
+			k++
+		}
+	}
+	for i := range sw {
+		for _, h := range []string{sw[i].Nodes, sw[i].Switches} {
+			if h == "" {
+				continue
+			}
+			n, err := HostlistCount(h, im.maxNodes)
+			if err != nil {
+				return confError(swPath[i], sw[i].Line, "SwitchName", ErrSyntax, "%v", err)
+			}
+			if n > im.maxNodes {
+				return confError(swPath[i], sw[i].Line, "SwitchName", ErrRange, "switch %s names more than %d members (%s)", sw[i].Name, im.maxNodes, im.nodeLimitHint())
+			}
+		}
 	}
 	if len(sw) == 0 {
 		im.warn(tp, 0, "no SwitchName lines: no fabric imported")
@@ -765,14 +1314,14 @@ func (im *importer) topology(b *strings.Builder, defined map[string]int) error {
 	}
 	fab, err := BuildTree(sw, func(s string) (int32, bool) { i, ok := index[s]; return i, ok }, len(names))
 	if err != nil {
-		line := 0
-		for _, s := range sw {
+		line, path := 0, tp
+		for i, s := range sw {
 			if strings.HasPrefix(err.Error(), "switch "+strconv.Quote(s.Name)) {
-				line = s.Line
+				line, path = s.Line, swPath[i]
 				break
 			}
 		}
-		return confError(tp, line, "SwitchName", ErrRange, "%v", err)
+		return confError(path, line, "SwitchName", ErrRange, "%v", err)
 	}
 	if n := fab.AttachedNodes(); n < len(names) {
 		var missing []string
@@ -784,7 +1333,7 @@ func (im *importer) topology(b *strings.Builder, defined map[string]int) error {
 		im.warn(tp, 0, "%d node(s) hang off no switch (%s): topology-aware placement keeps them apart from other nodes", len(missing), CompressHostlist(missing))
 	}
 	b.WriteString("fabric:\n  kind: tree\n  switches:\n")
-	for _, s := range sw {
+	for i, s := range sw {
 		var items []string
 		items = append(items, "name: "+yamlQuote(s.Name))
 		if s.Nodes != "" {
@@ -793,7 +1342,59 @@ func (im *importer) topology(b *strings.Builder, defined map[string]int) error {
 		if s.Switches != "" {
 			items = append(items, "switches: "+yamlQuote(s.Switches))
 		}
-		fmt.Fprintf(b, "    - {%s}  # %s:%d\n", strings.Join(items, ", "), tp, s.Line)
+		fmt.Fprintf(b, "    - {%s}  # %s:%d\n", strings.Join(items, ", "), swPath[i], s.Line)
 	}
 	return nil
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// sanitizeName replaces characters a spec name may not hold with '_'.
+func sanitizeName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !isNameByte(c) {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 {
+		return "imported"
+	}
+	if len(b) > maxNameLen {
+		b = b[:maxNameLen]
+	}
+	return string(b)
+}
+
+// yamlQuote returns s as a YAML double-quoted string (JSON's quoting is
+// valid YAML).
+func yamlQuote(s string) string {
+	q, _ := json.Marshal(s)
+	return string(q)
+}
+
+// splitTopLevel splits s at the commas outside brackets ("g[1-2,4],h1"
+// is "g[1-2,4]" and "h1").
+func splitTopLevel(s string) []string {
+	var out []string
+	depth, from := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '[':
+			depth++
+		case ']':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, s[from:i])
+				from = i + 1
+			}
+		}
+	}
+	return append(out, s[from:])
 }

@@ -42,9 +42,11 @@ NodeName=m[01-02] Name=gpu Type=a100_4g.40gb Count=4 File=/dev/nvidia[0-3]
 		ws = append(ws, w.String())
 	}
 	wantWarns := []string{
-		"slurm.conf:8: key FrobnicateLevel is not used by schedsim; ignored", // once, not twice
-		"slurm.conf:11: NodeName key Colour is not used by schedsim; ignored",
-		"slurm.conf:16: PartitionName key wibble is not used by schedsim; ignored",
+		"slurm.conf:3: SlurmctldHost has no effect on a simulated schedule; ignored",
+		"slurm.conf:8: key FrobnicateLevel is not a slurm.conf key schedsim knows; ignored", // once, not twice
+		"slurm.conf:11: NodeName key Colour is not a slurm.conf node key schedsim knows; ignored",
+		"slurm.conf:16: PartitionName key Wibble is not a slurm.conf partition key schedsim knows; ignored",
+		"topology.conf: read, but TopologyPlugin is not topology/tree: the fabric is imported (comm_stretch and a topology-tree placement use it) and the slurm policy places first-fit, as Slurm ignores topology.conf",
 		"gres.conf:1: AutoDetect=nvml: schedsim cannot detect devices; GPU counts come from slurm.conf Gres= and explicit gres.conf lines",
 		"gres.conf:3: Count=2 but File= names 4 devices; using Count",
 		"gres.conf:3: a03: gres.conf Count=2 for type a100, slurm.conf Gres= says 4; using slurm.conf",
@@ -79,8 +81,11 @@ NodeName=m[01-02] Name=gpu Type=a100_4g.40gb Count=4 File=/dev/nvidia[0-3]
 	if !gpu.Default || gpu.MaxTime != 86400 || gpu.PriorityTier != 2 || len(gpu.Nodes) != 6 || cpu.MaxTime != 0 || cpu.PriorityJobFactor != 5 {
 		t.Errorf("partitions %+v", c.Partitions)
 	}
-	if kv := c.Slurm.PartitionKeys("gpu"); len(kv) != 4 || kv[0] != (KeyValue{"MaxNodes", "4"}) || kv[3] != (KeyValue{"State", "UP"}) {
+	if kv := c.Slurm.PartitionKeys("gpu"); len(kv) != 3 || kv[0] != (KeyValue{"OverSubscribe", "NO"}) || kv[2] != (KeyValue{"State", "UP"}) {
 		t.Errorf("gpu kept keys %v", kv)
+	}
+	if gpu.MaxNodes != 4 || cpu.MaxNodes != 0 {
+		t.Errorf("MaxNodes: gpu %d, cpu %d; want 4 and 0 (UNLIMITED)", gpu.MaxNodes, cpu.MaxNodes)
 	}
 	for _, k := range []string{"SchedulerParameters", "PriorityType", "PriorityWeightAge", "PriorityDecayHalfLife"} {
 		if _, ok := c.Slurm.Get(k); !ok {

@@ -36,6 +36,13 @@ const (
 	maxNameLen = 128
 )
 
+// MaxNodeCPUs and MaxNodeGPUs are the most CPUs and GPUs one node may
+// have (node_groups[].cpus, node_groups[].gpu.count).
+const (
+	MaxNodeCPUs = maxCPUsPerNode
+	MaxNodeGPUs = maxGPUsPerNode
+)
+
 // Sentinel errors a *ParseError's Err wraps, for errors.Is.
 var (
 	// ErrSyntax: the YAML is malformed, or a value does not parse
@@ -145,8 +152,8 @@ var (
 	nodeGroupReserved = []string{"nvlink", "fabric", "sockets", "cores_per_socket", "threads_per_core", "gres", "state"}
 	gpuKeys           = []string{"model", "type", "count"}
 	gpuReserved       = []string{"mig", "memory", "nvlink", "power"}
-	partitionKeys     = []string{"name", "nodes", "max_time", "max_nodes", "default", "priority_tier", "priority_job_factor"}
-	partitionReserved = []string{"min_nodes", "default_time", "over_time_limit", "oversubscribe", "exclusive", "preempt_mode", "grace_time", "qos", "state", "tres_billing_weights"}
+	partitionKeys     = []string{"name", "nodes", "max_time", "max_nodes", "default_time", "default", "priority_tier", "priority_job_factor", "def_cpu_per_gpu", "def_mem_per_cpu", "def_mem_per_gpu"}
+	partitionReserved = []string{"min_nodes", "over_time_limit", "oversubscribe", "exclusive", "preempt_mode", "grace_time", "qos", "state", "tres_billing_weights"}
 )
 
 // parser decodes one spec; it holds the state that resolution builds up.
@@ -885,6 +892,32 @@ func (p *parser) partitions(n *yaml.Node) error {
 				return err
 			}
 			part.MaxNodes = int32(v)
+		}
+		if tn := f.get("default_time"); tn != nil {
+			if part.DefaultTime, err = p.maxTime(tn, f.field("default_time")); err != nil {
+				return err
+			}
+			if part.MaxTime > 0 && part.DefaultTime > part.MaxTime {
+				return p.errorf(tn, f.field("default_time"), ErrRange, "%s exceeds max_time %s (slurmctld drops a DefaultTime above MaxTime; cluster import warns and does the same)",
+					FormatSlurmTime(part.DefaultTime), FormatSlurmTime(part.MaxTime))
+			}
+		}
+		if cn := f.get("def_cpu_per_gpu"); cn != nil {
+			v, err := p.intRange(cn, f.field("def_cpu_per_gpu"), 0, maxCPUsPerNode)
+			if err != nil {
+				return err
+			}
+			part.DefCPUPerGPU = int32(v)
+		}
+		for _, m := range []struct {
+			key string
+			dst *int64
+		}{{"def_mem_per_cpu", &part.DefMemPerCPU}, {"def_mem_per_gpu", &part.DefMemPerGPU}} {
+			if mn := f.get(m.key); mn != nil {
+				if *m.dst, err = p.memory(mn, f.field(m.key)); err != nil {
+					return err
+				}
+			}
 		}
 		if dn := f.get("default"); dn != nil {
 			if part.Default, err = p.boolean(dn, f.field("default")); err != nil {

@@ -22,7 +22,7 @@ var (
 	groupPowerKey = []string{"base_w"}
 	fabricKeys    = []string{"kind", "nodes", "link", "link_gbps", "leaf_size", "leaves_per_pod", "spines", "oversubscription", "pod_oversubscription", "su_size", "rails", "switches"}
 	switchKeys    = []string{"name", "nodes", "switches", "link_gbps", "oversubscription"}
-	powerKeys     = []string{"pue", "price_per_kwh", "currency", "suspend_time", "resume_timeout", "suspended_w"}
+	powerKeys     = []string{"pue", "price_per_kwh", "currency", "suspend_time", "resume_timeout", "suspend_timeout", "suspended_w", "suspend_exc_nodes", "suspend_exc_parts"}
 	runtimeKeys   = []string{"default_class", "classes", "ratios"}
 	classKeys     = []string{"name", "basis", "comm_fraction"}
 	ratioKeys     = []string{"from", "to", "class", "ratio"}
@@ -660,9 +660,52 @@ func (p *parser) power(n *yaml.Node) error {
 			return err
 		}
 	}
+	if x := f.get("suspend_timeout"); x != nil {
+		if m.SuspendTimeout, err = p.seconds(x, "power.suspend_timeout"); err != nil {
+			return err
+		}
+	}
 	if x := f.get("suspended_w"); x != nil {
 		if m.SuspendedW, err = p.number(x, "power.suspended_w", 0, maxWatts); err != nil {
 			return err
+		}
+	}
+	exempt := make([]bool, len(p.c.Nodes))
+	found := false
+	if x := f.get("suspend_exc_nodes"); x != nil {
+		nodes, err := p.partitionNodes(x, "power.suspend_exc_nodes")
+		if err != nil {
+			return err
+		}
+		for _, ni := range nodes {
+			exempt[ni], found = true, true
+		}
+	}
+	if x := f.get("suspend_exc_parts"); x != nil {
+		items, err := p.sequence(x, "power.suspend_exc_parts", "partition names")
+		if err != nil {
+			return err
+		}
+		for i, it := range items {
+			fi := fmt.Sprintf("power.suspend_exc_parts[%d]", i)
+			name, err := p.name(deref(it), fi)
+			if err != nil {
+				return err
+			}
+			pi := p.c.PartitionIndex(name)
+			if pi < 0 {
+				return p.errorf(deref(it), fi, ErrUnknownName, "unknown partition %q", name)
+			}
+			for _, ni := range p.c.Partitions[pi].Nodes {
+				exempt[ni], found = true, true
+			}
+		}
+	}
+	if found {
+		for i, e := range exempt {
+			if e {
+				m.SuspendExempt = append(m.SuspendExempt, int32(i))
+			}
 		}
 	}
 	return nil

@@ -144,7 +144,11 @@ node_groups:
 //
 //	a  1g.10gb, t=0, 100 s: the GPU is not partitioned: it is partitioned
 //	   into 7 × 1g (a takes slice 0) and a begins at 60, ends 160
-//	b  1g.10gb, t=10, 100 s: a free 1g instance (slice 1): starts 10, ends 110
+//	b  1g.10gb, t=10, 100 s: a free 1g instance (slice 1), but the GPU is
+//	   being repartitioned until 60: it is not offered before, and b starts
+//	   at 60, when the repartition completes, ends 160 (it started at 10,
+//	   on the GPU still being repartitioned, before the controller held
+//	   such GPUs back)
 //	c  4g.40gb, t=20, 100 s: 1g instances at slices 0 and 1 are in use; by
 //	   count 6 memory and 5 compute slices are free, enough for a 4g, but
 //	   4g starts only at slice 0 (geometry), and a GPU in use is never
@@ -163,7 +167,7 @@ func TestMIGDynamicRepartition(t *testing.T) {
 	for _, pl := range []string{"first-fit", "best-fit", "mig-packing"} {
 		for _, pol := range []string{"fifo", "easy"} {
 			rec := runMIG(t, fmt.Sprintf(dynSpec, 1), pol, pl, jobs)
-			want := map[string]workload.Time{"a": 60, "b": 10, "c": 220}
+			want := map[string]workload.Time{"a": 60, "b": 60, "c": 220}
 			if got := migStarts(rec); !reflect.DeepEqual(got, want) {
 				t.Errorf("%s/%s: starts %v, want %v", pol, pl, got, want)
 			}

@@ -1,8 +1,10 @@
 package policies_test
 
 import (
+	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/policies/policytest"
@@ -93,5 +95,83 @@ func TestEnforcePartMaxNodes(t *testing.T) {
 		if r := rec.Jobs[0]; r.State != tc.state || r.Reason != tc.reason {
 			t.Errorf("%v: got %v %q, want %v %q", tc.mode, r.State, r.Reason, tc.state, tc.reason)
 		}
+	}
+}
+
+// TestPartitionLimitsEveryPolicy: the controller holds jobs over a
+// partition's limits for every builtin policy, so fifo, easy and
+// conservative admit jobs as slurm does (EnforcePartLimits=NO). Nodes n0
+// (partition a), n1 (a and b), n2 (b), 8 GPUs each; a has MaxTime 100 s
+// and MaxNodes 1. Every job takes a whole node:
+//
+//	long   t=0 -p a   limit 500 > MaxTime 100: never starts, PartitionTimeLimit
+//	wide   t=0 -p a   2 nodes > MaxNodes 1: never starts, PartitionNodeLimit
+//	short  t=1 -p a   limit 100, runs 40: n0 [1,41) (fifo does not stop at
+//	                  long or wide: they are not in its queue)
+//	either t=2 -p a,b limit 500, runs 30: over a's MaxTime, runs in b on
+//	                  its first free node n1 [2,32)
+//	after  t=3 -p a   limit 100, runs 10: n0 busy to 41, n1 to 32: n1 [32,42)
+//
+// The slurm policy runs with bf_interval = sched_interval = 10 s and a
+// pass at every submit and end, so it starts after at 32 as well.
+func TestPartitionLimitsEveryPolicy(t *testing.T) {
+	c := policytest.Cluster([]hwmodels.Node{
+		policytest.Node("n0", 8, "h100", 64, 524288, 1),
+		policytest.Node("n1", 8, "h100", 64, 524288, 3),
+		policytest.Node("n2", 8, "h100", 64, 524288, 2),
+	}, "a", "b")
+	c.Partitions[0].MaxTime, c.Partitions[0].MaxNodes = 100, 1
+	whole := workload.Request{Nodes: 1, GPUs: 8}
+	jobs := []workload.Job{
+		inPart(job("long", 0, 500, 50, whole), "a"),
+		inPart(job("wide", 0, 50, 50, workload.Request{Nodes: 2, GPUs: 16}), "a"),
+		inPart(job("short", 1, 100, 40, whole), "a"),
+		inPart(job("either", 2, 500, 30, whole), "a,b"),
+		inPart(job("after", 3, 100, 10, whole), "a"),
+	}
+	type res struct {
+		ID         string
+		Start, End sim.Time
+		State      sim.State
+		Part       int32
+		Reason     string
+		Nodes      []int32
+	}
+	want := []res{
+		{"long", never, never, sim.Unfinished, 0, "PartitionTimeLimit", nil},
+		{"wide", never, never, sim.Unfinished, 0, "PartitionNodeLimit", nil},
+		{"short", 1, 41, sim.Completed, 0, "", []int32{0}},
+		{"either", 2, 32, sim.Completed, 1, "", []int32{1}},
+		{"after", 32, 42, sim.Completed, 0, "", []int32{1}},
+	}
+	reg := policies.Builtin()
+	for _, name := range reg.Names() {
+		t.Run(name, func(t *testing.T) {
+			var p sim.Policy
+			var err error
+			if name == "slurm" {
+				p, err = policies.NewSlurm(fast(), nil)
+			} else {
+				p, err = reg.New(name, nil)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec, err := sim.Run(sim.Config{Cluster: c, Trace: &workload.Trace{Jobs: slices.Clone(jobs)}, Policy: p, Seed: 1, Check: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []res
+			for i, r := range rec.Jobs {
+				var nodes []int32
+				for _, a := range r.Alloc {
+					nodes = append(nodes, a.Node)
+				}
+				got = append(got, res{jobs[i].ID, r.Start, r.End, r.State, r.Part, r.Reason, nodes})
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("outcomes (-want +got):\n%s", d)
+			}
+		})
 	}
 }

@@ -46,18 +46,17 @@ func TestSettleEndsStuckRuns(t *testing.T) {
 		end    sim.Time
 	}{
 		{
-			// Partition MaxTime 3600 s; S asks 7200 s: held
-			// (PartitionTimeLimit, EnforcePartLimits=NO). A runs
-			// [0,100). The last change is A's end at 100; the first
-			// periodic pass at or after 100+300 is at 420 (a multiple of
-			// 30), and the run stops there.
+			// Partition MaxTime 3600 s; S asks 7200 s: the controller
+			// holds it (PartitionTimeLimit, EnforcePartLimits=NO) out
+			// of the policy's queue, so no periodic pass is asked for
+			// once A [0,100) ends: the run stops with A's end, at 100.
 			name:   "slurm held over MaxTime",
 			policy: slurm(nil),
 			nodes:  1,
 			mod:    func(c *sim.Config) { c.Cluster.Partitions[0].MaxTime = 3600 },
 			jobs:   []workload.Job{job("A", 0, 100, 100, g(8)), job("S", 10, 7200, 100, g(1))},
 			reason: "PartitionTimeLimit",
-			end:    420,
+			end:    100,
 		},
 		{
 			// QOS normal allows 4 GPUs per user; S asks 8: it can never
@@ -75,18 +74,20 @@ func TestSettleEndsStuckRuns(t *testing.T) {
 		{
 			// S waits for A to complete (afterok); A runs past its limit
 			// [0,60) and times out, so S's dependency can never be
-			// satisfied. H is held over the partition's MaxTime, so slurm
-			// keeps passing. Last change at 60 (A's end and S's
+			// satisfied. H asks 8 GPUs where QOS normal allows a user
+			// 4, so it stays in slurm's queue and slurm keeps passing.
+			// Last change at 60 (A's end and S's
 			// DependencyNeverSatisfied): stops at the first pass at or
 			// after 360, 360.
-			name:   "slurm never-satisfied dependency",
-			policy: slurm(nil),
-			nodes:  1,
-			mod:    func(c *sim.Config) { c.Cluster.Partitions[0].MaxTime = 3600 },
+			name: "slurm never-satisfied dependency",
+			policy: slurm(func(a *policies.SlurmArgs) {
+				a.QOS = []policies.QOSArgs{{Name: "normal", MaxTRESPerUser: "gres/gpu=4"}}
+			}),
+			nodes: 1,
 			jobs: []workload.Job{
 				job("A", 0, 60, 100, g(1)),
 				withDeps(job("S", 0, 60, 60, g(1)), workload.DepAfterOK, "A"),
-				job("H", 0, 7200, 60, g(1)),
+				job("H", 0, 60, 60, g(8)),
 			},
 			reason: "DependencyNeverSatisfied",
 			end:    360,
@@ -109,11 +110,29 @@ func TestSettleEndsStuckRuns(t *testing.T) {
 			end:    5,
 		},
 		{
-			// The same under slurm with S held over MaxTime on a healthy
-			// cluster: failures and repairs change nothing S waits for.
-			// Stops at the first pass at or after 5+300, 330.
-			name:   "slurm failure model and a held job",
-			policy: slurm(nil),
+			// The same under slurm with S held by its QOS (8 GPUs, 4
+			// allowed) on a healthy cluster: failures and repairs
+			// change nothing S waits for. Stops at the first pass at or
+			// after 5+300, 330.
+			name: "slurm failure model and a held job",
+			policy: slurm(func(a *policies.SlurmArgs) {
+				a.QOS = []policies.QOSArgs{{Name: "normal", MaxTRESPerUser: "gres/gpu=4"}}
+			}),
+			nodes: 2,
+			mod: func(c *sim.Config) {
+				c.Failures = &sim.FailureModel{MTBF: 600, MTTR: 600}
+			},
+			jobs:   []workload.Job{job("S", 5, 100, 100, g(8))},
+			reason: "QOSMaxTRESPerUserLimit",
+			end:    330,
+		},
+		{
+			// fifo with S held over MaxTime and a failure model: S is
+			// never in fifo's queue and nothing else is left after its
+			// submit, so the failure model's events are dropped and the
+			// run ends at 5.
+			name:   "fifo failure model and a job over MaxTime",
+			policy: fifo,
 			nodes:  2,
 			mod: func(c *sim.Config) {
 				c.Cluster.Partitions[0].MaxTime = 3600
@@ -121,7 +140,7 @@ func TestSettleEndsStuckRuns(t *testing.T) {
 			},
 			jobs:   []workload.Job{job("S", 5, 7200, 100, g(1))},
 			reason: "PartitionTimeLimit",
-			end:    330,
+			end:    5,
 		},
 	}
 	for _, tt := range tests {
@@ -177,8 +196,9 @@ func TestSettleWaitsForRepair(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
+					// No requeue limit: B is requeued until it completes.
 					rec, err := sim.Run(sim.Config{Cluster: policytest.GPUNodes(2, 8), Trace: &workload.Trace{Jobs: jobs},
-						Policy: p, Seed: seed, Check: true, JobRequeue: true, NoSettle: noSettle,
+						Policy: p, Seed: seed, Check: true, JobRequeue: true, NoSettle: noSettle, MaxRequeue: -1,
 						Failures: &sim.FailureModel{MTBF: 3 * 3600, MTTR: 3600}})
 					if err != nil {
 						t.Fatal(err)

@@ -1,14 +1,12 @@
 package policies
 
 import (
-	"cmp"
 	"math/rand/v2"
 	"slices"
 
 	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/policies/priority"
 	"github.com/schedsim/schedsim/sim"
-	"github.com/schedsim/schedsim/workload"
 )
 
 // Slurm is Slurm's scheduling as slurmctld does it with sched/backfill and
@@ -19,8 +17,10 @@ import (
 //     submitted to several partitions has one queue record per partition.
 //   - Priority: multifactor (age, fair share – Fair Tree or classic –, job
 //     size, partition, QOS, TRES), computed at submit and recomputed for
-//     every pending job at every multiple of PriorityCalcPeriod; usage
-//     decays per period with PriorityDecayHalfLife.
+//     every pending job at every multiple of PriorityCalcPeriod (the job
+//     size from the CPUs asked for, then, once the job was tested, those
+//     it would be allocated); usage decays per period with
+//     PriorityDecayHalfLife.
 //   - Main scheduler: after any instant with a submit or a job end, over at
 //     most default_queue_depth records, and over the whole queue at every
 //     multiple of sched_interval. Records in priority order start if they
@@ -33,11 +33,12 @@ import (
 //     same instant. Records in priority order, up to bf_max_job_test (and
 //     bf_max_job_user, bf_max_job_part); each starts now if it fits on
 //     nodes not reserved for a higher-priority record over its
-//     [now, now+limit) window; otherwise it gets a reservation of whole
-//     nodes at its earliest start within bf_window, found as Slurm's
-//     will-run test does (running jobs released at their end = start +
-//     limit, in groups whose end-time window starts at 30 s and doubles),
-//     in bf_resolution slots. Reservations live for one cycle.
+//     [now, now+limit] window (closed at its end); otherwise it gets a
+//     reservation of whole nodes at its earliest start within bf_window,
+//     found as Slurm's will-run test does (running jobs released at their
+//     end_time = start + limit, in groups on a 30 s grid whose window
+//     doubles: slurm_willrun.go), both ends rounded down to bf_resolution.
+//     Reservations live for one cycle.
 //   - Limits: partition MaxTime and MaxNodes hold a job (PartitionTimeLimit,
 //     PartitionNodeLimit); QOS MaxJobsPerUser, MaxTRESPerUser and GrpTRES
 //     hold a job without blocking its partition or reserving.
@@ -68,9 +69,18 @@ type Slurm struct {
 	// that cycle set. It changes no decision, only the cost.
 	NoBackfillSkip bool
 
+	// Reference makes every backfill cycle run the plain reference
+	// algorithm (slurm_backfill_reference.go) instead of the fast one:
+	// no memo, no skipped cycles, no deferred reservations. It changes no
+	// decision, only the cost; tests compare the two.
+	Reference bool
+
 	cfg    *slurmConfig
 	placer Placer
 	pass   pass
+	// basePlacer is the placer the policy was built with; Configure puts
+	// it back unless the cluster's TopologyPlugin asks for the tree.
+	basePlacer Placer
 
 	// Arguments: as given, which keys were given (nil: those that differ
 	// from the defaults), and in effect (see Configure).
@@ -106,6 +116,7 @@ type Slurm struct {
 	nodesN  float64
 	cpusN   float64
 	partTot []priority.TRES
+	defCPG  []int64      // per partition: DefCpuPerGPU in effect
 	tracked []sim.JobRef // jobs charging usage
 
 	qosUse  []tresUse          // per QOS, running
@@ -128,27 +139,12 @@ type slurmJob struct {
 	epoch    uint32
 	started  uint32 // epoch of the pass that started it
 	victim   uint32 // epoch of the pass that preempted it
+	limit    int32  // time limit of its current run, seconds (saturated); 0 before it starts
 	known    bool
+	sized    bool // tested against the nodes: the job size factor counts the CPUs it would be allocated
 	charging bool
 	reason   sim.PendingReason // this pass
 	emitted  sim.PendingReason
-}
-
-// qrec is one queue record: a job in one of its partitions.
-type qrec struct {
-	ref    sim.JobRef
-	part   int32
-	prank  int32 // preemptRank
-	tier   int32
-	prio   uint32
-	cls    int32 // backfill's request class, -1: not known yet (fills padding: 32 bytes)
-	submit sim.Time
-}
-
-// tresUse is running TRES (and jobs) counted against a limit.
-type tresUse struct {
-	jobs              int
-	cpu, node, gpu, m int64
 }
 
 var (
@@ -158,7 +154,7 @@ var (
 )
 
 func newSlurm(cfg *slurmConfig, args SlurmArgs, explicit map[string]bool, placer Placer) *Slurm {
-	return &Slurm{cfg: cfg, placer: placer, pass: newPass(placer, true), args: args, effective: args, explicit: explicit}
+	return &Slurm{cfg: cfg, placer: placer, basePlacer: placer, pass: newPass(placer, true), args: args, effective: args, explicit: explicit}
 }
 
 // Name returns "slurm".
@@ -240,8 +236,14 @@ func (s *Slurm) reset(c *hwmodels.Cluster) {
 		s.cpusN += float64(c.Nodes[i].CPUs)
 	}
 	s.partTot = s.partTot[:0]
+	s.defCPG = s.defCPG[:0]
 	for i := range c.Partitions {
 		p := &c.Partitions[i]
+		cpg := cfg.defCpuPerGPU
+		if p.DefCPUPerGPU > 0 {
+			cpg = int64(p.DefCPUPerGPU)
+		}
+		s.defCPG = append(s.defCPG, cpg)
 		s.maxPart = max(s.maxPart, float64(p.PriorityJobFactor))
 		var t priority.TRES
 		for _, n := range p.Nodes {
@@ -264,189 +266,6 @@ func (s *Slurm) job(ref sim.JobRef) *slurmJob {
 		s.st = slices.Grow(s.st, n-len(s.st))[:n]
 	}
 	return &s.st[ref]
-}
-
-// ident fills in a job's user, QOS and association the first time it is
-// seen, adding the association to a derived tree.
-func (s *Slurm) ident(v sim.View, ref sim.JobRef) *slurmJob {
-	js := s.job(ref)
-	if js.known {
-		return js
-	}
-	*js = slurmJob{known: true, assoc: -1}
-	j := v.Job(ref)
-	user := j.User
-	if user == "" {
-		user = "unknown"
-	}
-	u, ok := s.users[user]
-	if !ok {
-		u = int32(len(s.users))
-		s.users[user] = u
-	}
-	js.user = u
-	js.qos = s.normal
-	if q, ok := s.qosIdx[j.QOS]; ok {
-		js.qos = q
-	}
-	acct := j.Account
-	if acct == "" {
-		acct = "root"
-	}
-	js.assoc = s.tree.User(user, acct)
-	if js.assoc < 0 && s.derived {
-		if !s.tree.HasAccount(acct) {
-			s.tree.AddAccount(acct, "root", 1)
-		}
-		js.assoc, _ = s.tree.AddUser(user, acct, 1)
-		// The new associations have no usage; the factors of the others
-		// depend on how many there are (Fair Tree's rank count).
-		for len(s.usage) < s.tree.Len() {
-			s.usage = append(s.usage, 0)
-		}
-		s.refreshFS()
-	}
-	return js
-}
-
-func (s *Slurm) refreshFS() {
-	if s.cfg.classic {
-		s.fs = s.tree.Classic(s.usage, s.cfg.damp, s.fs)
-	} else {
-		s.fs = s.tree.FairTree(s.usage, s.fs)
-	}
-}
-
-// computeBase sets a pending job's priority sum (without the partition
-// term) as of time at.
-func (s *Slurm) computeBase(pj *sim.PendingJob, js *slurmJob, at sim.Time) {
-	cfg := s.cfg
-	if cfg.basic {
-		js.base = 0
-		return
-	}
-	r := &pj.Req
-	nodes := float64(max(r.Nodes, 1))
-	f := priority.Factors{
-		Age:     priority.AgeFactor(at, pj.Eligible, cfg.maxAge),
-		JobSize: cfg.jobSize.Factor(nodes, float64(r.CPUs), pj.Limit, s.nodesN, s.cpusN),
-		QOS:     priority.Normalized(float64(cfg.qos[js.qos].priority), s.maxQOS, cfg.noNormQOS),
-	}
-	if js.assoc >= 0 && int(js.assoc) < len(s.fs) {
-		f.Fairshare = s.fs[js.assoc]
-	}
-	w := &cfg.weights
-	base := w.Sum(&f)
-	if len(w.TRES) > 0 {
-		req := priority.TRES{CPU: float64(r.CPUs), MemMB: float64(r.MemMB), Nodes: nodes, GPUs: float64(r.GPUs)}
-		tot := &s.partTot[pj.Part]
-		for _, t := range w.TRES {
-			base += t.Weight * priority.Normalized(req.Get(t.Name), tot.Get(t.Name), cfg.noNormTRES)
-		}
-	}
-	js.base = base
-}
-
-// prio returns the job's priority in partition part.
-func (s *Slurm) prio(js *slurmJob, part int32) uint32 {
-	if s.cfg.basic {
-		return 1
-	}
-	pf := priority.Normalized(float64(s.cluster.Partitions[part].PriorityJobFactor), s.maxPart, s.cfg.noNormPart)
-	return priority.Clamp(js.base + s.cfg.weights.Partition*pf)
-}
-
-// calcInstant returns the last priority recalculation instant at or
-// before now: calcPhase + k·calcPeriod (negative before the first).
-func (s *Slurm) calcInstant(now sim.Time) sim.Time {
-	p, ph := s.cfg.calcPeriod, s.cfg.calcPhase
-	k := (now - ph) / p
-	if ph+k*p > now {
-		k--
-	}
-	return ph + k*p
-}
-
-// recalc settles usage at calculation instant k and recomputes the fair
-// share and every pending job's priority as of k.
-func (s *Slurm) recalc(pend []sim.PendingJob, k sim.Time) {
-	s.lastCalc = k
-	s.usage = append(s.usage[:0], s.tree.UsageAt(k)...)
-	s.refreshFS()
-	for i := range pend {
-		s.computeBase(&pend[i], &s.st[pend[i].Ref], k)
-	}
-}
-
-// JobStarted implements sim.Observer: the job's billable TRES start
-// charging its association.
-func (s *Slurm) JobStarted(ref sim.JobRef, at sim.Time, alloc []sim.NodeAlloc) {
-	s.charge(ref, at, alloc)
-}
-
-// JobEnded implements sim.Observer.
-func (s *Slurm) JobEnded(ref sim.JobRef, at sim.Time, _ []sim.NodeAlloc, _ sim.State) {
-	s.uncharge(ref, at)
-}
-
-func (s *Slurm) charge(ref sim.JobRef, at sim.Time, alloc []sim.NodeAlloc) {
-	if int(ref) >= len(s.st) {
-		return
-	}
-	js := &s.st[ref]
-	if !js.known || js.charging || js.assoc < 0 {
-		return
-	}
-	var t priority.TRES
-	for _, a := range alloc {
-		t.CPU += float64(a.CPUs)
-		t.MemMB += float64(a.MemMB)
-		t.GPUs += float64(a.GPUs)
-		t.Nodes++
-	}
-	js.billable = priority.Billable(s.cfg.billing, &t)
-	js.charging = true
-	s.tree.Charge(js.assoc, at, js.billable)
-	s.tracked = append(s.tracked, ref)
-}
-
-func (s *Slurm) uncharge(ref sim.JobRef, at sim.Time) {
-	if int(ref) >= len(s.st) {
-		return
-	}
-	js := &s.st[ref]
-	if !js.charging {
-		return
-	}
-	js.charging = false
-	s.tree.Charge(js.assoc, at, -js.billable)
-}
-
-// reconcile ends the charging of tracked jobs no longer running, for
-// controllers that do not report ends (sim.Observer): every job end
-// triggers a pass at its instant, so a job missing from Running ended at
-// the latest now.
-func (s *Slurm) reconcile(v sim.View) {
-	if len(s.tracked) == 0 {
-		return
-	}
-	for _, r := range v.Running() {
-		if int(r.Ref) < len(s.st) {
-			s.st[r.Ref].epoch = s.epoch
-		}
-	}
-	now := v.Now()
-	s.tracked = slices.DeleteFunc(s.tracked, func(ref sim.JobRef) bool {
-		js := &s.st[ref]
-		if !js.charging {
-			return true
-		}
-		if js.epoch != s.epoch {
-			s.uncharge(ref, now)
-			return true
-		}
-		return false
-	})
 }
 
 // Schedule implements sim.Policy. The returned Plan's slices are reused by
@@ -521,7 +340,9 @@ func (s *Slurm) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
 	s.bf.dirty = s.bf.dirty || changed || queued || len(p.starts) > 0 || len(s.pre.out) > 0 || len(p.windows) > 0
 	if bf {
 		s.lastBF = now
-		if !s.skipBackfill(v) {
+		if s.Reference {
+			s.referenceBackfill(v, pend)
+		} else if !s.skipBackfill(v) {
 			s.backfill(v, pend)
 			s.noteBackfill(v)
 		}
@@ -556,87 +377,6 @@ func (s *Slurm) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
 	return plan
 }
 
-// buildOrder keeps s.order: one record per pending job and partition, in
-// queue order. Records of jobs no longer pending are dropped; new jobs are
-// added; the whole is sorted again when priorities changed, and new
-// records are sorted and merged in when only jobs came.
-// It reports whether the queue changed (records dropped or added, or
-// priorities recomputed).
-func (s *Slurm) buildOrder(pend []sim.PendingJob, recalc bool) bool {
-	o := s.order[:0]
-	for _, r := range s.order {
-		js := &s.st[r.ref]
-		if js.epoch != s.epoch {
-			continue
-		}
-		if recalc {
-			r.prio = s.prio(js, r.part)
-		}
-		o = append(o, r)
-	}
-	// Jobs without records: those not pending at the previous pass
-	// (s.fresh, from the pending scan).
-	kept := len(o)
-	for _, i := range s.fresh {
-		pj := &pend[i]
-		js := &s.st[pj.Ref]
-		parts := pj.Parts | 1<<uint(pj.Part)
-		for p := int32(0); parts != 0 && p < hwmodels.MaxPartitions; p++ {
-			if parts&(1<<uint(p)) == 0 {
-				continue
-			}
-			parts &^= 1 << uint(p)
-			o = append(o, qrec{ref: pj.Ref, part: p, prank: s.preemptRank(js), tier: s.cluster.Partitions[p].PriorityTier,
-				prio: s.prio(js, p), submit: pj.Submit, cls: -1})
-		}
-	}
-	added := len(o) > kept
-	switch {
-	case recalc:
-		slices.SortFunc(o, qrecCmp)
-	case added:
-		// The kept records are in order (their keys change only with
-		// recalc): sort the new ones and merge.
-		slices.SortFunc(o[kept:], qrecCmp)
-		m := s.orderBuf[:0]
-		a, b := o[:kept], o[kept:]
-		for len(a) > 0 && len(b) > 0 {
-			if qrecCmp(a[0], b[0]) < 0 {
-				m, a = append(m, a[0]), a[1:]
-			} else {
-				m, b = append(m, b[0]), b[1:]
-			}
-		}
-		m = append(append(m, a...), b...)
-		s.orderBuf = o[:0]
-		o = m
-	}
-	changed := added || recalc || len(o) != len(s.order)
-	s.order = o
-	return changed
-}
-
-// qrecCmp is the queue order: preemption rank, partition PriorityTier,
-// priority (each higher first), submit time, job, partition.
-func qrecCmp(a, b qrec) int {
-	if c := cmp.Compare(b.prank, a.prank); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(b.tier, a.tier); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(b.prio, a.prio); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.submit, b.submit); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.ref, b.ref); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.part, b.part)
-}
-
 // pendingJob returns the record's job as placement sees it: in the
 // record's partition only, so that a record of a multi-partition job is
 // placed, limited and reserved in its own partition (the job's other
@@ -646,155 +386,6 @@ func (s *Slurm) pendingJob(pend []sim.PendingJob, r *qrec) sim.PendingJob {
 	j.Part = r.part
 	j.Parts = 1 << uint(r.part)
 	return j
-}
-
-// holdReason returns why the record may not start at all now, for reasons
-// other than resources: partition limits, then QOS limits.
-func (s *Slurm) holdReason(v sim.View, job *sim.PendingJob, js *slurmJob) sim.PendingReason {
-	part := &s.cluster.Partitions[job.Part]
-	if tl := v.Job(job.Ref).TimeLimit; part.MaxTime > 0 && tl > 0 && int64(tl) > part.MaxTime {
-		return sim.ReasonPartitionTimeLimit
-	}
-	if part.MaxNodes > 0 && job.Req.Nodes > part.MaxNodes {
-		return sim.ReasonPartitionNodeLimit
-	}
-	if s.limits {
-		return s.qosReason(job, js)
-	}
-	return sim.ReasonNone
-}
-
-// started records that the pass started job.
-func (s *Slurm) markStarted(job *sim.PendingJob) {
-	js := &s.st[job.Ref]
-	js.started = s.epoch
-	js.reason = sim.ReasonNone
-	if s.limits {
-		s.addUse(js, reqUse(&job.Req))
-	}
-}
-
-// mainPass is Slurm's main scheduler (job_scheduler.c _schedule).
-func (s *Slurm) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
-	p := &s.pass
-	var failed uint64
-	depth := 0
-	if s.cfg.preempt != preemptNone {
-		n := len(s.cluster.Nodes)
-		s.pre.blocked = append(s.pre.blocked[:0], make([]bool, n)...)
-		s.pre.checked = 0
-	}
-	for k := range s.order {
-		r := &s.order[k]
-		if !full && depth >= s.cfg.queueDepth {
-			break
-		}
-		depth++
-		js := &s.st[r.ref]
-		if js.started == s.epoch {
-			continue
-		}
-		if failed&(1<<uint(r.part)) != 0 {
-			js.reason = sim.ReasonPriority
-			continue
-		}
-		job := s.pendingJob(pend, r)
-		if why := s.holdReason(v, &job, js); why != sim.ReasonNone {
-			js.reason = why
-			continue
-		}
-		if p.tryStart(&job) {
-			s.markStarted(&job)
-			continue
-		}
-		js.reason = sim.ReasonResources
-		if s.cfg.preempt != preemptNone {
-			// Preempting for it does not start it now: it starts in a
-			// later pass, once its victims are gone, and meanwhile
-			// blocks its partition like a job waiting for resources.
-			s.tryPreempt(v, &job, js, r)
-		}
-		if s.cfg.bfMinAgeReserve > 0 && v.Now()-job.Eligible < s.cfg.bfMinAgeReserve {
-			continue // too young to reserve: does not block its partition
-		}
-		failed |= 1 << uint(r.part)
-		for _, n := range s.cluster.Partitions[r.part].Nodes {
-			p.free[n] = sim.NodeState{}
-			if s.pre.blocked != nil {
-				s.pre.blocked[n] = true
-			}
-		}
-	}
-	// Give the blocked nodes back for the backfill pass: the free state is
-	// the view's less the starts.
-	if failed != 0 {
-		p.own = append(p.own[:0], v.Nodes()...)
-		p.free = p.own
-		for _, st := range p.starts {
-			take(p.free, st.Alloc)
-		}
-		p.noCap = p.noCap[:0]
-		p.noPlace = p.noPlace[:0]
-	}
-}
-
-// reqUse is what a pending job would add to limit counters.
-func reqUse(r *workload.Request) tresUse {
-	return tresUse{jobs: 1, cpu: int64(r.CPUs), node: int64(max(r.Nodes, 1)), gpu: int64(r.GPUs), m: r.MemMB}
-}
-
-// loadLimits counts the running jobs against the QOS limits.
-func (s *Slurm) loadLimits(v sim.View) {
-	clear(s.qosUse)
-	clear(s.userUse)
-	for _, r := range v.Running() {
-		js := s.ident(v, r.Ref)
-		u := tresUse{jobs: 1, node: int64(len(r.Alloc))}
-		for _, a := range r.Alloc {
-			u.cpu += int64(a.CPUs)
-			u.gpu += int64(a.GPUs)
-			u.m += a.MemMB
-		}
-		s.addUse(js, u)
-	}
-}
-
-func (s *Slurm) addUse(js *slurmJob, u tresUse) {
-	add := func(t *tresUse) {
-		t.jobs += u.jobs
-		t.cpu += u.cpu
-		t.node += u.node
-		t.gpu += u.gpu
-		t.m += u.m
-	}
-	add(&s.qosUse[js.qos])
-	k := uint64(js.qos)<<32 | uint64(uint32(js.user))
-	t := s.userUse[k]
-	add(&t)
-	s.userUse[k] = t
-}
-
-// over reports whether have+add exceeds limit l on any resource.
-func over(l *limitTRES, have, add tresUse) bool {
-	return l.cpu >= 0 && have.cpu+add.cpu > l.cpu ||
-		l.node >= 0 && have.node+add.node > l.node ||
-		l.gpu >= 0 && have.gpu+add.gpu > l.gpu ||
-		l.memMB >= 0 && have.m+add.m > l.memMB
-}
-
-func (s *Slurm) qosReason(job *sim.PendingJob, js *slurmJob) sim.PendingReason {
-	q := &s.cfg.qos[js.qos]
-	add := reqUse(&job.Req)
-	user := s.userUse[uint64(js.qos)<<32|uint64(uint32(js.user))]
-	switch {
-	case q.maxJobs > 0 && user.jobs+1 > q.maxJobs:
-		return sim.ReasonQOSMaxJobsPerUserLimit
-	case q.maxUser.set && over(&q.maxUser, user, add):
-		return sim.ReasonQOSMaxTRESPerUserLimit
-	case q.grp.set && over(&q.grp, s.qosUse[js.qos], add):
-		return sim.ReasonQOSGrpTRESLimit
-	}
-	return sim.ReasonNone
 }
 
 // BackfillSkipped returns how many due backfill cycles were skipped as

@@ -40,19 +40,12 @@ type backfillState struct {
 	contrib  []int32
 	alloc    []sim.NodeAlloc
 	order    []int32 // bf_busy_nodes node order
-	acc      []int32 // placeUnits: per node, units gained by the groups released
+	acc      []int32 // placeUnits: per node, units gained by the jobs released
 	accSeen  []uint32
 	accStamp uint32
 	users    []int32 // records tested per user (s.users index), for bf_max_job_user
 	parts    [64]int
 	relBuilt bool
-
-	// Will-run groups of rel (independent of the job): group k releases
-	// rel[grpEnd[k-1]:grpEnd[k]], the last of them ending at grpLast[k].
-	// Dropped when rel changes.
-	grpEnd  []int32
-	grpLast []sim.Time
-	grpDone bool // every rel is in a group
 
 	// Will-run profiles (exact placement) of the demands reserved since
 	// the free state or rel last changed: profs[:nprof], wr the one of
@@ -123,58 +116,26 @@ type bfRes struct {
 	nodes  []int32
 }
 
-// wrProfile is a demand shape's will-run profile on the cycle's free state
-// and rel: per node the units it holds on the free state of now (-1: not
-// eligible), their sum, and per group the change of each node's units
-// as the group is released (ent[entEnd[k-1]:entEnd[k]]), computed on
-// demand up to the groups a will-run test reached. The shape is the
-// demand without its count: units per node do not depend on how many
-// the job wants, so demands of every size share it.
-//
-// cur and prev hold a node's free state and units after the groups
-// computed so far, valid where seen is stamp (other nodes have not
-// changed: p.free and contrib).
-//
-// reachYes and reachNo bound the counts known to be able to start within
-// bf_window on every node (count <= reachYes) or not (count >= reachNo).
-type wrProfile struct {
-	gen      uint64 // made by the gen-th call that made a profile
-	d        demand // count 0
-	base     int64
-	contrib  []int32
-	prev     []int32
-	cur      []sim.NodeState
-	seen     []uint32
-	stamp    uint32
-	ent      []wrEntry
-	entEnd   []int32
-	reachYes int64
-	reachNo  int64
-	maskVer  uint64 // the mask masked was summed on (0: none)
-	masked   int64
-
-	// The units on the nodes of the mask mcapVer (0: none): now
-	// (mcap0) and after each group computed so far (mcap[g]). Many
-	// will-run tests of a cycle share the demand shape and the mask
-	// and differ only in count and start.
-	mcapVer uint64
-	mcap0   int64
-	mcap    []int64
-}
-
-// maxProfiles bounds the will-run profiles kept in a cycle.
-const maxProfiles = 16
-
-// wrEntry is a change of a node's units in a will-run profile.
-type wrEntry struct {
-	node, delta int32
-}
-
-// bfRel is a running job's resources coming free at end.
+// bfRel is a running job's resources coming free at end. key is Slurm's
+// end_time, by which will-run orders and groups the running jobs: start
+// + time limit, even once that has passed (the view's End then says when
+// backfill expects the job gone: _guess_job_end), or End when earlier (a
+// preemption's grace).
 type bfRel struct {
+	key   sim.Time
 	end   sim.Time
 	ref   sim.JobRef
 	alloc []sim.NodeAlloc
+}
+
+// relKey returns the will-run key (bfRel.key) of a running job.
+func (s *Slurm) relKey(r *sim.RunningJob) sim.Time {
+	if int(r.Ref) < len(s.st) {
+		if l := s.st[r.Ref].limit; l > 0 {
+			return min(r.End, r.Start+sim.Time(l))
+		}
+	}
+	return r.End
 }
 
 func (s *Slurm) floorRes(t sim.Time) sim.Time {
@@ -182,12 +143,61 @@ func (s *Slurm) floorRes(t sim.Time) sim.Time {
 	return t / r * r
 }
 
-func (s *Slurm) ceilRes(t sim.Time) sim.Time {
-	r := s.cfg.bfResolution
-	if t > math.MaxInt64-r {
-		return math.MaxInt64
+// resvSpan returns the slots a reservation for a job starting at t with
+// limit holds in the backfill map, [lo, hi): both ends rounded down to
+// bf_resolution, and at least one slot (backfill.c: start_time and
+// end_reserve divided by backfill_resolution, and _add_reservation's
+// "occupies at least one bf_resolution slot").
+func (s *Slurm) resvSpan(t, limit sim.Time) (lo, hi sim.Time) {
+	lo = s.floorRes(t)
+	hi = max(s.floorRes(endAt(t, limit)), lo+s.cfg.bfResolution)
+	return lo, hi
+}
+
+// windowMask sets b.mask for a job tested at start with limit: the
+// reservations it may not use are those whose slots meet [start,
+// start+limit], closed at its end (backfill.c: a node_space record with
+// end_time > start_res and begin_time <= end_time is applied), so a job
+// whose limit ends exactly where a reservation begins does not get its
+// nodes.
+func (s *Slurm) windowMask(start, limit sim.Time) {
+	s.setMask(start, endAt(start, limit))
+}
+
+// resvClash reports whether b.alloc, a job's placement at t with limit,
+// uses a node that an earlier reservation holds in the slots the new one
+// would meet (backfill.c _test_resv_overlap: a record with end_time >
+// start_time and begin_time < end_reserve, both rounded down). When both
+// round to the same slot boundary F, only a record running across F
+// meets it, and none does when a reservation begins or ends at F (the
+// map has a record boundary there).
+func (s *Slurm) resvClash(t, limit sim.Time) bool {
+	b := &s.bf
+	flo, fhi := s.floorRes(t), s.floorRes(endAt(t, limit))
+	if fhi > flo {
+		s.setMask(flo, fhi-1)
+		for _, a := range b.alloc {
+			if !b.mask[a.Node] {
+				return true
+			}
+		}
+		return false
 	}
-	return (t + r - 1) / r * r
+	for _, r := range b.res {
+		if r.lo == flo || r.hi == flo {
+			return false
+		}
+	}
+	for _, r := range b.res {
+		if r.lo < flo && r.hi > flo {
+			for _, a := range b.alloc {
+				if slices.Contains(r.nodes, a.Node) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // backfill is one cycle of Slurm's backfill scheduler (backfill.c
@@ -210,7 +220,6 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 	b.dparts = b.dparts[:0]
 	b.dcls = b.dcls[:0]
 	b.relBuilt = false // built when the first reservation is computed
-	b.dropGroups()
 	b.dropProfiles()
 	b.forget()
 	b.running = v.Running()
@@ -264,6 +273,7 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 			s.bfReason(js, r.ref, sim.ReasonResources)
 		}
 		if now-job.Eligible >= cfg.bfMinAgeReserve {
+			js.sized = true // its will-run test sets total_cpus
 			b.deferred = append(b.deferred, r.ref)
 			b.dparts = append(b.dparts, r.part)
 			b.dcls = append(b.dcls, r.cls)
@@ -350,19 +360,19 @@ func (s *Slurm) noteBackfill(v sim.View) {
 	}
 }
 
-// nowMask notes when the set of reservations overlapping the window
-// [floorRes(now), ceilRes(now+limit)) of a job starting now changes: a
-// reservation in it leaves once floorRes(now) reaches its end, and one
-// after it enters once ceilRes(now+limit) passes its start.
+// nowMask notes when the set of reservations meeting the window
+// [now, now+limit] of a job starting now changes: a reservation in it
+// leaves once now reaches its end, and one after it enters once
+// now+limit reaches its start.
 func (s *Slurm) nowMask(now, limit sim.Time) {
 	b := &s.bf
-	lo, hi := s.floorRes(now), s.ceilRes(endAt(now, limit))
+	last := endAt(now, limit)
 	for _, r := range b.res {
 		switch {
-		case r.lo < hi && r.hi > lo:
-			b.until(s.ceilRes(r.hi))
-		case r.lo >= hi:
-			b.until(s.floorRes(r.lo) - limit + 1)
+		case r.hi > now && r.lo <= last:
+			b.until(r.hi)
+		case r.lo > last:
+			b.until(r.lo - limit)
 		}
 	}
 }
@@ -378,8 +388,7 @@ func (s *Slurm) buildRel() {
 	if b.relBuilt {
 		return
 	}
-	b.relBuilt = true
-	b.dropGroups() // profiles made before (by startNow) have no groups yet
+	b.relBuilt = true // profiles made before (by startNow) have no entries yet
 	b.relStamp += 2
 	mark, seen := b.relStamp, b.relStamp+1
 	top := sim.JobRef(-1)
@@ -405,10 +414,10 @@ func (s *Slurm) buildRel() {
 	source := func(ref sim.JobRef) bfRel {
 		if i := b.relPos[ref]; i >= 0 {
 			r := &b.running[i]
-			return bfRel{end: r.End, ref: r.Ref, alloc: r.Alloc}
+			return bfRel{key: s.relKey(r), end: r.End, ref: r.Ref, alloc: r.Alloc}
 		} else {
 			k := -i - 1
-			return bfRel{end: p.ends[k], ref: p.starts[k].Job, alloc: p.starts[k].Alloc}
+			return bfRel{key: p.ends[k], end: p.ends[k], ref: p.starts[k].Job, alloc: p.starts[k].Alloc}
 		}
 	}
 	kept := b.rel[:0]
@@ -416,7 +425,7 @@ func (s *Slurm) buildRel() {
 		if int(e.ref) >= len(b.relMark) || b.relMark[e.ref] != mark {
 			continue
 		}
-		if cur := source(e.ref); cur.end == e.end {
+		if cur := source(e.ref); cur.end == e.end && cur.key == e.key {
 			b.relMark[e.ref] = seen
 			kept = append(kept, cur)
 		}
@@ -453,7 +462,7 @@ func (s *Slurm) buildRel() {
 }
 
 func relCmp(x, y bfRel) int {
-	if c := cmp.Compare(x.end, y.end); c != 0 {
+	if c := cmp.Compare(x.key, y.key); c != 0 {
 		return c
 	}
 	return cmp.Compare(x.ref, y.ref)
@@ -482,14 +491,15 @@ func (s *Slurm) materialize(v sim.View, pend []sim.PendingJob) {
 	b.dcls = b.dcls[:0]
 }
 
-// setMask marks the nodes not reserved at any time of [lo, hi): b.mask
+// setMask marks the nodes no reservation holds at any time of [lo, last]
+// (reservations with hi > lo and lo <= last; see windowMask): b.mask
 // is false for the nodes listed in b.masked, true for all others. Only the
 // previous mask's nodes are reset, so the cost is that of the reserved
 // nodes, not of the cluster.
 //
 // A mask left by the previous call for the same reservations is kept as
 // it is: successive windows of a cycle often meet the same ones.
-func (s *Slurm) setMask(lo, hi sim.Time) {
+func (s *Slurm) setMask(lo, last sim.Time) {
 	b := &s.bf
 	if n := len(s.cluster.Nodes); len(b.mask) != n {
 		b.mask = slices.Grow(b.mask[:0], n)[:n]
@@ -503,9 +513,10 @@ func (s *Slurm) setMask(lo, hi sim.Time) {
 		b.maskOK = false
 	}
 	s.orderRes()
-	// The reservations meeting [lo, hi) are those among the first a by
-	// start (start < hi) that are not among the first c by end (end <= lo).
-	a := sort.Search(len(b.loOrd), func(k int) bool { return b.res[b.loOrd[k]].lo >= hi })
+	// The reservations meeting [lo, last] are those among the first a by
+	// start (start <= last) that are not among the first c by end
+	// (end <= lo).
+	a := sort.Search(len(b.loOrd), func(k int) bool { return b.res[b.loOrd[k]].lo > last })
 	c := sort.Search(len(b.hiOrd), func(k int) bool { return b.res[b.hiOrd[k]].hi > lo })
 	if b.maskOK && a == b.maskA && c == b.maskC {
 		return
@@ -686,7 +697,7 @@ func (s *Slurm) blockedNow(job *sim.PendingJob, cls int32) bool {
 		return true
 	}
 	now := s.pass.now
-	s.setMask(s.floorRes(now), s.ceilRes(endAt(now, job.Limit)))
+	s.windowMask(now, job.Limit)
 	s.maskWindows(now, job.Limit)
 	s.nowMask(now, job.Limit)
 	s.profile(cls)
@@ -702,7 +713,7 @@ func (s *Slurm) tryNow(job *sim.PendingJob, cls int32) bool {
 	p := &s.pass
 	b := &s.bf
 	now := p.now
-	s.setMask(s.floorRes(now), s.ceilRes(endAt(now, job.Limit)))
+	s.windowMask(now, job.Limit)
 	s.maskWindows(now, job.Limit)
 	s.nowMask(now, job.Limit)
 	if p.exact {
@@ -727,20 +738,28 @@ func (s *Slurm) tryNow(job *sim.PendingJob, cls int32) bool {
 	p.commit(job, base)
 	k := len(p.starts) - 1
 	if b.relBuilt {
-		rel := bfRel{end: p.ends[k], ref: job.Ref, alloc: p.starts[k].Alloc}
+		rel := bfRel{key: p.ends[k], end: p.ends[k], ref: job.Ref, alloc: p.starts[k].Alloc}
 		i, _ := slices.BinarySearchFunc(b.rel, rel, relCmp)
 		b.rel = slices.Insert(b.rel, i, rel)
-		b.dropGroups()
 	}
-	b.dropProfiles() // the free state changed
+	b.dropProfiles() // the free state and rel changed
 	b.forget()
 	return true
 }
 
 // reserve finds job's earliest start within bf_window and, if there is
-// one, reserves its nodes whole for [start, start+limit), rounded out to
-// bf_resolution (backfill.c steps 5–8). It reports whether it made a
-// reservation.
+// one, reserves its nodes whole (backfill.c _attempt_backfill from
+// TRY_LATER to _add_reservation, slurm-gpu-facts.md §2.3 steps 5–8):
+//
+//   - a start at most bf_window after now gets a reservation
+//     (job_ptr->start_time > sched_start + backfill_window: none);
+//   - the reservation is resvSpan's, both ends rounded down to
+//     bf_resolution;
+//   - the TRY_LATER retries go to the next reservation boundary
+//     (node_space's next slot end) before the horizon, where the map
+//     ends.
+//
+// It reports whether it made a reservation.
 func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
 	b := &s.bf
 	limit := job.Limit
@@ -754,13 +773,11 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
 		}
 	}
 	for range 10000 {
-		if startRes >= horizon {
-			if startRes > now {
-				b.until(startRes - s.cfg.bfWindow + 1) // the horizon passes it then
-			}
+		if startRes > horizon {
+			b.until(startRes - s.cfg.bfWindow) // the horizon reaches it then
 			return false
 		}
-		s.setMask(s.floorRes(startRes), s.ceilRes(endAt(startRes, limit)))
+		s.windowMask(startRes, limit)
 		s.maskWindows(startRes, limit)
 		first := startRes == now // the window and next depend on now
 		if first {
@@ -775,10 +792,15 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
 				next = min(next, w.End) // the window's nodes come back
 			}
 		}
+		if next != math.MaxInt64 && next >= horizon {
+			// The map ends at the horizon: no slot ends there or later.
+			b.until(next - s.cfg.bfWindow + 1) // the horizon passes it then
+			next = math.MaxInt64
+		}
 		var t sim.Time
 		var ok bool
 		if exact {
-			t, ok = s.willRunExact(job, startRes, min(next, horizon-1), next)
+			t, ok = s.willRunExact(job, startRes, min(next, horizon), next)
 		} else {
 			t, ok = s.willRun(job, startRes)
 		}
@@ -796,22 +818,13 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
 		case !ok || t > next:
 			startRes = next // TRY_LATER: some reserved nodes free up then
 			continue
-		case t >= horizon:
+		case t > horizon:
 			// Beyond bf_window: no reservation, whether or not its
 			// window meets another (a retry would start from t).
-			b.until(t - s.cfg.bfWindow + 1) // the horizon passes it then
+			b.until(t - s.cfg.bfWindow) // the horizon reaches it then
 			return false
 		}
-		lo, hi := s.floorRes(t), s.ceilRes(endAt(t, limit))
-		s.setMask(lo, hi)
-		clash := false
-		for _, a := range b.alloc {
-			if !b.mask[a.Node] {
-				clash = true
-				break
-			}
-		}
-		if clash || s.windowClash(t, limit) {
+		if s.resvClash(t, limit) || s.windowClash(t, limit) {
 			startRes = t // the window at t meets another reservation: retry from t
 			continue
 		}
@@ -819,472 +832,10 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
 		for _, a := range b.alloc {
 			b.pool = append(b.pool, a.Node)
 		}
+		lo, hi := s.resvSpan(t, limit)
 		b.res = append(b.res, bfRes{job: job.Ref, at: t, lo: lo, hi: hi, nodes: b.pool[off:len(b.pool):len(b.pool)]})
 		b.forget()
 		return true
 	}
 	return false
-}
-
-// willRun is cons_tres's will-run test on the nodes of b.mask: the
-// earliest time >= startRes at which job fits, with running jobs (and the
-// pass's starts) released at their ends in groups: the first group is
-// every job ending within 30 s of the first end, and the window doubles
-// (or grows by bf_window_linear) for each further group. The start is the
-// end of the last job released. The placement is left in b.alloc.
-func (s *Slurm) willRun(job *sim.PendingJob, startRes sim.Time) (sim.Time, bool) {
-	p := &s.pass
-	b := &s.bf
-	d := newDemand(job)
-	n := len(p.nodes)
-	b.wfree = slices.Grow(b.wfree[:0], n)[:n]
-	b.contrib = slices.Grow(b.contrib[:0], n)[:n]
-	var capSum int64
-	for i := range p.nodes {
-		if b.mask[i] && d.eligible(&p.nodes[i]) {
-			b.wfree[i] = p.free[i]
-			c := d.fit(b.wfree[i])
-			b.contrib[i] = c
-			capSum += int64(c)
-		} else {
-			b.wfree[i] = sim.NodeState{}
-			b.contrib[i] = -1
-		}
-	}
-	if capSum >= int64(d.count) && s.placeRes(job) {
-		return startRes, true
-	}
-	window := sim.Time(30)
-	for i := 0; i < len(b.rel); {
-		groupEnd := b.rel[i].end + window
-		last := b.rel[i].end
-		for ; i < len(b.rel) && b.rel[i].end <= groupEnd; i++ {
-			last = b.rel[i].end
-			for _, a := range b.rel[i].alloc {
-				if b.contrib[a.Node] < 0 {
-					continue
-				}
-				f := &b.wfree[a.Node]
-				f.Add(&a) // MIG instances and MPS shares come back too
-				c := d.fit(*f)
-				capSum += int64(c - b.contrib[a.Node])
-				b.contrib[a.Node] = c
-			}
-		}
-		if capSum >= int64(d.count) && s.placeRes(job) {
-			return max(startRes, last), true
-		}
-		if s.cfg.bfWindowLinear > 0 {
-			window += s.cfg.bfWindowLinear
-		} else {
-			window *= 2
-		}
-	}
-	return 0, false
-}
-
-// placeRes places job on b.wfree into b.alloc: with the pass's placer, or
-// with bf_busy_nodes on the nodes busy now first (then the idle ones), each
-// in cluster order.
-func (s *Slurm) placeRes(job *sim.PendingJob) bool {
-	p := &s.pass
-	b := &s.bf
-	if !s.cfg.bfBusyNodes {
-		var ok bool
-		b.alloc, ok = p.placer.Place(p.nodes, b.wfree, job, b.alloc[:0])
-		return ok
-	}
-	b.order = b.order[:0]
-	for pass := range 2 {
-		for i := range p.nodes {
-			busy := p.free[i] != sim.Capacity(&p.nodes[i])
-			if busy == (pass == 0) {
-				b.order = append(b.order, int32(i))
-			}
-		}
-	}
-	d := newDemand(job)
-	need := d.count
-	b.alloc = b.alloc[:0]
-	for _, i := range b.order {
-		if !d.eligible(&p.nodes[i]) {
-			continue
-		}
-		k := min(d.fit(b.wfree[i]), need)
-		if k == 0 {
-			continue
-		}
-		b.alloc = append(b.alloc, d.alloc(i, k))
-		if need -= k; need == 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// placeUnits is placeAfter for FirstFit on one partition, for a demand
-// that needs some GPU, CPU or memory and no MIG or MPS: FirstFit takes
-// from each node in order min(its units, what is still needed), and a
-// node's units after group g are its profile units now plus the changes
-// of groups up to g, so the free state need not be rebuilt.
-func (s *Slurm) placeUnits(d *demand, g int) bool {
-	b := &s.bf
-	w := b.wr
-	n := len(w.contrib)
-	if len(b.acc) != n {
-		b.acc = make([]int32, n)
-		b.accSeen = make([]uint32, n)
-		b.accStamp = 0
-	}
-	if b.accStamp++; b.accStamp == 0 {
-		clear(b.accSeen)
-		b.accStamp = 1
-	}
-	if g >= 0 {
-		for _, e := range w.ent[:w.entEnd[g]] {
-			if !b.mask[e.node] {
-				continue
-			}
-			if b.accSeen[e.node] != b.accStamp {
-				b.accSeen[e.node] = b.accStamp
-				b.acc[e.node] = 0
-			}
-			b.acc[e.node] += e.delta
-		}
-	}
-	need := d.count
-	b.alloc = b.alloc[:0]
-	for x, c := range w.contrib {
-		if c < 0 || !b.mask[x] {
-			continue
-		}
-		if b.accSeen[x] == b.accStamp {
-			c += b.acc[x]
-		}
-		if c <= 0 {
-			continue
-		}
-		k := min(c, need)
-		b.alloc = append(b.alloc, d.alloc(int32(x), k))
-		if need -= k; need == 0 {
-			return true
-		}
-	}
-	b.alloc = b.alloc[:0]
-	return false
-}
-
-// dropGroups forgets the will-run groups of b.rel (it changed).
-func (b *backfillState) dropGroups() {
-	b.grpEnd = b.grpEnd[:0]
-	b.grpLast = b.grpLast[:0]
-	b.grpDone = false
-}
-
-// group makes sure will-run group k of b.rel is known, reporting false
-// when there is none (every running job is released before it). Groups
-// are those of willRun: the first is every job ending within 30 s of the
-// first end, and the window doubles (or grows by bf_window_linear) for
-// each further group.
-func (s *Slurm) group(k int) bool {
-	b := &s.bf
-	for len(b.grpEnd) <= k {
-		if b.grpDone {
-			return false
-		}
-		i := 0
-		window := sim.Time(30)
-		if g := len(b.grpEnd); g > 0 {
-			i = int(b.grpEnd[g-1])
-			for range g {
-				if s.cfg.bfWindowLinear > 0 {
-					window += s.cfg.bfWindowLinear
-				} else {
-					window *= 2
-				}
-			}
-		}
-		if i >= len(b.rel) {
-			b.grpDone = true
-			return false
-		}
-		groupEnd := b.rel[i].end + window
-		last := b.rel[i].end
-		for ; i < len(b.rel) && b.rel[i].end <= groupEnd; i++ {
-			last = b.rel[i].end
-		}
-		b.grpEnd = append(b.grpEnd, int32(i))
-		b.grpLast = append(b.grpLast, last)
-	}
-	return true
-}
-
-// profile makes b.wr the will-run profile of request class cls's demand
-// shape on the free state of now, and b.need its count, reusing the
-// profile of an earlier demand of the same shape while the free state and
-// rel are unchanged (the class remembers where it is).
-func (s *Slurm) profile(cls int32) {
-	p := &s.pass
-	b := &s.bf
-	c := &b.classes[cls]
-	b.need = int64(c.count)
-	if c.slot >= 0 && c.slot < int32(b.nprof) && b.profs[c.slot].gen == c.gen {
-		b.wr = &b.profs[c.slot]
-		return
-	}
-	d := c.shape
-	for i := range b.profs[:b.nprof] {
-		if b.profs[i].d == d {
-			b.wr = &b.profs[i]
-			c.slot, c.gen = int32(i), b.wr.gen
-			return
-		}
-	}
-	slot := b.profNext
-	if b.nprof < maxProfiles {
-		if b.nprof == len(b.profs) {
-			b.profs = append(b.profs, wrProfile{})
-		}
-		slot = b.nprof
-		b.nprof++
-	} else {
-		b.profNext = (b.profNext + 1) % maxProfiles
-	}
-	w := &b.profs[slot]
-	b.wr = w
-	b.profGen++
-	w.gen = b.profGen
-	c.slot, c.gen = int32(slot), w.gen
-	w.d = d
-	w.reachYes, w.reachNo = 0, math.MaxInt64
-	w.maskVer, w.mcapVer = 0, 0
-	n := len(p.nodes)
-	w.contrib = slices.Grow(w.contrib[:0], n)[:n]
-	var base int64
-	for i := range p.nodes {
-		c := int32(-1)
-		if d.eligible(&p.nodes[i]) {
-			c = 0
-			if !d.short(&p.free[i]) {
-				c = d.fit(p.free[i])
-			}
-			base += int64(c)
-		}
-		w.contrib[i] = c
-	}
-	w.base = base
-	if len(w.seen) != n {
-		w.seen = make([]uint32, n)
-		w.prev = make([]int32, n)
-		w.cur = make([]sim.NodeState, n)
-		w.stamp = 0
-	}
-	if w.stamp++; w.stamp == 0 {
-		clear(w.seen)
-		w.stamp = 1
-	}
-	w.ent = w.ent[:0]
-	w.entEnd = w.entEnd[:0]
-}
-
-// maskedUnits returns the units b.wr holds now on the nodes b.mask leaves
-// out, kept per profile while the mask is the same.
-func (s *Slurm) maskedUnits() int64 {
-	b := &s.bf
-	w := b.wr
-	if w.maskVer != b.maskVer {
-		var u int64
-		for _, x := range b.masked {
-			if c := w.contrib[x]; c > 0 {
-				u += int64(c)
-			}
-		}
-		w.maskVer, w.masked = b.maskVer, u
-	}
-	return w.masked
-}
-
-// dropProfiles forgets the will-run profiles (the free state or rel
-// changed).
-func (b *backfillState) dropProfiles() {
-	b.nprof = 0
-	b.profNext = 0
-	b.wr = nil
-}
-
-// profileGroup makes sure the profile covers will-run group k, reporting
-// false when there is no such group.
-func (s *Slurm) profileGroup(k int) bool {
-	b := &s.bf
-	w := b.wr
-	if k < len(w.entEnd) {
-		return true
-	}
-	for g := len(w.entEnd); g <= k; g++ {
-		if !s.group(g) {
-			return false
-		}
-		lo := 0
-		if g > 0 {
-			lo = int(b.grpEnd[g-1])
-		}
-		d := &w.d
-		for _, r := range b.rel[lo:b.grpEnd[g]] {
-			for _, a := range r.alloc {
-				if w.contrib[a.Node] < 0 {
-					continue
-				}
-				if w.seen[a.Node] != w.stamp {
-					w.seen[a.Node] = w.stamp
-					w.cur[a.Node] = s.pass.free[a.Node]
-					w.prev[a.Node] = w.contrib[a.Node]
-				}
-				f := &w.cur[a.Node]
-				f.Add(&a) // MIG instances and MPS shares come back too
-				c := d.fit(*f)
-				if dc := c - w.prev[a.Node]; dc != 0 {
-					w.prev[a.Node] = c
-					w.ent = append(w.ent, wrEntry{node: a.Node, delta: dc})
-				}
-			}
-		}
-		w.entEnd = append(w.entEnd, int32(len(w.ent)))
-	}
-	return true
-}
-
-// reachable reports whether job, whose profile is made, could start
-// before horizon on every node (no mask): the earliest start under any
-// mask is no earlier, so when it is not, reserve would make no
-// reservation, whatever the TRY_LATER retries find.
-func (s *Slurm) reachable(now, horizon sim.Time) bool {
-	b := &s.bf
-	w := b.wr
-	switch {
-	case b.need <= w.reachYes:
-		return true
-	case b.need >= w.reachNo:
-		// reach stopped at the first group ending at or past the
-		// horizon, or at the last group, for that count as for this
-		// one: its bound is in place.
-		return false
-	}
-	ok := s.reach(now, horizon)
-	if ok {
-		w.reachYes = b.need
-	} else {
-		w.reachNo = b.need
-	}
-	return ok
-}
-
-func (s *Slurm) reach(now, horizon sim.Time) bool {
-	b := &s.bf
-	w := b.wr
-	capSum := w.base
-	need := b.need
-	for g := 0; capSum < need; g++ {
-		if !s.profileGroup(g) {
-			return false
-		}
-		lo := int32(0)
-		if g > 0 {
-			lo = w.entEnd[g-1]
-		}
-		for _, e := range w.ent[lo:w.entEnd[g]] {
-			capSum += int64(e.delta)
-		}
-		if max(now, b.grpLast[g]) >= horizon {
-			b.until(max(now, b.grpLast[g]) - s.cfg.bfWindow + 1) // the horizon passes it then
-			return false
-		}
-	}
-	return true
-}
-
-// willRunExact is willRun for a placement that succeeds exactly when the
-// nodes of b.mask hold the job's units (FirstFit on one partition, or
-// bf_busy_nodes): it sums the job's profile over the nodes b.mask leaves
-// in, group by group, without rebuilding the free state. The placement is
-// made (into b.alloc) only when the caller will use it: when the start
-// is found and not after use. It returns what willRun returns, except
-// that once the groups pass stop it returns the first group end past
-// stop (true) without looking further: reserve then tries later from
-// stop whatever the start, and its bounds on skipping are at or before
-// stop already.
-func (s *Slurm) willRunExact(job *sim.PendingJob, startRes, use, stop sim.Time) (sim.Time, bool) {
-	b := &s.bf
-	w := b.wr
-	if w.mcapVer != b.maskVer {
-		w.mcapVer = b.maskVer
-		w.mcap = w.mcap[:0]
-		w.mcap0 = w.base - s.maskedUnits()
-	}
-	capSum := w.mcap0
-	need := b.need
-	g := -1
-	t := startRes
-	for capSum < need {
-		g++
-		if !s.group(g) {
-			return 0, false
-		}
-		if t = max(startRes, b.grpLast[g]); t > stop {
-			return t, true
-		}
-		if g == len(w.mcap) {
-			s.profileGroup(g)
-			lo := int32(0)
-			if g > 0 {
-				lo = w.entEnd[g-1]
-			}
-			for _, e := range w.ent[lo:w.entEnd[g]] {
-				if b.mask[e.node] {
-					capSum += int64(e.delta)
-				}
-			}
-			w.mcap = append(w.mcap, capSum)
-		}
-		capSum = w.mcap[g]
-	}
-	if t > use {
-		return t, true // TRY_LATER or beyond bf_window: the placement is not used
-	}
-	if s.placeAfter(job, g) {
-		return t, true
-	}
-	return s.willRun(job, startRes) // not reached with an exact placement
-}
-
-// placeAfter places job into b.alloc on the free state after will-run
-// group g (g < 0: now) on the nodes of b.mask, as willRun does.
-func (s *Slurm) placeAfter(job *sim.PendingJob, g int) bool {
-	p := &s.pass
-	b := &s.bf
-	w := b.wr
-	if d := newDemand(job); p.exact && !s.cfg.bfBusyNodes && job.Parts == 1<<uint(job.Part) &&
-		d.mig == 0 && d.mps == 0 && (d.gpus > 0 || d.cpus > 0 || d.mem > 0) {
-		return s.placeUnits(&d, g)
-	}
-	n := len(p.nodes)
-	b.wfree = slices.Grow(b.wfree[:0], n)[:n]
-	for i := range b.wfree {
-		if w.contrib[i] >= 0 && b.mask[i] {
-			b.wfree[i] = p.free[i]
-		} else {
-			b.wfree[i] = sim.NodeState{}
-		}
-	}
-	if g >= 0 {
-		for _, r := range b.rel[:b.grpEnd[g]] {
-			for _, a := range r.alloc {
-				if w.contrib[a.Node] < 0 || !b.mask[a.Node] {
-					continue
-				}
-				f := &b.wfree[a.Node]
-				f.Add(&a) // MIG instances and MPS shares come back too
-			}
-		}
-	}
-	return s.placeRes(job)
 }

@@ -26,15 +26,27 @@ var _ ClusterConfigurer = (*Slurm)(nil)
 // over Slurm's defaults. The settings read are SchedulerParameters (the
 // bf_* keys, default_queue_depth, sched_interval; other keys are ignored),
 // the Priority* keys and FairShareDampeningFactor, PreemptType,
-// PreemptMode and PreemptExemptTime, and each partition's PreemptMode.
-// A cluster without a slurm section changes nothing.
+// PreemptMode, PreemptExemptTime and DefCpuPerGPU, each partition's
+// PreemptMode, and TopologyPlugin: topology/tree on a cluster with a
+// fabric makes the placement topology-tree unless the scenario names one
+// (Slurm's select plugin then places by the switch tree, topology.conf).
+// A partition's DefCpuPerGPU is its spec field (hwmodels.Partition,
+// which cluster import fills from the partition line, else the global
+// value). A cluster without a slurm section changes nothing.
 func (s *Slurm) Configure(c *hwmodels.Cluster) error {
 	s.confCluster = c
 	s.partModes = nil
+	if s.basePlacer != nil && s.placer != s.basePlacer {
+		s.placer, s.pass = s.basePlacer, newPass(s.basePlacer, true)
+	}
 	if c == nil || c.Slurm == nil {
 		return nil
 	}
 	merged := defaultSlurmArgs()
+	_, firstFit := s.basePlacer.(FirstFit) // a placer handed to NewSlurm stays
+	if v, ok := c.Slurm.Get("TopologyPlugin"); ok && strings.EqualFold(strings.TrimSpace(v), "topology/tree") && c.Fabric != nil && firstFit {
+		merged.Placement = PlacementTopologyTree
+	}
 	for _, kv := range c.Slurm.Settings {
 		key := kv.Key
 		if strings.EqualFold(key, "SchedulerParameters") {
@@ -73,6 +85,13 @@ func (s *Slurm) Configure(c *hwmodels.Cluster) error {
 	if err != nil {
 		return fmt.Errorf("cluster slurm settings with the scenario's arguments: %w", err)
 	}
+	if merged.Placement != s.args.Placement {
+		p, err := NewPlacer(merged.Placement)
+		if err != nil {
+			return fmt.Errorf("cluster slurm setting TopologyPlugin: %w", err)
+		}
+		s.placer, s.pass = p, newPass(p, true)
+	}
 	modes := make([]preemptMode, len(c.Partitions))
 	for i := range c.Partitions {
 		for _, kv := range c.Slurm.PartitionKeys(c.Partitions[i].Name) {
@@ -102,7 +121,7 @@ func (s *Slurm) Args() SlurmArgs { return s.effective }
 func slurmConfKey(key string) bool {
 	k := strings.ToLower(key)
 	return strings.HasPrefix(k, "priority") || k == "fairsharedampeningfactor" ||
-		k == "preempttype" || k == "preemptmode" || k == "preemptexempttime"
+		k == "preempttype" || k == "preemptmode" || k == "preemptexempttime" || k == "defcpupergpu"
 }
 
 // yamlName returns a SlurmArgs field's YAML key.

@@ -59,11 +59,26 @@ type SlurmArgs struct {
 	FairShareDampeningFactor float64 `yaml:"FairShareDampeningFactor"` // >= 1 (1)
 	TRESBillingWeights       string  `yaml:"TRESBillingWeights"`       // default: CPUs
 
+	// DefCpuPerGPU is slurm.conf's: the CPUs cons_tres allocates per GPU
+	// of a job that names no CPU count (0: none). A partition's
+	// DefCpuPerGPU in the cluster spec's slurm section overrides it. The
+	// job size factor counts, once a job has been tested against the
+	// nodes, the CPUs it would be allocated (set_priority_factors'
+	// total_cpus): at least this many per GPU.
+	DefCpuPerGPU int64 `yaml:"DefCpuPerGPU"`
+
 	// PriorityCalcPhase (seconds, in [0, PriorityCalcPeriod)) is where the
 	// recalculations fall: at PriorityCalcPhase + k·PriorityCalcPeriod.
 	// slurmctld times them from its own start, which a trace does not
 	// record; default 0 (multiples of the period from time 0).
 	PriorityCalcPhase int64 `yaml:"priority_calc_phase"`
+
+	// WillRunPhase (seconds, in [0, 30)) is where the 30 s grid of the
+	// will-run test's end-time windows falls: at WillRunPhase + k·30.
+	// cons_tres aligns the windows on the Unix clock (end_time % 30), so
+	// a replay sets it to (−epoch) mod 30 for the Unix time of its time
+	// zero; default 0 (the trace epoch on the grid).
+	WillRunPhase int64 `yaml:"will_run_phase"`
 
 	// Preemption (slurm.conf PreemptType, PreemptMode, PreemptExemptTime).
 	// PreemptType is preempt/none (default), preempt/partition_prio (a
@@ -132,24 +147,26 @@ type slurmConfig struct {
 	bfMinAgeReserve                          sim.Time
 	bfBusyNodes                              bool
 	bfWindowLinear                           sim.Time
+	defCpuPerGPU                             int64
 	queueDepth                               int
 	schedInterval                            sim.Time // <= 0 disables full passes
 
-	basic      bool
-	weights    priority.Weights
-	maxAge     sim.Time
-	halfLife   sim.Time
-	calcPeriod sim.Time
-	calcPhase  sim.Time
-	reset      sim.Time
-	jobSize    priority.JobSize
-	classic    bool
-	noNormPart bool
-	noNormQOS  bool
-	noNormTRES bool
-	damp       float64
-	billing    []priority.TRESWeight
-	enforce    string
+	basic        bool
+	weights      priority.Weights
+	maxAge       sim.Time
+	halfLife     sim.Time
+	calcPeriod   sim.Time
+	calcPhase    sim.Time
+	willRunPhase sim.Time
+	reset        sim.Time
+	jobSize      priority.JobSize
+	classic      bool
+	noNormPart   bool
+	noNormQOS    bool
+	noNormTRES   bool
+	damp         float64
+	billing      []priority.TRESWeight
+	enforce      string
 
 	preempt     preemptType
 	preemptMode preemptMode // cluster default
@@ -383,6 +400,9 @@ func (a *SlurmArgs) config(lines map[string]int) (*slurmConfig, error) {
 		return nil, err
 	}
 	c.bfWindowLinear = sim.Time(a.BfWindowLinear)
+	if c.defCpuPerGPU = a.DefCpuPerGPU; c.defCpuPerGPU < 0 {
+		return nil, bad("DefCpuPerGPU", "must be >= 0, got %d", a.DefCpuPerGPU)
+	}
 	if err := intRange("default_queue_depth", int64(a.DefaultQueueDepth), 1, 1_000_000); err != nil {
 		return nil, err
 	}
@@ -449,6 +469,9 @@ func (a *SlurmArgs) config(lines map[string]int) (*slurmConfig, error) {
 	}
 	if c.calcPhase = sim.Time(a.PriorityCalcPhase); !(c.calcPhase >= 0 && c.calcPhase < c.calcPeriod) {
 		return nil, bad("priority_calc_phase", "must be in [0, PriorityCalcPeriod = %d s), got %d", c.calcPeriod, a.PriorityCalcPhase)
+	}
+	if c.willRunPhase = sim.Time(a.WillRunPhase); !(c.willRunPhase >= 0 && c.willRunPhase < 30) {
+		return nil, bad("will_run_phase", "must be in [0, 30) seconds, got %d", a.WillRunPhase)
 	}
 	resets := map[string]sim.Time{"NONE": 0, "NOW": 0, "DAILY": 86400, "WEEKLY": 7 * 86400,
 		"MONTHLY": 30 * 86400, "QUARTERLY": 91 * 86400, "YEARLY": 365 * 86400}

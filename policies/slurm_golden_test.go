@@ -1,15 +1,17 @@
 package policies_test
 
 import (
-	"bufio"
-	"encoding/binary"
+	"errors"
 	"flag"
 	"fmt"
-	"hash/fnv"
-	"os"
+	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cockroachdb/datadriven"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/policies"
@@ -18,47 +20,362 @@ import (
 	"github.com/schedsim/schedsim/workload"
 )
 
-var updateSlurmGolden = flag.Bool("update-slurm-golden", false, "rewrite testdata/slurm_golden.txt from the current slurm policy")
+var update = flag.Bool("update", false, "rewrite the golden files under testdata from the current code (as datadriven's -rewrite)")
 
-// slurmGoldenFile holds one line per case: name and decision hash.
-const slurmGoldenFile = "testdata/slurm_golden.txt"
-
-// slurmGoldenCase is one run (or several, hashed together) of the slurm
-// policy.
-type slurmGoldenCase struct {
-	name string
-	run  func(t *testing.T) []*sim.Record
+// rewriteGoldens makes -update rewrite datadriven files as -rewrite does.
+func rewriteGoldens(t *testing.T) {
+	t.Helper()
+	if *update {
+		if err := flag.Set("rewrite", "true"); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
-func newGoldenSlurm(t *testing.T, edit func(*policies.SlurmArgs)) *policies.Slurm {
-	t.Helper()
-	a := policies.DefaultSlurmArgs()
-	if edit != nil {
-		edit(&a)
+// TestSlurmGolden replays the workloads of testdata/slurm_golden.txt under
+// the slurm policy and compares each run with the per-job table written
+// there (policytest.JobTable: a summary of exact figures and the jobs'
+// starts, ends, states, nodes and reasons, every job or a sample). Every
+// run is also replayed with every backfill cycle run
+// (Slurm.NoBackfillSkip), and the two records must agree on every
+// decision: the skipped cycles provably repeat the last one that ran.
+// Rewrite the tables (only for an intended change of behaviour) with
+// go test ./policies -run SlurmGolden -update.
+//
+// The file's directives (cockroachdb/datadriven):
+//
+//	synthetic seed=S nodes=N jobs=J load=L [users=U] [tiers] [windows]
+//	    policytest.Synthetic's trace; users: U users in 3 accounts;
+//	    tiers: a partition "hi" of higher PriorityTier on half the nodes
+//	    taking every fifth job (and JobRequeue); windows: two
+//	    maintenance windows, node failures every 30 days per node,
+//	    JobRequeue.
+//	lifecycle seeds=N [tiers]
+//	    policytest.Workload seeds 1..N, each with a maintenance window
+//	    on n0, node failures (MTBF 6 h, MTTR 30 min), JobRequeue on
+//	    even seeds and the 30 s time-limit sweep on every third.
+//	policy
+//	<slurm policy args, YAML>
+//	    the policy's arguments (docs/slurm-policy.md).
+//	run [every=K] [tables=T]
+//	    the table: every K-th job (all for 1); for lifecycle, a summary
+//	    per seed and the tables of the first T seeds.
+//
+// Example:
+//
+//	synthetic seed=1 nodes=16 jobs=2000 load=0.9
+//	----
+//
+//	run every=50
+//	----
+//	jobs 2000, started 2000 (...); wait total ... s, ...
+func TestSlurmGolden(t *testing.T) {
+	rewriteGoldens(t)
+	skipped := 0
+	datadriven.RunTest(t, "testdata/slurm_golden.txt", func(t *testing.T, d *datadriven.TestData) string {
+		return goldenDirective(t, d, &skipped)
+	})
+	if skipped == 0 {
+		t.Error("no backfill cycle was skipped: the skip check proves nothing")
 	}
-	s, err := policies.NewSlurm(a, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.NoBackfillSkip = goldenNoSkip
-	goldenMade = append(goldenMade, s)
-	return s
 }
 
-// goldenNoSkip sets Slurm.NoBackfillSkip in the policies the golden cases
-// make; goldenMade lists them (TestSlurmBackfillSkip).
-var (
-	goldenNoSkip bool
-	goldenMade   []*policies.Slurm
-)
+// TestSlurmScenarioFiles replays the hand-worked scenarios of
+// testdata/slurm_scenarios.txt, each a cluster, jobs, policy arguments
+// and the expected per-job table, the arithmetic in the file's comments.
+// The directives are TestSlurmGolden's, and:
+//
+//	cluster [parts=P1,P2] [tiers=T1,T2]
+//	<one node per line: NAME gpus=G [type=T] [cpus=C] [mem=MiB] [parts=P1,P2]>
+//	    nodes of 64 CPUs and 512 GiB unless given, in the first
+//	    partition unless given; tiers are the partitions' PriorityTier.
+//	jobs
+//	<one job per line: ID submit=S limit=L run=R [gpus=G] [nodes=N] [cpus=C] [type=T] [part=P] [user=U]>
+//	run [sweep=30] [end-at-limit] [ends-after-pass] [main-pass-every=N]
+//	    the simulator's Slurm timing (docs/lifecycle.md).
+//
+// Example:
+//
+//	cluster
+//	n0 gpus=8
+//	----
+//
+//	jobs
+//	A submit=0 limit=100 run=100 gpus=8
+//	----
+//
+//	run
+//	----
+//	jobs 1, started 1 (COMPLETED 1); ...
+func TestSlurmScenarioFiles(t *testing.T) {
+	rewriteGoldens(t)
+	skipped := 0
+	datadriven.RunTest(t, "testdata/slurm_scenarios.txt", func(t *testing.T, d *datadriven.TestData) string {
+		return goldenDirective(t, d, &skipped)
+	})
+}
 
-func runGolden(t *testing.T, cfg sim.Config) *sim.Record {
-	t.Helper()
-	rec, err := sim.Run(cfg)
-	if err != nil {
-		t.Fatal(err)
+// goldenState is what the directives of one file set up.
+var golden struct {
+	build   func(seed uint64) sim.Config // one run's config, policy not set
+	seeds   int                          // lifecycle: runs 1..seeds; 0: one run
+	args    string
+	cluster *hwmodels.Cluster // hand-written scenarios: cluster and jobs
+	jobs    []workload.Job
+	timing  func(*sim.Config) // the run directive's simulator timing
+}
+
+// handBuild is the config of a hand-written scenario.
+func handBuild(uint64) sim.Config {
+	return sim.Config{Cluster: golden.cluster, Trace: &workload.Trace{Jobs: slices.Clone(golden.jobs)}, Seed: 1, Check: true}
+}
+
+// parseCluster reads a cluster directive.
+func parseCluster(t *testing.T, d *datadriven.TestData) *hwmodels.Cluster {
+	parts := []string{"main"}
+	if d.HasArg("parts") {
+		parts = nil
+		d.ScanArgs(t, "parts", &parts)
 	}
+	var nodes []hwmodels.Node
+	for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		gpus, cpus, mem, typ, in := int64(0), int64(64), int64(524288), "h100", uint64(1)
+		for _, kv := range f[1:] {
+			k, v, _ := strings.Cut(kv, "=")
+			switch k {
+			case "gpus":
+				gpus = goldenInt(t, d, kv, v)
+			case "cpus":
+				cpus = goldenInt(t, d, kv, v)
+			case "mem":
+				mem = goldenInt(t, d, kv, v)
+			case "type":
+				typ = v
+			case "parts":
+				in = 0
+				for p := range strings.SplitSeq(v, ",") {
+					k := slices.Index(parts, p)
+					if k < 0 {
+						d.Fatalf(t, "%s: no partition %q", line, p)
+					}
+					in |= 1 << uint(k)
+				}
+			default:
+				d.Fatalf(t, "%s: unknown key %q (want gpus, type, cpus, mem, parts)", line, k)
+			}
+		}
+		nodes = append(nodes, policytest.Node(f[0], int32(gpus), typ, int32(cpus), mem, in))
+	}
+	c := policytest.Cluster(nodes, parts...)
+	if d.HasArg("tiers") {
+		var tiers []int
+		d.ScanArgs(t, "tiers", &tiers)
+		for i, tier := range tiers {
+			c.Partitions[i].PriorityTier = int32(tier)
+		}
+	}
+	return c
+}
+
+// parseJobs reads a jobs directive.
+func parseJobs(t *testing.T, d *datadriven.TestData) []workload.Job {
+	var jobs []workload.Job
+	for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		j := workload.NewJob(f[0])
+		for _, kv := range f[1:] {
+			k, v, _ := strings.Cut(kv, "=")
+			switch k {
+			case "submit":
+				j.Submit = sim.Time(goldenInt(t, d, kv, v))
+			case "limit":
+				j.TimeLimit = sim.Time(goldenInt(t, d, kv, v))
+			case "run":
+				j.Runtime = sim.Time(goldenInt(t, d, kv, v))
+			case "gpus":
+				j.Request.GPUs = int32(goldenInt(t, d, kv, v))
+			case "nodes":
+				j.Request.Nodes = int32(goldenInt(t, d, kv, v))
+			case "cpus":
+				j.Request.CPUs = int32(goldenInt(t, d, kv, v))
+			case "type":
+				j.Request.GPUType = v
+			case "part":
+				j.Partition = v
+			case "user":
+				j.User = v
+			default:
+				d.Fatalf(t, "%s: unknown key %q (want submit, limit, run, gpus, nodes, cpus, type, part, user)", line, k)
+			}
+		}
+		jobs = append(jobs, j)
+	}
+	return jobs
+}
+
+func goldenInt(t *testing.T, d *datadriven.TestData, kv, v string) int64 {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		d.Fatalf(t, "%s: %q is not an integer", kv, v)
+	}
+	return n
+}
+
+func goldenDirective(t *testing.T, d *datadriven.TestData, skipped *int) string {
+	switch d.Cmd {
+	case "synthetic":
+		var seed uint64
+		var nodes, jobs, users int
+		var load float64
+		d.ScanArgs(t, "seed", &seed)
+		d.ScanArgs(t, "nodes", &nodes)
+		d.ScanArgs(t, "jobs", &jobs)
+		d.ScanArgs(t, "load", &load)
+		d.MaybeScanArgs(t, "users", &users)
+		tiers, windows := d.HasArg("tiers"), d.HasArg("windows")
+		golden.seeds, golden.args = 0, ""
+		golden.build = func(uint64) sim.Config {
+			c, tr := policytest.Synthetic(seed, nodes, 8, jobs, load)
+			cfg := sim.Config{Cluster: c, Trace: tr, Seed: seed}
+			if users > 0 {
+				withUsers(tr, users)
+			}
+			if tiers {
+				cfg.Cluster = twoTiers(c, tr)
+				cfg.JobRequeue = true
+			}
+			if windows {
+				end := tr.Jobs[len(tr.Jobs)-1].Submit
+				cfg.Reservations = []sim.AdvanceReservation{
+					{Name: "m1", Start: end / 4, End: end/4 + 4*3600, Nodes: []int32{0, 1, 2, 3, 4, 5, 6, 7}},
+					{Name: "m2", Start: end / 2, End: end/2 + 7200, Nodes: []int32{10, 20, 30}},
+				}
+				cfg.Failures = &sim.FailureModel{MTBF: 30 * 86400, MTTR: 3600}
+				cfg.JobRequeue = true
+			}
+			return cfg
+		}
+		return ""
+	case "lifecycle":
+		d.ScanArgs(t, "seeds", &golden.seeds)
+		tiers := d.HasArg("tiers")
+		golden.args = ""
+		golden.build = func(seed uint64) sim.Config {
+			c, tr := policytest.Workload(seed)
+			if tiers {
+				c.Partitions[1].PriorityTier = 2
+			}
+			last := tr.Jobs[len(tr.Jobs)-1].Submit
+			cfg := sim.Config{Cluster: c, Trace: tr, Seed: seed,
+				Reservations: []sim.AdvanceReservation{{Name: "maint", Start: last / 3, End: last/3 + 3600, Nodes: []int32{0}}},
+				Failures:     &sim.FailureModel{MTBF: 6 * 3600, MTTR: 1800},
+				JobRequeue:   seed%2 == 0,
+			}
+			if seed%3 == 0 {
+				cfg.TimeLimitSweep = 30
+			}
+			return cfg
+		}
+		return ""
+	case "policy":
+		golden.args = d.Input
+		return ""
+	case "cluster":
+		golden.cluster = parseCluster(t, d)
+		golden.seeds, golden.args, golden.jobs = 0, "", nil
+		golden.build = handBuild
+		return ""
+	case "jobs":
+		golden.jobs = parseJobs(t, d)
+		return ""
+	case "run":
+		every, tables := 1, 0
+		d.MaybeScanArgs(t, "every", &every)
+		d.MaybeScanArgs(t, "tables", &tables)
+		if golden.build == nil {
+			d.Fatalf(t, "run before a workload directive")
+		}
+		golden.timing = func(cfg *sim.Config) {
+			d.MaybeScanArgs(t, "sweep", &cfg.TimeLimitSweep)
+			d.MaybeScanArgs(t, "main-pass-every", &cfg.MainPassEvery)
+			cfg.EndAtLimit = d.HasArg("end-at-limit")
+			cfg.EndsAfterPass = d.HasArg("ends-after-pass")
+		}
+		if golden.seeds == 0 {
+			rec := goldenRun(t, d, 0, skipped)
+			return policytest.JobTable(rec, every)
+		}
+		var b strings.Builder
+		var recs []*sim.Record
+		for seed := 1; seed <= golden.seeds; seed++ {
+			rec := goldenRun(t, d, uint64(seed), skipped)
+			fmt.Fprintf(&b, "seed %d: %s\n", seed, policytest.Summary(rec))
+			recs = append(recs, rec)
+		}
+		for i, rec := range recs[:min(tables, len(recs))] {
+			fmt.Fprintf(&b, "seed %d:\n%s", i+1, policytest.JobTable(rec, every))
+		}
+		return b.String()
+	}
+	d.Fatalf(t, "unknown directive %q", d.Cmd)
+	return ""
+}
+
+// goldenRun replays the current workload (seed for lifecycle runs) with
+// and without skipped backfill cycles, requires the same decisions, and
+// returns the record.
+func goldenRun(t *testing.T, d *datadriven.TestData, seed uint64, skipped *int) *sim.Record {
+	t.Helper()
+	run := func(noSkip bool) (*sim.Record, *policies.Slurm) {
+		cfg := golden.build(seed)
+		if golden.timing != nil {
+			golden.timing(&cfg)
+		}
+		p, err := policies.Builtin().New("slurm", strictYAML(golden.args))
+		if err != nil {
+			d.Fatalf(t, "%v", err)
+		}
+		s := p.(*policies.Slurm)
+		s.NoBackfillSkip = noSkip
+		cfg.Policy = s
+		rec, err := sim.Run(cfg)
+		if err != nil {
+			d.Fatalf(t, "%v", err)
+		}
+		return rec, s
+	}
+	rec, s := run(false)
+	full, f := run(true)
+	if f.BackfillSkipped() != 0 {
+		d.Fatalf(t, "NoBackfillSkip: %d cycles skipped", f.BackfillSkipped())
+	}
+	if msg := policytest.DiffDecisions(rec, full); msg != "" {
+		d.Fatalf(t, "seed %d: with skipped backfill cycles and without: %s", seed, msg)
+	}
+	*skipped += s.BackfillSkipped()
 	return rec
+}
+
+// strictYAML returns a strict decoder of the policy args text ("": none).
+func strictYAML(text string) func(any) error {
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	return func(into any) error {
+		dec := yaml.NewDecoder(strings.NewReader(text))
+		dec.KnownFields(true)
+		if err := dec.Decode(into); err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		return nil
+	}
 }
 
 // withUsers gives the jobs of a synthetic trace users in accounts, so
@@ -89,166 +406,4 @@ func twoTiers(c *hwmodels.Cluster, tr *workload.Trace) *hwmodels.Cluster {
 		}
 	}
 	return out
-}
-
-func syntheticCase(name string, seed uint64, nodes, jobs int, load float64, edit func(*policies.SlurmArgs), prep func(*sim.Config)) slurmGoldenCase {
-	return slurmGoldenCase{name: name, run: func(t *testing.T) []*sim.Record {
-		c, tr := policytest.Synthetic(seed, nodes, 8, jobs, load)
-		cfg := sim.Config{Cluster: c, Trace: tr, Seed: seed}
-		if prep != nil {
-			prep(&cfg)
-		}
-		cfg.Policy = newGoldenSlurm(t, edit)
-		return []*sim.Record{runGolden(t, cfg)}
-	}}
-}
-
-// lifecycleCase replays policytest.Workload seeds with a maintenance
-// window, node failures, requeue and a time-limit sweep (as
-// TestLifecycleConformance does).
-func lifecycleCase(name string, edit func(*policies.SlurmArgs), tiers bool) slurmGoldenCase {
-	return slurmGoldenCase{name: name, run: func(t *testing.T) []*sim.Record {
-		var out []*sim.Record
-		for seed := uint64(1); seed <= 48; seed++ {
-			c, tr := policytest.Workload(seed)
-			if tiers {
-				c.Partitions[1].PriorityTier = 2
-			}
-			last := tr.Jobs[len(tr.Jobs)-1].Submit
-			win := sim.AdvanceReservation{Name: "maint", Start: last / 3, End: last/3 + 3600, Nodes: []int32{0}}
-			cfg := sim.Config{Cluster: c, Trace: tr, Seed: seed,
-				Reservations: []sim.AdvanceReservation{win},
-				Failures:     &sim.FailureModel{MTBF: 6 * 3600, MTTR: 1800},
-				JobRequeue:   seed%2 == 0,
-				Policy:       newGoldenSlurm(t, edit),
-			}
-			if seed%3 == 0 {
-				cfg.TimeLimitSweep = 30
-			}
-			out = append(out, runGolden(t, cfg))
-		}
-		return out
-	}}
-}
-
-func slurmGoldenCases() []slurmGoldenCase {
-	prio := func(a *policies.SlurmArgs) {
-		a.PriorityWeightAge = 1000
-		a.PriorityWeightFairshare = 10000
-		a.PriorityWeightJobSize = 500
-		a.PriorityWeightTRES = "GRES/gpu=2000"
-		a.PriorityCalcPeriod = "1"
-		a.PriorityMaxAge = "0-4"
-		a.PriorityDecayHalfLife = "0-2"
-	}
-	users := func(cfg *sim.Config) { withUsers(cfg.Trace, 11) }
-	windows := func(cfg *sim.Config) {
-		end := cfg.Trace.Jobs[len(cfg.Trace.Jobs)-1].Submit
-		cfg.Reservations = []sim.AdvanceReservation{
-			{Name: "m1", Start: end / 4, End: end/4 + 4*3600, Nodes: []int32{0, 1, 2, 3, 4, 5, 6, 7}},
-			{Name: "m2", Start: end / 2, End: end/2 + 7200, Nodes: []int32{10, 20, 30}},
-		}
-		cfg.Failures = &sim.FailureModel{MTBF: 30 * 86400, MTTR: 3600}
-		cfg.JobRequeue = true
-	}
-	return []slurmGoldenCase{
-		syntheticCase("synthetic/seed=1/nodes=16", 1, 16, 2000, 0.9, nil, nil),
-		syntheticCase("synthetic/seed=2/nodes=64", 2, 64, 4000, 0.9, nil, nil),
-		syntheticCase("synthetic/seed=1/nodes=128", 1, 128, 10000, 0.9, nil, nil),
-		syntheticCase("synthetic/seed=1/nodes=1024/load=1.2", 1, 1024, 8000, 1.2, nil, nil),
-		syntheticCase("synthetic/seed=5/nodes=48/load=1.3", 5, 48, 1000, 1.3, nil, nil),
-		syntheticCase("synthetic/busy-nodes", 4, 32, 2000, 1.0, func(a *policies.SlurmArgs) {
-			a.BfBusyNodes = true
-			a.BfResolution = 300
-			a.BfWindow = 600
-		}, nil),
-		syntheticCase("synthetic/linear-limits", 4, 32, 2000, 1.0, func(a *policies.SlurmArgs) {
-			a.BfWindowLinear = 60
-			a.BfMaxJobTest = 50
-			a.BfMaxJobUser = 4
-			a.BfMinAgeReserve = 600
-			a.DefaultQueueDepth = 10
-		}, users),
-		syntheticCase("synthetic/intervals", 6, 32, 2000, 1.0, func(a *policies.SlurmArgs) {
-			a.BfInterval = 60
-			a.SchedInterval = 45
-			a.BfResolution = 1
-		}, nil),
-		syntheticCase("synthetic/priority", 7, 32, 1500, 1.0, prio, users),
-		syntheticCase("synthetic/qos-limits", 8, 32, 2000, 1.0, func(a *policies.SlurmArgs) {
-			a.QOS = []policies.QOSArgs{{Name: "normal", MaxJobsPerUser: 20, MaxTRESPerUser: "gres/gpu=48", GrpTRES: "gres/gpu=400"}}
-		}, users),
-		syntheticCase("synthetic/preempt", 9, 32, 1200, 1.0, func(a *policies.SlurmArgs) {
-			prio(a)
-			a.PriorityWeightPartition = 1000
-			a.PreemptType = "preempt/partition_prio"
-			a.PreemptMode = "REQUEUE"
-			a.PreemptExemptTime = "0-0:10"
-		}, func(cfg *sim.Config) {
-			users(cfg)
-			cfg.Cluster = twoTiers(cfg.Cluster, cfg.Trace)
-			cfg.JobRequeue = true
-		}),
-		syntheticCase("synthetic/windows-failures", 10, 32, 2000, 1.0, nil, windows),
-		lifecycleCase("lifecycle/default", nil, false),
-		lifecycleCase("lifecycle/preempt-priority", func(a *policies.SlurmArgs) {
-			prio(a)
-			a.BfBusyNodes = true
-			a.BfResolution = 30
-			a.PreemptType = "preempt/partition_prio"
-			a.PreemptMode = "REQUEUE"
-		}, true),
-	}
-}
-
-// TestSlurmGolden holds the slurm policy's decisions on a set of
-// workloads to the hashes recorded in testdata/slurm_golden.txt, so that
-// an optimization of the policy is proven to change no decision. Rewrite
-// the file (only for an intended change of behaviour) with
-// go test ./policies -run SlurmGolden -update-slurm-golden.
-func TestSlurmGolden(t *testing.T) {
-	want := map[string]string{}
-	if f, err := os.Open(slurmGoldenFile); err == nil {
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if name, h, ok := strings.Cut(sc.Text(), " "); ok {
-				want[name] = h
-			}
-		}
-		f.Close()
-	} else if !*updateSlurmGolden {
-		t.Fatal(err)
-	}
-	var lines []string
-	for _, c := range slurmGoldenCases() {
-		t.Run(c.name, func(t *testing.T) {
-			recs := c.run(t)
-			h := fnv.New64a()
-			var runs, reasons, started int
-			for _, rec := range recs {
-				runs += len(rec.Runs)
-				reasons += rec.Reasons.Len()
-				for i := range rec.Jobs {
-					if rec.Jobs[i].Start >= 0 {
-						started++
-					}
-				}
-				h.Write(binary.LittleEndian.AppendUint64(nil, policytest.DecisionHash(rec)))
-			}
-			got := fmt.Sprintf("%016x", h.Sum64())
-			t.Logf("%d runs, %d jobs started, %d earlier runs, %d reason changes", len(recs), started, runs, reasons)
-			lines = append(lines, c.name+" "+got)
-			if !*updateSlurmGolden && want[c.name] != got {
-				t.Errorf("decisions hash %s, golden %s", got, want[c.name])
-			}
-		})
-	}
-	if *updateSlurmGolden {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(slurmGoldenFile, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }

@@ -623,3 +623,241 @@ func TestSlurmPlacementArg(t *testing.T) {
 		t.Errorf("placement scatter: no error")
 	}
 }
+
+// TestSlurmFailureMemoryLimit holds the pass's memory of failed demands
+// to the limit of the job that failed: with a maintenance window, a job
+// that failed for its long limit says nothing about a shorter one of the
+// same shape. Two nodes of 8 GPUs, fast() passes, a window on n1 over
+// [100,200). R holds n0 [0,300). X (2 nodes, limit 10) cannot start and
+// blocks the partition in every main pass. At the backfill cycle of 10:
+// X reserves both nodes [300,310); A (one node, limit 150) fits n1 by
+// capacity but [10,160) meets the window, so it fails and reserves n1
+// from 310; B (one node, limit 50) fits n1 over [10,60), before the
+// window, and starts at 10. (When the main pass's memory of X's limit
+// was left behind, A's failure was remembered with X's limit 10, so B,
+// asking the same with limit 50, was taken as failing too and waited
+// for the window's end, 200.) X starts at 300 when R ends, A at 310.
+func TestSlurmFailureMemoryLimit(t *testing.T) {
+	c := policytest.GPUNodes(2, 8)
+	nodes := func(n int32) workload.Request { return workload.Request{Nodes: n, GPUs: 8 * n} }
+	jobs := []workload.Job{
+		job("R", 0, 300, 300, nodes(1)),
+		job("X", 1, 10, 10, nodes(2)),
+		job("A", 2, 150, 150, nodes(1)),
+		job("B", 3, 50, 50, nodes(1)),
+	}
+	p, err := policies.NewSlurm(fast(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := sim.Run(sim.Config{Cluster: c, Trace: &workload.Trace{Jobs: jobs}, Policy: p, Seed: 1, Check: true,
+		Reservations: []sim.AdvanceReservation{{Name: "maint", Start: 100, End: 200, Nodes: []int32{1}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]sim.Time{"R": 0, "X": 300, "A": 310, "B": 10}
+	if d := cmp.Diff(want, starts(rec)); d != "" {
+		t.Errorf("starts (-want +got):\n%s", d)
+	}
+}
+
+// TestSlurmReservationSpan holds the reservations of a backfill cycle to
+// Slurm's rounding and horizon (backfill.c _attempt_backfill and
+// _add_reservation): a reservation holds the slots from its start to its
+// end, both rounded down to bf_resolution (at least one slot); a job
+// whose predicted start is at most bf_window ahead gets one; the
+// TRY_LATER retries go to slot boundaries before the horizon. Two nodes
+// of 8 GPUs, bf_resolution 60; the reservations of the cycle at 0.
+func TestSlurmReservationSpan(t *testing.T) {
+	c := policytest.GPUNodes(2, 8)
+	nodes := func(n int32) workload.Request { return workload.Request{Nodes: n, GPUs: 8 * n} }
+	tests := []struct {
+		name   string
+		window int64 // bf_window, minutes
+		jobs   []workload.Job
+		want   []policies.SlurmReservation
+	}{
+		{
+			// Horizon 240. A holds n0 [0,100), X n1 [0,50). B (both
+			// nodes, limit 110) is predicted at 100, when A ends: it
+			// holds [60, 210 rounded down = 180). E (both nodes, limit
+			// 60): its window [0,60] meets B's slots from 60, so it is
+			// tried again at the next slot boundary, 60, then at B's
+			// end, 180, where no reservation holds the nodes: it
+			// holds [180,240). (With the end rounded up, B held
+			// [60,240) and E's retry at 240 was at the horizon, where
+			// the map ends: no reservation.)
+			name:   "ends rounded down",
+			window: 4,
+			jobs: []workload.Job{
+				job("A", 0, 100, 100, nodes(1)),
+				job("X", 0, 50, 50, nodes(1)),
+				job("B", 0, 110, 110, nodes(2)),
+				job("E", 0, 60, 60, nodes(2)),
+			},
+			want: []policies.SlurmReservation{
+				{Job: 2, Predicted: 100, Start: 60, End: 180, Nodes: []int32{0, 1}},
+				{Job: 3, Predicted: 180, Start: 180, End: 240, Nodes: []int32{0, 1}},
+			},
+		},
+		{
+			// Horizon 60. A holds n0 [0,60), X n1 [0,200). G (one
+			// node, limit 10): will-run releases A (its end 60 sets
+			// the grid end 90; X ends after 90+30) and G is predicted
+			// at 60, the horizon itself: it gets a reservation, one
+			// slot long, [60,120). (With the horizon exclusive it got
+			// none.)
+			name:   "a start at the horizon",
+			window: 1,
+			jobs: []workload.Job{
+				job("A", 0, 60, 60, nodes(1)),
+				job("X", 0, 200, 200, nodes(1)),
+				job("G", 0, 10, 10, nodes(1)),
+			},
+			want: []policies.SlurmReservation{
+				{Job: 2, Predicted: 60, Start: 60, End: 120, Nodes: []int32{0}},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := fast()
+			a.BfResolution, a.BfWindow = 60, tt.window
+			s, err := policies.NewSlurm(a, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.AlwaysReserve = true
+			probe := &reservationProbe{Slurm: s}
+			if _, err := sim.Run(sim.Config{Cluster: c, Trace: &workload.Trace{Jobs: tt.jobs}, Policy: probe, Seed: 1}); err != nil {
+				t.Fatal(err)
+			}
+			var got []policies.SlurmReservation
+			for _, p := range probe.log {
+				if p.at == 0 {
+					got = p.res
+				}
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("reservations of the cycle at 0 (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestSlurmJobSizeAllocatedCPUs holds the job size factor to
+// set_priority_factors (priority_multifactor.c): at submit it counts the
+// CPUs a job asked for; once select/cons_tres has tested the job
+// against the nodes it counts job_ptr->total_cpus, the CPUs the job
+// would be allocated, here DefCpuPerGPU = 4 per GPU; the priority uses
+// it from the next recalculation. One node of 8 GPUs and 64 CPUs,
+// PriorityWeightJobSize 1000, PriorityCalcPeriod 1 minute, fast()
+// passes. A holds the node [0,200). X (6 GPUs, 1 CPU) comes at 10, Y (8
+// GPUs, 1 CPU) at 11: both have (1/1 + 1/64)/2·1000 = 507, and X, the
+// older, goes first. The backfill cycle of 20 tests both; the
+// recalculation at 60 counts 24 and 32 CPUs: X (1 + 24/64)/2·1000 =
+// 687, Y (1 + 32/64)/2·1000 = 750, and Y goes first: it starts at 200
+// when A ends, X when Y ends, at 300. (Counting the CPUs asked for, X
+// started at 200 and Y at 250.)
+func TestSlurmJobSizeAllocatedCPUs(t *testing.T) {
+	c := policytest.GPUNodes(1, 8)
+	req := func(gpus int32) workload.Request { return workload.Request{GPUs: gpus, CPUs: 1} }
+	jobs := []workload.Job{
+		job("A", 0, 200, 200, workload.Request{GPUs: 8}),
+		job("X", 10, 50, 50, req(6)),
+		job("Y", 11, 100, 100, req(8)),
+	}
+	a := fast()
+	a.PriorityWeightJobSize = 1000
+	a.PriorityCalcPeriod = "1"
+	a.DefCpuPerGPU = 4
+	rec := runSlurm(t, c, jobs, a)
+	want := map[string]sim.Time{"A": 0, "X": 300, "Y": 200}
+	if d := cmp.Diff(want, starts(rec)); d != "" {
+		t.Errorf("starts (-want +got):\n%s", d)
+	}
+}
+
+// TestSlurmMainPassSecond holds the slurm policy to slurmctld's timing
+// within a second under sim.Config.EndsAfterPass: a job a cycle started
+// ends just after that cycle's phase, so the backfill cycle of its
+// second has run; at the main scheduler's instants (MainPassEvery: every
+// sched_min_interval, or every second when that is under a second) the
+// event-driven main scheduler runs after the end and starts the queue's
+// head in the same second, while a job only backfill may start waits for
+// the next second's cycle. bf_interval = sched_interval = 1. n0 is held
+// by A [0,100); n1 by W (4 GPUs) [0,200) and X (4 GPUs) [0,10) or
+// [0,11).
+func TestSlurmMainPassSecond(t *testing.T) {
+	c := policytest.GPUNodes(2, 8)
+	g := func(n int32) workload.Request { return workload.Request{GPUs: n} }
+	nodes := func(n int32) workload.Request { return workload.Request{Nodes: n, GPUs: 8 * n} }
+	running := func(xEnd sim.Time) []workload.Job {
+		return []workload.Job{
+			job("A", 0, 100, 100, nodes(1)),
+			job("W", 0, 200, 200, g(4)),
+			job("X", 0, xEnd, xEnd, g(4)),
+		}
+	}
+	tests := []struct {
+		name  string
+		every sim.Time
+		xEnd  sim.Time
+		more  []workload.Job
+		want  map[string]sim.Time
+	}{
+		{
+			// Y (4 GPUs) heads the queue: X's end at 10, a main
+			// scheduler instant (every 2 s), is followed by a main
+			// pass at 10, which starts Y.
+			name: "the head starts in the second of the end", every: 2, xEnd: 10,
+			more: []workload.Job{job("Y", 2, 20, 20, g(4))},
+			want: map[string]sim.Time{"A": 0, "W": 0, "X": 0, "Y": 10},
+		},
+		{
+			// X ends at 11, between the main scheduler's instants:
+			// Y starts at the next second's cycles.
+			name: "an end between main scheduler instants", every: 2, xEnd: 11,
+			more: []workload.Job{job("Y", 2, 20, 20, g(4))},
+			want: map[string]sim.Time{"A": 0, "W": 0, "X": 0, "Y": 12},
+		},
+		{
+			// sched_min_interval under a second: the main scheduler
+			// runs after every end, and Y starts at 11.
+			name: "every second a main scheduler instant", every: 1, xEnd: 11,
+			more: []workload.Job{job("Y", 2, 20, 20, g(4))},
+			want: map[string]sim.Time{"A": 0, "W": 0, "X": 0, "Y": 11},
+		},
+		{
+			// H (both nodes) heads the queue and blocks it in the
+			// main pass; Z (4 GPUs, limit 20) fits n1 once X ends,
+			// before H's reservation at 200: only backfill may start
+			// it. The backfill cycle of 10 came before X's end, the
+			// main pass after it skips Z: Z starts at the cycle of 11.
+			// (When ends at main scheduler instants came before all
+			// of the instant's passes, Z started at 10.)
+			name: "a backfill start waits for the next cycle", every: 2, xEnd: 10,
+			more: []workload.Job{job("H", 1, 50, 50, nodes(2)), job("Z", 2, 20, 20, g(4))},
+			want: map[string]sim.Time{"A": 0, "W": 0, "X": 0, "H": 200, "Z": 11},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := policies.DefaultSlurmArgs()
+			a.BfInterval, a.SchedInterval, a.BfResolution = 1, 1, 1
+			p, err := policies.NewSlurm(a, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			jobs := append(running(tt.xEnd), tt.more...)
+			rec, err := sim.Run(sim.Config{Cluster: c, Trace: &workload.Trace{Jobs: jobs}, Policy: p, Seed: 1, Check: true,
+				EndsAfterPass: true, MainPassEvery: tt.every})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.want, starts(rec)); d != "" {
+				t.Errorf("starts (-want +got):\n%s", d)
+			}
+		})
+	}
+}

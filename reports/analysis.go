@@ -80,8 +80,8 @@ type GroupStats struct {
 
 // Throughput is the work finished per day of the window.
 type Throughput struct {
-	// Finished counts jobs that ended after they started (COMPLETED,
-	// TIMEOUT, PREEMPTED, NODE_FAIL).
+	// Finished counts jobs that ended after they started (every final
+	// state but UNFINISHED).
 	Finished int
 	// JobsPerDay is Finished over the makespan in days; GPUHoursPerDay
 	// the allocated GPU-hours over the same. Both are 0 for an empty
@@ -119,14 +119,18 @@ type AccountShare struct {
 // Fragmentation averages the timeline's snapshots (see Sample): free
 // GPUs, and free GPUs that no eligible queued job could use because its
 // per-node request fits on none of the nodes holding them (by partition,
-// GPU type, GPUs, CPUs and memory). A job with a node count asks for
-// ⌈GPUs/nodes⌉ GPUs (and likewise CPUs and memory) on each node; one
-// without asks for at least one GPU with ⌈CPUs/GPUs⌉ CPUs.
+// GPU type, GPUs, CPUs and memory; an MPS job only on nodes sharing GPUs
+// by MPS). A job with a node count asks for ⌈GPUs/nodes⌉ GPUs (and
+// likewise CPUs and memory) on each node; one without asks for at least
+// one GPU with ⌈CPUs/GPUs⌉ CPUs. While no eligible GPU job is queued no
+// free GPU is unusable: fragmentation is capacity that waiting work
+// cannot use, not idle capacity. docs/reports.md has the definition.
 type Fragmentation struct {
 	Samples int
 	// MeanFreeGPUs and MeanUnusableFreeGPUs average the snapshots;
-	// UnusableFraction is Σ unusable / Σ free (0 when nothing was free).
-	// They count whole GPUs (MIG GPUs are not among them).
+	// UnusableFraction is Σ unusable / Σ free over all snapshots (0 when
+	// nothing was free): the share of free GPU time stranded while jobs
+	// waited. They count whole GPUs (MIG GPUs are not among them).
 	MeanFreeGPUs, MeanUnusableFreeGPUs, UnusableFraction float64
 	// MIG is true when the cluster has MIG GPUs; MeanFreeMIGSlices,
 	// MeanUnusableMIGSlices and MIGUnusableFraction are then the same
@@ -140,8 +144,10 @@ type Disruption struct {
 	// Preemptions counts runs that ended PREEMPTED; Requeues sums
 	// JobRecord.Requeues.
 	Preemptions, Requeues int
-	// NodeFailRuns counts runs that a node failure ended; LostGPUSeconds
-	// is the GPU time those runs held.
+	// NodeFailRuns counts runs that a node failure of the simulation
+	// ended; LostGPUSeconds is the GPU time those runs held after their
+	// last checkpoint (JobRow.LostGPUSeconds). Preemptions and failures
+	// the trace recorded as a job's final state are not counted.
 	NodeFailRuns   int
 	LostGPUSeconds int64
 }

@@ -1,14 +1,12 @@
 package reports
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/schedsim/schedsim/sim"
 )
@@ -25,79 +23,28 @@ const (
 	PlotsDir            = "plots"
 )
 
-// WriteFileAtomic creates or replaces the file at path with what write
-// writes, so that path holds either its old content or the complete new
-// content, never a part. write gets a buffered writer on a temporary file
-// in path's directory (named ".<base>.tmp<random>"); the file is then
-// flushed, fsynced, given mode 0644, closed and renamed onto path, and the
-// directory is fsynced (best effort: some file systems refuse). If write or
-// any step fails, or write panics, the temporary file is removed, path is
-// left as it was, and the error is returned (the panic re-raised).
-func WriteFileAtomic(path string, write func(io.Writer) error) error {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	done := false
-	defer func() {
-		if !done {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	fail := func(err error) error { return fmt.Errorf("write %s: %w", path, err) }
-	bw := bufio.NewWriterSize(f, 64<<10)
-	if err := write(bw); err != nil {
-		return fail(err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fail(err)
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		return fail(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fail(err)
-	}
-	done = true
-	syncDir(dir)
-	return nil
-}
-
-// syncDir fsyncs directory dir so that a rename in it survives a crash.
-// Errors are ignored: not every platform or file system supports it.
-func syncDir(dir string) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return
-	}
-	_ = d.Sync()
-	_ = d.Close()
-}
-
-// WriteOutputs writes every output of a run into dir, creating dir and
-// dir/plots (mode 0755) if needed: jobs.csv, jobs.parquet,
+// WriteOutputs writes every output of a run as the run directory dir
+// (CreateOutDir, WriteRun, Close): jobs.csv, jobs.parquet,
 // timeline.parquet, jobs.sacct, scenario.yaml (when scenario is not
-// empty), plots/NAME.png and plots/NAME.svg for each of Figures, and
-// report.html, then summary.json last, so a directory with a new
-// summary.json has the matching files. a must be Analyze(rec, ...).
-// Each file is written with WriteFileAtomic: on error no partial file is
-// left behind, though earlier files may already have been replaced.
+// empty), plots/NAME.png and plots/NAME.svg for each of Figures,
+// report.html, summary.json and manifest.json. a must be Analyze(rec,
+// ...). dir then holds this run and nothing else, or, after an error, what
+// it held before.
 func WriteOutputs(dir string, rec *sim.Record, a *Analysis, scenario []byte) error {
-	if err := os.MkdirAll(filepath.Join(dir, PlotsDir), 0o755); err != nil {
+	o, err := CreateOutDir(dir)
+	if err != nil {
 		return err
 	}
+	if err := o.WriteRun(rec, a, scenario); err != nil {
+		o.Close()
+		return err
+	}
+	return o.Close()
+}
+
+// WriteRun writes the outputs of a run (see WriteOutputs) into o and
+// commits them.
+func (o *OutDir) WriteRun(rec *sim.Record, a *Analysis, scenario []byte) error {
 	files := []struct {
 		name  string
 		write func(io.Writer) error
@@ -114,7 +61,7 @@ func WriteOutputs(dir string, rec *sim.Record, a *Analysis, scenario []byte) err
 		}{ScenarioFile, func(w io.Writer) error { _, err := w.Write(scenario); return err }})
 	}
 	for _, f := range files {
-		if err := WriteFileAtomic(filepath.Join(dir, f.name), f.write); err != nil {
+		if err := o.WriteFile(f.name, f.write); err != nil {
 			return err
 		}
 	}
@@ -122,37 +69,65 @@ func WriteOutputs(dir string, rec *sim.Record, a *Analysis, scenario []byte) err
 	if err := WriteSummaryJSON(&sum, a.Summary); err != nil {
 		return err
 	}
-	if err := WritePlotsAndReport(dir, sum.Bytes(), a.Jobs, &a.Timeline, scenario); err != nil {
+	if err := o.writePlotsAndReport(sum.Bytes(), a.Jobs, &a.Timeline, scenario); err != nil {
 		return err
 	}
-	return WriteFileAtomic(filepath.Join(dir, SummaryFile), func(w io.Writer) error {
+	if err := o.WriteFile(SummaryFile, func(w io.Writer) error {
 		_, err := w.Write(sum.Bytes())
 		return err
-	})
+	}); err != nil {
+		return err
+	}
+	return o.Commit(RunID{ConfigHash: a.Summary.ConfigHash, Seed: a.Summary.Seed, Policy: a.Summary.Policy})
 }
 
-// WritePlotsAndReport draws Figures(jobs, tl, policy) into dir/plots as
-// PNG and SVG and writes dir/report.html from summary (summary.json's
-// bytes), the figures and scenario.
-func WritePlotsAndReport(dir string, summary []byte, jobs []JobRow, tl *Timeline, scenario []byte) error {
+// Redraw re-draws the plots and report.html of the run directory o
+// replaces from its saved outputs (ReadRunDir under o's lock), carries
+// its other files over unchanged, and commits: schedsim plot.
+func (o *OutDir) Redraw() (*RunDir, error) {
+	root, err := os.OpenRoot(o.dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	rd, err := readRunDir(o.dir, root)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range rd.Manifest.Files {
+		if derivedFile(e.Name) {
+			continue
+		}
+		if err := o.carry(root, e); err != nil {
+			return nil, err
+		}
+	}
+	if err := o.writePlotsAndReport(rd.Summary, rd.Jobs, rd.Timeline, rd.Scenario); err != nil {
+		return nil, err
+	}
+	m := rd.Manifest
+	return rd, o.Commit(RunID{ConfigHash: m.ConfigHash, Seed: m.Seed, Policy: m.Policy})
+}
+
+// writePlotsAndReport draws Figures(jobs, tl, policy) into plots/ as PNG
+// and SVG and writes report.html from summary (summary.json's bytes), the
+// figures and scenario.
+func (o *OutDir) writePlotsAndReport(summary []byte, jobs []JobRow, tl *Timeline, scenario []byte) error {
 	hdr, err := ParseSummaryHeader(summary)
 	if err != nil {
 		return fmt.Errorf("summary: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Join(dir, PlotsDir), 0o755); err != nil {
-		return err
-	}
 	figs := Figures(jobs, tl, hdr.Policy)
 	for i := range figs {
 		f := &figs[i]
-		if err := WriteFileAtomic(filepath.Join(dir, PlotsDir, f.Name+".png"), f.WritePNG); err != nil {
+		if err := o.WriteFile(PlotsDir+"/"+f.Name+".png", f.WritePNG); err != nil {
 			return err
 		}
-		if err := WriteFileAtomic(filepath.Join(dir, PlotsDir, f.Name+".svg"), f.WriteSVG); err != nil {
+		if err := o.WriteFile(PlotsDir+"/"+f.Name+".svg", f.WriteSVG); err != nil {
 			return err
 		}
 	}
-	return WriteFileAtomic(filepath.Join(dir, ReportFile), func(w io.Writer) error {
+	return o.WriteFile(ReportFile, func(w io.Writer) error {
 		return WriteReport(w, ReportInput{Summary: summary, Figures: figs, Scenario: scenario})
 	})
 }
@@ -160,6 +135,7 @@ func WritePlotsAndReport(dir string, summary []byte, jobs []JobRow, tl *Timeline
 // RunDir is a run's saved outputs read back.
 type RunDir struct {
 	Dir      string
+	Manifest *Manifest
 	Summary  []byte
 	Header   SummaryHeader
 	Jobs     []JobRow
@@ -167,40 +143,49 @@ type RunDir struct {
 	Scenario []byte // nil if the directory has no scenario.yaml
 }
 
-// ReadRunDir reads summary.json, jobs.parquet, timeline.parquet and, if
-// present, scenario.yaml from dir.
+// ReadRunDir checks dir against its manifest (VerifyRunDir, except that
+// plots and report.html may be missing: they are drawn from the rest) and
+// reads summary.json, jobs.parquet, timeline.parquet and, if present,
+// scenario.yaml, in the same pass: the bytes read are the bytes checked,
+// even if a writer replaces dir meanwhile. The summary's and the jobs
+// table's config hash and seed must be the manifest's.
 func ReadRunDir(dir string) (*RunDir, error) {
-	rd := &RunDir{Dir: dir}
-	read := func(name string) ([]byte, error) {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			return nil, err
-		}
-		return b, nil
-	}
-	var err error
-	if rd.Summary, err = read(SummaryFile); err != nil {
-		return nil, err
-	}
-	if rd.Header, err = ParseSummaryHeader(rd.Summary); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, SummaryFile), err)
-	}
-	data, err := read(JobsParquetFile)
+	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
-	if rd.Jobs, _, err = ReadJobsParquet(filepath.Join(dir, JobsParquetFile), data); err != nil {
+	defer root.Close()
+	return readRunDir(dir, root)
+}
+
+func readRunDir(dir string, root *os.Root) (*RunDir, error) {
+	m, data, err := verifyRoot(dir, root, []string{SummaryFile, JobsParquetFile, TimelineParquetFile, ScenarioFile}, true)
+	if err != nil {
 		return nil, err
 	}
-	if data, err = read(TimelineParquetFile); err != nil {
+	rd := &RunDir{Dir: dir, Manifest: m, Scenario: data[ScenarioFile]}
+	for _, name := range []string{SummaryFile, JobsParquetFile, TimelineParquetFile} {
+		if _, ok := data[name]; !ok {
+			return nil, fmt.Errorf("%s: the manifest lists no %s: %s", dir, name, errNotComplete)
+		}
+	}
+	rd.Summary = data[SummaryFile]
+	if rd.Header, err = ParseSummaryHeader(rd.Summary); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, SummaryFile), err)
+	}
+	if rd.Header.ConfigHash != m.ConfigHash || rd.Header.Seed != m.Seed {
+		return nil, fmt.Errorf("%s: summary.json is config %s seed %d, the manifest %s seed %d: %s",
+			dir, rd.Header.ConfigHash, rd.Header.Seed, m.ConfigHash, m.Seed, errNotComplete)
+	}
+	var meta map[string]string
+	if rd.Jobs, meta, err = ReadJobsParquet(filepath.Join(dir, JobsParquetFile), data[JobsParquetFile]); err != nil {
 		return nil, err
 	}
-	if rd.Timeline, err = ReadTimelineParquet(filepath.Join(dir, TimelineParquetFile), data); err != nil {
-		return nil, err
+	if meta[metaConfigHash] != m.ConfigHash || meta[metaSeed] != strconv.FormatUint(m.Seed, 10) {
+		return nil, fmt.Errorf("%s: jobs.parquet is config %s seed %s, the manifest %s seed %d: %s",
+			dir, meta[metaConfigHash], meta[metaSeed], m.ConfigHash, m.Seed, errNotComplete)
 	}
-	if b, err := read(ScenarioFile); err == nil {
-		rd.Scenario = b
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	if rd.Timeline, err = ReadTimelineParquet(filepath.Join(dir, TimelineParquetFile), data[TimelineParquetFile]); err != nil {
 		return nil, err
 	}
 	return rd, nil

@@ -2,8 +2,6 @@ package reports
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,124 +25,6 @@ func dirNames(t *testing.T, dir string) []string {
 	return names
 }
 
-func TestWriteFileAtomic(t *testing.T) {
-	errBoom := errors.New("boom")
-	tests := []struct {
-		name string
-		old  string // existing content; "" means no file
-		// write writes some bytes, then fails or panics (or succeeds).
-		write     func(w io.Writer) error
-		wantErr   error
-		wantPanic bool
-		want      string // content of the file afterwards; "" means absent
-	}{
-		{
-			name:  "new file",
-			write: func(w io.Writer) error { _, err := io.WriteString(w, "new\n"); return err },
-			want:  "new\n",
-		},
-		{
-			name:  "replace",
-			old:   "old\n",
-			write: func(w io.Writer) error { _, err := io.WriteString(w, "new\n"); return err },
-			want:  "new\n",
-		},
-		{
-			name: "writer fails, no file",
-			write: func(w io.Writer) error {
-				io.WriteString(w, strings.Repeat("x", 1<<20)) // more than the buffer: reaches the temp file
-				return errBoom
-			},
-			wantErr: errBoom,
-		},
-		{
-			name: "writer fails, old file kept",
-			old:  "old\n",
-			write: func(w io.Writer) error {
-				io.WriteString(w, "half")
-				return errBoom
-			},
-			wantErr: errBoom,
-			want:    "old\n",
-		},
-		{
-			name: "writer panics",
-			old:  "old\n",
-			write: func(w io.Writer) error {
-				io.WriteString(w, "half")
-				panic("writer bug")
-			},
-			wantPanic: true,
-			want:      "old\n",
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			path := filepath.Join(dir, "out.json")
-			if tt.old != "" {
-				if err := os.WriteFile(path, []byte(tt.old), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			var err error
-			func() {
-				defer func() {
-					if r := recover(); (r != nil) != tt.wantPanic {
-						t.Errorf("panic = %v, want panic %v", r, tt.wantPanic)
-					}
-				}()
-				err = WriteFileAtomic(path, tt.write)
-			}()
-			if !errors.Is(err, tt.wantErr) {
-				t.Errorf("WriteFileAtomic error = %v, want %v", err, tt.wantErr)
-			}
-			if err != nil && !strings.Contains(err.Error(), path) {
-				t.Errorf("error %q does not name %s", err, path)
-			}
-			// Nothing but the target (if any) is left in the directory.
-			var wantNames []string
-			if tt.want != "" {
-				wantNames = []string{"out.json"}
-			}
-			if diff := cmp.Diff(wantNames, dirNames(t, dir)); diff != "" {
-				t.Errorf("directory entries mismatch (-want +got):\n%s", diff)
-			}
-			if tt.want == "" {
-				return
-			}
-			got, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, string(got)); diff != "" {
-				t.Errorf("content mismatch (-want +got):\n%s", diff)
-			}
-			fi, err := os.Stat(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tt.old == "" || tt.want != tt.old {
-				if m := fi.Mode().Perm(); m != 0o644 {
-					t.Errorf("mode = %v, want 0644", m)
-				}
-			}
-		})
-	}
-}
-
-func TestWriteFileAtomicNoDir(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "missing", "out.json")
-	called := false
-	err := WriteFileAtomic(path, func(io.Writer) error { called = true; return nil })
-	if err == nil || !strings.Contains(err.Error(), path) {
-		t.Errorf("WriteFileAtomic error = %v, want one naming %s", err, path)
-	}
-	if called {
-		t.Errorf("write was called without a temp file")
-	}
-}
-
 // TestWriteOutputs writes the fixture's outputs into two directories it
 // must create and checks that every file is byte-identical between them
 // (plots included), that the text outputs match their goldens, and that
@@ -159,7 +39,7 @@ func TestWriteOutputs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := []string{JobsFile, JobsParquetFile, SacctFile, PlotsDir, ReportFile, ScenarioFile, SummaryFile, TimelineParquetFile}
+	want := []string{JobsFile, JobsParquetFile, ManifestFile, SacctFile, PlotsDir, ReportFile, ScenarioFile, SummaryFile, TimelineParquetFile}
 	slices.Sort(want)
 	if diff := cmp.Diff(want, dirNames(t, dirs[0])); diff != "" {
 		t.Errorf("directory entries mismatch (-want +got):\n%s", diff)
@@ -215,6 +95,13 @@ func TestWriteOutputs(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, dirNames(t, dirs[0])); diff != "" {
 		t.Errorf("directory entries after failure mismatch (-want +got):\n%s", diff)
+	}
+	if _, err := ReadRunDir(dirs[0]); err != nil {
+		t.Errorf("the earlier run does not read back after a failed write: %v", err)
+	}
+	// Nothing of the failed write is left beside the directories.
+	if diff := cmp.Diff([]string{"run1", "run2"}, dirNames(t, filepath.Join(base, "out"))); diff != "" {
+		t.Errorf("left in the parent (-want +got):\n%s", diff)
 	}
 }
 

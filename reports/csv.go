@@ -33,6 +33,7 @@ func WriteJobsCSV(w io.Writer, rec *sim.Record) error {
 		return err
 	}
 	row := make([]string, len(jobsCSVHeader))
+	runs := newRunTable(rec)
 	var nodes []int32
 	var names []string
 	for i := range rec.Jobs {
@@ -55,7 +56,8 @@ func WriteJobsCSV(w io.Writer, rec *sim.Record) error {
 		row[4], row[5], row[6] = "", "", ""
 		if j.Start != workload.Unknown {
 			row[4] = strconv.FormatInt(int64(j.Start), 10)
-			row[6] = strconv.FormatInt(int64(j.Start-j.Submit), 10)
+			w, _ := runs.wait(i) // WaitDefinitionText
+			row[6] = strconv.FormatInt(int64(w), 10)
 		}
 		if j.End != workload.Unknown {
 			row[5] = strconv.FormatInt(int64(j.End), 10)

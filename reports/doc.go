@@ -1,6 +1,8 @@
 // Package reports turns the Record of a run into metrics and output files.
 // It reads records only, never the live engine, and imports sim (record
-// types), workload and hwmodels.
+// types), workload, hwmodels and traces (whose writers it uses for results
+// in trace formats: jobs.sacct through traces.SacctWriter; traces imports
+// only workload, so no cycle can arise).
 //
 //   - Summarize computes the run-level metrics (a Summary) from a Record.
 //   - WriteTable prints a Summary as the aligned table schedsim run shows.
@@ -12,13 +14,17 @@
 //     timeline.parquet (Arrow schema stored; seed and config hash in the
 //     metadata); ReadJobsParquet, ReadTimelineParquet and ReadRunDir read
 //     them back.
-//   - WriteJobsSacct writes jobs.sacct, sacct -P text.
+//   - WriteJobsSacct writes jobs.sacct, sacct -P text, with traces'
+//     sacct writer.
 //   - Figures draws the plots (gonum/plot; PNG and SVG); WriteReport
 //     writes report.html.
 //   - Compare, ParseGate and CheckGates compare two runs with bootstrap
 //     confidence intervals and check regression gates.
-//   - WriteFileAtomic and WriteOutputs write files atomically (temp file
-//     in the same directory, fsync, rename).
+//   - WriteOutputs and OutDir write a run directory whole: every file
+//     staged beside it (traces.WriteFileAtomic, the project's one atomic
+//     writer), manifest.json last, then one rename into place, under a
+//     lock that refuses a second writer. ReadRunDir and VerifyRunDir
+//     check a directory against its manifest.
 //
 // docs/reports.md documents every output file, column and plot.
 // Every output is a pure function of the Record: the same Record gives
@@ -117,11 +123,15 @@
 //	jobs.started                    jobs that started, whatever their final state
 //	jobs.by_state.completed         jobs by final state ...
 //	jobs.by_state.timeout           ... killed at their time limit
-//	jobs.by_state.cancelled         ... cancelled before they started
+//	jobs.by_state.cancelled         ... cancelled before they started, or while running as the trace recorded
 //	jobs.by_state.rejected          ... that can never run on the cluster
 //	jobs.by_state.unfinished        ... still pending or running at the end
-//	jobs.by_state.preempted         ... preempted and not requeued
-//	jobs.by_state.node_fail         ... whose node failed and that were not requeued
+//	jobs.by_state.preempted         ... preempted and not requeued (by the simulation, or as the trace recorded)
+//	jobs.by_state.node_fail         ... whose node failed and that were not requeued (likewise)
+//	jobs.by_state.failed            ... that ended FAILED after their runtime, as the trace recorded
+//	jobs.by_state.out_of_memory     ... OUT_OF_MEMORY, likewise
+//	jobs.by_state.boot_fail         ... BOOT_FAIL, likewise
+//	jobs.by_state.deadline          ... DEADLINE, likewise
 //	jobs.not_started.cancelled      jobs without a start, left out of the waits: cancelled before start
 //	jobs.not_started.rejected       ... rejected
 //	jobs.not_started.pending        ... still queued when the run stopped
@@ -139,6 +149,7 @@
 //	utilization.cpu.fraction        the same for CPUs ...
 //	utilization.cpu.allocated_s     ... CPU-seconds held by jobs in the window
 //	utilization.cpu.available_s     ... cluster.cpus × makespan_s
+//	wait_definition                 how a job's wait is measured, in words: start − submit; a requeued job's reruns wait from their own eligible time (Summary.WaitDefinition)
 //	wait_s.count                    started jobs, whose waits the next keys summarize
 //	wait_s.mean                     mean wait; this and the next are 0 when count is 0
 //	wait_s.p50                      median wait
@@ -147,7 +158,7 @@
 //	wait_s.p99                      99th percentile
 //	wait_s.max                      longest wait
 //	bounded_slowdown.tau_s          the bound τ
-//	bounded_slowdown.count          finished (COMPLETED or TIMEOUT) jobs
+//	bounded_slowdown.count          finished jobs: their last run ended on its own (in its recorded state) or at its limit
 //	bounded_slowdown.mean           mean bounded slowdown over them; 0 when count is 0
 //	bounded_slowdown.max            largest bounded slowdown
 //	partitions[].name               partition name; see below for the list's order
@@ -161,6 +172,10 @@
 //	partitions[].by_state.unfinished
 //	partitions[].by_state.preempted
 //	partitions[].by_state.node_fail
+//	partitions[].by_state.failed
+//	partitions[].by_state.out_of_memory
+//	partitions[].by_state.boot_fail
+//	partitions[].by_state.deadline
 //	partitions[].wait_s.count       as wait_s, over the partition's started jobs
 //	partitions[].wait_s.mean
 //	partitions[].wait_s.p50
@@ -168,7 +183,7 @@
 //	partitions[].wait_s.p95
 //	partitions[].wait_s.p99
 //	partitions[].wait_s.max
-//	response_s.count                jobs that ended after they started (COMPLETED, TIMEOUT, PREEMPTED, NODE_FAIL)
+//	response_s.count                jobs that ended after they started (any final state but UNFINISHED)
 //	response_s.mean                 end − submit over them, as wait_s
 //	response_s.p50
 //	response_s.p90
@@ -215,20 +230,20 @@
 //	throughput.jobs_per_day         finished_jobs / (makespan_s / 86400); 0 when makespan_s is 0
 //	throughput.gpu_hours            utilization.gpu.allocated_s / 3600
 //	throughput.gpu_hours_per_day    gpu_hours / (makespan_s / 86400)
-//	fairness.users                  users with at least one finished (COMPLETED or TIMEOUT) job
+//	fairness.users                  users with at least one finished job (as bounded_slowdown.count)
 //	fairness.jain_user_slowdown     Jain's index (Σx)²/(n·Σx²) over users' mean bounded slowdowns; 0 with no users
 //	fairness.accounts[].name        account (every account with a job), sorted
 //	fairness.accounts[].gpu_hours   GPU-hours its jobs held (earlier runs of requeued jobs included)
 //	fairness.accounts[].share       gpu_hours over all accounts' gpu_hours
 //	fairness.accounts[].target      fair-share target: 1 / number of accounts (Slurm's default Fairshare=1 each)
 //	fragmentation.samples           timeline snapshots (one per bin, at its start)
-//	fragmentation.mean_free_gpus    mean idle GPUs over the snapshots
-//	fragmentation.mean_unusable_free_gpus mean idle GPUs on nodes where no eligible queued job's per-node request fits
+//	fragmentation.mean_free_gpus    mean idle GPUs of nodes in service over the snapshots
+//	fragmentation.mean_unusable_free_gpus mean idle GPUs on nodes where no eligible queued job's per-node request fits; 0 in a snapshot where no eligible GPU job waits
 //	fragmentation.unusable_fraction sum of unusable over sum of free GPUs; 0 when none was free
-//	preemption.preemptions          runs that ended PREEMPTED
+//	preemption.preemptions          runs the simulation's preemptions ended
 //	preemption.requeues             sum of the jobs' requeue counts
-//	failures.node_fail_runs         runs that a node failure ended
-//	failures.lost_gpu_hours         GPU-hours held by those runs
+//	failures.node_fail_runs         runs the simulation's node failures ended
+//	failures.lost_gpu_hours         GPU-hours those runs held after their last checkpoint (all of the run without checkpoints)
 //	pending_reasons[].reason        pending reason as squeue names it ("None": none recorded), enum order, only those seen
 //	pending_reasons[].job_s         job-seconds queued jobs spent with it as their last recorded reason
 //	timeline.interval_s             bin width of timeline.parquet (output.sample_interval; default 3600, widened to whole hours for at most 2000 bins)
@@ -287,9 +302,13 @@
 //	end_s      end time; for a job cancelled before it started, the time
 //	           it was cancelled; empty if it was rejected, still pending or
 //	           still running when the run stopped
-//	wait_s     start_s − submit_s; empty if it never started
-//	state      final state: COMPLETED, TIMEOUT, CANCELLED, REJECTED or
-//	           UNFINISHED
+//	wait_s     the job's wait as summary.json's wait_definition says:
+//	           start_s − submit_s, and for a requeued job its first run's
+//	           start − submit plus each rerun's start − its eligible time;
+//	           empty if its last run never started
+//	state      final state (sim.State): COMPLETED, TIMEOUT, CANCELLED,
+//	           REJECTED, UNFINISHED, PREEMPTED, NODE_FAIL, FAILED,
+//	           OUT_OF_MEMORY, BOOT_FAIL or DEADLINE
 //	nodes      number of distinct nodes allocated (0 if never started)
 //	gpus       whole GPUs allocated over all nodes (MIG instances are
 //	           not counted: see jobs.parquet mig)

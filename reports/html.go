@@ -114,9 +114,10 @@ func WriteReport(w io.Writer, in ReportInput) error {
 		s.Cluster.Nodes, s.Cluster.GPUs, s.Cluster.CPUs, s.Cluster.Partitions))
 	row("Trace", strconv.Itoa(s.Trace.Jobs)+" jobs", orNone(s.Trace.Source))
 	row("Epoch", s.Trace.EpochUTC, "simulated time 0")
-	row("Started", strconv.Itoa(s.Jobs.Started), fmt.Sprintf("completed %d, timeout %d, cancelled %d, rejected %d, unfinished %d, preempted %d, node fail %d",
-		s.Jobs.ByState.Completed, s.Jobs.ByState.Timeout, s.Jobs.ByState.Cancelled, s.Jobs.ByState.Rejected,
-		s.Jobs.ByState.Unfinished, s.Jobs.ByState.Preempted, s.Jobs.ByState.NodeFail))
+	bs := s.Jobs.ByState
+	row("Started", strconv.Itoa(s.Jobs.Started), fmt.Sprintf("completed %d, timeout %d, cancelled %d, rejected %d, unfinished %d, preempted %d, node fail %d, failed %d, out of memory %d, boot fail %d, deadline %d",
+		bs.Completed, bs.Timeout, bs.Cancelled, bs.Rejected, bs.Unfinished, bs.Preempted, bs.NodeFail,
+		bs.Failed, bs.OutOfMemory, bs.BootFail, bs.Deadline))
 	row("Makespan", FormatSeconds(float64(s.Window.MakespanS)), "first submit to last end")
 	row("GPU utilization", pct(s.Utilization.GPU.Fraction), "allocated / available over the makespan")
 	if e := s.Utilization.GPUEffective; e != nil {
@@ -131,6 +132,9 @@ func WriteReport(w io.Writer, in ReportInput) error {
 	}{{"mean", s.Wait.Mean}, {"p50", s.Wait.P50}, {"p90", s.Wait.P90}, {"p95", s.Wait.P95}, {"p99", s.Wait.P99}, {"max", s.Wait.Max}} {
 		row("Wait "+q.name, FormatSeconds(float64(q.v)), num(q.v, 1)+" s")
 	}
+	if s.WaitDef != "" {
+		row("Wait definition", "", s.WaitDef)
+	}
 	row("Response mean", FormatSeconds(float64(s.Response.Mean)), "end − submit")
 	row("Bounded slowdown mean", num(s.Slowdown.Mean, 3), fmt.Sprintf("τ = %d s, max %s", s.Slowdown.TauS, num(s.Slowdown.Max, 3)))
 	row("Throughput", num(s.Throughput.JobsPerDay, 1)+" jobs/day", num(s.Throughput.GPUHoursPerDay, 1)+" GPU-hours/day")
@@ -142,7 +146,7 @@ func WriteReport(w io.Writer, in ReportInput) error {
 			num(m.MeanFreeSlices, 1), pct(m.UnusableFraction)))
 	}
 	row("Preemptions", strconv.Itoa(s.Preemption.Preemptions), fmt.Sprintf("%d requeues", s.Preemption.Requeues))
-	row("Lost GPU-hours", num(s.Failures.LostGPUHours, 1), fmt.Sprintf("%d runs ended by node failures", s.Failures.NodeFailRuns))
+	row("Lost GPU-hours", num(s.Failures.LostGPUHours, 1), fmt.Sprintf("%d runs ended by node failures; the time after each run's last checkpoint", s.Failures.NodeFailRuns))
 	row("Timeline", strconv.Itoa(s.Timeline.Samples)+" samples", fmt.Sprintf("every %s", FormatSeconds(float64(s.Timeline.IntervalS))))
 	for _, f := range in.Figures {
 		body, err := f.svgBody()

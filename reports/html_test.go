@@ -66,6 +66,7 @@ func TestReportInBrowser(t *testing.T) {
 	}
 
 	rec := fixtureRecord()
+	dir = filepath.Join(dir, "run") // a run directory holds nothing else
 	if err := WriteOutputs(dir, rec, Analyze(rec, fixtureOptions), []byte("version: 1\nname: fixture\n")); err != nil {
 		t.Fatal(err)
 	}

@@ -33,16 +33,19 @@ type JobRow struct {
 	Reason string
 
 	Submit, Eligible, Start, End sim.Time
-	// Wait is Start − Submit (started jobs). Response is End − Submit and
-	// Run is End − Start, for jobs that ended after starting (COMPLETED,
-	// TIMEOUT, PREEMPTED, NODE_FAIL); a job still running when the run
-	// stopped has neither.
+	// Wait is the job's wait as Summary.Wait defines it (WaitDefinition):
+	// Start − Submit for a job never requeued, and for a requeued one its
+	// first run's start − submit plus each rerun's start − the time it
+	// became eligible again; Unknown when the final run never started.
+	// Response is End − Submit and Run is End − Start (the final run),
+	// for jobs that ended after starting; a job still running when the
+	// run stopped has neither.
 	Wait, Response, Run sim.Time
 	// TimeLimit is the requested limit (the trace's), Unknown if none;
 	// TraceRuntime the runtime the trace recorded.
 	TimeLimit, TraceRuntime sim.Time
-	// Slowdown is the bounded slowdown of a finished (COMPLETED or
-	// TIMEOUT) job; HasSlowdown is false for every other job.
+	// Slowdown is the bounded slowdown of a finished job (see
+	// Slowdown); HasSlowdown is false for every other job.
 	Slowdown    float64
 	HasSlowdown bool
 
@@ -61,7 +64,10 @@ type JobRow struct {
 	// GPUSeconds and CPUSeconds are what the job held over all its runs
 	// (earlier runs of a requeued job included); a run still going when
 	// the simulation stopped counts until Record.End. LostGPUSeconds is
-	// the part held in runs that a node failure ended. GPU-seconds count
+	// the part of runs that a node failure of the simulation ended held
+	// after the run's last checkpoint (workload.Job.CheckpointInterval;
+	// all of the run without one): the work the rerun does again, or
+	// that is lost with the job. GPU-seconds count
 	// a MIG instance as its compute slices / 7 of a GPU, summed exactly
 	// and rounded to whole seconds per job.
 	GPUSeconds, CPUSeconds, LostGPUSeconds int64
@@ -71,8 +77,9 @@ type JobRow struct {
 	// stretched.
 	StretchLostGPUSeconds int64
 	// Requeues is JobRecord.Requeues; Preemptions and NodeFails count
-	// the job's runs (earlier ones and the final one) that ended PREEMPTED
-	// and NODE_FAIL.
+	// the job's runs (earlier ones and the final one) that the
+	// simulation's preemptions and node failures ended (a final state the
+	// trace recorded, JobRecord.Recorded, is not counted).
 	Requeues, Preemptions, NodeFails int32
 	// EnergyKWh is the IT energy charged to the job over all its runs
 	// (hwmodels.JobKWh: its GPUs' busy power and its share of each node's
@@ -81,8 +88,19 @@ type JobRow struct {
 	EnergyKWh float64
 }
 
-// finished reports whether a job in state st has a bounded slowdown.
-func finished(st sim.State) bool { return st == sim.Completed || st == sim.Timeout }
+// finished reports whether started job j's final run ended on its own
+// (in whatever state its trace recorded) or at its time limit, and so has
+// a bounded slowdown: not when the simulation preempted it or its node
+// failed, nor when it was still running at the end.
+func finished(j *sim.JobRecord) bool {
+	switch j.State {
+	case sim.Unfinished, sim.Rejected:
+		return false
+	case sim.Preempted, sim.NodeFail:
+		return j.Recorded
+	}
+	return j.Start != workload.Unknown
+}
 
 // Job-size classes by requested GPUs: CPU-only, one GPU, a few, up to a
 // typical node (8), two nodes, up to 64, and more.
@@ -118,10 +136,12 @@ func SizeClassOf(gpus int32) string {
 // runSpan is one run of a job: the final one (JobRecord) or an earlier
 // one (sim.RunSegment).
 type runSpan struct {
-	job        sim.JobRef
-	start, end sim.Time
-	state      sim.State
-	alloc      []sim.NodeAlloc
+	job sim.JobRef
+	// eligible is when the job became eligible for the run (its
+	// requeue hold ended, for a rerun).
+	eligible, start, end sim.Time
+	state                sim.State
+	alloc                []sim.NodeAlloc
 }
 
 // runTable lists every run of every job: a job's earlier runs
@@ -191,11 +211,41 @@ func (t *runTable) at(i, k int) runSpan {
 	if t.first != nil {
 		if s := int(t.first[i]) + k; s < int(t.first[i+1]) {
 			seg := &t.rec.Runs[t.segs[s]]
-			return runSpan{seg.Job, seg.Start, seg.End, seg.State, seg.Alloc}
+			return runSpan{seg.Job, seg.Eligible, seg.Start, seg.End, seg.State, seg.Alloc}
 		}
 	}
 	j := &t.rec.Jobs[i]
-	return runSpan{j.Ref, j.Start, endOf(t.rec, j), j.State, j.Alloc}
+	return runSpan{j.Ref, j.Eligible, j.Start, endOf(t.rec, j), j.State, j.Alloc}
+}
+
+// wait returns job i's wait (see Summary.Wait): its first run's start −
+// its submit, plus, for each rerun after a requeue, the rerun's start −
+// the time it became eligible again (Slurm gives a requeued job a new
+// submit time and holds it for the requeue delay; neither the earlier
+// runs nor the hold are waiting for resources). ok is false when the
+// job's final run never started (pending at the end, requeued or not).
+func (t *runTable) wait(i int) (w sim.Time, ok bool) {
+	j := &t.rec.Jobs[i]
+	if j.Start == workload.Unknown {
+		return 0, false
+	}
+	n := t.count(i)
+	prevEnd := j.Submit
+	for k := range n {
+		r := t.at(i, k)
+		from := j.Submit
+		if k > 0 {
+			// A rerun waits from when it was eligible; a record without
+			// that time counts from the requeue (the earlier run's end).
+			from = prevEnd
+			if r.eligible != workload.Unknown && r.eligible >= prevEnd && r.eligible <= r.start {
+				from = r.eligible
+			}
+		}
+		w += r.start - from
+		prevEnd = r.end
+	}
+	return w, true
 }
 
 // appendRuns appends job i's runs to dst, in order.
@@ -285,14 +335,14 @@ func (m *rowMaker) fill(r *JobRow, i int) {
 		r.NodeList = hwmodels.CompressHostlist(names)
 	}
 
-	if j.Start != workload.Unknown {
-		r.Wait = j.Start - j.Submit
+	if w, ok := m.runs.wait(i); ok {
+		r.Wait = w
 		if j.End != workload.Unknown {
 			r.Response = j.End - j.Submit
 			r.Run = j.End - j.Start
 		}
-		if finished(j.State) {
-			r.Slowdown = boundedSlowdown(int64(r.Wait), int64(r.Run), int64(m.tau))
+		if finished(j) {
+			r.Slowdown = boundedSlowdown(int64(r.Response), int64(r.Run), int64(m.tau))
 			r.HasSlowdown = true
 		}
 	}
@@ -308,9 +358,12 @@ func (m *rowMaker) fill(r *JobRow, i int) {
 		gpu7 += g * d
 		stretch7 += stretchLost(g, d, stretchOf(m.stretch, i, ri))
 		r.CPUSeconds += c * d
+		if ri == len(m.buf)-1 && j.Recorded {
+			continue // the trace's own NODE_FAIL or PREEMPTED, not the simulation's
+		}
 		switch run.state {
 		case sim.NodeFail:
-			lost7 += g * d
+			lost7 += g * lostSeconds(d, tj.CheckpointInterval)
 			r.NodeFails++
 		case sim.Preempted:
 			r.Preemptions++
@@ -320,9 +373,22 @@ func (m *rowMaker) fill(r *JobRow, i int) {
 	r.StretchLostGPUSeconds = roundGPUParts(stretch7)
 }
 
-// boundedSlowdown is max(1, (wait + run) / max(run, tau)).
-func boundedSlowdown(wait, run, tau int64) float64 {
-	return max(float64(wait+run)/float64(max(run, tau)), 1)
+// lostSeconds returns how much of a run of d seconds that a node failure
+// ended is lost: the time since its last checkpoint, d − ⌊d/c⌋·c, for a
+// job that checkpoints every c seconds of run time
+// (workload.Job.CheckpointInterval, as the controller restarts it), all
+// of it for one that never checkpoints (c ≤ 0).
+func lostSeconds(d int64, c sim.Time) int64 {
+	if c <= 0 || d <= 0 {
+		return max(d, 0)
+	}
+	return d % int64(c)
+}
+
+// boundedSlowdown is max(1, response / max(run, tau)), response = end −
+// submit (wait + run for a job never requeued).
+func boundedSlowdown(response, run, tau int64) float64 {
+	return max(float64(response)/float64(max(run, tau)), 1)
 }
 
 // jobPartitions returns the bit set of cluster partitions pending job j

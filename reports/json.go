@@ -52,6 +52,7 @@ type jsonSummary struct {
 	Jobs          jsonJobs        `json:"jobs"`
 	Window        jsonWindow      `json:"window"`
 	Utilization   jsonUtilization `json:"utilization"`
+	WaitDef       string          `json:"wait_definition"`
 	Wait          jsonStats       `json:"wait_s"`
 	Slowdown      jsonSlowdown    `json:"bounded_slowdown"`
 	Partitions    []jsonPartition `json:"partitions"`
@@ -181,6 +182,12 @@ type jsonStates struct {
 	Unfinished int `json:"unfinished"`
 	Preempted  int `json:"preempted"`
 	NodeFail   int `json:"node_fail"`
+	// The states the trace records (sim's outcome.go), after the others
+	// so that the older keys keep their places.
+	Failed      int `json:"failed"`
+	OutOfMemory int `json:"out_of_memory"`
+	BootFail    int `json:"boot_fail"`
+	Deadline    int `json:"deadline"`
 }
 
 type jsonNotStarted struct {
@@ -302,7 +309,8 @@ func toJSON(s Summary) jsonSummary {
 			Node: jsonUtilOf(s.Node),
 			CPU:  jsonUtilOf(s.CPU),
 		},
-		Wait: jsonStatsOf(s.Wait),
+		WaitDef: s.WaitDefinition,
+		Wait:    jsonStatsOf(s.Wait),
 		Slowdown: jsonSlowdown{
 			TauS:  int64(s.Slowdown.Tau),
 			Count: s.Slowdown.Count,
@@ -395,6 +403,11 @@ func jsonStatesOf(c StateCounts) jsonStates {
 		Unfinished: c.Unfinished,
 		Preempted:  c.Preempted,
 		NodeFail:   c.NodeFail,
+
+		Failed:      c.Failed,
+		OutOfMemory: c.OutOfMemory,
+		BootFail:    c.BootFail,
+		Deadline:    c.Deadline,
 	}
 }
 

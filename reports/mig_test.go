@@ -116,9 +116,9 @@ func migRecord(t *testing.T) *sim.Record {
 //
 // Free MIG slices (the free 2g instance, 2 compute slices, in every
 // snapshot; no whole GPU is free: B holds GPU 1): at 0 nothing is queued
-// (unusable 2); at 350 and 700 D waits for two 1g instances, none free
-// (unusable 2); at 1050 E waits for a 2g, which is free (unusable 0).
-// Mean free 2, mean unusable 1.5, fraction 6/8.
+// (unusable 0: nothing waits); at 350 and 700 D waits for two 1g
+// instances, none free (unusable 2); at 1050 E waits for a 2g, which is
+// free (unusable 0). Mean free 2, mean unusable 1, fraction 4/8.
 func TestMIGReports(t *testing.T) {
 	rec := migRecord(t)
 	a := Analyze(rec, SummaryOptions{SampleInterval: 350})
@@ -161,7 +161,7 @@ func TestMIGReports(t *testing.T) {
 		bins = append(bins, binFig{b.GPUSeconds, b.PendingGPUSeconds, b.FreeGPUs, b.UnusableFreeGPUs, b.FreeMIGSlices, b.UnusableMIGSlices})
 	}
 	wantBins := []binFig{
-		{600, 14, 0, 0, 2, 2},
+		{600, 14, 0, 0, 2, 0},
 		{600, 100, 0, 0, 2, 2},
 		{600, 15, 0, 0, 2, 2},
 		{600, 100, 0, 0, 2, 0},
@@ -170,8 +170,8 @@ func TestMIGReports(t *testing.T) {
 		t.Errorf("timeline bins (-want +got):\n%s", diff)
 	}
 	f := s.Fragmentation
-	if !f.MIG || f.MeanFreeMIGSlices != 2 || f.MeanUnusableMIGSlices != 1.5 || f.MIGUnusableFraction != 0.75 {
-		t.Errorf("MIG fragmentation = %+v, want free 2, unusable 1.5, fraction 0.75", f)
+	if !f.MIG || f.MeanFreeMIGSlices != 2 || f.MeanUnusableMIGSlices != 1 || f.MIGUnusableFraction != 0.5 {
+		t.Errorf("MIG fragmentation = %+v, want free 2, unusable 1, fraction 0.5", f)
 	}
 
 	var buf bytes.Buffer

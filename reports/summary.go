@@ -85,10 +85,16 @@ type Summary struct {
 	// runtime model's communication stretch (see EffectiveGPU).
 	GPUEffective EffectiveGPU
 
-	// Wait summarizes start − submit, in seconds, over every job that
-	// started (COMPLETED, TIMEOUT and UNFINISHED jobs that were running
-	// when the run stopped).
+	// Wait summarizes the jobs' waits, in seconds, over every job whose
+	// final run started (whatever its final state, UNFINISHED jobs that
+	// were running when the run stopped included), as WaitDefinition
+	// says: start − submit, and for a requeued job its first run's start
+	// − submit plus each rerun's start − the time it became eligible
+	// again.
 	Wait Stats
+	// WaitDefinition states in words how Wait, WaitBy and the partitions'
+	// waits are measured (WaitDefinitionText).
+	WaitDefinition string
 	// Slowdown is the bounded slowdown over finished jobs.
 	Slowdown Slowdown
 
@@ -100,7 +106,7 @@ type Summary struct {
 	// ConfigHash is SummaryOptions.ConfigHash.
 	ConfigHash string
 	// Response summarizes end − submit over jobs that ended after they
-	// started (COMPLETED, TIMEOUT, PREEMPTED, NODE_FAIL).
+	// started (every final state but UNFINISHED).
 	Response Stats
 	// WaitBy breaks Wait down by user, account, job-size class and GPU
 	// type.
@@ -156,6 +162,12 @@ type StateCounts struct {
 	Unfinished int
 	Preempted  int
 	NodeFail   int
+	// The states a run ends in when its trace recorded them (sim's
+	// outcome.go).
+	Failed      int
+	OutOfMemory int
+	BootFail    int
+	Deadline    int
 }
 
 // add counts one job in state st; st must be a valid sim.State.
@@ -175,6 +187,14 @@ func (c *StateCounts) add(st sim.State) {
 		c.Preempted++
 	case sim.NodeFail:
 		c.NodeFail++
+	case sim.Failed:
+		c.Failed++
+	case sim.OutOfMemory:
+		c.OutOfMemory++
+	case sim.BootFail:
+		c.BootFail++
+	case sim.Deadline:
+		c.Deadline++
 	}
 }
 
@@ -274,13 +294,23 @@ func quantile(xs []int64, pct int) float64 {
 	return float64(xs[lo]) + float64(xs[lo+1]-xs[lo])*float64(r)/100
 }
 
+// WaitDefinitionText is Summary.WaitDefinition: how a job's wait is
+// measured. A rerun waits from its own eligible time because Slurm gives a
+// requeued job a new submit time (the requeue) and holds it (BeginTime)
+// for the requeue delay before it may start: neither its earlier runs nor
+// the hold are waiting for resources.
+const WaitDefinitionText = "start - submit of the job's first run, plus, for each rerun after a requeue, " +
+	"start - the rerun's eligible time (the end of its requeue hold)"
+
 // Slowdown summarizes the bounded slowdown
 //
-//	max(1, (wait + run) / max(run, Tau))
+//	max(1, (end − submit) / max(run, Tau))
 //
-// of each finished job (COMPLETED or TIMEOUT), where run = end − start and
-// wait = start − submit. Jobs still running when the run stopped are left
-// out: their run time is not known.
+// of each finished job (its last run ended on its own, in the state its
+// trace recorded, or at its time limit; not preempted or failed by the
+// simulation), where run = end − start of the last run (end − submit is
+// wait + run for a job never requeued). Jobs still running when the run
+// stopped are left out: their run time is not known.
 type Slowdown struct {
 	Tau   sim.Time
 	Count int
@@ -302,7 +332,8 @@ type PartitionSummary struct {
 	Jobs    int
 	Started int
 	States  StateCounts
-	// Wait summarizes start − submit over the partition's started jobs.
+	// Wait summarizes the waits (Summary.WaitDefinition) of the
+	// partition's started jobs.
 	Wait Stats
 }
 
@@ -335,9 +366,11 @@ type PartitionSummary struct {
 //     G GPU-equivalents for d seconds loses G × (d − ceil(d / x)), the
 //     time beyond what it would have needed under one leaf switch on the
 //     same GPUs. Speed ratios lose nothing.
-//   - Wait is start − submit for every started job. Jobs cancelled before
-//     they started, rejected jobs and jobs still pending at the end are
-//     left out and counted in NotStarted.
+//   - Wait is start − submit for every started job; a requeued job's wait
+//     is its first run's start − submit plus each rerun's start − the
+//     time it became eligible again (WaitDefinitionText). Jobs cancelled
+//     before they started, rejected jobs and jobs pending at the end
+//     (after a requeue or not) are left out and counted in NotStarted.
 //   - Slowdown is the bounded slowdown (see Slowdown) of finished jobs
 //     with τ = opts.SlowdownTau.
 //
@@ -382,6 +415,8 @@ func baseSummary(rec *sim.Record, runs *runTable, opts SummaryOptions, caller st
 		FirstSubmit: workload.Unknown,
 		LastEnd:     workload.Unknown,
 		Slowdown:    Slowdown{Tau: tau},
+
+		WaitDefinition: WaitDefinitionText,
 	}
 
 	// Pass 1: the window, state counts and partition rows.
@@ -435,17 +470,17 @@ func baseSummary(rec *sim.Record, runs *runTable, opts SummaryOptions, caller st
 			continue
 		}
 		s.Started++
-		wait := int64(j.Start - j.Submit)
+		w, _ := runs.wait(i)
+		wait := int64(w)
 		waits = append(waits, wait)
 		k := parts.index(rec, j)
 		parts.rows[k].Started++
 		parts.waits[k] = append(parts.waits[k], wait)
 
 		end := endOf(rec, j)
-		if j.State == sim.Completed || j.State == sim.Timeout {
+		if finished(j) {
 			run := int64(end - j.Start)
-			b := float64(wait+run) / float64(max(run, int64(tau)))
-			b = max(b, 1)
+			b := boundedSlowdown(int64(end-j.Submit), run, int64(tau))
 			sldSum += b
 			s.Slowdown.Count++
 			s.Slowdown.Max = max(s.Slowdown.Max, b)
@@ -594,8 +629,8 @@ func outOfClock(t sim.Time) bool {
 // state; a job that never started (Start unknown) has no End (a job
 // cancelled before it started has its cancel time) and is CANCELLED,
 // REJECTED or UNFINISHED; a started job has Start ≥ Submit, an end (End,
-// or Record.End if End is unknown) ≥ Start, and is COMPLETED, TIMEOUT,
-// PREEMPTED or NODE_FAIL with a known End, or UNFINISHED; Part is -1 or a
+// or Record.End if End is unknown) ≥ Start, and is in a final state other
+// than REJECTED with a known End, or UNFINISHED; Part is -1 or a
 // partition index; every NodeAlloc names a node of the cluster and holds
 // no negative amount; every earlier run (Record.Runs) names a job, is
 // PREEMPTED or NODE_FAIL and lies after the job's submit; every time is
@@ -628,7 +663,7 @@ func CheckRecord(rec *sim.Record) error {
 				return bad("time %d outside ±%d s", t, maxRecordTime)
 			}
 		}
-		if !(j.State >= sim.Completed && j.State <= sim.NodeFail) {
+		if !(j.State >= sim.Completed && j.State < sim.NumStates) {
 			return bad("undefined state %d", j.State)
 		}
 		if !(j.Part >= -1 && int(j.Part) < parts) {
@@ -647,7 +682,7 @@ func CheckRecord(rec *sim.Record) error {
 				return bad("state %v without a start", j.State)
 			}
 		} else {
-			if j.State == sim.Cancelled || j.State == sim.Rejected {
+			if j.State == sim.Rejected {
 				return bad("state %v with start %d", j.State, j.Start)
 			}
 			if j.Start < j.Submit {

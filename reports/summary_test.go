@@ -39,11 +39,12 @@ func TestSummarizeFixture(t *testing.T) {
 		Makespan:    9500,
 		GPU:         Utilization{Allocated: 77805, Available: 114000, Fraction: 0.6825},
 		// No runtime changes: effective is allocated.
-		GPUEffective: EffectiveGPU{Effective: 77805, Fraction: 0.6825},
-		Node:         Utilization{Allocated: 20905, Available: 28500, Fraction: 20905.0 / 28500},
-		CPU:          Utilization{Allocated: 251610, Available: 912000, Fraction: 251610.0 / 912000},
-		Wait:         Stats{Count: 6, Mean: 6370.0 / 6, P50: 415, P90: 2770, P95: 3155, P99: 3463, Max: 3540},
-		Slowdown:     Slowdown{Tau: 10, Count: 5, Mean: 1547.0 / 900, Max: 3.5},
+		GPUEffective:   EffectiveGPU{Effective: 77805, Fraction: 0.6825},
+		Node:           Utilization{Allocated: 20905, Available: 28500, Fraction: 20905.0 / 28500},
+		CPU:            Utilization{Allocated: 251610, Available: 912000, Fraction: 251610.0 / 912000},
+		Wait:           Stats{Count: 6, Mean: 6370.0 / 6, P50: 415, P90: 2770, P95: 3155, P99: 3463, Max: 3540},
+		WaitDefinition: WaitDefinitionText,
+		Slowdown:       Slowdown{Tau: 10, Count: 5, Mean: 1547.0 / 900, Max: 3.5},
 		Partitions: []PartitionSummary{
 			{
 				Name: "gpu", InCluster: true, Jobs: 5, Started: 4,
@@ -106,7 +107,9 @@ func TestSummarizeFixture(t *testing.T) {
 			}},
 		// TestTimelineFixture works out the three snapshots: 8, 0 and 8
 		// free GPUs, all unusable.
-		Fragmentation: Fragmentation{Samples: 3, MeanFreeGPUs: 16.0 / 3, MeanUnusableFreeGPUs: 16.0 / 3, UnusableFraction: 1},
+		// Snapshots (TestTimelineFixture): 8 free, nothing waits (0
+		// unusable); 0 free; 8 free, all unusable to 107: 8/3 and 8/16.
+		Fragmentation: Fragmentation{Samples: 3, MeanFreeGPUs: 16.0 / 3, MeanUnusableFreeGPUs: 8.0 / 3, UnusableFraction: 0.5},
 		// Queued time by reason: None 102 [120,150) + 103 [300,900) = 630;
 		// Priority 106 [1000,1500) = 500; Resources 101 [60,3600) + 106
 		// [1500,1800) + 107 [7000,9000) = 5840.
@@ -242,6 +245,7 @@ func TestSummarizeEdgeCases(t *testing.T) {
 			want.Policy, want.Seed, want.Cluster, want.Trace = got.Policy, got.Seed, got.Cluster, got.Trace
 			want.Notes, want.RunEnd, want.Events = got.Notes, got.RunEnd, got.Events
 			want.TraceStates = got.TraceStates
+			want.WaitDefinition = WaitDefinitionText
 			// The fixture test covers the derived metrics.
 			want.Response, want.WaitBy, want.Throughput, want.Fairness = got.Response, got.WaitBy, got.Throughput, got.Fairness
 			want.Fragmentation, want.PendingReasons, want.SampleInterval, want.Samples = got.Fragmentation, got.PendingReasons, got.SampleInterval, got.Samples

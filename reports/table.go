@@ -45,9 +45,30 @@ func WriteTable(w io.Writer, s Summary) error {
 	t.row("  started", count(s.Started), "", "")
 	t.row("  COMPLETED", count(s.States.Completed), "", "")
 	t.row("  TIMEOUT", count(s.States.Timeout), "", "")
-	t.row("  CANCELLED", count(s.States.Cancelled), "", "before start")
+	cancelled := "before start"
+	if n := s.States.Cancelled - s.NotStarted.Cancelled; n > 0 {
+		cancelled = fmt.Sprintf("%d before start, %d while running (as recorded)", s.NotStarted.Cancelled, n)
+	}
+	t.row("  CANCELLED", count(s.States.Cancelled), "", cancelled)
 	t.row("  REJECTED", count(s.States.Rejected), "", "")
 	t.row("  UNFINISHED", count(s.States.Unfinished), "", fmt.Sprintf("%d never started", s.NotStarted.Pending))
+	// The other states, only when some job ended in them.
+	for _, st := range []struct {
+		name string
+		n    int
+		note string
+	}{
+		{"PREEMPTED", s.States.Preempted, ""},
+		{"NODE_FAIL", s.States.NodeFail, ""},
+		{"FAILED", s.States.Failed, "as recorded"},
+		{"OUT_OF_MEMORY", s.States.OutOfMemory, "as recorded"},
+		{"BOOT_FAIL", s.States.BootFail, "as recorded"},
+		{"DEADLINE", s.States.Deadline, "as recorded"},
+	} {
+		if st.n > 0 {
+			t.row("  "+st.name, count(st.n), "", st.note)
+		}
+	}
 	if len(s.TraceStates) > 0 {
 		t.row("Trace states")
 		for _, ts := range s.TraceStates {
@@ -73,6 +94,9 @@ func WriteTable(w io.Writer, s Summary) error {
 
 	t.row("Wait", "", "", fmt.Sprintf("%d started jobs; left out: %d cancelled before start, %d rejected, %d pending",
 		s.Wait.Count, s.NotStarted.Cancelled, s.NotStarted.Rejected, s.NotStarted.Pending))
+	if s.WaitDefinition != "" {
+		t.row("", "", "", "wait: "+s.WaitDefinition)
+	}
 	for _, r := range []struct {
 		name string
 		v    float64

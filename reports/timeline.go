@@ -92,19 +92,21 @@ type Sample struct {
 	// sim.PendingReason (ReasonNone when the policy gave none).
 	Queued          int32
 	PendingByReason []int32
-	// FreeGPUs is the number of idle whole GPUs at Start (MIG GPUs are
-	// not among them). UnusableFreeGPUs is the part of them that no
-	// eligible queued whole-GPU job could use: the free GPUs of every
-	// node on which no such job's per-node request fits (see
-	// Fragmentation).
+	// FreeGPUs is the number of idle whole GPUs at Start on nodes in
+	// service (not down or drained; MIG GPUs and GPUs with MPS clients
+	// are not among them). UnusableFreeGPUs is the part of them that no
+	// eligible queued job could use: the free GPUs of every node on which
+	// no such job's per-node request fits; 0 when no eligible GPU job is
+	// queued (see Fragmentation).
 	FreeGPUs, UnusableFreeGPUs int32
 	// FreeMIGSlices is the free compute slices of MIG GPUs at Start, by
 	// geometry: the slices of free instances of a fixed layout or of a
 	// partitioned dynamic GPU in use, and all 7 of an empty dynamic GPU
-	// (it can be repartitioned). UnusableMIGSlices is the part of them no
-	// eligible queued MIG job could use: instances of profiles no such
-	// job asks for on the node, or on a node where no such job's per-node
-	// request (instances, CPUs, memory) fits (see Fragmentation).
+	// (it can be repartitioned), on nodes in service. UnusableMIGSlices
+	// is the part of them no eligible queued MIG job could use: instances
+	// of profiles no such job asks for on the node, or on a node where no
+	// such job's per-node request (instances, CPUs, memory) fits; 0 when
+	// no eligible GPU job is queued (see Fragmentation).
 	FreeMIGSlices, UnusableMIGSlices int32
 	// EnergyKWh is the cluster's IT energy in the bin (Timeline.Power).
 	EnergyKWh float64
@@ -215,16 +217,19 @@ const (
 	evRunStart
 	evQueueBegin    // also begins it, when arg > 0 (eligible at submit)
 	evEligibleBegin // for a job that becomes eligible while queued
+	evNode          // a node goes out of service or comes back (arg: Record.NodeEvents index)
 	evReason
 )
 
 // pendingShape is what an eligible queued GPU job needs on one node:
 // gpus whole GPUs, or, for a MIG job (mig not zero), gpus instances of
-// that profile.
+// that profile, or, for an MPS job (mps set), a share of one GPU of a
+// node that shares GPUs by MPS (gpus is 1: a free GPU serves it).
 type pendingShape struct {
 	parts   uint64
 	gpuType string
 	mig     workload.MIGProfile
+	mps     bool
 	gpus    int32
 	cpus    int32
 	memMB   int64
@@ -301,7 +306,7 @@ func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, tl Timeline,
 	// The events, counted first so the slice is made at its size.
 	var buf []runSpan
 	var queued []interval
-	nEvents := 2 * len(rec.MIG)
+	nEvents := 2*len(rec.MIG) + len(rec.NodeEvents)
 	for i := range rec.Jobs {
 		j := &rec.Jobs[i]
 		buf = runs.appendRuns(buf[:0], i)
@@ -370,13 +375,17 @@ func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, tl Timeline,
 		}
 		queued = queuedIntervals(queued[:0], rec, j, buf)
 		shape := int32(-1)
-		if req.GPUs > 0 {
+		if req.GPUs > 0 || req.MPSShare > 0 {
 			sh := pendingShape{parts: jobPartitions(rec, j), mig: req.MIGProfile, gpus: 1,
 				cpus: ceilDiv32(req.CPUs, req.GPUs), memMB: ceilDiv64(req.MemMB, int64(req.GPUs))}
 			if clusterTypes[req.GPUType] {
 				sh.gpuType = req.GPUType
 			}
-			if req.Nodes > 0 {
+			switch {
+			case req.GPUs <= 0: // MPS: a share on each of its nodes, one node without a count
+				nodes := max(req.Nodes, 1)
+				sh.mps, sh.cpus, sh.memMB = true, ceilDiv32(req.CPUs, nodes), ceilDiv64(req.MemMB, int64(nodes))
+			case req.Nodes > 0:
 				sh.gpus = ceilDiv32(req.GPUs, req.Nodes)
 				sh.cpus = ceilDiv32(req.CPUs, req.Nodes)
 				sh.memMB = ceilDiv64(req.MemMB, int64(req.Nodes))
@@ -465,6 +474,12 @@ func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, tl Timeline,
 		add(newEvent(m.At, evMIGHold, 0, int32(h)))
 		add(newEvent(end, evMIGFree, 0, int32(h)))
 	}
+	// Nodes out of service have no free GPUs for anyone.
+	for i, ne := range rec.NodeEvents {
+		if ne.Node >= 0 && int(ne.Node) < len(cl.Nodes) {
+			add(newEvent(ne.At, evNode, 0, int32(i)))
+		}
+	}
 	// Integrals were summed in 700ths of a GPU.
 	for k := range bins {
 		b := &bins[k]
@@ -484,6 +499,20 @@ func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, tl Timeline,
 		freeGPU[n], freeCPU[n], freeMem[n] = cl.Nodes[n].GPUs-migGPUs(&cl.Nodes[n]), cl.Nodes[n].CPUs, cl.Nodes[n].MemMB
 	}
 	migs := newMIGSweep(cl)
+	down := make([]bool, len(cl.Nodes))
+	// mpsClients counts the jobs on each MPS GPU of a node: a GPU with
+	// clients is not free (sim.NodeState.FreeGPUs), as Slurm allocates a
+	// GPU as gpu or as mps, never both. nil without MPS nodes.
+	var mpsClients [][sim.MaxMPSGPUs]int32
+	mpsNode := make([]bool, len(cl.Nodes))
+	for n := range cl.Nodes {
+		if sim.MPSCapacity(&cl.Nodes[n]).Enabled() {
+			mpsNode[n] = true
+			if mpsClients == nil {
+				mpsClients = make([][sim.MaxMPSGPUs]int32, len(cl.Nodes))
+			}
+		}
+	}
 	reason := make([]int32, len(rec.Jobs))
 	queuedNow := make([]bool, len(rec.Jobs))
 	byReason := make([]int32, numReasons)
@@ -496,6 +525,9 @@ func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, tl Timeline,
 		}
 		return r
 	}
+	// snapshot reads the state at s.Start. Fragmentation (docs/reports.md):
+	// the free GPUs of nodes in service that no eligible queued GPU job
+	// (active shape) could use; none while no such job waits.
 	snapshot := func(s *Sample) {
 		s.Queued = queuedCount
 		copy(s.PendingByReason, byReason)
@@ -505,16 +537,20 @@ func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, tl Timeline,
 				active = append(active, k)
 			}
 		}
+		waiting := len(active) > 0
 		for n := range cl.Nodes {
 			node := &cl.Nodes[n]
-			if freeGPU[n] <= 0 {
+			if freeGPU[n] <= 0 || down[n] {
 				continue
 			}
 			s.FreeGPUs += freeGPU[n]
+			if !waiting {
+				continue
+			}
 			usable := false
 			for _, k := range active {
 				sh := &shapeList[k]
-				if sh.mig == 0 && node.Partitions&sh.parts != 0 && (sh.gpuType == "" || sh.gpuType == node.GPUType) &&
+				if sh.mig == 0 && (!sh.mps || mpsNode[n]) && node.Partitions&sh.parts != 0 && (sh.gpuType == "" || sh.gpuType == node.GPUType) &&
 					freeGPU[n] >= sh.gpus && freeCPU[n] >= sh.cpus && (node.MemMB == 0 || freeMem[n] >= sh.memMB) {
 					usable = true
 					break
@@ -526,9 +562,14 @@ func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, tl Timeline,
 		}
 		if migs != nil {
 			for n := range cl.Nodes {
+				if down[n] {
+					continue
+				}
 				free, unusable := migs.fragmentation(n, active, shapeList, freeCPU[n], freeMem[n])
 				s.FreeMIGSlices += free
-				s.UnusableMIGSlices += unusable
+				if waiting {
+					s.UnusableMIGSlices += unusable
+				}
 			}
 		}
 	}
@@ -597,6 +638,14 @@ func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, tl Timeline,
 				freeGPU[a.Node] += sign * a.GPUs
 				freeCPU[a.Node] += sign * a.CPUs
 				freeMem[a.Node] += int64(sign) * a.MemMB
+				if g := a.MPS.GPU(); a.MPS != 0 && mpsClients != nil && g >= 0 && g < sim.MaxMPSGPUs {
+					// The first client takes the GPU, the last gives it back.
+					c := &mpsClients[a.Node][g]
+					*c -= sign
+					if *c == 1 && sign < 0 || *c == 0 && sign > 0 {
+						freeGPU[a.Node] += sign
+					}
+				}
 			}
 		case evMIGHold:
 			migs.hold(&rec.MIG[e.arg], true)
@@ -618,6 +667,9 @@ func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, tl Timeline,
 			}
 		case evEligibleBegin:
 			shapeCount[e.arg]++
+		case evNode:
+			ne := rec.NodeEvents[e.arg]
+			down[ne.Node] = ne.Down
 		case evReason:
 			r := clampReason(e.arg)
 			if queuedNow[e.job] {

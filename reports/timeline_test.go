@@ -32,14 +32,14 @@ func TestTimelineFixture(t *testing.T) {
 			// cancelled), 106 [1000,1800) 800: 4970 job-s; GPUs asked 8·3540 +
 			// 1·30 + 2·600 + 4·800 = 32750. Started 100, 102, 105, 106; ended 102,
 			// 105 (100 ends at 3600, in the next bin). At 0: only 100 runs (on
-			// gpu001), nothing is queued, so gpu002 and gpu003's 8 free GPUs are
-			// unusable.
+			// gpu001) and nothing is queued: gpu002 and gpu003's 8 GPUs are
+			// free, and none is unusable, since no job waits.
 			Start: 0, End: 3600,
 			GPUSeconds: 26405, EffectiveGPUSeconds: 26405, NodeSeconds: 7805, CPUSeconds: 105610,
 			PartGPUSeconds: []int64{26400, 5},
 			QueueSeconds:   4970, PendingGPUSeconds: 32750,
 			Started: 4, Ended: 2,
-			Queued: 0, PendingByReason: reasons(0), FreeGPUs: 8, UnusableFreeGPUs: 8,
+			Queued: 0, PendingByReason: reasons(0), FreeGPUs: 8, UnusableFreeGPUs: 0,
 		},
 		{
 			// [3600,7200): 101 on 8 GPUs, 106 on 4: the whole cluster. 107
@@ -189,10 +189,14 @@ func TestTimelineEligibleLater(t *testing.T) {
 		eligible sim.Time
 		want     map[sim.Time]int32 // bin start: unusable free GPUs
 	}{
+		// Free in [1000,1800): gpu002's 2 (105 holds 2) and gpu003's 4.
+		// Job 106, 4 GPUs on one node, can use gpu003 while it is eligible;
+		// no other job is eligible then (101's eligibility is unknown), so
+		// before that nothing waits and no free GPU is unusable.
 		{1000, map[sim.Time]int32{1000: 2, 1200: 2, 1700: 2}},             // eligible as it is queued
-		{1250, map[sim.Time]int32{1000: 6, 1200: 6, 1300: 2, 1700: 2}},    // from 1250
-		{2000, map[sim.Time]int32{1000: 6, 1200: 6, 1300: 6, 1700: 6}},    // only after it started
-		{workload.Unknown, map[sim.Time]int32{1000: 6, 1300: 6, 1700: 6}}, // never known
+		{1250, map[sim.Time]int32{1000: 0, 1200: 0, 1300: 2, 1700: 2}},    // from 1250
+		{2000, map[sim.Time]int32{1000: 0, 1200: 0, 1300: 0, 1700: 0}},    // only after it started
+		{workload.Unknown, map[sim.Time]int32{1000: 0, 1300: 0, 1700: 0}}, // never known
 	} {
 		rec := fixtureRecord()
 		rec.Jobs[1].Eligible = workload.Unknown

@@ -22,7 +22,8 @@ import (
 // then cancellations of pending jobs, and the scheduling pass last, so a
 // pass sees every resource freed and every job queued at its instant.
 // With Config.EndsAfterPass, job ends come after the pass instead
-// (classEndLate).
+// (classEndLate), and at the main scheduler's instants
+// (Config.MainPassEvery) a second pass follows them (classPassLate).
 const (
 	classEnd event.Class = iota
 	classNode
@@ -31,6 +32,7 @@ const (
 	classCancel
 	classPass
 	classEndLate
+	classPassLate
 )
 
 // Config is everything one run needs.
@@ -92,6 +94,23 @@ type Config struct {
 	// keeps running, and holding its resources, for this long before it
 	// ends (or is requeued). Zero ends it at once.
 	PreemptGraceTime Time
+	// MaxRequeue is the most times one job is requeued (a preemption in
+	// REQUEUE mode, a node failure): the requeue that brings its count to
+	// MaxRequeue leaves it held, pending with reason JobHoldMaxRequeue and
+	// never eligible again (UNFINISHED at the end), as slurmctld holds a
+	// batch job whose requeues pass MAX_BATCH_REQUEUE (requeue.go). Zero
+	// selects DefaultMaxRequeue; a negative value means no limit (a
+	// failure model that kills a job before it can complete then requeues
+	// it until the run's horizon). It also bounds Record.Runs: at most
+	// MaxRequeue runs per job.
+	MaxRequeue int32
+	// MaxNodeEvents bounds Record.NodeEvents, the log of node availability
+	// changes, which a failure model with short mean times makes grow
+	// with simulated time: a failure model expected to log more over the
+	// trace's submit span is refused when the run starts, and a run whose
+	// log passes it stops with an error (ErrLimit) naming the setting.
+	// Zero selects DefaultMaxNodeEvents; negative, no limit.
+	MaxNodeEvents int
 	// JobRequeue makes every job requeueable (Slurm's JobRequeue=1), as if
 	// each had workload.Job.Requeue set. A requeueable job that is
 	// preempted in PreemptRequeue mode or whose node fails returns to the
@@ -104,7 +123,10 @@ type Config struct {
 	// EnforcePartLimits is Slurm's EnforcePartLimits: with PartLimitsAny
 	// or PartLimitsAll a job over its partitions' MaxTime or MaxNodes is
 	// REJECTED at submit with the reason; with PartLimitsNo (the zero
-	// value, Slurm's default) it is queued and the policy holds it.
+	// value, Slurm's default) it is queued. Either way the controller
+	// runs a job only in partitions whose limits it meets, for every
+	// policy, and keeps one that meets none out of the View, pending with
+	// reason PartitionTimeLimit or PartitionNodeLimit (partlimits.go).
 	EnforcePartLimits PartLimits
 	// Runtime, when set, applies the hardware runtime model when a job
 	// starts: speed ratio between GPU models and communication stretch
@@ -130,13 +152,20 @@ type Config struct {
 	// of the conformance records were made by the backfill cycle). Off by
 	// default: ends come first and the same instant's pass uses them.
 	EndsAfterPass bool
-	// MainPassEvery and MainPassPhase (seconds) mark the instants at which
-	// ends under EndsAfterPass still come before the pass: those with
-	// (t − MainPassPhase) mod MainPassEvery = 0, where slurmctld's main
-	// scheduler (run every sched_min_interval, here 2 s, at a phase just
-	// after the backfill cycle's) finds a job that a backfill cycle
-	// started and that just ended, and starts the next one in the same
-	// second. Zero: every end is late.
+	// MainPassEvery and MainPassPhase (seconds) mark the instants t with
+	// (t − MainPassPhase) mod MainPassEvery = 0 at which slurmctld's
+	// main scheduler runs after the ends of the second: every
+	// sched_min_interval (2 s in the conformance records) at a phase just
+	// after the backfill cycle's, or, with sched_min_interval under a
+	// second (MainPassEvery 1), at every event, right after the end that
+	// triggers it. An end late in such a second (EndsAfterPass) asks for
+	// a pass at the same instant, after every late end of the instant, in
+	// addition to the one already run before them: the main scheduler
+	// starts the next job in the second of the end, while the backfill
+	// cycle of that second, which came before the end, has run (a policy
+	// that keeps its own record of the instant's passes, as the slurm
+	// policy does, runs only its event-driven pass then). Elsewhere a late
+	// end's pass is at the next second. Zero: never.
 	MainPassEvery, MainPassPhase Time
 	// NoSettle turns off the termination guard (quiesce.go), for tests
 	// that compare records with and without it. A run then ends only when
@@ -149,7 +178,8 @@ type Config struct {
 	// UNFINISHED with a run note. It keeps a run from going on for ever
 	// where nothing settles: a failure model that kills a long job on
 	// many nodes before it can complete, with the job requeued every
-	// time. Zero means the default, DefaultHorizon; negative, none.
+	// time (MaxRequeue negative; the requeue limit holds it otherwise).
+	// Zero means the default, DefaultHorizon; negative, none.
 	Horizon Time
 	// Progress, when set, is told how far the run has got: at most once
 	// every ProgressEvery events and once when the run ends (see
@@ -204,6 +234,7 @@ type controller struct {
 	allocPool       []NodeAlloc
 
 	passAt      Time // instant of the pending event-triggered pass, or -1
+	passLateAt  Time // instant of the pending pass after late ends (classPassLate), or -1
 	periodicAt  Time // instant of the pending periodic pass, or -1
 	removed     int  // jobs that left the pending list since the last compact
 	events      int64
@@ -251,6 +282,11 @@ type controller struct {
 	quiesced    bool // the guard ended the run
 	horizon     Time // Config.Horizon resolved; stopped says it ended the run
 	stopped     bool
+
+	maxRequeue    int32 // Config.MaxRequeue resolved; < 0 no limit
+	maxNodeEvents int   // Config.MaxNodeEvents resolved; < 0 no limit
+	limitErr      error // a limit the run passed (ErrLimit): stops the loop
+	heldMax       int   // jobs held at MaxRequeue
 }
 
 type fitKey struct {
@@ -339,6 +375,7 @@ func newController(cfg Config) *controller {
 		nodes:       make([]NodeState, len(cfg.Cluster.Nodes)),
 		rec:         make([]JobRecord, n),
 		passAt:      -1,
+		passLateAt:  -1,
 		periodicAt:  -1,
 		fitCache:    map[fitKey]bool{},
 		fitMemo:     new([64]fitMemo),
@@ -368,6 +405,14 @@ func newController(cfg Config) *controller {
 	c.horizon = cfg.Horizon
 	if c.horizon == 0 {
 		c.horizon = DefaultHorizon(c.jobs)
+	}
+	c.maxRequeue = cfg.MaxRequeue
+	if c.maxRequeue == 0 {
+		c.maxRequeue = DefaultMaxRequeue
+	}
+	c.maxNodeEvents = cfg.MaxNodeEvents
+	if c.maxNodeEvents == 0 {
+		c.maxNodeEvents = DefaultMaxNodeEvents
 	}
 	return c
 }
@@ -448,7 +493,10 @@ func (c *controller) loop() error {
 			c.release(JobRef(e.Arg))
 		case classCancel:
 			c.cancel(JobRef(e.Arg))
-		case classPass:
+		case classPass, classPassLate:
+			if e.Class == classPassLate {
+				c.passLateAt = -1
+			}
 			if err := c.pass(e.Arg); err != nil {
 				return err
 			}
@@ -456,15 +504,28 @@ func (c *controller) loop() error {
 				return nil // nothing can change any more (quiesce.go)
 			}
 		}
+		if c.limitErr != nil {
+			return c.limitErr
+		}
 		c.check()
 	}
 }
 
-// trigger asks for an event-driven pass at the current instant (the next
-// one while a late end is applied: Config.EndsAfterPass).
+// trigger asks for an event-driven pass at the current instant. While a
+// late end is applied (Config.EndsAfterPass) it asks for one after the
+// instant's late ends at the main scheduler's instants
+// (Config.MainPassEvery), else at the next instant.
 func (c *controller) trigger() {
 	at := c.now
 	if c.lateEnd {
+		if p := c.cfg.MainPassEvery; p > 0 && ((at-c.cfg.MainPassPhase)%p+p)%p == 0 {
+			if c.trig.OnEvent && c.passLateAt != at {
+				c.passLateAt = at
+				c.q.Push(int64(at), classPassLate, 2, 0)
+			}
+			c.armPeriodic()
+			return
+		}
 		at++
 	}
 	if c.trig.OnEvent && c.passAt != at {
@@ -477,9 +538,6 @@ func (c *controller) trigger() {
 // endClass is the event class of job ends.
 func (c *controller) endClass(at Time) event.Class {
 	if !c.cfg.EndsAfterPass {
-		return classEnd
-	}
-	if p := c.cfg.MainPassEvery; p > 0 && ((at-c.cfg.MainPassPhase)%p+p)%p == 0 {
 		return classEnd
 	}
 	return classEndLate
@@ -553,6 +611,14 @@ func (c *controller) submit(i int) {
 		c.reject(ref, why)
 		return
 	}
+	// The job runs only in partitions whose limits it meets (partlimits.go);
+	// over the limits of all of them it waits, never offered to the policy.
+	overAll := false
+	if ok := c.withinLimits(j, &req, fit); ok != 0 {
+		fit = ok
+	} else {
+		overAll = true
+	}
 	part = c.firstPart(j, fit)
 	c.part[i] = part
 	r.Part = part
@@ -572,6 +638,12 @@ func (c *controller) submit(i int) {
 		c.status[i] = stHeld
 		c.recordReason(ref, ReasonHeld)
 		c.push(j.Submit+max(j.CancelAfter, 0), classCancel, int32(i), 0)
+		return
+	}
+	if overAll {
+		c.status[i] = stWaiting
+		why, _ := c.partLimit(j, &req, part)
+		c.recordReason(ref, why)
 		return
 	}
 	c.enter(ref)
@@ -617,10 +689,16 @@ func (c *controller) partsMask(ref JobRef) uint64 {
 }
 
 // planLimit is the time limit the scheduler plans with: the job's own, else
-// the partition's MaxTime, else the job's runtime (at least one second).
+// the partition's DefaultTime, else its MaxTime (Slurm's order: job_mgr.c
+// gives a job without --time the partition's default_time, which
+// read_config.c sets to max_time when DefaultTime is unset), else the
+// job's runtime (at least one second).
 func (c *controller) planLimit(j *workload.Job, part int32) Time {
 	if j.TimeLimit > 0 {
 		return j.TimeLimit
+	}
+	if dt := c.cluster.Partitions[part].DefaultTime; dt > 0 {
+		return Time(dt)
 	}
 	if mt := c.cluster.Partitions[part].MaxTime; mt > 0 {
 		return Time(mt)
@@ -781,9 +859,11 @@ func (c *controller) finishRun(ref JobRef) {
 }
 
 func (c *controller) pass(kind int32) error {
-	if kind == 1 {
+	switch kind {
+	case 1:
 		c.periodicAt = -1
-	} else {
+	case 2: // after late ends (classPassLate): passLateAt is reset by the loop
+	default:
 		// A job that this pass starts with no runtime ends at this same
 		// instant, and the resources it frees need another pass.
 		c.passAt = -1
@@ -810,6 +890,7 @@ func (c *controller) pass(kind int32) error {
 				return err
 			}
 		}
+		c.migHide()
 		if len(plan.Starts) > 0 || len(plan.Preempts) > 0 {
 			c.changed()
 		}
@@ -886,8 +967,8 @@ func (c *controller) start(s *Start) error {
 	if c.rt != nil {
 		c.scaleRun(ref, alloc, c.workOf(ref))
 	}
-	end, st := c.runEnd(ref, begin)
-	r.State = st
+	end, st, recorded := c.runEnd(ref, begin)
+	r.State, r.Recorded = st, recorded
 	rj := RunningJob{Ref: ref, Start: begin, End: c.killAt(ref, begin) + c.cfg.KillWait, Part: part, Alloc: alloc}
 	if c.cfg.EndAtLimit {
 		rj.End = begin + c.limit[ref] // Slurm's end_time; pass() moves it on once past
@@ -904,17 +985,19 @@ func (c *controller) start(s *Start) error {
 }
 
 // runEnd returns when a run of job ref that starts at start ends on its
-// own, and how: COMPLETED after the work it has left, or TIMEOUT when the
-// time-limit check finds it still running past its limit plus
-// OverTimeLimit (see Config.TimeLimitSweep); a TIMEOUT run's end is when
-// its resources are freed, KillWait after the kill.
-func (c *controller) runEnd(ref JobRef, start Time) (Time, State) {
-	run := max(c.runLength(ref), 0)
+// own, how, and whether that is the trace's recorded state: after the work
+// it has left, in the state its trace recorded (outcome.go), or TIMEOUT
+// when the time-limit check finds it still running past its limit plus
+// OverTimeLimit (see Config.TimeLimitSweep), as it always does a job the
+// trace recorded TIMEOUT. A TIMEOUT run's end is when its resources are
+// freed, KillWait after the kill.
+func (c *controller) runEnd(ref JobRef, start Time) (Time, State, bool) {
+	st, recorded, toLimit := traceOutcome(c.jobs[ref].TraceState)
 	kill := c.killAt(ref, start)
-	if start+run <= kill {
-		return start + run, Completed
+	if run := max(c.runLength(ref), 0); !toLimit && start+run <= kill {
+		return start + run, st, recorded
 	}
-	return kill + c.cfg.KillWait, Timeout
+	return kill + c.cfg.KillWait, Timeout, false
 }
 
 // killAt returns when the time-limit check kills a run of job ref that
@@ -938,7 +1021,7 @@ func (c *controller) killAt(ref JobRef, start Time) Time {
 // plannedEnd returns when job ref's current run, started at start, ends on
 // its own.
 func (c *controller) plannedEnd(ref JobRef, start Time) Time {
-	end, _ := c.runEnd(ref, start)
+	end, _, _ := c.runEnd(ref, start)
 	return end
 }
 
@@ -1160,7 +1243,7 @@ func (c *controller) finish() *Record {
 			c.rec[i].State = Unfinished
 			c.rec[i].Reason = c.reason[i].String() // its last pending reason
 		case stRunning:
-			c.rec[i].State = Unfinished
+			c.rec[i].State, c.rec[i].Recorded = Unfinished, false
 		}
 	}
 	rec := &Record{
@@ -1190,6 +1273,10 @@ func (c *controller) finish() *Record {
 	rec.Notes = append(rec.Notes, countNotes(c.typeDropped, "jobs asked for GPU type %q, which their partition lacks; the type was ignored")...)
 	if c.lc != nil && c.lc.unknown > 0 {
 		rec.Notes = append(rec.Notes, fmt.Sprintf("%d dependencies name no other job of the trace; they were taken as satisfied", c.lc.unknown))
+	}
+	if c.heldMax > 0 {
+		rec.Notes = append(rec.Notes, fmt.Sprintf("%d jobs were requeued %d times and held (JobHoldMaxRequeue), as slurmctld holds a job past MAX_BATCH_REQUEUE; sim.Config.MaxRequeue sets the limit",
+			c.heldMax, c.maxRequeue))
 	}
 	if note := c.unfinishedNote(); note != "" {
 		rec.Notes = append(rec.Notes, note)

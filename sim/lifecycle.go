@@ -25,6 +25,9 @@ const (
 	ReasonReqNodeNotAvail    // nodes down or reserved (maintenance)
 	ReasonBeginTime          // held after a requeue until its begin time
 	ReasonHeld               // held (the trace shows it cancelled before it started)
+	// ReasonJobHoldMaxRequeue: held for good after Config.MaxRequeue
+	// requeues (Slurm's WAIT_MAX_REQUEUE).
+	ReasonJobHoldMaxRequeue
 	numReasons
 )
 
@@ -32,7 +35,7 @@ var reasonNames = [numReasons]string{
 	"None", "Priority", "Resources", "Dependency", "DependencyNeverSatisfied",
 	"JobArrayTaskLimit", "QOSMaxJobsPerUserLimit", "QOSMaxTRESPerUserLimit",
 	"QOSGrpTRESLimit", "PartitionTimeLimit", "PartitionNodeLimit",
-	"ReqNodeNotAvail", "BeginTime", "JobHeldUser",
+	"ReqNodeNotAvail", "BeginTime", "JobHeldUser", "JobHoldMaxRequeue",
 }
 
 func (r PendingReason) String() string {
@@ -124,7 +127,12 @@ type ReasonChange struct {
 // job's final run is its JobRecord; earlier runs are segments (what
 // sacct -D lists).
 type RunSegment struct {
-	Job        JobRef
+	Job JobRef
+	// Eligible is when the job became eligible for this run: for its
+	// first run as JobRecord.Eligible would have been, for a rerun when
+	// its requeue hold ended (and it passed its array's throttle).
+	// Start and End bound the run (End is the kill).
+	Eligible   Time
 	Start, End Time
 	State      State // Preempted or NodeFail
 	Alloc      []NodeAlloc

@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -309,10 +311,10 @@ func TestPreemption(t *testing.T) {
 	// from 0 and filler on n2 [0,1000). urgent (4 GPUs, 100 s) arrives at
 	// 250 and the policy preempts victim for it.
 	trace := func(requeue bool) *workload.Trace {
-		v := job("victim", 0, 1000, 2000, 4)
+		v := job("victim", 0, 1000, 1000, 4)
 		v.Requeue = requeue
 		v.CheckpointInterval = 100
-		return &workload.Trace{Jobs: []workload.Job{v, job("filler", 0, 1000, 2000, 4), job("urgent", 250, 100, 200, 4)}}
+		return &workload.Trace{Jobs: []workload.Job{v, job("filler", 0, 1000, 1000, 4), job("urgent", 250, 100, 200, 4)}}
 	}
 	cases := []struct {
 		name    string
@@ -387,8 +389,8 @@ func TestPreemption(t *testing.T) {
 func TestPreemptionWithoutCheckpointRestartsFromScratch(t *testing.T) {
 	// No checkpoint: preempted at 250 with RequeueDelay 60, the job
 	// reruns its whole 1000 s from 310 (n1 free from 300): [310,1310).
-	v := job("victim", 0, 1000, 2000, 4)
-	tr := &workload.Trace{Jobs: []workload.Job{v, job("filler", 0, 2000, 3000, 4), job("urgent", 250, 50, 100, 4)}}
+	v := job("victim", 0, 1000, 1000, 4)
+	tr := &workload.Trace{Jobs: []workload.Job{v, job("filler", 0, 1000, 1000, 4), job("urgent", 250, 50, 100, 4)}}
 	rec := run(t, Config{Trace: tr, Policy: &lgreedy{preempt: preemptAt(250, 0, PreemptRequeue)}, JobRequeue: true, RequeueDelay: 60})
 	if got := lives(rec)[0]; got != (life{"victim", 310, 310, 1310, "COMPLETED", "n1", 1}) {
 		t.Errorf("victim = %+v", got)
@@ -985,9 +987,9 @@ func TestPreemptKillWait(t *testing.T) {
 	// hi starts at 13 and ends at 63; lo reruns at 130 on n1 [130,1130).
 	// Run again with lo not requeueable: it ends PREEMPTED with End 10,
 	// and n1 is free at 13 all the same.
-	lo := job("lo", 0, 1000, 2000, 4)
+	lo := job("lo", 0, 1000, 1000, 4)
 	lo.Requeue = true
-	blk := job("blk", 0, 1000, 2000, 4)
+	blk := job("blk", 0, 1000, 1000, 4)
 	hi := job("hi", 10, 50, 100, 4)
 	preemptAt10 := func(mode PreemptMode) *lgreedy {
 		return &lgreedy{preempt: func(v View) []Preemption {
@@ -1099,19 +1101,34 @@ func TestEndAtLimit(t *testing.T) {
 
 func TestMainPassEvery(t *testing.T) {
 	// TestEndsAfterPass's jobs, c running 11 s, with MainPassEvery 2 and
-	// MainPassPhase 0: ends at even instants still come before the pass.
-	// a ends at 10 (even): c starts at 10 and ends at 21 (odd: late), so
-	// d starts at 22. With every end late: c at 11, ends at 22, d at 23.
+	// MainPassPhase 0: an end late in an even second asks for a second
+	// pass at its own instant, after the ends. a ends at 10 (even): the
+	// pass at 10 runs before a's end (d, submitted at 10, sees nothing
+	// free) and another after it, where c starts; c ends at 21 (odd), so
+	// its pass is at 22, where d starts. With MainPassEvery 1 every end's
+	// pass is at its own instant: c at 10, d at 21. With every end late
+	// and no main pass instants: c at 11, ends at 22, d at 23.
 	tr := &workload.Trace{Jobs: []workload.Job{job("a", 0, 10, 100, 4), job("b", 0, 100, 200, 4),
 		job("c", 5, 11, 100, 4), job("d", 10, 10, 100, 4)}}
 	for _, tc := range []struct {
 		every  Time
 		cStart Time
 		dStart Time
-	}{{2, 10, 22}, {0, 11, 23}} {
-		got := lives(run(t, Config{Trace: tr, EndsAfterPass: true, MainPassEvery: tc.every}))
+		at10   []int // running jobs seen by the passes at 10
+	}{{2, 10, 22, []int{2, 1}}, {1, 10, 21, []int{2, 1}}, {0, 11, 23, []int{2}}} {
+		var at10 []int
+		probe := &lgreedy{preempt: func(v View) []Preemption {
+			if v.Now() == 10 {
+				at10 = append(at10, len(v.Running()))
+			}
+			return nil
+		}}
+		got := lives(run(t, Config{Trace: tr, EndsAfterPass: true, MainPassEvery: tc.every, Policy: probe}))
 		if got[2].Start != tc.cStart || got[3].Start != tc.dStart {
 			t.Errorf("MainPassEvery %d: c %+v, d %+v; want starts %d and %d", tc.every, got[2], got[3], tc.cStart, tc.dStart)
+		}
+		if !slices.Equal(at10, tc.at10) {
+			t.Errorf("MainPassEvery %d: the passes at 10 saw %v jobs running, want %v", tc.every, at10, tc.at10)
 		}
 	}
 }
@@ -1119,7 +1136,8 @@ func TestMainPassEvery(t *testing.T) {
 // TestHorizon checks that a run that cannot settle stops at its horizon:
 // a job on both nodes runs 100 days, and each node fails every 20 days on
 // average (repaired in an hour), so every run is cut short and the job is
-// requeued for ever. The run stops at the default horizon (a year after
+// requeued for ever (MaxRequeue -1: no requeue limit; see
+// TestMaxRequeue). The run stops at the default horizon (a year after
 // the last submit) or at an explicit one, the job UNFINISHED with many
 // NODE_FAIL runs and a note that names the horizon.
 func TestHorizon(t *testing.T) {
@@ -1138,7 +1156,7 @@ func TestHorizon(t *testing.T) {
 	for _, tc := range []struct {
 		horizon, end Time
 	}{{0, 365 * 86400}, {40 * 86400, 40 * 86400}} {
-		rec := run(t, Config{Cluster: c, Trace: tr, Seed: 7, JobRequeue: true, Horizon: tc.horizon,
+		rec := run(t, Config{Cluster: c, Trace: tr, Seed: 7, JobRequeue: true, Horizon: tc.horizon, MaxRequeue: -1,
 			Failures: &FailureModel{MTBF: 20 * 86400, MTTR: 3600}})
 		if rec.End != tc.end || rec.Jobs[0].State != Unfinished {
 			t.Fatalf("horizon %d: run ended at %d with the job %s; want %d, UNFINISHED", tc.horizon, rec.End, rec.Jobs[0].State, tc.end)
@@ -1152,5 +1170,84 @@ func TestHorizon(t *testing.T) {
 		if fails < 2 || !strings.Contains(strings.Join(rec.Notes, "\n"), "stopped at its horizon") {
 			t.Fatalf("horizon %d: %d node-failed runs, notes %q", tc.horizon, fails, rec.Notes)
 		}
+	}
+}
+
+// TestMaxRequeue: a job whose node keeps failing is held after
+// MaxRequeue requeues, as slurmctld holds one past MAX_BATCH_REQUEUE.
+// twoNodes; v (4 GPUs, runs 1000, --requeue) starts on n1 at 0; n1 is
+// down [100,110), [300,310) and [500,510); the requeue hold is 120 s:
+//
+//	run 1 [0,100)   NODE_FAIL, requeue 1, eligible at 220
+//	run 2 [220,300) NODE_FAIL, requeue 2, eligible at 420
+//	run 3 [420,500) NODE_FAIL, requeue 3
+//
+// With MaxRequeue 3 the third requeue holds v (JobHoldMaxRequeue): it
+// ends UNFINISHED, and the run stops after the repair at 510, the last
+// event that is applied (it changes nothing for v). With the default (5), and with no limit, v reruns at 620
+// and completes at 1620.
+func TestMaxRequeue(t *testing.T) {
+	v := job("v", 0, 1000, 1000, 4)
+	v.Requeue = true
+	var evs []NodeEvent
+	for _, at := range []Time{100, 300, 500} {
+		evs = append(evs, NodeEvent{At: at, Node: 0, Down: true}, NodeEvent{At: at + 10, Node: 0})
+	}
+	runs := []RunSegment{
+		{Job: 0, Eligible: 0, Start: 0, End: 100, State: NodeFail},
+		{Job: 0, Eligible: 220, Start: 220, End: 300, State: NodeFail},
+		{Job: 0, Eligible: 420, Start: 420, End: 500, State: NodeFail},
+	}
+	for _, tc := range []struct {
+		max  int32
+		want life
+		end  Time
+	}{
+		{3, life{"v", U, U, U, "UNFINISHED", "", 3}, 510},
+		{0, life{"v", 620, 620, 1620, "COMPLETED", "n1", 3}, 1620},
+		{-1, life{"v", 620, 620, 1620, "COMPLETED", "n1", 3}, 1620},
+	} {
+		rec := run(t, Config{Trace: &workload.Trace{Jobs: []workload.Job{v}}, NodeEvents: evs, MaxRequeue: tc.max})
+		if got := lives(rec)[0]; got != tc.want || rec.End != tc.end {
+			t.Errorf("MaxRequeue %d: %+v, run end %d; want %+v, %d", tc.max, got, rec.End, tc.want, tc.end)
+		}
+		var got []RunSegment
+		for _, r := range rec.Runs {
+			r.Alloc = nil
+			got = append(got, r)
+		}
+		if d := cmp.Diff(runs, got); d != "" {
+			t.Errorf("MaxRequeue %d: runs (-want +got):\n%s", tc.max, d)
+		}
+		held := tc.max == 3
+		if r := rec.Jobs[0].Reason; held != (r == "JobHoldMaxRequeue") {
+			t.Errorf("MaxRequeue %d: reason %q", tc.max, r)
+		}
+		if notes := strings.Join(rec.Notes, "\n"); held != strings.Contains(notes, "1 jobs were requeued 3 times and held (JobHoldMaxRequeue)") {
+			t.Errorf("MaxRequeue %d: notes %q", tc.max, rec.Notes)
+		}
+	}
+}
+
+// TestMaxNodeEvents: a failure model cannot make Record.NodeEvents grow
+// without bound. On twoNodes:
+//   - a model expected to log more than MaxNodeEvents over the submit
+//     span is refused at once: jobs submitted over 10,000 s, MTBF and
+//     MTTR 60 s: about 2 × 2 × 10000 / 120 = 333 changes, over 100;
+//   - a run whose log passes it stops with ErrLimit: one job (no submit
+//     span), MTBF and MTTR 10 s, no requeue limit, MaxNodeEvents 50.
+func TestMaxNodeEvents(t *testing.T) {
+	tr := &workload.Trace{Jobs: []workload.Job{job("a", 0, 10, 10, 1), job("b", 10000, 10, 10, 1)}}
+	_, err := Run(Config{Cluster: twoNodes(), Trace: tr, Policy: &lgreedy{}, Seed: 1, MaxNodeEvents: 100,
+		Failures: &FailureModel{MTBF: 60, MTTR: 60}})
+	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "about 333 times over the 10000 s of the trace's submits, more than Config.MaxNodeEvents (100)") {
+		t.Errorf("refused up front: err = %v", err)
+	}
+	long := job("long", 0, 900, 1000, 8)
+	long.Requeue, long.Request.Nodes = true, 2
+	_, err = Run(Config{Cluster: twoNodes(), Trace: &workload.Trace{Jobs: []workload.Job{long}}, Policy: &lgreedy{}, Seed: 1,
+		MaxNodeEvents: 50, MaxRequeue: -1, Failures: &FailureModel{MTBF: 10, MTTR: 10}})
+	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "node availability changed more than Config.MaxNodeEvents (50) times") {
+		t.Errorf("stopped at run time: err = %v", err)
 	}
 }

@@ -36,6 +36,14 @@ import (
 //     ReconfigureDelay seconds later: JobRecord.Start and RunningJob.Start
 //     are the pass's time plus the delay, and its time limit counts from
 //     then; the instances stay partitioned after the job ends.
+//   - No job runs on a GPU before its repartition completes. Jobs the same
+//     pass starts on its other instances begin when it completes, as the
+//     job that caused it does (one reconfiguration makes them all). After
+//     that pass the GPU is unavailable (MIGFree.GPU reports it so, and it
+//     gives no room) until the repartition completes: the controller
+//     refuses a start on it, and policies, which place only where the free
+//     state has room, are not offered it. A node event at the completion
+//     makes it available again and asks for a pass.
 //
 // The free state (MIGFree) and an allocation's instances (MIGAlloc) are
 // small values, so policies copy and update them with NodeState and
@@ -52,7 +60,7 @@ const MaxMIGGPUs = 8
 //   - fixed layout: the free instances of each profile of the geometry;
 //   - dynamic: for each MIG GPU, the profile it is partitioned for (or
 //     none), how many of its instances are in use, and whether it is
-//     available.
+//     available (not while it is being repartitioned).
 //
 // Use its methods; the bit layout is not part of the contract.
 type MIGFree uint64
@@ -154,9 +162,10 @@ func (f MIGFree) count(pi int32) int32 {
 	return int32(f>>(uint(pi)*migCountBits)) & (1<<migCountBits - 1)
 }
 
-// GPU returns dynamic MIG GPU g's state: whether it is available, the
-// profile index it is partitioned for (-1: not partitioned) and how many
-// of its instances are in use.
+// GPU returns dynamic MIG GPU g's state: whether it is available (false
+// while it is being repartitioned, and in a MIGMeet where it is in use
+// for different profiles), the profile index it is partitioned for (-1:
+// not partitioned) and how many of its instances are in use.
 func (f MIGFree) GPU(g int) (avail bool, profile, used int32) {
 	b := int32(f>>(uint(g)*migGPUBits)) & (1<<migGPUBits - 1)
 	return b&migAvail != 0, (b>>3)&7 - 1, b & 7
@@ -563,6 +572,11 @@ type migGPU struct {
 	prof   int32                  // dynamic: the profile partitioned for, -1 none
 	layout []hwmodels.MIGInstance // by start slice
 	owner  []JobRef               // per instance: the job holding it, -1 free
+	// ready is when the GPU's last repartition completes; hidden says the
+	// free state shows it unavailable until then (after the pass that
+	// repartitioned it).
+	ready  Time
+	hidden bool
 }
 
 // migState is the controller's MIG state; nil for clusters without MIG.
@@ -570,6 +584,9 @@ type migState struct {
 	gpus    [][]migGPU // per node; nil for nodes without MIG GPUs
 	holds   []MIGHold
 	reparts []MIGRepartition
+	// fresh lists the (node, GPU) pairs repartitioned in the current
+	// pass, to be hidden when it ends.
+	fresh [][2]int32
 }
 
 // setupMIG builds the MIG state of the cluster's MIG nodes.
@@ -663,6 +680,14 @@ func (c *controller) migTake(ref JobRef, a *NodeAlloc) (Time, error) {
 			continue
 		}
 		gpu := &gs[g]
+		if gpu.hidden {
+			// checkMIGShare refused it already (no room): a drift.
+			panic(fmt.Sprintf("sim: start on MIG GPU %d of node %s during its repartition at t=%d: job=%q", g, node.Name, c.now, c.jobs[ref].ID))
+		}
+		if gpu.ready > c.now {
+			// Repartitioned in this pass: begins when that completes.
+			delay = max(delay, gpu.ready-c.now)
+		}
 		if gpu.prof != pi {
 			// Repartition an empty GPU into the profile's homogeneous layout.
 			for _, o := range gpu.owner {
@@ -678,11 +703,59 @@ func (c *controller) migTake(ref JobRef, a *NodeAlloc) (Time, error) {
 			gpu.prof, gpu.layout = pi, layout
 			gpu.owner = slices.Repeat([]JobRef{-1}, len(layout))
 			c.mig.reparts = append(c.mig.reparts, MIGRepartition{At: c.now, Job: ref, Node: a.Node, GPU: int32(g), Profile: pi})
-			delay = Time(node.MIG.ReconfigureDelay)
+			d := max(Time(node.MIG.ReconfigureDelay), 0)
+			delay = max(delay, d)
+			if d > 0 {
+				gpu.ready = c.now + d
+				c.mig.fresh = append(c.mig.fresh, [2]int32{a.Node, int32(g)})
+				c.pushNode(gpu.ready, a.Node, migReady)
+			}
 		}
 		hold(g, k, pi)
 	}
 	return delay, nil
+}
+
+// migHide makes the GPUs repartitioned in the pass that just ended
+// unavailable in the free state until their repartitions complete.
+func (c *controller) migHide() {
+	if c.mig == nil || len(c.mig.fresh) == 0 {
+		return
+	}
+	for _, ng := range c.mig.fresh {
+		n, g := ng[0], int(ng[1])
+		gpu := &c.mig.gpus[n][g]
+		if gpu.hidden || gpu.ready <= c.now {
+			continue
+		}
+		gpu.hidden = true
+		f := c.freeOf(n)
+		_, prof, used := f.MIG.GPU(g)
+		f.MIG = f.MIG.setGPU(g, false, prof, used)
+		c.touch(n)
+	}
+	c.mig.fresh = c.mig.fresh[:0]
+}
+
+// migReadyAt makes node n's MIG GPUs whose repartitions have completed
+// available again (a migReady node event).
+func (c *controller) migReadyAt(n int32) {
+	if c.mig == nil || c.mig.gpus[n] == nil {
+		return
+	}
+	for g := range c.mig.gpus[n] {
+		gpu := &c.mig.gpus[n][g]
+		if !gpu.hidden || gpu.ready > c.now {
+			continue
+		}
+		gpu.hidden = false
+		f := c.freeOf(n)
+		_, prof, used := f.MIG.GPU(g)
+		f.MIG = f.MIG.setGPU(g, true, prof, used)
+		c.touch(n)
+		c.changed()
+	}
+	c.trigger()
 }
 
 // migRelease frees the instances job ref holds on a's node.
@@ -719,9 +792,26 @@ func (c *controller) checkMIGShare(req *workload.Request, a *NodeAlloc, free Nod
 		return fmt.Errorf("node %s: MIG instances %s are not of the job's profile %s", node.Name, c.describeMIG(a.Node, a.MIG), req.MIGProfile)
 	}
 	if _, _, ok := free.MIG.Take(a.MIG); !ok {
+		if busy := c.migRepartitioning(a.Node, a.MIG); busy != "" {
+			return fmt.Errorf("node %s: MIG instances %s: %s", node.Name, c.describeMIG(a.Node, a.MIG), busy)
+		}
 		return fmt.Errorf("node %s: MIG instances %s do not fit: %d of %s can be given now", node.Name, c.describeMIG(a.Node, a.MIG), free.MIG.Instances(req.MIGProfile), req.MIGProfile)
 	}
 	return nil
+}
+
+// migRepartitioning says which GPU of a placed allocation a on node n is
+// still being repartitioned, or "".
+func (c *controller) migRepartitioning(n int32, a MIGAlloc) string {
+	if c.mig == nil || c.mig.gpus[n] == nil || !a.Placed() {
+		return ""
+	}
+	for g := range c.mig.gpus[n] {
+		if gpu := &c.mig.gpus[n][g]; a.On(g) > 0 && gpu.hidden {
+			return fmt.Sprintf("MIG GPU %d is being repartitioned until t=%d", g, gpu.ready)
+		}
+	}
+	return ""
 }
 
 // describeMIG renders a for messages: "2 × 1g.10gb" or "1g.10gb on GPUs
@@ -776,7 +866,7 @@ func (c *controller) checkMIG() {
 				}
 			}
 			if node.MIG.Dynamic {
-				want = want.setGPU(g, true, gpu.prof, used)
+				want = want.setGPU(g, !gpu.hidden, gpu.prof, used)
 			}
 		}
 		have := c.nodes[i].MIG

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -23,7 +24,47 @@ const (
 	nodeFail                   // Arg is a node: the failure model fails it
 	nodeRepair                 // Arg is a node: the failure model repairs it
 	resvEnd                    // Arg indexes controller.resv: a window ends
+	migReady                   // Arg is a node: MIG repartitions complete (mig.go)
 )
+
+// DefaultMaxNodeEvents is Config.MaxNodeEvents's default: 4,194,304 node
+// availability changes (64 MiB of Record.NodeEvents). A cluster of 10,000
+// nodes failing once a week on average logs about a million a year.
+const DefaultMaxNodeEvents = 1 << 22
+
+// ErrLimit is the error (errors.Is) a run returns when its inputs would
+// make it exceed one of Config's bounds (MaxNodeEvents): the message names
+// the setting and the input to change.
+var ErrLimit = errors.New("sim: limit exceeded")
+
+// checkFailureModel refuses a failure model expected to change node
+// states more than MaxNodeEvents times over the trace's submit span:
+// every node fails and is repaired about once every MTBF + MTTR seconds.
+func (c *controller) checkFailureModel(f *FailureModel) error {
+	if c.maxNodeEvents < 0 || len(c.jobs) == 0 {
+		return nil
+	}
+	span := float64(c.jobs[len(c.jobs)-1].Submit - c.jobs[0].Submit)
+	want := 2 * float64(len(c.nodes)) * span / (float64(f.MTBF) + float64(f.MTTR))
+	if want <= float64(c.maxNodeEvents) {
+		return nil
+	}
+	return fmt.Errorf("%w: failure model: mtbf %d s and mttr %d s on %d nodes would change node states about %.3g times over the %d s of the trace's submits, more than Config.MaxNodeEvents (%d): lengthen the mean times (scenario failures.mtbf, failures.mttr) or raise the limit",
+		ErrLimit, f.MTBF, f.MTTR, len(c.nodes), want, int64(span), c.maxNodeEvents)
+}
+
+// logNode appends ev to Record.NodeEvents, or stops the run when the log
+// passes Config.MaxNodeEvents.
+func (c *controller) logNode(ev NodeEvent) {
+	if c.maxNodeEvents >= 0 && len(c.nodeLog) >= c.maxNodeEvents {
+		if c.limitErr == nil {
+			c.limitErr = fmt.Errorf("%w: node availability changed more than Config.MaxNodeEvents (%d) times by t=%d; a failure model with shorter mean times than the nodes can bear makes this grow with simulated time: lengthen the mean times (scenario failures.mtbf, failures.mttr) or raise the limit",
+				ErrLimit, c.maxNodeEvents, c.now)
+		}
+		return
+	}
+	c.nodeLog = append(c.nodeLog, ev)
+}
 
 // setupNodes validates and schedules the node events, the failure model
 // and the advance reservations.
@@ -48,6 +89,9 @@ func (c *controller) setupNodes() error {
 	if f := c.cfg.Failures; f != nil {
 		if f.MTBF <= 0 || f.MTTR <= 0 {
 			return fmt.Errorf("sim: failure model: MTBF and MTTR must be > 0 seconds, got %d and %d", f.MTBF, f.MTTR)
+		}
+		if err := c.checkFailureModel(f); err != nil {
+			return err
 		}
 		c.failRng = rand.New(rand.NewPCG(c.cfg.Seed, StreamSeed("failures")))
 		for n := range nn {
@@ -129,6 +173,8 @@ func (c *controller) nodeEvent(arg int32, kind uint32) {
 	case resvEnd:
 		// The window's nodes are usable again.
 		c.trigger()
+	case migReady:
+		c.migReadyAt(arg)
 	}
 }
 
@@ -168,7 +214,7 @@ func (c *controller) setOff(n int32, m uint8) {
 		c.offFree[n] = NodeState{}
 	}
 	if wasOff != isOff || wasFailed != isFailed {
-		c.nodeLog = append(c.nodeLog, NodeEvent{At: c.now, Node: n, Down: isOff, Drain: isOff && !isFailed})
+		c.logNode(NodeEvent{At: c.now, Node: n, Down: isOff, Drain: isOff && !isFailed})
 	}
 	c.trigger()
 }

@@ -47,13 +47,13 @@ func (c *controller) changed() { c.quietSince = c.now }
 
 // otherEvent reports whether an event of class cl with generation gen is
 // one the guard must wait for: explicit node events, reservation ends,
-// requeue releases and cancellations.
+// ends of MIG repartitions, requeue releases and cancellations.
 func otherEvent(cl event.Class, gen uint32) bool {
 	switch cl {
 	case classRelease, classCancel:
 		return true
 	case classNode:
-		return gen == nodeExplicit || gen == resvEnd
+		return gen == nodeExplicit || gen == resvEnd || gen == migReady
 	}
 	return false
 }
@@ -187,12 +187,12 @@ func (c *controller) unfinishedNote() string {
 	}
 	why := strings.Join(parts, ", ")
 	if c.stopped {
-		return fmt.Sprintf("%d jobs never finished: the run stopped at its horizon, t=%d, with events still to come (%s); jobs that a failure model kills before they can complete are requeued for ever (see Config.Horizon)",
+		return fmt.Sprintf("%d jobs never finished: the run stopped at its horizon, t=%d, with events still to come (%s); without a requeue limit (Config.MaxRequeue), jobs that a failure model kills before they can complete are requeued until it (see Config.Horizon)",
 			total, c.now, why)
 	}
 	if c.quiesced {
 		return fmt.Sprintf("%d jobs never finished: the run stopped at t=%d, when no job was running or due and %d s of passes had started nothing (%s)",
 			total, c.now, c.now-c.quietSince, why)
 	}
-	return fmt.Sprintf("%d jobs never finished: the policy left them pending with nothing left to happen (%s)", total, why)
+	return fmt.Sprintf("%d jobs never finished: they were left pending with nothing left to happen (%s)", total, why)
 }

@@ -91,19 +91,36 @@ func (c *controller) interruptAt(ref JobRef, st State, requeue bool, kill Time) 
 		c.requeue(ref, st, kill)
 		return
 	}
-	c.rec[ref].State = st
+	c.rec[ref].State, c.rec[ref].Recorded = st, false
 	c.finishRun(ref)
 	c.rec[ref].End = kill
 }
+
+// DefaultMaxRequeue is Config.MaxRequeue's default: slurmctld's
+// MAX_BATCH_REQUEUE (slurm-22.05 src/slurmctld/slurmctld.h), a compiled-in
+// constant that no slurm.conf setting changes in 22.05. _job_complete
+// (job_mgr.c) counts a batch job's requeues in batch_flag, which starts at
+// 1, and once a requeue takes it past MAX_BATCH_REQUEUE holds the job
+// (JOB_REQUEUE_HOLD, reason WAIT_MAX_REQUEUE, "JobHoldMaxRequeue", priority
+// 0): the fifth requeue leaves it held. slurmctld applies it to requeues
+// through _job_complete (a batch launch that failed, a batch job missing
+// from its node after a reboot); a running job requeued because its node
+// went DOWN (kill_running_job_by_node_name) or for a preemption
+// (_job_requeue_op) only counts restart_cnt. The simulation applies the
+// bound to every requeue, so that no failure model can requeue a job for
+// ever: a job on nodes that keep failing is held after five runs, as a
+// batch job whose launches keep failing is.
+const DefaultMaxRequeue int32 = 5
 
 // requeue closes job ref's run (state st: Preempted or NodeFail), killed
 // at kill (<= now), and puts it back in the queue, as Slurm does: a new
 // submit time (kill), held with reason BeginTime for the requeue delay
 // from kill, and, when it runs again, its full time limit and the work
-// left since its last checkpoint.
+// left since its last checkpoint. The requeue that brings the job's count
+// to Config.MaxRequeue holds it for good instead (JobHoldMaxRequeue).
 func (c *controller) requeue(ref JobRef, st State, kill Time) {
 	r := &c.rec[ref]
-	c.runs = append(c.runs, RunSegment{Job: ref, Start: r.Start, End: kill, State: st, Alloc: r.Alloc})
+	c.runs = append(c.runs, RunSegment{Job: ref, Eligible: r.Eligible, Start: r.Start, End: kill, State: st, Alloc: r.Alloc})
 	c.releaseRun(ref, r.Alloc, st)
 	if c.lc != nil {
 		c.lcRunEnded(ref, false, st)
@@ -130,8 +147,15 @@ func (c *controller) requeue(ref JobRef, st State, kill Time) {
 	r.Start = workload.Unknown
 	r.End = workload.Unknown
 	r.Alloc = nil
-	r.State = 0
+	r.State, r.Recorded = 0, false
 	c.status[ref] = stWaiting
+	if c.maxRequeue > 0 && r.Requeues >= c.maxRequeue {
+		// Held with priority 0 until an administrator releases it, which
+		// the simulation never does.
+		c.recordReason(ref, ReasonJobHoldMaxRequeue)
+		c.heldMax++
+		return
+	}
 	c.recordReason(ref, ReasonBeginTime)
 	d := c.cfg.RequeueDelay
 	switch {

@@ -39,10 +39,12 @@ type PendingJob struct {
 	// known. Policies never see actual runtimes.
 	Limit Time
 	// Part indexes the cluster's Partitions: the first partition of the
-	// job's list that the cluster has.
+	// job's list that the cluster has, can hold the job and whose limits
+	// it meets.
 	Part int32
 	// Parts has bit i set for every partition the job may run in (sbatch
-	// -p a,b); Part's bit is always set. The controller takes the job's
+	// -p a,b) whose limits (MaxTime, MaxNodes) it meets; Part's bit is
+	// always set. The controller takes the job's
 	// partition for a start to be the first of these whose nodes hold the
 	// whole allocation.
 	Parts uint64
@@ -153,36 +155,48 @@ type Policy interface {
 	Schedule(v View, rng *rand.Rand) Plan
 }
 
-// State is a job's final state in the simulation.
+// State is a job's final state in the simulation (sacct's State). A run
+// that ends on its own, after its recorded runtime, ends in the state the
+// trace recorded (see outcome.go); the simulation overrides it when it
+// kills the run first (TIMEOUT, PREEMPTED, NODE_FAIL).
 type State uint8
 
-// Final states.
+// Final states. New states are added at the end, so the values of older
+// ones never change.
 const (
-	Completed  State = iota + 1
-	Timeout          // killed at its time limit
-	Cancelled        // cancelled before it started (the trace says so)
-	Rejected         // can never run on this cluster; Record.Reason says why
-	Unfinished       // still pending or running when the run stopped
-	Preempted        // preempted and not requeued (PreemptMode=CANCEL)
-	NodeFail         // its node failed and it was not requeued
+	Completed State = iota + 1
+	// Timeout: killed at its time limit (the trace recorded TIMEOUT, or
+	// the run needed longer than its limit).
+	Timeout
+	// Cancelled: cancelled before it started (the trace says so, or
+	// kill_invalid_depend), or, with a start, cancelled while running
+	// after its recorded runtime, as the trace recorded.
+	Cancelled
+	Rejected   // can never run on this cluster; Record.Reason says why
+	Unfinished // still pending or running when the run stopped
+	// Preempted: preempted and not requeued (PreemptMode=CANCEL), or, with
+	// JobRecord.Recorded, preempted in the trace.
+	Preempted
+	// NodeFail: its node failed and it was not requeued, or, with
+	// JobRecord.Recorded, its node failed in the trace.
+	NodeFail
+	Failed      // ended FAILED (a non-zero exit) after its runtime, as recorded
+	OutOfMemory // ended OUT_OF_MEMORY after its runtime, as recorded
+	BootFail    // ended BOOT_FAIL after its runtime, as recorded
+	Deadline    // ended DEADLINE after its runtime, as recorded
+	// NumStates is one more than the largest State: states are 1 to
+	// NumStates−1.
+	NumStates
 )
 
+var stateNames = [NumStates]string{
+	"UNKNOWN", "COMPLETED", "TIMEOUT", "CANCELLED", "REJECTED", "UNFINISHED", "PREEMPTED", "NODE_FAIL",
+	"FAILED", "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE",
+}
+
 func (s State) String() string {
-	switch s {
-	case Completed:
-		return "COMPLETED"
-	case Timeout:
-		return "TIMEOUT"
-	case Cancelled:
-		return "CANCELLED"
-	case Rejected:
-		return "REJECTED"
-	case Unfinished:
-		return "UNFINISHED"
-	case Preempted:
-		return "PREEMPTED"
-	case NodeFail:
-		return "NODE_FAIL"
+	if s < NumStates {
+		return stateNames[s]
 	}
 	return "UNKNOWN"
 }
@@ -200,9 +214,17 @@ type JobRecord struct {
 	// failure); its earlier runs are in Record.Runs. Submit stays the
 	// trace's submit time; Slurm's new submit time for the rerun (the
 	// requeue) is the End of the job's last run in Record.Runs, and the
-	// rerun is queued (PendingJob.Submit) as of then.
+	// rerun is queued (PendingJob.Submit) as of then. Eligible, Start and
+	// End are the final run's.
 	Requeues int32
 	State    State
+	// Recorded is true when the final run ended on its own, after its
+	// recorded runtime, in the state the trace recorded
+	// (workload.Job.TraceState; outcome.go), and false when the
+	// simulation decided the state: TIMEOUT at the limit, a preemption
+	// or node failure of the simulation, a job that never started. It
+	// sits in padding, so a record is no larger.
+	Recorded bool
 	Submit   Time
 	Eligible Time
 	Start    Time

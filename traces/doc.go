@@ -4,14 +4,20 @@
 // (with the NREL Eagle and SenseTime Helios layouts as presets), the
 // Alibaba GPU cluster trace (cluster-trace-gpu-v2023 pod and node lists),
 // the Microsoft Philly job log (JSON), and job tables in Arrow IPC and
-// Parquet (ArrowSchema). Writers: sacct -P (WriteSacct), SWF (WriteSWF),
-// Arrow IPC (WriteArrow), Parquet (WriteParquet); Write and WriteFile
-// dispatch by format. The user documentation of every format and its
+// Parquet (ArrowSchema). Writers: sacct -P (WriteSacct, on SacctWriter,
+// the one sacct -P writer of the project, which package reports also
+// writes jobs.sacct with), SWF (WriteSWF), Arrow IPC (WriteArrow), Parquet
+// (WriteParquet); Write and WriteFile dispatch by format. The user documentation of every format and its
 // mapping is docs/traces.md. Readers stream (one job in memory at a
 // time, apart from the sacct job whose step rows are being collected),
 // produce workload.Job values, and report bad input as *ParseError with the
 // file, line, field and value. Nothing panics on user input. The package
 // imports only workload of ours (and its own arrowcheck).
+//
+// WriteFileAtomic is the project's one atomic file writer (a temporary
+// file beside the target, fsync, rename, fsync of the directory); it
+// lives here, in a leaf package, so that every package and command that
+// writes a file can use it.
 //
 // Open and Read read a whole file (format detected from the content when
 // not given) into a Result: a workload.Trace sorted by submit time and

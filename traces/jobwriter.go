@@ -131,7 +131,7 @@ func newJobWriter(format string, meta *workload.Trace, clock int64, swf *SWFHead
 			}
 			loc = l
 		}
-		return newSacctWriter(loc, clock), nil
+		return newSacctJobWriter(loc, clock), nil
 	case FormatSWF:
 		h := SWFHeader{UnixStartTime: meta.Epoch, TimeZoneString: meta.TimeZone}
 		if opts.SWF != nil {

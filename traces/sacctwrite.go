@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/schedsim/schedsim/workload"
 )
@@ -48,12 +50,13 @@ var sacctWritten = []string{"JobID", "User", "Account", "Partition", "QOS", "Sta
 // from renumbered ids and Trace.TimeZone (pass loc's name as
 // SacctOptions.TimeZone to read the times back in that zone).
 func WriteSacct(w io.Writer, t *workload.Trace, loc *time.Location) error {
-	return writeAll(w, newSacctWriter(loc, t.Epoch), t)
+	return writeAll(w, newSacctJobWriter(loc, t.Epoch), t)
 }
 
-// sacctWriter writes sacct -P rows one job at a time (see WriteSacct),
-// from a plan made by a pass over the same jobs in the same order.
-type sacctWriter struct {
+// sacctJobWriter writes the jobs of a trace as sacct -P rows one job at a
+// time (see WriteSacct), through a SacctWriter, from a plan made by a pass
+// over the same jobs in the same order (jobWriter).
+type sacctJobWriter struct {
 	loc   *time.Location
 	clock int64 // added to the jobs' times to make Unix seconds
 
@@ -65,28 +68,26 @@ type sacctWriter struct {
 	maxID     int64
 	// Ids that sacct cannot hold are numbered after the largest numeric
 	// id, one number per row in order; those that dependencies name are
-	// found by a second pass over the plan (targets, target).
+	// numbered by a second planning pass (targets, target).
 	depIDs  map[string]bool   // non-Slurm ids named by dependencies
 	renum   map[string]string // their numbers
 	planned int64             // non-Slurm rows seen by target
 
-	bw   *bufio.Writer
+	sw   *SacctWriter
 	next int64 // number of the next non-Slurm row written
-	line []byte
 	vals []string
+	deps []byte
+	tres []string
 }
 
-func newSacctWriter(loc *time.Location, clock int64) *sacctWriter {
-	if loc == nil {
-		loc = time.UTC
-	}
-	sw := &sacctWriter{loc: loc, clock: clock, fixed: map[string]bool{}, extraIdx: map[string]int{}}
+func newSacctJobWriter(loc *time.Location, clock int64) *sacctJobWriter {
+	jw := &sacctJobWriter{loc: loc, clock: clock, fixed: map[string]bool{}, extraIdx: map[string]int{}}
 	for _, c := range sacctWritten {
-		sw.fixed[strings.ToLower(c)] = true
+		jw.fixed[strings.ToLower(c)] = true
 	}
-	sw.fixed["jobname"] = true
-	sw.fixed["dependency"] = true
-	return sw
+	jw.fixed["jobname"] = true
+	jw.fixed["dependency"] = true
+	return jw
 }
 
 // slurmID reports whether sacct can hold id as a JobID.
@@ -95,76 +96,75 @@ func slurmID(id string) bool {
 	return err == nil && jid.arrayExpr == nil && !strings.ContainsAny(id, ".|")
 }
 
-func (sw *sacctWriter) plan(j *workload.Job) {
+func (jw *sacctJobWriter) plan(j *workload.Job) {
 	if len(j.Deps) > 0 {
-		sw.hasDeps = true
+		jw.hasDeps = true
 		for _, d := range j.Deps {
 			if d.JobID != "" && !slurmID(d.JobID) {
-				if sw.depIDs == nil {
-					sw.depIDs = map[string]bool{}
+				if jw.depIDs == nil {
+					jw.depIDs = map[string]bool{}
 				}
-				sw.depIDs[d.JobID] = true
+				jw.depIDs[d.JobID] = true
 			}
 		}
 	}
-	if n, err := strconv.ParseInt(j.ID, 10, 64); err == nil && n > sw.maxID {
-		sw.maxID = n
+	if n, err := strconv.ParseInt(j.ID, 10, 64); err == nil && n > jw.maxID {
+		jw.maxID = n
 	}
 	for _, f := range j.Extra {
-		if sw.fixed[strings.ToLower(f.Name)] {
+		if jw.fixed[strings.ToLower(f.Name)] {
 			continue
 		}
-		if _, ok := sw.extraIdx[f.Name]; !ok {
-			sw.extraIdx[f.Name] = len(sw.extraCols)
-			sw.extraCols = append(sw.extraCols, f.Name)
+		if _, ok := jw.extraIdx[f.Name]; !ok {
+			jw.extraIdx[f.Name] = len(jw.extraCols)
+			jw.extraCols = append(jw.extraCols, f.Name)
 		}
 	}
 }
 
-func (sw *sacctWriter) targets() bool { return len(sw.depIDs) > 0 }
+func (jw *sacctJobWriter) targets() bool { return len(jw.depIDs) > 0 }
 
 // target numbers the non-Slurm ids that dependencies name, as write will.
-func (sw *sacctWriter) target(j *workload.Job) {
+func (jw *sacctJobWriter) target(j *workload.Job) {
 	if slurmID(j.ID) {
 		return
 	}
-	sw.planned++
-	if sw.depIDs[j.ID] {
-		if sw.renum == nil {
-			sw.renum = map[string]string{}
+	jw.planned++
+	if jw.depIDs[j.ID] {
+		if jw.renum == nil {
+			jw.renum = map[string]string{}
 		}
-		if _, ok := sw.renum[j.ID]; !ok {
-			sw.renum[j.ID] = strconv.FormatInt(sw.maxID+sw.planned, 10)
+		if _, ok := jw.renum[j.ID]; !ok {
+			jw.renum[j.ID] = strconv.FormatInt(jw.maxID+jw.planned, 10)
 		}
 	}
 }
 
-func (sw *sacctWriter) start(w io.Writer) error {
-	sw.bw = bufio.NewWriterSize(w, 64<<10)
+func (jw *sacctJobWriter) start(w io.Writer) error {
 	hdr := slices.Clone(sacctWritten)
-	if sw.hasDeps {
+	if jw.hasDeps {
 		hdr = append(hdr, "Dependency")
 	}
-	hdr = append(hdr, sw.extraCols...)
+	hdr = append(hdr, jw.extraCols...)
 	hdr = append(hdr, "JobName")
-	sw.bw.WriteString(strings.Join(hdr, "|"))
-	sw.bw.WriteByte('\n')
-	sw.vals = make([]string, len(sw.extraCols))
-	sw.next = sw.maxID + 1
+	jw.sw = NewSacctWriter(w, hdr)
+	jw.vals = make([]string, len(jw.extraCols))
+	jw.next = jw.maxID + 1
 	return nil
 }
 
-func (sw *sacctWriter) write(j *workload.Job) error {
+func (jw *sacctJobWriter) write(j *workload.Job) error {
 	if !validState(j.TraceState) {
 		return fmt.Errorf("traces: write sacct: job %s: state %q is not a Slurm state word (upper-case letters and _)", j.ID, j.TraceState)
 	}
+	sw, loc, epoch := jw.sw, jw.loc, jw.clock
 	id := j.ID
 	if !slurmID(id) {
-		id = strconv.FormatInt(sw.next, 10)
-		sw.next++
+		id = strconv.FormatInt(jw.next, 10)
+		jw.next++
 	}
 	state := j.TraceState
-	vals := sw.vals
+	vals := jw.vals
 	for k := range vals {
 		vals[k] = ""
 	}
@@ -173,80 +173,64 @@ func (sw *sacctWriter) write(j *workload.Job) error {
 			state = f.Value
 			continue
 		}
-		if k, ok := sw.extraIdx[f.Name]; ok {
+		if k, ok := jw.extraIdx[f.Name]; ok {
 			vals[k] = f.Value
 		}
 	}
-	line := sw.line[:0]
-	ts := func(v workload.Time) []byte {
-		if v == workload.Unknown {
-			return append(line, "Unknown"...)
-		}
-		return time.Unix(sw.clock+int64(v), 0).In(sw.loc).AppendFormat(line, "2006-01-02T15:04:05")
-	}
-	line = append(line, id...)
+	sw.Text(id)
 	for _, s := range []string{j.User, j.Account, j.Partition, j.QOS, state} {
-		line = append(line, '|')
-		line = appendClean(line, s)
+		sw.Text(s)
 	}
-	line = append(line, '|')
-	line = ts(j.Submit)
-	line = append(line, '|')
+	sw.Time(epoch, j.Submit, loc)
 	switch {
 	case j.TraceStart != workload.Unknown:
-		line = ts(j.TraceStart)
+		sw.Time(epoch, j.TraceStart, loc)
 	case j.CancelledPending():
-		line = append(line, "None"...)
+		sw.Text("None")
 	default:
-		line = append(line, "Unknown"...)
+		sw.Text("Unknown")
 	}
-	line = append(line, '|')
 	end := j.TraceEnd
 	if j.CancelledPending() && end == workload.Unknown && j.CancelAfter > 0 {
 		end = j.Submit + j.CancelAfter
 	}
-	line = ts(end)
-	line = append(line, '|')
-	line = appendSlurmDuration(line, int64(j.Runtime))
-	line = append(line, '|')
+	sw.Time(epoch, end, loc)
+	sw.Duration(int64(j.Runtime))
 	if j.TimeLimit == workload.Unknown {
-		line = append(line, "Partition_Limit"...)
+		sw.Text("Partition_Limit")
 	} else {
-		line = appendSlurmDuration(line, int64(j.TimeLimit))
+		sw.Duration(int64(j.TimeLimit))
 	}
-	line = append(line, '|')
-	line = appendTRES(line, &j.Request)
-	if sw.hasDeps {
-		line = append(line, '|')
+	jw.tres = reqTRES(jw.tres[:0], &j.Request)
+	sw.TRES(jw.tres)
+	if jw.hasDeps {
+		deps := jw.deps[:0]
 		for k, d := range j.Deps {
 			if k > 0 {
-				line = append(line, ',')
+				deps = append(deps, ',')
 			}
-			line = append(line, d.Type.String()...)
+			deps = append(deps, d.Type.String()...)
 			if d.Type != workload.DepSingleton {
-				line = append(line, ':')
+				deps = append(deps, ':')
 				dep := d.JobID
-				if r, ok := sw.renum[dep]; ok {
+				if r, ok := jw.renum[dep]; ok {
 					dep = r
 				}
-				line = append(line, dep...)
+				deps = append(deps, dep...)
 			}
 		}
+		jw.deps = deps
+		sw.Text(string(deps))
 	}
 	for _, v := range vals {
-		line = append(line, '|')
-		line = appendClean(line, v)
+		sw.Text(v)
 	}
-	line = append(line, '|')
 	// JobName comes last: the reader re-joins a "|" inside it.
-	line = append(line, strings.ReplaceAll(strings.ReplaceAll(j.Name, "\n", " "), "\r", " ")...)
-	line = append(line, '\n')
-	sw.line = line
-	_, err := sw.bw.Write(line)
-	return err
+	sw.LastText(j.Name)
+	return sw.EndRow()
 }
 
-func (sw *sacctWriter) finish() error { return sw.bw.Flush() }
+func (jw *sacctJobWriter) finish() error { return jw.sw.Flush() }
 
 func validState(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -257,27 +241,150 @@ func validState(s string) bool {
 	return true
 }
 
-// appendClean appends s with "|" as "¦" and line breaks as spaces.
-func appendClean(b []byte, s string) []byte {
-	if !strings.ContainsAny(s, "|\n\r") {
-		return append(b, s...)
-	}
-	for _, r := range s {
-		switch r {
-		case '|':
-			b = append(b, "¦"...)
-		case '\n', '\r':
-			b = append(b, ' ')
-		default:
-			b = append(b, string(r)...)
-		}
-	}
-	return b
+// SacctWriter writes sacct --parsable2 (sacct -P) text field by field. It
+// is the one writer of the format: WriteSacct writes traces with it, and
+// package reports writes the simulated jobs (jobs.sacct) with it.
+// NewSacctWriter writes the header line; a row is its fields, added in
+// header order with the methods below, then EndRow. Fields are joined by
+// "|" with no trailing "|", and lines end in "\n".
+//
+// sacct does not escape its delimiter. Text writes a "|" inside a value
+// as "¦" and a line break as a space, so a line keeps its field count;
+// LastText keeps a "|" (the reader re-joins one in the last column) and
+// changes only line breaks. Times are wall-clock readings
+// (YYYY-MM-DDTHH:MM:SS) and durations [D-]HH:MM:SS, as sacct prints them
+// (../shared/reference/slurm-gpu-facts.md §1).
+//
+// Writes are buffered: the first error is kept and returned by EndRow and
+// Flush; Flush must be called at the end.
+type SacctWriter struct {
+	bw     *bufio.Writer
+	cols   int
+	fields int
+	line   []byte
+	err    error
 }
 
-// appendSlurmDuration appends secs as sacct prints durations: HH:MM:SS,
-// or D-HH:MM:SS from one day on.
-func appendSlurmDuration(b []byte, secs int64) []byte {
+// NewSacctWriter returns a writer of sacct -P text to w with the given
+// column names and writes the header line.
+func NewSacctWriter(w io.Writer, header []string) *SacctWriter {
+	s := &SacctWriter{bw: bufio.NewWriterSize(w, 64<<10), cols: len(header)}
+	for _, h := range header {
+		s.Text(h)
+	}
+	s.EndRow()
+	return s
+}
+
+func (s *SacctWriter) sep() {
+	if s.fields > 0 {
+		s.line = append(s.line, '|')
+	}
+	s.fields++
+}
+
+// Text adds a field, with "|" written as "¦" and line breaks as spaces.
+func (s *SacctWriter) Text(v string) {
+	s.sep()
+	if !strings.ContainsAny(v, "|\n\r") {
+		s.line = append(s.line, v...)
+		return
+	}
+	for _, r := range v {
+		switch r {
+		case '|':
+			s.line = append(s.line, "¦"...)
+		case '\n', '\r':
+			s.line = append(s.line, ' ')
+		default:
+			s.line = utf8.AppendRune(s.line, r)
+		}
+	}
+}
+
+// LastText adds the last field of a row, free text that the sacct reader
+// re-joins when it holds the delimiter: a "|" is kept, line breaks are
+// written as spaces.
+func (s *SacctWriter) LastText(v string) {
+	s.sep()
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c == '\n' || c == '\r' {
+			c = ' '
+		}
+		s.line = append(s.line, c)
+	}
+}
+
+// Int adds an integer field.
+func (s *SacctWriter) Int(v int64) {
+	s.sep()
+	s.line = strconv.AppendInt(s.line, v, 10)
+}
+
+// Time adds the instant t (seconds after the Unix time epoch) as the wall
+// clock in loc (nil: UTC) reads it, YYYY-MM-DDTHH:MM:SS, or "Unknown" when
+// t is workload.Unknown.
+func (s *SacctWriter) Time(epoch int64, t workload.Time, loc *time.Location) {
+	s.sep()
+	if t == workload.Unknown {
+		s.line = append(s.line, "Unknown"...)
+		return
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	s.line = time.Unix(epoch+int64(t), 0).In(loc).AppendFormat(s.line, "2006-01-02T15:04:05")
+}
+
+// Duration adds secs as sacct prints a duration (Elapsed, Timelimit):
+// HH:MM:SS, or D-HH:MM:SS from one day on; INVALID when negative.
+func (s *SacctWriter) Duration(secs int64) {
+	s.sep()
+	s.line = AppendSacctDuration(s.line, secs)
+}
+
+// TRES adds a TRES list (ReqTRES, AllocTRES): the "name=value" items
+// sorted byte-wise, as Slurm sorts them, joined by ",". It sorts items in
+// place.
+func (s *SacctWriter) TRES(items []string) {
+	s.sep()
+	slices.Sort(items)
+	for i, it := range items {
+		if i > 0 {
+			s.line = append(s.line, ',')
+		}
+		s.line = append(s.line, it...)
+	}
+}
+
+// EndRow ends the row and writes it. It returns an error, and writes
+// nothing, when the row has not as many fields as the header, and
+// otherwise the first write error.
+func (s *SacctWriter) EndRow() error {
+	if s.err == nil && s.fields != s.cols {
+		s.err = fmt.Errorf("traces: sacct row has %d fields, the header %d", s.fields, s.cols)
+	}
+	if s.err == nil {
+		s.line = append(s.line, '\n')
+		_, s.err = s.bw.Write(s.line)
+	}
+	s.line, s.fields = s.line[:0], 0
+	return s.err
+}
+
+// Flush writes what is buffered and returns the first error.
+func (s *SacctWriter) Flush() error {
+	if s.err != nil {
+		return s.err
+	}
+	return s.bw.Flush()
+}
+
+// AppendSacctDuration appends secs as sacct prints durations: HH:MM:SS,
+// or D-HH:MM:SS from one day on (the days not padded); INVALID when
+// negative.
+func AppendSacctDuration(b []byte, secs int64) []byte {
 	if secs < 0 {
 		return append(b, "INVALID"...)
 	}
@@ -294,10 +401,26 @@ func appendSlurmDuration(b []byte, secs int64) []byte {
 	return two(b, s)
 }
 
-// appendTRES appends the request as a ReqTRES string, keys sorted
-// byte-wise on the whole "name=value" text as Slurm sorts them.
-func appendTRES(b []byte, r *workload.Request) []byte {
-	items := make([]string, 0, 6)
+// SacctMem formats MiB as sacct prints memory in a TRES list: Slurm's
+// convert_num_unit with CONVERT_NUM_UNIT_EXACT divides by 1024 while the
+// value is at least 1024 and a multiple of 512, with two decimals when the
+// result is fractional ("512G", "1.50G", "1000M").
+func SacctMem(mb int64) string {
+	const units = "MGTPE"
+	v, u := float64(mb), 0
+	for v >= 1024 && math.Mod(v, 512) == 0 && u < len(units)-1 {
+		v /= 1024
+		u++
+	}
+	if v == math.Trunc(v) {
+		return strconv.FormatInt(int64(v), 10) + units[u:u+1]
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64) + units[u:u+1]
+}
+
+// reqTRES appends to items the request as ReqTRES items: cpu, gres/gpu
+// (and gres/gpu:TYPE), gres/mps, mem in MiB and node, zeros included.
+func reqTRES(items []string, r *workload.Request) []string {
 	items = append(items, "cpu="+strconv.Itoa(int(r.CPUs)))
 	// A MIG request is a typed GPU request whose type names the profile
 	// (gres/gpu:1g.10gb=2, gres/gpu:h100_1g.20gb=2), as the reader takes it.
@@ -316,12 +439,5 @@ func appendTRES(b []byte, r *workload.Request) []byte {
 	}
 	items = append(items, "mem="+strconv.FormatInt(r.MemMB, 10)+"M")
 	items = append(items, "node="+strconv.Itoa(int(r.Nodes)))
-	slices.Sort(items)
-	for i, it := range items {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, it...)
-	}
-	return b
+	return items
 }

@@ -4,7 +4,6 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -78,10 +77,10 @@ func Write(w io.Writer, format string, t *workload.Trace, opts WriteOptions) err
 	return fmt.Errorf("traces: cannot write format %q (want one of %s)", format, strings.Join(WriteFormats(), ", "))
 }
 
-// WriteFile writes t to path atomically (a temporary file in the same
-// directory, renamed into place), gzip-compressed when path ends in .gz.
-// format "" is guessed from the name (FormatForPath).
-func WriteFile(path, format string, t *workload.Trace, opts WriteOptions) (err error) {
+// WriteFile writes t to path atomically (WriteFileAtomic),
+// gzip-compressed when path ends in .gz. format "" is guessed from the
+// name (FormatForPath).
+func WriteFile(path, format string, t *workload.Trace, opts WriteOptions) error {
 	if format == "" {
 		f, ok := FormatForPath(path)
 		if !ok {
@@ -92,36 +91,14 @@ func WriteFile(path, format string, t *workload.Trace, opts WriteOptions) (err e
 	if !slices.Contains(WriteFormats(), format) {
 		return fmt.Errorf("traces: cannot write format %q (want one of %s)", format, strings.Join(WriteFormats(), ", "))
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
+	return WriteFileAtomic(path, func(w io.Writer) error {
+		if !strings.HasSuffix(strings.ToLower(path), ".gz") {
+			return Write(w, format, t, opts)
 		}
-	}()
-	// Hide tmp's Close: the Parquet writer closes a sink that has one.
-	var w io.Writer = struct{ io.Writer }{tmp}
-	var zw *gzip.Writer
-	if strings.HasSuffix(strings.ToLower(path), ".gz") {
-		zw = gzip.NewWriter(w)
-		w = zw
-	}
-	if err = Write(w, format, t, opts); err != nil {
-		return err
-	}
-	if zw != nil {
-		if err = zw.Close(); err != nil {
+		zw := gzip.NewWriter(w)
+		if err := Write(zw, format, t, opts); err != nil {
 			return err
 		}
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+		return zw.Close()
+	})
 }

@@ -131,8 +131,8 @@ type Job struct {
 	CheckpointInterval Time
 
 	// TraceState is the final state the trace recorded (COMPLETED, FAILED,
-	// TIMEOUT, CANCELLED, ...). It does not change how a started job uses
-	// resources in the simulation.
+	// TIMEOUT, CANCELLED, ...). A started job ends in it after its runtime
+	// unless the simulation ends it otherwise (sim's outcome.go).
 	TraceState string
 	// TraceStart and TraceEnd are the recorded start and end, in the same
 	// clock as Submit, or Unknown.

@@ -16,6 +16,7 @@ import (
 	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/hwmodels/calibrate"
 	"github.com/schedsim/schedsim/hwmodels/nvml"
+	"github.com/schedsim/schedsim/traces"
 )
 
 func newCalibrateCmd() *cobra.Command {
@@ -67,7 +68,7 @@ PROFILES are profile files (.yaml, .json) or directories of them.`,
 			}
 			head := fmt.Sprintf("# schedsim calibrate: %d profiles (%s fit). Use with schedsim run --calibration;\n"+
 				"# the runtime section can also be pasted into a cluster spec.\n", len(ps), map[bool]string{true: "Huber-robust", false: "least-squares"}[!ols])
-			if err := writeAtomic(out, func(f io.Writer) error {
+			if err := traces.WriteFileAtomic(out, func(f io.Writer) error {
 				_, err := io.WriteString(f, head+string(data))
 				return err
 			}); err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -28,35 +27,46 @@ func newClusterCmd() *cobra.Command {
 
 func newClusterImportCmd() *cobra.Command {
 	var slurmConf, gresConf, topoConf string
+	var maxNodes int
 	cmd := &cobra.Command{
 		Use:   "import --slurm-conf slurm.conf [--gres-conf gres.conf] [--topology-conf topology.conf]",
 		Short: "Write a cluster spec (YAML) from slurm.conf, gres.conf and topology.conf",
 		Long: `Read a cluster's Slurm configuration and print a cluster spec describing
 it: NodeName lines become node groups (GPUs from Gres= and gres.conf, MIG
-types checked by geometry), PartitionName lines partitions, topology.conf
-a switch tree. SchedulerParameters, Priority* and partition keys the spec
-has no field for are kept in its slurm section. Warnings (keys not used,
-values guessed or dropped) go to standard error; unknown keys are warned
-about once each.`,
-		Example: `  schedsim cluster import --slurm-conf /etc/slurm/slurm.conf --gres-conf /etc/slurm/gres.conf > cluster.yaml
-  schedsim cluster import --slurm-conf slurm.conf --topology-conf topology.conf > cluster.yaml`,
+types checked by geometry), PartitionName lines partitions with their
+limits (MaxTime, MaxNodes, DefaultTime, PriorityTier, PriorityJobFactor,
+DefCpuPerGPU, DefMemPerCPU, DefMemPerGPU), power saving (SuspendTime,
+ResumeTimeout, SuspendTimeout, SuspendExcNodes, SuspendExcParts) the
+power section, topology.conf a switch tree. Include lines are followed
+(relative to the including file, globs allowed). gres.conf, and under
+TopologyPlugin=topology/tree topology.conf, are read from slurm.conf's
+directory when not given, as Slurm does. Settings the slurm policy and
+the scenario read (SchedulerParameters, Priority*, Preempt*, JobRequeue,
+EnforcePartLimits, ...) are kept in the spec's slurm section. Every key
+read but not modeled is warned about once, on standard error.`,
+		Example: `  schedsim cluster import --slurm-conf /etc/slurm/slurm.conf > cluster.yaml
+  schedsim cluster import --slurm-conf slurm.conf --gres-conf gres.conf --topology-conf topology.conf > cluster.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if slurmConf == "" {
 				return badInput(errors.New("cluster import: --slurm-conf is required"))
 			}
-			f := hwmodels.SlurmFiles{SlurmPath: slurmConf, GresPath: gresConf, TopologyPath: topoConf}
+			if maxNodes < 1 || maxNodes > hwmodels.MaxClusterNodes {
+				return badInput(fmt.Errorf("cluster import: --max-nodes must be 1 to %d, got %d", hwmodels.MaxClusterNodes, maxNodes))
+			}
+			f := hwmodels.SlurmFiles{SlurmPath: slurmConf, GresPath: gresConf, TopologyPath: topoConf,
+				Files: hwmodels.OSConfFiles(), MaxNodes: maxNodes}
 			var err error
-			if f.SlurmConf, err = os.ReadFile(slurmConf); err != nil {
+			if f.SlurmConf, err = f.Files.ReadFile(slurmConf); err != nil {
 				return badInput(err)
 			}
 			if gresConf != "" {
-				if f.GresConf, err = os.ReadFile(gresConf); err != nil {
+				if f.GresConf, err = f.Files.ReadFile(gresConf); err != nil {
 					return badInput(err)
 				}
 			}
 			if topoConf != "" {
-				if f.TopologyConf, err = os.ReadFile(topoConf); err != nil {
+				if f.TopologyConf, err = f.Files.ReadFile(topoConf); err != nil {
 					return badInput(err)
 				}
 			}
@@ -73,8 +83,9 @@ about once each.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&slurmConf, "slurm-conf", "", "slurm.conf to read (required)")
-	fl.StringVar(&gresConf, "gres-conf", "", "gres.conf to read")
-	fl.StringVar(&topoConf, "topology-conf", "", "topology.conf (topology/tree) to read")
+	fl.StringVar(&gresConf, "gres-conf", "", "gres.conf to read (default: gres.conf beside slurm.conf, if there is one)")
+	fl.StringVar(&topoConf, "topology-conf", "", "topology.conf (topology/tree) to read (default: beside slurm.conf under TopologyPlugin=topology/tree)")
+	fl.IntVar(&maxNodes, "max-nodes", hwmodels.MaxClusterNodes, "most nodes the NodeName lines may define, counted before expanding them")
 	return cmd
 }
 
@@ -174,6 +185,10 @@ func printClusterSummary(w io.Writer, s *hwmodels.ClusterSummary) error {
 		fmt.Fprintf(w, ", %.2f %s per hour at peak", s.Power.PeakFacilityW/1000*s.Power.PricePerKWh, s.Power.Currency)
 	}
 	fmt.Fprintln(w)
+	if p := s.Power; p.SuspendTime > 0 {
+		fmt.Fprintf(w, "  power saving: SuspendTime=%d ResumeTimeout=%d SuspendTimeout=%d (seconds), %d node(s) never suspended\n",
+			p.SuspendTime, p.ResumeTimeout, p.SuspendTimeout, p.SuspendExempt)
+	}
 	if s.Power.Unpowered > 0 {
 		fmt.Fprintf(w, "  %d node(s) without power figures (GPU model without datasheet figures, no base power)\n", s.Power.Unpowered)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/schedsim/schedsim/cmd/schedsim/internal/scenario"
 	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/reports"
+	"github.com/schedsim/schedsim/traces"
 )
 
 type compareFlags struct {
@@ -107,7 +108,7 @@ func runCompare(cmd *cobra.Command, f *compareFlags, pathA, pathB string) error 
 		}
 	}
 	if len(broken) > 0 {
-		return fmt.Errorf("%d gate(s) broken: %s", len(broken), strings.Join(broken, ", "))
+		return gateBroken(fmt.Errorf("%d gate(s) broken: %s", len(broken), strings.Join(broken, ", ")))
 	}
 	return nil
 }
@@ -157,14 +158,14 @@ func writeCompareOut(dir string, a, b *reports.CompareRun, c *reports.Comparison
 	figs := reports.OverlayFigures(a, b)
 	for i := range figs {
 		fig := &figs[i]
-		if err := reports.WriteFileAtomic(filepath.Join(dir, fig.Name+".png"), fig.WritePNG); err != nil {
+		if err := traces.WriteFileAtomic(filepath.Join(dir, fig.Name+".png"), fig.WritePNG); err != nil {
 			return err
 		}
-		if err := reports.WriteFileAtomic(filepath.Join(dir, fig.Name+".svg"), fig.WriteSVG); err != nil {
+		if err := traces.WriteFileAtomic(filepath.Join(dir, fig.Name+".svg"), fig.WriteSVG); err != nil {
 			return err
 		}
 	}
-	return reports.WriteFileAtomic(filepath.Join(dir, "comparison.json"), func(w io.Writer) error {
+	return traces.WriteFileAtomic(filepath.Join(dir, "comparison.json"), func(w io.Writer) error {
 		return reports.WriteComparison(w, c, gates, "json")
 	})
 }

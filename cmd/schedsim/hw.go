@@ -72,7 +72,7 @@ func runMIGLayout(w io.Writer, gpu string, args []string) error {
 	}
 	layout, err := g.Layout(profiles)
 	if err != nil {
-		return fmt.Errorf("mig-layout: cannot configure %s: %w", strings.Join(names, ","), err)
+		return gateBroken(fmt.Errorf("mig-layout: cannot configure %s: %w", strings.Join(names, ","), err))
 	}
 	var mem, compute int32
 	for _, in := range layout {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"strings"
 	"testing"
 )
@@ -17,15 +16,7 @@ func runHW(t *testing.T, args ...string) (string, error, int) {
 	root.SetErr(&out)
 	root.SetArgs(args)
 	err := root.Execute()
-	code := 0
-	if err != nil {
-		code = 1
-		var ie inputError
-		if errors.As(err, &ie) {
-			code = exitBadInput
-		}
-	}
-	return out.String(), err, code
+	return out.String(), err, exitStatus(err)
 }
 
 func TestMIGLayoutCommand(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/schedsim/schedsim/hwmodels/nvml"
+	"github.com/schedsim/schedsim/traces"
 )
 
 // Hooks the tests replace: the NVML source, the clock, the host and the
@@ -204,11 +205,11 @@ func seriesExt(path, flag string) error {
 }
 
 func writeSeries(path string, ser *nvml.Series) error {
-	return writeAtomic(path, func(w io.Writer) error {
+	return traces.WriteFileAtomic(path, func(w io.Writer) error {
 		if strings.EqualFold(filepath.Ext(path), ".csv") {
 			return ser.WriteCSV(w)
 		}
-		// Hide the file's Close from the Parquet writer: writeAtomic closes it.
+		// Hide the file's Close from the Parquet writer: WriteFileAtomic closes it.
 		return ser.WriteParquet(struct{ io.Writer }{w})
 	})
 }
@@ -276,14 +277,14 @@ func probeRun(cmd *cobra.Command, f *probeFlags, src nvml.Source, args []string)
 	if f.out == "" {
 		_, err = cmd.OutOrStdout().Write(data)
 	} else {
-		err = writeAtomic(f.out, func(w io.Writer) error { _, err := w.Write(data); return err })
+		err = traces.WriteFileAtomic(f.out, func(w io.Writer) error { _, err := w.Write(data); return err })
 	}
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "%s: %.1f s, %.0f W mean per GPU, %.0f J, exit %d\n", workload, prof.WallS, prof.MeanPowerW, prof.EnergyJ, code)
 	if code != 0 {
-		return fmt.Errorf("the measured command exited with status %d (profile written)", code)
+		return failed(fmt.Errorf("the measured command exited with status %d (profile written)", code))
 	}
 	return nil
 }

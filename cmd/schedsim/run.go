@@ -73,7 +73,7 @@ everything a run needs; flags override it.`,
 	fl.StringVar(&f.cluster, "cluster", "", `cluster spec YAML, or "example", or "header" (the machine an SWF header describes)`)
 	fl.StringVar(&f.policy, "policy", "", "scheduling policy: "+strings.Join(policies.Builtin().Names(), ", "))
 	fl.Uint64Var(&f.seed, "seed", 0, "root random seed (default: the scenario's)")
-	fl.StringVar(&f.out, "out", "", "directory for the outputs: summary.json, jobs.csv, jobs.parquet, timeline.parquet, jobs.sacct, plots/, report.html")
+	fl.StringVar(&f.out, "out", "", "directory for the outputs: summary.json, jobs.csv, jobs.parquet, timeline.parquet, jobs.sacct, plots/, report.html, manifest.json; replaced whole (docs/reports.md)")
 	fl.StringVar(&f.delimiter, "delimiter", "", `sacct field delimiter (default: detected, "|" or "☃")`)
 	fl.StringVar(&f.fields, "fields", "", "comma-separated column names of headerless sacct output (sacct -n)")
 	fl.IntVar(&f.procsPerNode, "procs-per-node", 0, "SWF: map processors to whole nodes, this many per node")
@@ -103,6 +103,15 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return badInput(err)
 	}
+	// Take the output directory first: a second run on it is refused
+	// before either spends time simulating.
+	var od *reports.OutDir
+	if s.Output.Dir != "" {
+		if od, err = reports.CreateOutDir(s.Resolve(s.Output.Dir)); err != nil {
+			return badInput(err)
+		}
+		defer od.Close()
+	}
 	run, err := s.Build(policies.Builtin())
 	if err != nil {
 		return badInput(err)
@@ -118,7 +127,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		}
 		opt.note = append(opt.note, note...)
 	}
-	opt.summaryOnly = run.OutDir == ""
+	opt.summaryOnly = od == nil
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "schedsim %s, scenario %s, cluster: %s\n", versionString(), orDefault(run.Name, "(unnamed)"), run.ClusterDesc)
 	res, err := analyzeRun(s, run, opt)
@@ -129,11 +138,14 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if err := reports.WriteTable(out, res.analysis.Summary); err != nil {
 		return err
 	}
-	if run.OutDir != "" {
-		if err := reports.WriteOutputs(run.OutDir, res.rec, res.analysis, res.scenario); err != nil {
+	if od != nil {
+		if err := od.WriteRun(res.rec, res.analysis, res.scenario); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "\nwrote %s (summary.json, jobs.csv, jobs.parquet, timeline.parquet, jobs.sacct, plots/, report.html)\n", run.OutDir)
+		if err := od.Close(); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "\nwrote %s (summary.json, jobs.csv, jobs.parquet, timeline.parquet, jobs.sacct, plots/, report.html, manifest.json)\n", run.OutDir)
 	}
 	return nil
 }
@@ -164,7 +176,7 @@ func analyzeRun(s *scenario.Scenario, run *scenario.Run, opts ...runOptions) (*r
 		return nil, err
 	}
 	if err := reports.CheckRecord(rec); err != nil {
-		return nil, fmt.Errorf("internal error (policy %s, seed %d): inconsistent record: %w", run.Policy.Name(), run.Seed, err)
+		return nil, failed(fmt.Errorf("internal error (policy %s, seed %d): inconsistent record: %w", run.Policy.Name(), run.Seed, err))
 	}
 	sum := sha256.Sum256(text)
 	so := reports.SummaryOptions{
@@ -179,12 +191,15 @@ func analyzeRun(s *scenario.Scenario, run *scenario.Run, opts ...runOptions) (*r
 }
 
 // simulate runs the engine, turning a broken invariant into an error that
-// carries what is needed to replay it.
+// carries what is needed to replay it. Its errors are failures (exit 3):
+// the engine's are a policy's invalid decision or a configuration the
+// scenario layer should have refused, not the user's input.
 func simulate(run *scenario.Run, opts ...runOptions) (rec *sim.Record, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("internal error (policy %s, seed %d): %v", run.Policy.Name(), run.Seed, p)
 		}
+		err = failed(err)
 	}()
 	cfg := run.Config()
 	for _, o := range opts {

@@ -62,7 +62,7 @@ DIR/manifest.json; each task runs "schedsim sweep run-shard DIR", and
 	fl.BoolVar(&f.force, "force", false, "run every scenario, even those whose outputs match")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	fl.StringVar(&f.array, "slurm-array", "", "write a Slurm job array into this directory instead of running locally")
-	fl.IntVar(&f.perTask, "per-task", 0, "scenarios per array task (default: ceil(scenarios/1000), Slurm's default MaxArraySize)")
+	fl.IntVar(&f.perTask, "per-task", 0, "scenarios per array task (default: ceil(scenarios/1000), for Slurm's default MaxArraySize; more than the scenarios makes one task)")
 	fl.IntVar(&f.maxRunning, "max-running", 0, "array tasks running at once, the %K of --array (default: min(tasks, 64))")
 	fl.IntVar(&f.pilot, "pilot", -1, "index of the scenario the pilot runs (default: the first with the largest load scale)")
 	fl.StringVar(&f.binary, "binary", "", "schedsim binary the array tasks run (default: this one)")
@@ -124,9 +124,9 @@ func finishSweep(cmd *cobra.Command, sw *sweep.Sweep, results []sweep.Result, ou
 	}
 	if len(failed) > 0 {
 		for _, err := range failed {
-			fmt.Fprintln(cmd.ErrOrStderr(), "schedsim: "+err.Error())
+			fmt.Fprintln(cmd.ErrOrStderr(), "schedsim: "+oneLine(err.Error()))
 		}
-		return fmt.Errorf("%d of %d scenarios failed; %s not written (run again to retry only those)", len(failed), len(results), sweep.ParquetFile)
+		return scenarioFailures(fmt.Errorf("%d of %d scenarios failed; %s not written (run again to retry only those)", len(failed), len(results), sweep.ParquetFile), failed)
 	}
 	if err := sweep.WriteResults(out, sw, rows); err != nil {
 		return err
@@ -134,6 +134,18 @@ func finishSweep(cmd *cobra.Command, sw *sweep.Sweep, results []sweep.Result, ou
 	fmt.Fprintf(w, "%d scenarios (%d run, %d unchanged); wrote %s and %s/\n", len(results), len(results)-skipped, skipped,
 		filepath.Join(out, sweep.ParquetFile), filepath.Join(out, sweep.PlotsDir))
 	return nil
+}
+
+// scenarioFailures is err, the summary of failed scenarios, as a failure
+// (exit 3) when any of them failed on a bug or the machine, else as the
+// input's error (exit 2).
+func scenarioFailures(err error, failedScenarios []error) error {
+	for _, e := range failedScenarios {
+		if errors.Is(e, sweep.ErrInternal) || exitStatus(e) == exitFailed {
+			return failed(err)
+		}
+	}
+	return badInput(err)
 }
 
 func writeSweepArray(cmd *cobra.Command, sw *sweep.Sweep, f *sweepFlags) error {
@@ -152,10 +164,18 @@ func writeSweepArray(cmd *cobra.Command, sw *sweep.Sweep, f *sweepFlags) error {
 	}
 	per := f.perTask
 	if per == 0 {
-		per = (len(sw.Points) + 999) / 1000
+		// As few tasks as Slurm's default MaxArraySize (1001) allows.
+		per = (len(sw.Points)-1)/1000 + 1
 	}
 	if per < 1 {
-		return badInput(fmt.Errorf("--per-task must be >= 1, got %d", f.perTask))
+		return badInput(fmt.Errorf("--per-task must be >= 1 (0: the default), got %d", f.perTask))
+	}
+	if f.maxRunning < 0 {
+		return badInput(fmt.Errorf("--max-running must be >= 0 (0: min(tasks, 64)), got %d", f.maxRunning))
+	}
+	// Check the split before the pilot spends time running.
+	if _, err := sweep.NewManifest(sw, bin, per, f.maxRunning, sweep.Estimate{}); err != nil {
+		return badInput(err)
 	}
 	pilot := f.pilot
 	if pilot < 0 {
@@ -168,8 +188,9 @@ func writeSweepArray(cmd *cobra.Command, sw *sweep.Sweep, f *sweepFlags) error {
 	fmt.Fprintf(w, "pilot run of scenario %d (%s)...\n", pilot, sw.Points[pilot].Name)
 	wall, peak, err := sweep.Pilot(sw, pilot, dir, policies.Builtin())
 	if err != nil {
-		return err
+		return scenarioFailures(err, []error{err})
 	}
+	per = min(per, len(sw.Points)) // as NewManifest: one task of them all
 	est := sweep.Estimate{PilotScenario: sw.Points[pilot].Name, PilotWallS: wall, PilotPeakMB: peak >> 20}
 	est.TimeS, est.MemMB = sweep.EstimateTask(wall, peak, per)
 	m, err := sweep.NewManifest(sw, bin, per, f.maxRunning, est)
@@ -180,7 +201,7 @@ func writeSweepArray(cmd *cobra.Command, sw *sweep.Sweep, f *sweepFlags) error {
 		return err
 	}
 	fmt.Fprintf(w, "pilot: %.1f s, peak RSS %d MiB → per task (%d scenarios): time %d min, memory %d MiB\n",
-		wall, est.PilotPeakMB, per, est.TimeS/60, est.MemMB)
+		wall, est.PilotPeakMB, m.PerTask, est.TimeS/60, est.MemMB)
 	fmt.Fprintf(w, "wrote %s and %s: %d tasks (--array=%s)\nsubmit:  cd %s && sbatch %s\nthen:    schedsim sweep merge %s\n",
 		filepath.Join(dir, sweep.ScriptFile), filepath.Join(dir, sweep.ManifestFile), m.Tasks,
 		sweep.ArraySpec(seq(m.Tasks), m.MaxRunning), quoteForDisplay(dir), sweep.ScriptFile, quoteForDisplay(dir))
@@ -235,6 +256,13 @@ func newSweepRunShardCmd() *cobra.Command {
 				}
 				pr.update(fmt.Sprintf("task %d [%d/%d] %s %s", t, done, total, r.Point.Name, status), done == total)
 			})
+			var se *sweep.ShardError
+			if errors.As(err, &se) {
+				for _, e := range se.Failed {
+					fmt.Fprintln(cmd.ErrOrStderr(), "schedsim: "+oneLine(e.Error()))
+				}
+				return scenarioFailures(err, se.Failed)
+			}
 			if err != nil {
 				return err
 			}
@@ -255,7 +283,7 @@ func newSweepMergeCmd() *cobra.Command {
 and DIR/plots/. When tasks are missing (never ran, or killed for time or
 memory) or failed (their note in DIR/shards/ says why), nothing is merged:
 it lists them, writes DIR/retry.sbatch, an array of only those tasks, and
-exits 1. Scenarios that finished inside an unfinished task are not run
+exits 3. Scenarios that finished inside an unfinished task are not run
 again by the retry (resume).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -264,6 +292,9 @@ again by the retry (resume).`,
 				for _, t := range slices.Sorted(maps.Keys(rep.Failed)) {
 					fmt.Fprintln(cmd.ErrOrStderr(), rep.Failed[t])
 				}
+			}
+			if err != nil && rep != nil && len(rep.Incomplete()) > 0 {
+				return failed(err) // not the input's fault: tasks to run (again)
 			}
 			if err != nil {
 				return err

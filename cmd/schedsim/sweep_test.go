@@ -87,7 +87,7 @@ func TestSweepArrayEqualsLocal(t *testing.T) {
 	runTask("0")
 	runTask("2")
 	// Task 1 has not run: merge reports it and writes a retry script for it.
-	if code, stderr := exitCode(t, "sweep", "merge", dir); code != 1 || !strings.Contains(stderr, "missing [1]") {
+	if code, stderr := exitCode(t, "sweep", "merge", dir); code != 3 || !strings.Contains(stderr, "missing [1]") {
 		t.Fatalf("merge with task 1 missing: exit %d, %s", code, stderr)
 	}
 	retry, err := os.ReadFile(filepath.Join(dir, sweep.RetryFile))
@@ -123,5 +123,40 @@ func TestSweepBadFileExitsTwo(t *testing.T) {
 	code, stderr := exitCode(t, "sweep", file)
 	if code != 2 || !strings.Contains(stderr, `s.yaml:3: base: unknown key "polcy"`) {
 		t.Fatalf("exit %d, %q", code, stderr)
+	}
+}
+
+// TestSweepArrayPerTaskHuge: --per-task beyond the scenarios is one task
+// of all 8 (it wrote --array=%1 and a manifest of 0 tasks that merged
+// "successfully"); a negative one is a usage error.
+func TestSweepArrayPerTaskHuge(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, "sweep.yaml")
+	if err := os.WriteFile(file, []byte(arraySweep), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "array")
+	if out, err := schedsim(t, "sweep", file, "--slurm-array", dir, "--per-task", "9223372036854775807", "--binary", os.Args[0]); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	script, err := os.ReadFile(filepath.Join(dir, sweep.ScriptFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(script), "#SBATCH --array=0%1\n") {
+		t.Errorf("script does not run one task:\n%s", script)
+	}
+	m, err := sweep.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Tasks != 1 || m.PerTask != 8 {
+		t.Errorf("manifest: %d tasks of %d, want 1 of 8", m.Tasks, m.PerTask)
+	}
+	for _, bad := range []string{"-1", "-9223372036854775808"} {
+		code, stderr := exitCode(t, "sweep", file, "--slurm-array", filepath.Join(root, "bad"), "--per-task", bad)
+		if code != 2 || !strings.Contains(stderr, "--per-task must be >= 1") {
+			t.Errorf("--per-task %s: exit %d, %q; want 2", bad, code, stderr)
+		}
 	}
 }

@@ -313,7 +313,7 @@ func (o *outFlags) convert(cmd *cobra.Command, rf *traceReadFlags, in, out strin
 	}
 	defer s.Close()
 	var n int64
-	err = writeAtomic(out, func(w io.Writer) error {
+	err = traces.WriteFileAtomic(out, func(w io.Writer) error {
 		// Hide the file's Close: the Parquet writer closes a sink that has one.
 		w = struct{ io.Writer }{w}
 		var zw *gzip.Writer
@@ -529,7 +529,7 @@ func newTraceFitCmd() *cobra.Command {
 			if err != nil {
 				return badInput(err)
 			}
-			if err := writeAtomic(out, func(w io.Writer) error { return workload.WriteModel(w, m) }); err != nil {
+			if err := traces.WriteFileAtomic(out, func(w io.Writer) error { return workload.WriteModel(w, m) }); err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
@@ -589,35 +589,4 @@ func newTraceSynthCmd() *cobra.Command {
 	cmd.Flags().StringVar(&out, "out", "synthetic.swf", "output file (.sacct, .swf, .arrow, .parquet, optionally .gz)")
 	of.register(cmd.Flags())
 	return cmd
-}
-
-// writeAtomic writes a file through a temporary file and a rename.
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
-	tmp, err := os.CreateTemp(dirOf(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = write(tmp); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
-func dirOf(path string) string {
-	if i := strings.LastIndexByte(path, os.PathSeparator); i >= 0 {
-		return path[:i+1]
-	}
-	return "."
 }

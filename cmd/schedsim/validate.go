@@ -12,6 +12,7 @@ import (
 	"github.com/schedsim/schedsim/cmd/schedsim/internal/scenario"
 	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/reports"
+	"github.com/schedsim/schedsim/traces"
 )
 
 type validateFlags struct {
@@ -97,7 +98,7 @@ func runValidate(cmd *cobra.Command, f *validateFlags) error {
 	}
 	if f.plot != "" {
 		fig := reports.ValidationFigure(v)
-		err := reports.WriteFileAtomic(f.plot, func(w io.Writer) error {
+		err := traces.WriteFileAtomic(f.plot, func(w io.Writer) error {
 			if strings.EqualFold(filepath.Ext(f.plot), ".svg") {
 				return fig.WriteSVG(w)
 			}

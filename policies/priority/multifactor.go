@@ -153,43 +153,50 @@ type JobSize struct {
 	SmallRelativeToTime bool
 }
 
-// Factor returns the job-size factor of a job asking for nodes nodes
-// (minimum node count, >= 1) and cpus CPUs with a time limit of limit
-// seconds, on a cluster of clusterNodes nodes and clusterCPUs CPUs:
+// Factor returns the job-size factor of a job of nodes nodes (its
+// minimum node count, >= 1) and cpus CPUs with a time limit of limit
+// seconds, on a cluster of clusterNodes nodes and clusterCPUs CPUs, as
+// set_priority_factors (priority_multifactor.c) computes it:
 //
 //	favor large (default): (nodes/N + cpus/C)/2
 //	PriorityFavorSmall:    ((N-nodes)/N + (C-cpus)/C)/2
 //	SMALL_RELATIVE_TO_TIME: max(nodes·C/N, cpus) / limit_minutes / C,
 //	                        then 1-x with FavorSmall
 //
-// clamped to [0, 1]. Without a CPU count (clusterCPUs = 0) only the node
-// term is used.
+// clamped to [0, 1]. Without a CPU count (cpus = 0, or a cluster of no
+// CPUs) the first two are the node term alone, not halved: nodes/N and
+// (N-nodes)/N. Which CPU count to give is the caller's: Slurm counts the
+// CPUs asked for until the job has been tested against the nodes, and
+// from then on the CPUs it would be allocated (job_ptr->total_cpus).
 func (j JobSize) Factor(nodes, cpus float64, limit Time, clusterNodes, clusterCPUs float64) float64 {
 	if clusterNodes <= 0 {
 		return 0
+	}
+	N, C := clusterNodes, clusterCPUs
+	if C <= 0 {
+		cpus = 0
 	}
 	var f float64
 	switch {
 	case j.SmallRelativeToTime:
 		mins := max(float64(limit)/60, 1)
-		C := clusterCPUs
 		if C <= 0 {
-			C = clusterNodes
-			cpus = nodes
+			C, cpus = N, nodes // CPUs as nodes
 		}
-		f = max(nodes*C/clusterNodes, cpus) / mins / C
-		if j.FavorSmall {
-			f = 1 - f
-		}
-	case clusterCPUs <= 0:
-		f = nodes / clusterNodes
+		f = max(nodes*C/N, cpus) / mins / C
 		if j.FavorSmall {
 			f = 1 - f
 		}
 	case j.FavorSmall:
-		f = ((clusterNodes-nodes)/clusterNodes + (clusterCPUs-cpus)/clusterCPUs) / 2
+		f = (N - nodes) / N
+		if cpus > 0 {
+			f = (f + (C-cpus)/C) / 2
+		}
 	default:
-		f = (nodes/clusterNodes + cpus/clusterCPUs) / 2
+		f = nodes / N
+		if cpus > 0 {
+			f = (f + cpus/C) / 2
+		}
 	}
 	return clamp01(f)
 }

@@ -224,6 +224,26 @@ func TestJobSize(t *testing.T) {
 	}
 }
 
+// TestJobSizeNoCPUs: without a CPU count set_priority_factors keeps the
+// node term alone, not halved: a 2-node job of a 10-node cluster has
+// 2/10 = 0.2 favoring large and 8/10 = 0.8 favoring small (not 0.1 and
+// 0.4); relative to time the CPUs are its nodes' share of the cluster's
+// (2·400/10 = 80 over 400 CPUs and 100 minutes: 0.002).
+func TestJobSizeNoCPUs(t *testing.T) {
+	for _, tc := range []struct {
+		js   JobSize
+		want float64
+	}{
+		{JobSize{}, 0.2},
+		{JobSize{FavorSmall: true}, 0.8},
+		{JobSize{SmallRelativeToTime: true}, 0.002},
+	} {
+		if got := tc.js.Factor(2, 0, 6000, 10, 400); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("%+v: %v, want %v", tc.js, got, tc.want)
+		}
+	}
+}
+
 // TestPriority: weights age 1000, fair share 10000, job size 500, TRES
 // GRES/gpu 3000; factors 0.5, 0.25, 0.1, gpu 4 of 16 = 0.25:
 // 500 + 2500 + 50 + 750 = 3800. A zero sum gives 1 (0 is for held jobs).

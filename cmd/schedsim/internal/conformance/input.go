@@ -96,6 +96,7 @@ func (r *Record) ScenarioYAML(m Model) ([]byte, error) {
 		// slurmctld's start.
 		args = append(args, fmt.Sprintf("priority_calc_phase: %d", ph))
 	}
+	args = append(args, fmt.Sprintf("will_run_phase: %d", mod(-r.T0, 30))) // cons_tres's will-run grid: 30 s boundaries of the Unix clock
 	if r.requestedCPUs(m) {
 		// Slurm bills the CPUs it allocated, DefCpuPerGPU per GPU.
 		args = append(args, fmt.Sprintf("TRESBillingWeights: \"GRES/gpu=%d\"", confInt(r.SlurmConf, "DefCpuPerGPU", 0)))
@@ -269,7 +270,8 @@ func (r *Record) Trace(m Model) *workload.Trace {
 		if rj.Requeue != nil {
 			j.Requeue = *rj.Requeue
 		}
-		j.TraceState = rj.State
+		// TraceState stays empty: Work is the job's true work, and its
+		// outcome (TIMEOUT or not) is what the replay must simulate.
 		if n := len(rj.Runs); n > 0 {
 			j.TraceStart = workload.Time(rj.Runs[n-1].Start - r.T0)
 			j.TraceEnd = workload.Time(rj.Runs[n-1].End - r.T0)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/schedsim/schedsim/traces"
 )
 
 // Threshold is a scenario's pass mark for the conformance test: the least
@@ -275,7 +278,7 @@ func Between(doc []byte) (string, error) {
 }
 
 // UpdateFile rewrites the table between the markers of path, atomically
-// (a temporary file in the same directory, then a rename).
+// (traces.WriteFileAtomic).
 func UpdateFile(path, table string) error {
 	doc, err := os.ReadFile(path)
 	if err != nil {
@@ -285,20 +288,8 @@ func UpdateFile(path, table string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
+	return traces.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(out)
 		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(out); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if st, err := os.Stat(path); err == nil {
-		_ = os.Chmod(tmp.Name(), st.Mode().Perm())
-	}
-	return os.Rename(tmp.Name(), path)
+	})
 }

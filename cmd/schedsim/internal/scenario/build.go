@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/schedsim/schedsim/hwmodels"
@@ -63,9 +65,14 @@ func (s *Scenario) Build(reg policies.Registry) (*Run, error) {
 		return nil, err
 	}
 	workload.MapPartitions(r.Trace, s.Trace.PartitionMap)
+	applyPartitionDefaults(r.Cluster, r.Trace)
 	if r.Lifecycle, err = s.buildLifecycle(r.Cluster, r.Trace.Epoch); err != nil {
 		return nil, err
 	}
+	if err := s.checkFailures(r.Cluster, r.Trace.Jobs, r.Lifecycle.Failures); err != nil {
+		return nil, err
+	}
+	s.applyRules(r.Cluster, r.Trace, &r.Lifecycle)
 	if r.Runtime, err = s.buildRuntime(r.Cluster); err != nil {
 		return nil, err
 	}
@@ -159,6 +166,9 @@ func (s *Scenario) applyTransforms(t *workload.Trace) error {
 		}
 	}
 	if tf.ScaleLoad > 0 && tf.ScaleLoad != 1 {
+		if err := s.checkScale(len(t.Jobs), tf.ScaleLoad); err != nil {
+			return err
+		}
 		seed := tf.ScaleSeed
 		if seed == 0 {
 			seed = s.Seed
@@ -245,9 +255,9 @@ func (s *Scenario) loadCluster(r *Run, hdr *traces.SWFHeader) error {
 			return &Error{Path: s.pathOr("scenario"), Line: lineOf(s.root, "cluster", "builtin"), Field: "cluster.builtin",
 				Msg: "swf-header needs an SWF trace"}
 		}
-		c, err := headerCluster(hdr, s.Trace.SWF)
+		c, err := headerCluster(hdr, s.Trace.SWF, s.tracePath())
 		if err != nil {
-			return &Error{Path: s.pathOr("scenario"), Line: lineOf(s.root, "cluster", "builtin"), Field: "cluster.builtin", Msg: err.Error()}
+			return err
 		}
 		r.Cluster = c
 		r.ClusterDesc = fmt.Sprintf("the machine the SWF header describes (MaxNodes %d, MaxProcs %d)", hdr.MaxNodes, hdr.MaxProcs)
@@ -255,15 +265,46 @@ func (s *Scenario) loadCluster(r *Run, hdr *traces.SWFHeader) error {
 	return nil
 }
 
+// tracePath names the scenario's trace in messages.
+func (s *Scenario) tracePath() string {
+	switch {
+	case s.Trace.File != "":
+		return s.Resolve(s.Trace.File)
+	case s.Trace.Builtin != "":
+		return s.Trace.Builtin
+	}
+	return "trace"
+}
+
 // headerCluster builds the machine an SWF header describes: MaxNodes nodes
 // sharing MaxProcs processors, with processors (or, mapped, GPUs) as the
-// scheduled unit.
-func headerCluster(h *traces.SWFHeader, o SWF) (*hwmodels.Cluster, error) {
+// scheduled unit. The header's numbers are checked against what a
+// cluster may hold (hwmodels.MaxClusterNodes nodes, MaxNodeCPUs CPUs and
+// MaxNodeGPUs GPUs a node) before anything is built: the error names the
+// trace, the header line and the bound.
+func headerCluster(h *traces.SWFHeader, o SWF, path string) (*hwmodels.Cluster, error) {
 	nodes, procs := h.MaxNodes, h.MaxProcs
+	bad := func(key, format string, args ...any) error {
+		line := 0
+		for i, f := range h.Fields {
+			if f.Key == key {
+				line = i + 1 // the header is the file's leading lines
+				break
+			}
+		}
+		pos := path
+		if line > 0 {
+			pos = fmt.Sprintf("%s:%d", path, line)
+		}
+		return fmt.Errorf("%s: %s: %s (the machine --cluster header, cluster.builtin swf-header, builds from the SWF header; give a cluster spec instead)", pos, key, fmt.Sprintf(format, args...))
+	}
 	switch {
 	case nodes <= 0 && procs <= 0:
-		return nil, fmt.Errorf("the SWF header gives neither MaxNodes nor MaxProcs")
+		return nil, fmt.Errorf("%s: the SWF header gives neither MaxNodes nor MaxProcs (cluster.builtin swf-header needs one; give a cluster spec instead)", path)
 	case nodes <= 0:
+		if procs > hwmodels.MaxClusterNodes {
+			return nil, bad("MaxProcs", "%d processors and no MaxNodes would be %d one-processor nodes, more than the %d a cluster may have", procs, procs, hwmodels.MaxClusterNodes)
+		}
 		nodes = procs
 	case procs <= 0:
 		procs = nodes
@@ -273,10 +314,78 @@ func headerCluster(h *traces.SWFHeader, o SWF) (*hwmodels.Cluster, error) {
 		// MaxProcs 338: one processor per node.
 		nodes = procs
 	}
-	ppn := (procs + nodes - 1) / nodes
+	if nodes > hwmodels.MaxClusterNodes {
+		return nil, bad("MaxNodes", "%d nodes, more than the %d a cluster may have", nodes, hwmodels.MaxClusterNodes)
+	}
+	ppn := procs / nodes // rounded up below; procs + nodes - 1 may overflow
+	if procs%nodes != 0 {
+		ppn++
+	}
+	if ppn > hwmodels.MaxNodeCPUs {
+		return nil, bad("MaxProcs", "%d processors on %d nodes is %d a node, more than the %d a node may have", procs, nodes, ppn, hwmodels.MaxNodeCPUs)
+	}
 	if o.ProcsPerGPU > 0 {
 		gpn := (ppn + o.ProcsPerGPU - 1) / o.ProcsPerGPU
+		if gpn > hwmodels.MaxNodeGPUs {
+			return nil, bad("MaxProcs", "%d processors a node at procs_per_gpu %d is %d GPUs a node, more than the %d a node may have", ppn, o.ProcsPerGPU, gpn, hwmodels.MaxNodeGPUs)
+		}
 		return hwmodels.UniformCluster("swf-header", nodes, int32(ppn), int32(gpn), 0), nil
 	}
 	return hwmodels.UniformCluster("swf-header", nodes, int32(ppn), 0, 0), nil
+}
+
+// applyPartitionDefaults gives jobs that ask for no CPUs or no memory the
+// defaults of the partition they run in (its first listed partition the
+// cluster has, else the default partition), as slurmctld fills a job
+// request from the partition's DefCpuPerGPU, DefMemPerGPU and
+// DefMemPerCPU: CPUs = GPUs × DefCpuPerGPU for a GPU job without CPUs;
+// memory = GPUs × DefMemPerGPU for a GPU job, else CPUs × DefMemPerCPU
+// (a CPU job without CPUs counts one a node, as the controller does). A
+// trace note says how many jobs took them.
+func applyPartitionDefaults(c *hwmodels.Cluster, t *workload.Trace) {
+	found := false
+	for i := range c.Partitions {
+		p := &c.Partitions[i]
+		found = found || p.DefCPUPerGPU > 0 || p.DefMemPerCPU > 0 || p.DefMemPerGPU > 0
+	}
+	if !found {
+		return
+	}
+	const maxMem = int64(1) << 50 // far above any node; the controller rejects the job
+	var cpuN, memN int
+	for k := range t.Jobs {
+		j := &t.Jobs[k]
+		p := &c.Partitions[c.DefaultPartition]
+		for name := range strings.SplitSeq(j.Partition, ",") {
+			if pi := c.PartitionIndex(strings.TrimSpace(name)); pi >= 0 {
+				p = &c.Partitions[pi]
+				break
+			}
+		}
+		r := &j.Request
+		if r.GPUs > 0 && r.CPUs == 0 && p.DefCPUPerGPU > 0 {
+			r.CPUs = int32(min(int64(r.GPUs)*int64(p.DefCPUPerGPU), math.MaxInt32))
+			cpuN++
+		}
+		if r.MemMB != 0 {
+			continue
+		}
+		switch {
+		case r.GPUs > 0 && p.DefMemPerGPU > 0:
+			r.MemMB = min(int64(r.GPUs), maxMem/p.DefMemPerGPU) * p.DefMemPerGPU
+			memN++
+		case p.DefMemPerCPU > 0 && (r.GPUs == 0 || p.DefMemPerGPU == 0):
+			cpus := int64(r.CPUs)
+			if cpus == 0 && r.GPUs == 0 {
+				cpus = int64(max(r.Nodes, 1))
+			}
+			if cpus > 0 {
+				r.MemMB = min(cpus, maxMem/p.DefMemPerCPU) * p.DefMemPerCPU
+				memN++
+			}
+		}
+	}
+	if cpuN+memN > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("partition defaults: %d jobs took DefCpuPerGPU CPUs, %d jobs DefMemPerGPU or DefMemPerCPU memory", cpuN, memN))
+	}
 }

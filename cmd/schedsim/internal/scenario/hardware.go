@@ -20,7 +20,7 @@ type Runtime struct {
 	// was recorded on (its GPU type's model, else trace.recorded_gpu) and
 	// the model it runs on. Default: on when trace.recorded_gpu is set,
 	// else off.
-	Speed *bool `yaml:"speed"`
+	Speed *bool `yaml:"speed,omitempty"`
 	// CommStretch stretches multi-node jobs whose nodes span leaf switches
 	// of the cluster's fabric (communication fraction × oversubscription).
 	// Default off.

@@ -44,13 +44,15 @@ type Controller struct {
 	// EndAtLimit gives policies a running job's Slurm end_time (start +
 	// limit, then now+1) instead of its latest end (default false).
 	EndAtLimit bool `yaml:"end_at_limit"`
-	// MainPassEvery and MainPassPhase: with ends_after_pass, ends at
-	// instants phase + k·every still come before the pass (slurmctld's
-	// main scheduler catching them in the same second).
+	// MainPassEvery and MainPassPhase: with ends_after_pass, an end at
+	// an instant phase + k·every gets a second pass at that instant,
+	// after the ends (slurmctld's main scheduler catching it in the same
+	// second).
 	MainPassEvery string `yaml:"main_pass_every"`
 	MainPassPhase string `yaml:"main_pass_phase"`
 	// OverTimeLimit is how long a job may run past its limit (Slurm's
-	// OverTimeLimit, in minutes there: write "5m").
+	// OverTimeLimit, in minutes there: write "5m"). Default: the cluster
+	// spec's slurm setting OverTimeLimit, else 0.
 	OverTimeLimit string `yaml:"over_time_limit"`
 	// RequeueDelay is how long a requeued job is held (default 120s; 0 =
 	// no hold).
@@ -58,11 +60,14 @@ type Controller struct {
 	// PreemptGraceTime is Slurm's GraceTime for preempted jobs (default 0).
 	PreemptGraceTime string `yaml:"preempt_grace_time"`
 	// JobRequeue is Slurm's JobRequeue: every job may be requeued after a
-	// preemption or node failure. Default true, as in Slurm (traces do not
-	// record --requeue).
-	JobRequeue *bool `yaml:"job_requeue"`
+	// preemption or node failure. Default: the cluster spec's slurm
+	// setting JobRequeue (from slurm.conf), else true, as in Slurm
+	// (traces do not record --requeue).
+	JobRequeue *bool `yaml:"job_requeue,omitempty"`
 	// KillInvalidDepend cancels jobs whose dependency can never be met
-	// (DependencyParameters=kill_invalid_depend). Default false.
+	// (DependencyParameters=kill_invalid_depend). Default false; true
+	// when the cluster spec's slurm setting DependencyParameters holds
+	// kill_invalid_depend.
 	KillInvalidDepend bool `yaml:"kill_invalid_depend"`
 	// EnforcePartLimits is Slurm's EnforcePartLimits: NO (jobs over a
 	// partition's MaxTime or MaxNodes wait, held), ANY or YES (rejected
@@ -383,6 +388,9 @@ func (s *Scenario) buildLifecycle(c *hwmodels.Cluster, epoch int64) (Lifecycle, 
 		}
 		l.EnforcePartLimits = pl
 	}
+	if err := s.slurmDefaults(&l, c); err != nil {
+		return l, err
+	}
 	if ct.RequeueDelay != "" {
 		if l.RequeueDelay = dur(ct.RequeueDelay); l.RequeueDelay == 0 {
 			l.RequeueDelay = -1 // no hold (sim reads 0 as the default)
@@ -441,4 +449,51 @@ func (r *Run) Config() sim.Config {
 		EnforcePartLimits: l.EnforcePartLimits,
 		Runtime:           r.Runtime,
 	}
+}
+
+// unlimitedOverTime stands for OverTimeLimit=UNLIMITED: far beyond any
+// trace, and far from overflowing start + limit + it.
+const unlimitedOverTime = sim.Time(1) << 50
+
+// slurmDefaults takes the controller settings the scenario leaves unset
+// from the cluster spec's slurm section (slurm.conf, kept by cluster
+// import): JobRequeue (read_config.c: unset is 1, any value above 1 is
+// 1), OverTimeLimit (minutes, or UNLIMITED) and DependencyParameters'
+// kill_invalid_depend. KillWait is not taken: kill_wait models KillWait
+// plus the epilog and slurmd's report, which slurm.conf does not say. A
+// bad value is an error at the controller key it stands for.
+func (s *Scenario) slurmDefaults(l *Lifecycle, c *hwmodels.Cluster) error {
+	ct := &s.Controller
+	bad := func(key, setting, v, want string) error {
+		return s.lifecycleError(fmt.Sprintf("the cluster's slurm setting %s=%q: want %s", setting, v, want), "controller", key)
+	}
+	uint16Of := func(v string) (int64, bool) {
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		return n, err == nil && n >= 0 && n <= 65535
+	}
+	if v, ok := c.Slurm.Get("JobRequeue"); ok && ct.JobRequeue == nil {
+		n, ok := uint16Of(v)
+		if !ok {
+			return bad("job_requeue", "JobRequeue", v, "0 or 1")
+		}
+		l.JobRequeue = n != 0
+	}
+	if v, ok := c.Slurm.Get("OverTimeLimit"); ok && ct.OverTimeLimit == "" {
+		switch n, ok := uint16Of(v); {
+		case strings.EqualFold(strings.TrimSpace(v), "UNLIMITED"), strings.EqualFold(strings.TrimSpace(v), "INFINITE"):
+			l.OverTimeLimit = unlimitedOverTime
+		case ok:
+			l.OverTimeLimit = sim.Time(n * 60)
+		default:
+			return bad("over_time_limit", "OverTimeLimit", v, "minutes (0 to 65535) or UNLIMITED")
+		}
+	}
+	if v, ok := c.Slurm.Get("DependencyParameters"); ok {
+		for item := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(item), "kill_invalid_depend") {
+				l.KillInvalidDepend = true
+			}
+		}
+	}
+	return nil
 }

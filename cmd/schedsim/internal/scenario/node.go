@@ -35,6 +35,7 @@ func FromNode(src []byte, path string, root *yaml.Node) (*Scenario, error) {
 		return nil, yamlError(path, err)
 	}
 	s.Path, s.src, s.root = path, src, root
+	s.builtinTraceDefaults()
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}

@@ -39,9 +39,16 @@ type Scenario struct {
 	// Job lifecycle (lifecycle.go): controller settings, node failures,
 	// node events, advance reservations.
 	Controller   Controller        `yaml:"controller"`
-	Failures     *Failures         `yaml:"failures"`
+	Failures     *Failures         `yaml:"failures,omitempty"`
 	NodeEvents   []NodeEventSpec   `yaml:"node_events"`
 	Reservations []ReservationSpec `yaml:"reservations"`
+
+	// JobRules set per-job submission options (checkpoint interval,
+	// array throttle, requeue) of the jobs they match (rules.go).
+	JobRules []JobRule `yaml:"job_rules"`
+
+	// Limits bound what in-range values may make a run do (limits.go).
+	Limits Limits `yaml:"limits"`
 
 	// Runtime says whether the runtime model changes job runtimes
 	// (hardware.go); off by default.
@@ -61,8 +68,8 @@ type Cluster struct {
 	// Builtin is "example" (the embedded example cluster) or "swf-header"
 	// (the machine an SWF trace's header describes).
 	Builtin string `yaml:"builtin"`
-	// Inline is a cluster spec written in place.
-	Inline yaml.Node `yaml:"inline"`
+	// Inline is a cluster spec written in place (null is absent).
+	Inline yaml.Node `yaml:"inline,omitempty"`
 }
 
 // Trace names the workload: exactly one of File or Builtin.
@@ -148,7 +155,7 @@ type SWF struct {
 // Policy names a scheduling policy and its parameters.
 type Policy struct {
 	Name string    `yaml:"name"`
-	Args yaml.Node `yaml:"args"`
+	Args yaml.Node `yaml:"args,omitempty"`
 }
 
 // Output says where results go.
@@ -218,6 +225,7 @@ func Parse(data []byte, path string) (*Scenario, error) {
 	if err := DecodeStrict(data, path, s); err != nil {
 		return nil, err
 	}
+	s.builtinTraceDefaults()
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -307,6 +315,12 @@ func (s *Scenario) Validate() error {
 	if s.Version != Version {
 		return bad(fmt.Sprintf("must be %d, got %d", Version, s.Version), "version")
 	}
+	if isNullNode(&s.Cluster.Inline) {
+		s.Cluster.Inline = yaml.Node{} // "inline: null", as older runs saved it
+	}
+	if isNullNode(&s.Policy.Args) {
+		s.Policy.Args = yaml.Node{}
+	}
 	inline := !s.Cluster.Inline.IsZero()
 	switch n := btoi(s.Cluster.File != "") + btoi(s.Cluster.Builtin != "") + btoi(inline); {
 	case n == 0:
@@ -335,8 +349,11 @@ func (s *Scenario) Validate() error {
 	if !(s.Trace.SWF.ProcsPerGPU >= 0) {
 		return bad(fmt.Sprintf("must be >= 0, got %d", s.Trace.SWF.ProcsPerGPU), "trace", "swf", "procs_per_gpu")
 	}
-	if tf := s.Trace.Transforms; !(tf.ScaleLoad >= 0 && tf.ScaleLoad <= 1000) || !(tf.Speedup >= 0) {
-		return bad("scale_load must be in [0, 1000] and speedup >= 0", "trace", "transforms")
+	if tf := s.Trace.Transforms; !(tf.ScaleLoad >= 0 && tf.ScaleLoad <= 1000) {
+		return bad(fmt.Sprintf("must be in [0, 1000], got %v", tf.ScaleLoad), "trace", "transforms", "scale_load")
+	}
+	if tf := s.Trace.Transforms; !(tf.Speedup >= 0) {
+		return bad(fmt.Sprintf("must be >= 0, got %v", tf.Speedup), "trace", "transforms", "speedup")
 	}
 	if s.Trace.SWF.ProcsPerGPU > 0 && s.Trace.SWF.ProcsPerNode > 0 {
 		return bad("procs_per_gpu and procs_per_node exclude each other", "trace", "swf")
@@ -352,7 +369,18 @@ func (s *Scenario) Validate() error {
 	if err := s.validateRuntime(); err != nil {
 		return err
 	}
+	if err := s.validateRules(); err != nil {
+		return err
+	}
+	if err := s.validateLimits(); err != nil {
+		return err
+	}
 	return s.validateLifecycle()
+}
+
+// isNullNode reports whether n is a YAML null ("key: null" or "key:").
+func isNullNode(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
 }
 
 func btoi(b bool) int {

@@ -75,3 +75,17 @@ func TestFragmentKeepsLines(t *testing.T) {
 		t.Errorf("Resolve = %q", got)
 	}
 }
+
+// TestSavedNullSections: a saved scenario of an older build, with
+// "inline: null" and "args: null", reads as no inline cluster and no
+// arguments.
+func TestSavedNullSections(t *testing.T) {
+	src := "version: 1\ncluster:\n  file: \"\"\n  builtin: example\n  inline: null\ntrace: {builtin: llnl-thunder-slice}\npolicy:\n  name: easy\n  args: null\n"
+	s, err := Parse([]byte(src), "s.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Cluster.Inline.IsZero() || s.Fragment(&s.Policy.Args) != nil {
+		t.Errorf("inline %v, args %v", s.Cluster.Inline, s.Policy.Args)
+	}
+}

@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/schedsim/schedsim/policies"
-	"github.com/schedsim/schedsim/reports"
+	"github.com/schedsim/schedsim/traces"
 )
 
 // Files of a Slurm-array directory.
@@ -73,23 +73,70 @@ type Estimate struct {
 // memory is one scenario's peak, with room for the garbage collector.
 func EstimateTask(pilotWallS float64, pilotPeakBytes int64, perTask int) (timeS, memMB int64) {
 	t := 60 + 3*pilotWallS*float64(perTask)
+	// Slurm holds a time limit in minutes in a uint32 whose two largest
+	// values mean INFINITE and NO_VAL; beyond that (or NaN) the request
+	// is the largest finite limit, and the float never overflows an int64.
+	if !(t <= maxSlurmTimeS) {
+		t = maxSlurmTimeS
+	}
 	timeS = max(300, int64(t+59)/60*60)
 	mb := (1.5*float64(pilotPeakBytes))/(1<<20) + 256
 	memMB = max(1024, (int64(mb)+255)/256*256)
 	return timeS, memMB
 }
 
-// NewManifest splits sw into tasks of perTask points.
+// maxSlurmTimeS is the largest finite time limit Slurm holds, in seconds:
+// 0xfffffffd minutes (0xfffffffe is NO_VAL, 0xffffffff INFINITE).
+const maxSlurmTimeS = 0xfffffffd * 60
+
+// MaxArrayTasks is the most tasks one job array may have: Slurm refuses
+// a MaxArraySize above 4000001 (read_config.c,
+// _validate_and_set_defaults), and task indices run from 0 to
+// MaxArraySize − 1. The default MaxArraySize is 1001.
+const MaxArrayTasks = 4000001
+
+// TaskCount returns how many tasks of perTask points hold points points,
+// ⌈points / perTask⌉, without the overflow of (points + perTask − 1) /
+// perTask: a perTask near the largest int gave 0 tasks. It is 0 for
+// points <= 0 and an error for perTask < 1.
+func TaskCount(points, perTask int) (int, error) {
+	if perTask < 1 {
+		return 0, fmt.Errorf("per-task must be >= 1, got %d", perTask)
+	}
+	if points <= 0 {
+		return 0, nil
+	}
+	return (points-1)/perTask + 1, nil
+}
+
+// NewManifest splits sw into tasks of perTask points. A perTask above the
+// number of points is one task of them all (per_task is then the number
+// of points); more than MaxArrayTasks tasks, or a sweep without points, is
+// an error. maxRunning < 1 means min(tasks, 64); more than the tasks is
+// cut to the tasks.
 func NewManifest(sw *Sweep, binary string, perTask, maxRunning int, est Estimate) (*Manifest, error) {
+	n := len(sw.Points)
+	if n == 0 {
+		return nil, errors.New("the sweep has no scenarios: nothing to split into tasks")
+	}
 	if perTask < 1 {
 		return nil, fmt.Errorf("per-task must be >= 1, got %d", perTask)
+	}
+	perTask = min(perTask, n)
+	tasks, err := TaskCount(n, perTask)
+	if err != nil {
+		return nil, err
+	}
+	if tasks > MaxArrayTasks {
+		return nil, fmt.Errorf("per-task %d: %d scenarios make %d tasks, more than a Slurm job array can have (%d, the largest MaxArraySize); raise per-task to at least %d",
+			perTask, n, tasks, MaxArrayTasks, (n-1)/MaxArrayTasks+1)
 	}
 	abs, err := filepath.Abs(sw.Path)
 	if err != nil {
 		return nil, err
 	}
 	m := &Manifest{SchemaVersion: ManifestVersion, Sweep: abs, SweepHash: sw.Hash, Name: sw.Name, Binary: binary,
-		PerTask: perTask, Tasks: (len(sw.Points) + perTask - 1) / perTask, MaxRunning: maxRunning, Estimate: est}
+		PerTask: perTask, Tasks: tasks, MaxRunning: min(maxRunning, tasks), Estimate: est}
 	if m.MaxRunning < 1 {
 		m.MaxRunning = min(m.Tasks, 64)
 	}
@@ -101,8 +148,9 @@ func NewManifest(sw *Sweep, binary string, perTask, maxRunning int, est Estimate
 
 // TaskRange returns the points task t runs.
 func (m *Manifest) TaskRange(t int) (lo, hi int) {
+	// t < Tasks = ⌈points / per_task⌉, so t × per_task < points: no overflow.
 	lo = t * m.PerTask
-	return lo, min(lo+m.PerTask, len(m.Points))
+	return lo, lo + min(m.PerTask, len(m.Points)-lo)
 }
 
 // ReadManifest reads dir/manifest.json.
@@ -119,8 +167,18 @@ func ReadManifest(dir string) (*Manifest, error) {
 	if m.SchemaVersion != ManifestVersion {
 		return nil, fmt.Errorf("%s: schema_version %d, want %d", path, m.SchemaVersion, ManifestVersion)
 	}
-	if m.PerTask < 1 || m.Tasks != (len(m.Points)+m.PerTask-1)/m.PerTask {
-		return nil, fmt.Errorf("%s: %d tasks of %d for %d points do not add up", path, m.Tasks, m.PerTask, len(m.Points))
+	tasks, err := TaskCount(len(m.Points), m.PerTask)
+	if err != nil || len(m.Points) == 0 || m.Tasks != tasks || m.Tasks > MaxArrayTasks {
+		return nil, fmt.Errorf("%s: tasks %d, per_task %d and %d points do not add up (want tasks = ⌈points / per_task⌉, at least 1 and at most %d): write the array again",
+			path, m.Tasks, m.PerTask, len(m.Points), MaxArrayTasks)
+	}
+	for i, p := range m.Points {
+		if p.Index != i {
+			return nil, fmt.Errorf("%s: points[%d] has index %d, want %d: write the array again", path, i, p.Index, i)
+		}
+	}
+	if m.MaxRunning < 1 {
+		return nil, fmt.Errorf("%s: max_running %d, want >= 1: write the array again", path, m.MaxRunning)
 	}
 	return &m, nil
 }
@@ -158,7 +216,7 @@ func WriteArray(dir string, m *Manifest) error {
 	if err != nil {
 		return err
 	}
-	if err := reports.WriteFileAtomic(filepath.Join(dir, ManifestFile), func(w io.Writer) error {
+	if err := traces.WriteFileAtomic(filepath.Join(dir, ManifestFile), func(w io.Writer) error {
 		_, err := w.Write(append(data, '\n'))
 		return err
 	}); err != nil {
@@ -180,7 +238,7 @@ func writeScript(path, dir string, m *Manifest, tasks []int) error {
 	if err := Script(&b, m, abs, tasks); err != nil {
 		return err
 	}
-	if err := reports.WriteFileAtomic(path, func(w io.Writer) error {
+	if err := traces.WriteFileAtomic(path, func(w io.Writer) error {
 		_, err := io.WriteString(w, b.String())
 		return err
 	}); err != nil {
@@ -229,6 +287,9 @@ func slurmTime(s int64) string {
 // #SBATCH lines; every other value (paths, the sweep's name) is a
 // single-quoted shell word, so no value can run a command.
 func Script(w io.Writer, m *Manifest, absDir string, tasks []int) error {
+	if len(tasks) == 0 {
+		return errors.New("a job array of no tasks")
+	}
 	bin, err := ShellQuote(m.Binary)
 	if err != nil {
 		return fmt.Errorf("binary: %w", err)
@@ -310,16 +371,22 @@ func RunShard(dir string, t int, reg policies.Registry, progress func(done, tota
 		rows = append(rows, RowOf(&results[i]))
 	}
 	if len(errs) > 0 {
+		se := &ShardError{Task: t, Scenarios: hi - lo}
+		for i := range results {
+			if results[i].Err != nil {
+				se.Failed = append(se.Failed, results[i].Err)
+			}
+		}
 		msg := fmt.Sprintf("task %d: %d of %d scenarios failed:\n%s\n", t, len(errs), hi-lo, strings.Join(errs, "\n"))
-		if err := reports.WriteFileAtomic(filepath.Join(shards, FailedFile(t)), func(w io.Writer) error {
+		if err := traces.WriteFileAtomic(filepath.Join(shards, FailedFile(t)), func(w io.Writer) error {
 			_, err := io.WriteString(w, msg)
 			return err
 		}); err != nil {
 			return err
 		}
-		return errors.New(strings.TrimSpace(msg))
+		return se
 	}
-	if err := reports.WriteFileAtomic(filepath.Join(shards, ShardFile(t)), func(w io.Writer) error {
+	if err := traces.WriteFileAtomic(filepath.Join(shards, ShardFile(t)), func(w io.Writer) error {
 		return WriteParquet(w, rows, sw.Meta())
 	}); err != nil {
 		return err
@@ -329,6 +396,19 @@ func RunShard(dir string, t int, reg policies.Registry, progress func(done, tota
 	}
 	return nil
 }
+
+// ShardError is RunShard's error when scenarios of the task failed: one
+// line; Failed holds each scenario's error (errors.Is sees them).
+type ShardError struct {
+	Task, Scenarios int
+	Failed          []error
+}
+
+func (e *ShardError) Error() string {
+	return fmt.Sprintf("task %d: %d of %d scenarios failed (listed in %s)", e.Task, len(e.Failed), e.Scenarios, filepath.Join(ShardsDir, FailedFile(e.Task)))
+}
+
+func (e *ShardError) Unwrap() []error { return e.Failed }
 
 // MergeReport says which tasks' shards are missing or failed.
 type MergeReport struct {
@@ -362,6 +442,9 @@ func Merge(dir string) (*MergeReport, error) {
 		return nil, err
 	}
 	rep := &MergeReport{Tasks: m.Tasks, Failed: map[int]string{}}
+	if err := checkShardNames(dir, m.Tasks); err != nil {
+		return nil, err
+	}
 	var rows []Row
 	for t := range m.Tasks {
 		path := filepath.Join(dir, ShardsDir, ShardFile(t))
@@ -400,8 +483,43 @@ func Merge(dir string) (*MergeReport, error) {
 		return rep, fmt.Errorf("%d of %d tasks have no results (missing %v, failed %v): submit %s to run only those",
 			len(bad), m.Tasks, rep.Missing, slices.Sorted(maps.Keys(rep.Failed)), RetryFile)
 	}
+	if len(rows) != len(m.Points) {
+		return rep, fmt.Errorf("%s: the shards hold %d rows, the manifest %d scenarios: write the array again", dir, len(rows), len(m.Points))
+	}
 	if err := os.Remove(filepath.Join(dir, RetryFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return rep, err
 	}
 	return rep, WriteResults(dir, sw, rows)
+}
+
+// checkShardNames refuses shards (or failure notes) of tasks the manifest
+// does not have: the array was written again with another split, and the
+// shards belong to the old one.
+func checkShardNames(dir string, tasks int) error {
+	ents, err := os.ReadDir(filepath.Join(dir, ShardsDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		name := e.Name()
+		num, ok := strings.CutPrefix(name, "task-")
+		if !ok {
+			continue
+		}
+		num, ok = strings.CutSuffix(num, ".parquet")
+		if !ok {
+			if num, ok = strings.CutSuffix(strings.TrimPrefix(name, "task-"), ".failed"); !ok {
+				continue
+			}
+		}
+		t, err := strconv.Atoi(num)
+		if err != nil || t < 0 || t >= tasks {
+			return fmt.Errorf("%s: %s is not one of the manifest's %d tasks (task-00000 to task-%05d): the array was written again with another split; remove %s/ and run the tasks again",
+				dir, filepath.Join(ShardsDir, name), tasks, tasks-1, ShardsDir)
+		}
+	}
+	return nil
 }

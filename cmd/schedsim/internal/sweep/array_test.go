@@ -2,6 +2,8 @@ package sweep
 
 import (
 	"bytes"
+	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -157,10 +159,140 @@ func TestEstimateTask(t *testing.T) {
 		{100, 1 << 30, 4, 1260, 1792},    // 60 + 3×100×4 = 1260 s; 1.5 GiB + 256 MiB
 		{40.2, 600 << 20, 2, 360, 1280},  // 60 + 241.2 → 302 s → 6 min; 900 + 256 → 1280 MiB
 		{1000, 3 << 30, 10, 30060, 4864}, // 60 + 30,000 s; 1.5 × 3,072 + 256 MiB
+		// Past Slurm's largest finite limit (0xfffffffd minutes) the
+		// request is that limit, not an overflowed int64.
+		{1e300, 0, 9223372036854775807, 0xfffffffd * 60, 1024},
+		{math.NaN(), 0, 1, 0xfffffffd * 60, 1024},
 	} {
 		ts, mb := EstimateTask(tc.wall, tc.peak, tc.per)
 		if ts != tc.timeS || mb != tc.memMB {
 			t.Errorf("EstimateTask(%v, %d, %d) = %d s, %d MiB; want %d s, %d MiB", tc.wall, tc.peak, tc.per, ts, mb, tc.timeS, tc.memMB)
 		}
+	}
+}
+
+func TestTaskCount(t *testing.T) {
+	const maxInt = int(^uint(0) >> 1)
+	for _, tc := range []struct {
+		points, per, want int
+		err               bool
+	}{
+		{8, 3, 3, false},      // 3 + 3 + 2
+		{8, 1, 8, false},      // one a task
+		{8, 8, 1, false},      // all in one
+		{8, maxInt, 1, false}, // (8 + maxInt − 1) / maxInt overflowed to 0 tasks
+		{maxInt, maxInt, 1, false},
+		{maxInt, 2, maxInt/2 + 1, false},
+		{0, 5, 0, false},
+		{8, 0, 0, true},
+		{8, -1, 0, true},
+	} {
+		got, err := TaskCount(tc.points, tc.per)
+		if got != tc.want || (err != nil) != tc.err {
+			t.Errorf("TaskCount(%d, %d) = %d, %v; want %d, error %v", tc.points, tc.per, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+// TestNewManifestPerTask: a per-task beyond the number of scenarios is one
+// task of them all (the script's --array=0%1, a manifest of 1 task), not
+// the 0 tasks the overflowing division gave.
+func TestNewManifestPerTask(t *testing.T) {
+	sw := &Sweep{Path: "s.yaml", Points: make([]Point, 8)}
+	for i := range sw.Points {
+		sw.Points[i].Index = i
+	}
+	for _, tc := range []struct {
+		per, maxRunning, tasks, perTask int
+		array                           string
+	}{
+		{3, 0, 3, 3, "0-2%3"},
+		{3, 99, 3, 3, "0-2%3"},
+		{9223372036854775807, 0, 1, 8, "0%1"},
+		{1, 2, 8, 1, "0-7%2"},
+	} {
+		m, err := NewManifest(sw, "/bin/schedsim", tc.per, tc.maxRunning, Estimate{TimeS: 300, MemMB: 1024})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Tasks != tc.tasks || m.PerTask != tc.perTask {
+			t.Errorf("per-task %d: %d tasks of %d, want %d of %d", tc.per, m.Tasks, m.PerTask, tc.tasks, tc.perTask)
+		}
+		var b bytes.Buffer
+		all := make([]int, m.Tasks)
+		for i := range all {
+			all[i] = i
+		}
+		if err := Script(&b, m, "/d", all); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "#SBATCH --array="+tc.array+"\n") {
+			t.Errorf("per-task %d: script lacks --array=%s:\n%s", tc.per, tc.array, b.String())
+		}
+	}
+	for _, per := range []int{0, -1} {
+		if _, err := NewManifest(sw, "/bin/schedsim", per, 0, Estimate{}); err == nil {
+			t.Errorf("per-task %d accepted", per)
+		}
+	}
+	if _, err := NewManifest(&Sweep{Path: "s.yaml"}, "/bin/schedsim", 1, 0, Estimate{}); err == nil {
+		t.Error("a sweep of no scenarios was split")
+	}
+}
+
+// TestMergeRefusesBadManifest: merge refuses a manifest whose task count
+// does not match its scenarios (the 0-task manifest the overflow wrote
+// "merged" successfully into an empty sweep.parquet), and shards of tasks
+// the manifest does not have.
+func TestMergeRefusesBadManifest(t *testing.T) {
+	points := make([]ManifestPoint, 8)
+	for i := range points {
+		points[i] = ManifestPoint{Index: i, Name: "p", Dir: "p", Hash: "sha256:x"}
+	}
+	write := func(t *testing.T, m Manifest) string {
+		t.Helper()
+		dir := t.TempDir()
+		m.SchemaVersion = ManifestVersion
+		m.Points = points
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, ManifestFile), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	for _, tc := range []struct {
+		name string
+		m    Manifest
+		want string
+	}{
+		{"overflowed per-task", Manifest{PerTask: 9223372036854775807, Tasks: 0, MaxRunning: 1}, "tasks 0, per_task 9223372036854775807 and 8 points do not add up"},
+		{"tasks short", Manifest{PerTask: 3, Tasks: 2, MaxRunning: 1}, "tasks 2, per_task 3"},
+		{"tasks over", Manifest{PerTask: 3, Tasks: 4, MaxRunning: 1}, "tasks 4, per_task 3"},
+		{"per-task 0", Manifest{PerTask: 0, Tasks: 8, MaxRunning: 1}, "per_task 0"},
+		{"max-running 0", Manifest{PerTask: 3, Tasks: 3, MaxRunning: 0}, "max_running 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := write(t, tc.m)
+			_, err := Merge(dir)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Merge error = %v, want one containing %q", err, tc.want)
+			}
+			if _, err := os.Stat(filepath.Join(dir, ParquetFile)); !os.IsNotExist(err) {
+				t.Errorf("%s written", ParquetFile)
+			}
+		})
+	}
+	// A shard beyond the manifest's tasks.
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, ShardsDir), 0o755)
+	os.WriteFile(filepath.Join(dir, ShardsDir, ShardFile(5)), nil, 0o644)
+	if err := checkShardNames(dir, 3); err == nil || !strings.Contains(err.Error(), "task-00005.parquet is not one of the manifest's 3 tasks") {
+		t.Errorf("checkShardNames error = %v", err)
+	}
+	if err := checkShardNames(dir, 6); err != nil {
+		t.Errorf("checkShardNames with 6 tasks: %v", err)
 	}
 }

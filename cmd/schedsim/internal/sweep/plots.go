@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/schedsim/schedsim/reports"
+	"github.com/schedsim/schedsim/traces"
 )
 
 // PlotsDir is the directory of a sweep's plots under its output directory.
@@ -137,14 +138,14 @@ func WriteResults(dir string, sw *Sweep, rows []Row) error {
 		return err
 	}
 	for _, f := range Figures(sw, rows) {
-		if err := reports.WriteFileAtomic(filepath.Join(dir, PlotsDir, f.Name+".png"), f.WritePNG); err != nil {
+		if err := traces.WriteFileAtomic(filepath.Join(dir, PlotsDir, f.Name+".png"), f.WritePNG); err != nil {
 			return err
 		}
-		if err := reports.WriteFileAtomic(filepath.Join(dir, PlotsDir, f.Name+".svg"), f.WriteSVG); err != nil {
+		if err := traces.WriteFileAtomic(filepath.Join(dir, PlotsDir, f.Name+".svg"), f.WriteSVG); err != nil {
 			return err
 		}
 	}
-	return reports.WriteFileAtomic(filepath.Join(dir, ParquetFile), func(w io.Writer) error {
+	return traces.WriteFileAtomic(filepath.Join(dir, ParquetFile), func(w io.Writer) error {
 		return WriteParquet(w, rows, sw.Meta())
 	})
 }

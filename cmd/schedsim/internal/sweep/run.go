@@ -3,7 +3,6 @@ package sweep
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -16,6 +15,10 @@ import (
 // RunsDir is the directory under a sweep's output directory that holds
 // one directory per scenario.
 const RunsDir = "runs"
+
+// ErrInternal is in the chain of a scenario's error when it failed on a
+// bug (a panic, an inconsistent record), not on its input.
+var ErrInternal = errors.New("internal error")
 
 // Result is the outcome of one point.
 type Result struct {
@@ -78,19 +81,18 @@ func Run(sw *Sweep, points []*Point, outDir string, opt Options) []Result {
 }
 
 // RunPoint runs one scenario with its outputs in dir, unless dir already
-// holds a summary.json whose config hash is the point's (and force is
-// false): then it reads the metrics from there and reports Skipped.
+// holds a complete run (one that passes its manifest) whose config hash
+// is the point's (and force is false): then it reads the metrics from its
+// summary.json and reports Skipped.
 func RunPoint(pt *Point, dir string, reg policies.Registry, force bool) Result {
 	res := Result{Point: pt}
 	if !force {
-		if data, err := os.ReadFile(filepath.Join(dir, reports.SummaryFile)); err == nil {
-			if info, err := readSummary(data); err == nil && info.ConfigHash == pt.Hash {
+		// Only a complete run counts: one that passes its manifest.
+		if m, kept, err := reports.VerifyRunDir(dir, reports.SummaryFile); err == nil && m.ConfigHash == pt.Hash {
+			if info, err := readSummary(kept[reports.SummaryFile]); err == nil && info.ConfigHash == pt.Hash {
 				res.Values, res.Skipped = info.Values, true
 				return res
 			}
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			res.Err = fmt.Errorf("%s: %w", pt.Name, err)
-			return res
 		}
 	}
 	summary, err := runScenario(pt, dir, reg)
@@ -114,9 +116,16 @@ func runScenario(pt *Point, dir string, reg policies.Registry) (summary []byte, 
 	// this scenario, not the sweep.
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("internal error (policy %s, seed %d): %v", pt.PolicyName, pt.Seed, p)
+			err = fmt.Errorf("%w (policy %s, seed %d): %v", ErrInternal, pt.PolicyName, pt.Seed, p)
 		}
 	}()
+	// Take the directory first, so that a second sweep on the same output
+	// is refused before it simulates.
+	od, err := reports.CreateOutDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer od.Close()
 	s := pt.Scenario
 	run, err := s.Build(reg)
 	if err != nil {
@@ -131,13 +140,16 @@ func runScenario(pt *Point, dir string, reg policies.Registry) (summary []byte, 
 		return nil, err
 	}
 	if err := reports.CheckRecord(rec); err != nil {
-		return nil, fmt.Errorf("internal error (policy %s, seed %d): inconsistent record: %w", run.Policy.Name(), run.Seed, err)
+		return nil, fmt.Errorf("%w (policy %s, seed %d): inconsistent record: %w", ErrInternal, run.Policy.Name(), run.Seed, err)
 	}
 	a := reports.Analyze(rec, reports.SummaryOptions{
 		SampleInterval: sim.Time(s.Output.SampleSeconds()),
 		ConfigHash:     hash,
 	})
-	if err := reports.WriteOutputs(dir, rec, a, text); err != nil {
+	if err := od.WriteRun(rec, a, text); err != nil {
+		return nil, err
+	}
+	if err := od.Close(); err != nil {
 		return nil, err
 	}
 	return os.ReadFile(filepath.Join(dir, reports.SummaryFile))
@@ -148,10 +160,16 @@ func runScenario(pt *Point, dir string, reg policies.Registry) (summary []byte, 
 func simulate(cfg sim.Config, policy string, seed uint64) (rec *sim.Record, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("internal error (policy %s, seed %d): %v", policy, seed, p)
+			err = fmt.Errorf("%w (policy %s, seed %d): %v", ErrInternal, policy, seed, p)
 		}
 	}()
-	return sim.Run(cfg)
+	rec, err = sim.Run(cfg)
+	if err != nil {
+		// The engine refuses a policy's invalid decision or a configuration
+		// the scenario layer should have refused: not the input's fault.
+		err = fmt.Errorf("%w (policy %s, seed %d): %w", ErrInternal, policy, seed, err)
+	}
+	return rec, err
 }
 
 // PointsOf returns pointers to all of sw's points, in order.
