@@ -15,11 +15,11 @@ import (
 func TestLimits(t *testing.T) {
 	head := "version: 1\ncluster: {builtin: example}\ntrace:\n  builtin: llnl-thunder-slice\n"
 	for _, tt := range []struct{ name, body, want string }{
-		// 5,301 jobs × 1000 = 5,301,000 > 2,000,000; 2e6/5301 = 377.28.
+		// 5,303 jobs × 1000 = 5,303,000 > 2,000,000; 2e6/5303 = 377.14.
 		{"scale_load 1000", "  transforms: {scale_load: 1000}\npolicy: {name: fifo}\n",
-			"s.yaml:5: trace.transforms.scale_load: 1000 would make the trace's 5301 jobs about 5301000, more than limits.max_jobs (2000000); want scale_load at most 377.3"},
+			"s.yaml:5: trace.transforms.scale_load: 1000 would make the trace's 5303 jobs about 5303000, more than limits.max_jobs (2000000); want scale_load at most 377.1"},
 		{"raised", "  transforms: {scale_load: 3}\npolicy: {name: fifo}\nlimits: {max_jobs: 10000}\n",
-			"s.yaml:5: trace.transforms.scale_load: 3 would make the trace's 5301 jobs about 15903, more than limits.max_jobs (10000)"},
+			"s.yaml:5: trace.transforms.scale_load: 3 would make the trace's 5303 jobs about 15909, more than limits.max_jobs (10000)"},
 		// The example cluster's 48 nodes over the horizon (the last
 		// submit, about ten days in, plus a year): mtbf 1 s + mttr 1 s
 		// is a failure every 2 s a node, 7.8e8 in all.

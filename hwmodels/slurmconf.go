@@ -198,24 +198,8 @@ func parseConfCount(s string) (int64, bool) {
 // countFiles returns how many device files a gres.conf File= names
 // ("/dev/nvidia[0-7]" is 8, "/dev/nvidia[0-1,4]" 3, "/dev/nvidia0,/dev/nvidia1" 2).
 func countFiles(s string) (int, error) {
-	var items []string
-	depth, from := 0, 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '[':
-			depth++
-		case ']':
-			depth--
-		case ',':
-			if depth == 0 {
-				items = append(items, s[from:i])
-				from = i + 1
-			}
-		}
-	}
-	items = append(items, s[from:])
 	n := 0
-	for _, it := range items {
+	for _, it := range splitTopLevel(s) {
 		if it == "" {
 			continue
 		}

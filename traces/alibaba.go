@@ -67,7 +67,12 @@ var alibabaPodColumns = []string{"name", "cpu_milli", "memory_mib", "num_gpu", "
 // NewAlibabaReader returns a reader of the pod list r, having read its
 // header row.
 func NewAlibabaReader(r io.Reader, path string, opts AlibabaOptions) (*AlibabaReader, error) {
+	return newAlibabaReader(r, path, opts, Limits{}.resolve())
+}
+
+func newAlibabaReader(r io.Reader, path string, opts AlibabaOptions, lim Limits) (*AlibabaReader, error) {
 	ar := &AlibabaReader{rec: newCSVRecords(r, path, ','), path: path, opts: opts, col: map[string]int{}}
+	ar.rec.lr.max = int(lim.MaxRecord)
 	hdr, err := ar.rec.next()
 	if err == io.EOF {
 		return nil, &ParseError{Path: path, Line: 1, Err: errKind(ErrNoHeader, "empty file: want the pod list header")}
@@ -75,21 +80,19 @@ func NewAlibabaReader(r io.Reader, path string, opts AlibabaOptions) (*AlibabaRe
 	if err != nil {
 		return nil, err
 	}
-	for i, h := range hdr {
-		name := strings.TrimSpace(string(h))
-		ar.names = append(ar.names, name)
-		if _, dup := ar.col[name]; !dup {
-			ar.col[name] = i
-		}
+	if ar.names, ar.col, err = headerNames(hdr, path, ar.rec.start, false); err != nil {
+		return nil, err
 	}
+	ar.rec.maxFields = len(ar.names) + 1
 	for _, req := range []string{"name", "creation_time"} {
 		if _, ok := ar.col[req]; !ok {
 			return nil, &ParseError{Path: path, Line: ar.rec.start, Err: errKind(ErrMissingColumn, "no "+req+" column (want the Alibaba pod list header name,cpu_milli,...)")}
 		}
 	}
 	ar.in = make([]*interner, len(ar.names))
+	budget := int64(internBudget)
 	for i := range ar.in {
-		ar.in[i] = newInterner(4096)
+		ar.in[i] = newInterner(4096).share(&budget)
 	}
 	return ar, nil
 }
@@ -412,10 +415,11 @@ func ReadAlibabaNodes(r io.Reader, path string) ([]AlibabaNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	col := map[string]int{}
-	for i, h := range hdr {
-		col[strings.TrimSpace(string(h))] = i
+	_, col, err := headerNames(hdr, path, rec.start, false)
+	if err != nil {
+		return nil, err
 	}
+	rec.maxFields = len(hdr) + 1
 	for _, req := range []string{"sn", "cpu_milli", "memory_mib", "gpu", "model"} {
 		if _, ok := col[req]; !ok {
 			return nil, &ParseError{Path: path, Line: rec.start, Err: errKind(ErrMissingColumn, "no "+req+" column (want sn,cpu_milli,memory_mib,gpu,model)")}

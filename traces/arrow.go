@@ -1,12 +1,8 @@
 package traces
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
-	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -16,7 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/schedsim/schedsim/workload"
@@ -155,6 +150,195 @@ func ArrowSchema(md *arrow.Metadata) *arrow.Schema {
 	return arrow.NewSchema(fields, md)
 }
 
+// dictCols are the dictionary-encoded columns.
+var dictCols = [...]int{acUser, acAccount, acPartition, acQOS, acState, acGPUType, acMIG}
+
+// dictValue returns job j's value of dictionary column c.
+func dictValue(j *workload.Job, c int) string {
+	switch c {
+	case acUser:
+		return j.User
+	case acAccount:
+		return j.Account
+	case acPartition:
+		return j.Partition
+	case acQOS:
+		return j.QOS
+	case acState:
+		return j.TraceState
+	case acGPUType:
+		return j.Request.GPUType
+	case acMIG:
+		return j.Request.MIGProfile.String()
+	}
+	return ""
+}
+
+// Batch sizes: an Arrow IPC file is written in record batches of
+// arrowBatch rows; a Parquet file in row groups of parquetRowGroup rows,
+// fed parquetBatch rows at a time.
+const (
+	arrowBatch      = 1 << 16
+	parquetBatch    = 1 << 15
+	parquetRowGroup = 128 << 10
+)
+
+// arrowWriter writes the job table (ArrowSchema) as an Arrow IPC file or
+// a Parquet file one batch at a time. Every batch's dictionaries hold the
+// same values, all the planning pass found, in order of first appearance:
+// an Arrow IPC file allows one dictionary per column.
+type arrowWriter struct {
+	meta    *workload.Trace // Epoch (Unix seconds), Source, TimeZone, Notes for the metadata
+	clock   int64           // added to the jobs' times to make Unix seconds
+	parquet bool
+	vals    [numArrowCols][]string
+	seen    [numArrowCols]map[string]struct{}
+
+	mem    memory.Allocator
+	schema *arrow.Schema
+	dicts  [numArrowCols]*array.String
+	b      *array.RecordBuilder
+	rows   int
+	batch  int
+	nBatch int // batches written
+	ipcW   *ipc.FileWriter
+	pqW    *pqarrow.FileWriter
+}
+
+func newArrowWriter(meta *workload.Trace, clock int64, parquet bool) *arrowWriter {
+	aw := &arrowWriter{meta: meta, clock: clock, parquet: parquet, mem: memory.NewGoAllocator(), batch: arrowBatch}
+	if parquet {
+		aw.batch = parquetBatch
+	}
+	for _, c := range dictCols {
+		aw.seen[c] = map[string]struct{}{}
+	}
+	return aw
+}
+
+func (aw *arrowWriter) plan(j *workload.Job) {
+	for _, c := range dictCols {
+		v := dictValue(j, c)
+		if v == "" {
+			continue
+		}
+		if _, ok := aw.seen[c][v]; !ok {
+			aw.seen[c][v] = struct{}{}
+			aw.vals[c] = append(aw.vals[c], v)
+		}
+	}
+}
+
+func (aw *arrowWriter) targets() bool        { return false }
+func (aw *arrowWriter) target(*workload.Job) {}
+
+func (aw *arrowWriter) start(w io.Writer) error {
+	md := traceMetadata(aw.meta)
+	aw.schema = ArrowSchema(&md)
+	for _, c := range dictCols {
+		aw.seen[c] = nil
+		sb := array.NewStringBuilder(aw.mem)
+		sb.AppendValues(aw.vals[c], nil)
+		aw.dicts[c] = sb.NewStringArray()
+		sb.Release()
+	}
+	if err := aw.newBuilder(); err != nil {
+		return err
+	}
+	var err error
+	if aw.parquet {
+		props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd),
+			parquet.WithMaxRowGroupLength(parquetRowGroup), parquet.WithAllocator(aw.mem), parquet.WithCreatedBy("schedsim"))
+		aw.pqW, err = pqarrow.NewFileWriter(aw.schema, w, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(aw.mem)))
+		if err != nil {
+			return fmt.Errorf("traces: write parquet: %w", err)
+		}
+		return nil
+	}
+	aw.ipcW, err = ipc.NewFileWriter(w, ipc.WithSchema(aw.schema), ipc.WithAllocator(aw.mem))
+	if err != nil {
+		return fmt.Errorf("traces: write arrow: %w", err)
+	}
+	return nil
+}
+
+// newBuilder starts a batch, its dictionaries seeded with every value.
+func (aw *arrowWriter) newBuilder() error {
+	if aw.b != nil {
+		aw.b.Release()
+	}
+	aw.b = array.NewRecordBuilder(aw.mem, aw.schema)
+	aw.rows = 0
+	for _, c := range dictCols {
+		if err := aw.b.Field(c).(*array.BinaryDictionaryBuilder).InsertStringDictValues(aw.dicts[c]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (aw *arrowWriter) write(j *workload.Job) error {
+	if err := appendArrowJob(aw.b, j, aw.clock); err != nil {
+		return err
+	}
+	aw.rows++
+	if aw.rows == aw.batch {
+		return aw.flush()
+	}
+	return nil
+}
+
+// flush writes the rows built so far as one batch.
+func (aw *arrowWriter) flush() error {
+	rec := aw.b.NewRecordBatch()
+	defer rec.Release()
+	var err error
+	if aw.parquet {
+		err = aw.pqW.WriteBuffered(rec)
+	} else {
+		err = aw.ipcW.Write(rec)
+	}
+	if err != nil {
+		return fmt.Errorf("traces: write %s: %w", map[bool]string{false: "arrow", true: "parquet"}[aw.parquet], err)
+	}
+	aw.nBatch++
+	return aw.newBuilder()
+}
+
+func (aw *arrowWriter) finish() error {
+	// An empty trace still gets one (empty) batch, as it always has.
+	if aw.rows > 0 || aw.nBatch == 0 {
+		if err := aw.flush(); err != nil {
+			return err
+		}
+	}
+	defer aw.release()
+	kind := "arrow"
+	var err error
+	if aw.parquet {
+		kind, err = "parquet", aw.pqW.Close()
+	} else {
+		err = aw.ipcW.Close()
+	}
+	if err != nil {
+		return fmt.Errorf("traces: write %s: %w", kind, err)
+	}
+	return nil
+}
+
+func (aw *arrowWriter) release() {
+	if aw.b != nil {
+		aw.b.Release()
+		aw.b = nil
+	}
+	for _, c := range dictCols {
+		if aw.dicts[c] != nil {
+			aw.dicts[c].Release()
+			aw.dicts[c] = nil
+		}
+	}
+}
+
 func traceMetadata(t *workload.Trace) arrow.Metadata {
 	return arrow.NewMetadata(
 		[]string{metaVersion, metaEpoch, metaSource, metaTimeZone, metaNotes},
@@ -162,12 +346,36 @@ func traceMetadata(t *workload.Trace) arrow.Metadata {
 	)
 }
 
-// arrowRecord builds one record batch holding the jobs of t.
+// arrowRecord builds one record batch holding the jobs of t (their
+// dictionaries in order of first appearance).
 func arrowRecord(t *workload.Trace, mem memory.Allocator) (arrow.RecordBatch, error) {
+	aw := newArrowWriter(t, t.Epoch, false)
+	aw.mem = mem
+	for i := range t.Jobs {
+		aw.plan(&t.Jobs[i])
+	}
 	md := traceMetadata(t)
-	schema := ArrowSchema(&md)
-	b := array.NewRecordBuilder(mem, schema)
-	defer b.Release()
+	aw.schema = ArrowSchema(&md)
+	for _, c := range dictCols {
+		sb := array.NewStringBuilder(mem)
+		sb.AppendValues(aw.vals[c], nil)
+		aw.dicts[c] = sb.NewStringArray()
+		sb.Release()
+	}
+	defer aw.release()
+	if err := aw.newBuilder(); err != nil {
+		return nil, err
+	}
+	for i := range t.Jobs {
+		if err := appendArrowJob(aw.b, &t.Jobs[i], t.Epoch); err != nil {
+			return nil, err
+		}
+	}
+	return aw.b.NewRecordBatch(), nil
+}
+
+// appendArrowJob appends job j to b, its times plus epoch as Unix seconds.
+func appendArrowJob(b *array.RecordBuilder, j *workload.Job, epoch int64) error {
 	str := func(c int, s string) {
 		sb := b.Field(c).(*array.StringBuilder)
 		if s == "" {
@@ -176,15 +384,7 @@ func arrowRecord(t *workload.Trace, mem memory.Allocator) (arrow.RecordBatch, er
 			sb.Append(s)
 		}
 	}
-	dict := func(c int, s string) error {
-		db := b.Field(c).(*array.BinaryDictionaryBuilder)
-		if s == "" {
-			db.AppendNull()
-			return nil
-		}
-		return db.AppendString(s)
-	}
-	ts := func(c int, v workload.Time, epoch int64) {
+	ts := func(c int, v workload.Time) {
 		tb := b.Field(c).(*array.TimestampBuilder)
 		if v == workload.Unknown {
 			tb.AppendNull()
@@ -201,288 +401,88 @@ func arrowRecord(t *workload.Trace, mem memory.Allocator) (arrow.RecordBatch, er
 		}
 	}
 	i32 := func(c int, v int32) { b.Field(c).(*array.Int32Builder).Append(v) }
-	for i := range t.Jobs {
-		j := &t.Jobs[i]
-		if j.ID == "" {
-			return nil, fmt.Errorf("traces: write arrow: job %d has no id", i)
-		}
-		b.Field(acID).(*array.StringBuilder).Append(j.ID)
-		str(acName, j.Name)
-		for _, x := range []struct {
-			c int
-			s string
-		}{{acUser, j.User}, {acAccount, j.Account}, {acPartition, j.Partition}, {acQOS, j.QOS}, {acState, j.TraceState}, {acGPUType, j.Request.GPUType}, {acMIG, j.Request.MIGProfile.String()}} {
-			if err := dict(x.c, x.s); err != nil {
-				return nil, err
-			}
-		}
-		if j.ArrayJobID == "" && j.ArrayTaskID < 0 {
-			b.Field(acArrayJobID).AppendNull()
-			b.Field(acArrayTaskID).AppendNull()
-		} else {
-			b.Field(acArrayJobID).(*array.StringBuilder).Append(j.ArrayJobID)
-			b.Field(acArrayTaskID).(*array.Int32Builder).Append(j.ArrayTaskID)
-		}
-		b.Field(acSubmit).(*array.TimestampBuilder).Append(arrow.Timestamp(t.Epoch + int64(j.Submit)))
-		i64(acTimeLimit, int64(j.TimeLimit), j.TimeLimit == workload.Unknown)
-		i64(acRuntime, int64(j.Runtime), false)
-		i64(acCancelAfter, int64(j.CancelAfter), j.CancelAfter == workload.Unknown)
-		ts(acStart, j.TraceStart, t.Epoch)
-		ts(acEnd, j.TraceEnd, t.Epoch)
-		i32(acNodes, j.Request.Nodes)
-		i32(acGPUs, j.Request.GPUs)
-		i32(acCPUs, j.Request.CPUs)
-		b.Field(acMem).(*array.Int64Builder).Append(j.Request.MemMB)
-
-		if j.ArrayThrottle == 0 {
-			b.Field(acThrottle).AppendNull()
-		} else {
-			b.Field(acThrottle).(*array.Int32Builder).Append(j.ArrayThrottle)
-		}
-		if j.Requeue {
-			b.Field(acRequeue).(*array.BooleanBuilder).Append(true)
-		} else {
-			b.Field(acRequeue).AppendNull()
-		}
-		i64(acCheckpoint, int64(j.CheckpointInterval), j.CheckpointInterval == 0)
-		if j.Request.MPSShare == 0 {
-			b.Field(acMPS).AppendNull()
-		} else {
-			b.Field(acMPS).(*array.Int32Builder).Append(j.Request.MPSShare)
-		}
-
-		lb := b.Field(acDeps).(*array.ListBuilder)
-		lb.Append(true)
-		sb := lb.ValueBuilder().(*array.StructBuilder)
-		for _, d := range j.Deps {
-			sb.Append(true)
-			sb.FieldBuilder(0).(*array.StringBuilder).Append(d.Type.String())
-			if d.JobID == "" {
-				sb.FieldBuilder(1).AppendNull()
-			} else {
-				sb.FieldBuilder(1).(*array.StringBuilder).Append(d.JobID)
-			}
-		}
-		lb = b.Field(acExtra).(*array.ListBuilder)
-		lb.Append(true)
-		sb = lb.ValueBuilder().(*array.StructBuilder)
-		for _, f := range j.Extra {
-			sb.Append(true)
-			sb.FieldBuilder(0).(*array.StringBuilder).Append(f.Name)
-			sb.FieldBuilder(1).(*array.StringBuilder).Append(f.Value)
+	if j.ID == "" {
+		return fmt.Errorf("traces: write arrow: a job has no id")
+	}
+	b.Field(acID).(*array.StringBuilder).Append(j.ID)
+	str(acName, j.Name)
+	for _, c := range dictCols {
+		db := b.Field(c).(*array.BinaryDictionaryBuilder)
+		if v := dictValue(j, c); v == "" {
+			db.AppendNull()
+		} else if err := db.AppendString(v); err != nil {
+			return err
 		}
 	}
-	return b.NewRecordBatch(), nil
+	if j.ArrayJobID == "" && j.ArrayTaskID < 0 {
+		b.Field(acArrayJobID).AppendNull()
+		b.Field(acArrayTaskID).AppendNull()
+	} else {
+		b.Field(acArrayJobID).(*array.StringBuilder).Append(j.ArrayJobID)
+		b.Field(acArrayTaskID).(*array.Int32Builder).Append(j.ArrayTaskID)
+	}
+	b.Field(acSubmit).(*array.TimestampBuilder).Append(arrow.Timestamp(epoch + int64(j.Submit)))
+	i64(acTimeLimit, int64(j.TimeLimit), j.TimeLimit == workload.Unknown)
+	i64(acRuntime, int64(j.Runtime), false)
+	i64(acCancelAfter, int64(j.CancelAfter), j.CancelAfter == workload.Unknown)
+	ts(acStart, j.TraceStart)
+	ts(acEnd, j.TraceEnd)
+	i32(acNodes, j.Request.Nodes)
+	i32(acGPUs, j.Request.GPUs)
+	i32(acCPUs, j.Request.CPUs)
+	b.Field(acMem).(*array.Int64Builder).Append(j.Request.MemMB)
+
+	if j.ArrayThrottle == 0 {
+		b.Field(acThrottle).AppendNull()
+	} else {
+		b.Field(acThrottle).(*array.Int32Builder).Append(j.ArrayThrottle)
+	}
+	if j.Requeue {
+		b.Field(acRequeue).(*array.BooleanBuilder).Append(true)
+	} else {
+		b.Field(acRequeue).AppendNull()
+	}
+	i64(acCheckpoint, int64(j.CheckpointInterval), j.CheckpointInterval == 0)
+	if j.Request.MPSShare == 0 {
+		b.Field(acMPS).AppendNull()
+	} else {
+		b.Field(acMPS).(*array.Int32Builder).Append(j.Request.MPSShare)
+	}
+
+	lb := b.Field(acDeps).(*array.ListBuilder)
+	lb.Append(true)
+	sb := lb.ValueBuilder().(*array.StructBuilder)
+	for _, d := range j.Deps {
+		sb.Append(true)
+		sb.FieldBuilder(0).(*array.StringBuilder).Append(d.Type.String())
+		if d.JobID == "" {
+			sb.FieldBuilder(1).AppendNull()
+		} else {
+			sb.FieldBuilder(1).(*array.StringBuilder).Append(d.JobID)
+		}
+	}
+	lb = b.Field(acExtra).(*array.ListBuilder)
+	lb.Append(true)
+	sb = lb.ValueBuilder().(*array.StructBuilder)
+	for _, f := range j.Extra {
+		sb.Append(true)
+		sb.FieldBuilder(0).(*array.StringBuilder).Append(f.Name)
+		sb.FieldBuilder(1).(*array.StringBuilder).Append(f.Value)
+	}
+	return nil
 }
 
 // WriteArrow writes t as an Arrow IPC file (the "Feather v2" file format)
-// with the schema of ArrowSchema.
+// with the schema of ArrowSchema, in record batches of 64Ki jobs.
 func WriteArrow(w io.Writer, t *workload.Trace) error {
-	mem := memory.NewGoAllocator()
-	rec, err := arrowRecord(t, mem)
-	if err != nil {
-		return err
-	}
-	defer rec.Release()
-	fw, err := ipc.NewFileWriter(w, ipc.WithSchema(rec.Schema()), ipc.WithAllocator(mem))
-	if err != nil {
-		return fmt.Errorf("traces: write arrow: %w", err)
-	}
-	if err := fw.Write(rec); err != nil {
-		return fmt.Errorf("traces: write arrow: %w", err)
-	}
-	if err := fw.Close(); err != nil {
-		return fmt.Errorf("traces: write arrow: %w", err)
-	}
-	return nil
+	return writeAll(w, newArrowWriter(t, t.Epoch, false), t)
 }
 
 // WriteParquet writes t as a Parquet file with the schema of ArrowSchema
 // (stored in the file, so dictionary columns read back as dictionaries),
 // zstd-compressed, in row groups of up to 128Ki jobs.
 func WriteParquet(w io.Writer, t *workload.Trace) error {
-	mem := memory.NewGoAllocator()
-	rec, err := arrowRecord(t, mem)
-	if err != nil {
-		return err
-	}
-	defer rec.Release()
-	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd),
-		parquet.WithMaxRowGroupLength(128<<10), parquet.WithAllocator(mem), parquet.WithCreatedBy("schedsim"))
-	fw, err := pqarrow.NewFileWriter(rec.Schema(), w, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem)))
-	if err != nil {
-		return fmt.Errorf("traces: write parquet: %w", err)
-	}
-	if err := fw.Write(rec); err != nil {
-		return fmt.Errorf("traces: write parquet: %w", err)
-	}
-	if err := fw.Close(); err != nil {
-		return fmt.Errorf("traces: write parquet: %w", err)
-	}
-	return nil
-}
-
-// ReadAtSeeker is what ReadArrow and ReadParquet read from.
-type ReadAtSeeker interface {
-	io.Reader
-	io.ReaderAt
-	io.Seeker
-}
-
-// bytesPerRow bounds the row count a file's metadata may make us
-// preallocate for (size / bytesPerRow), so that a corrupt count cannot
-// claim more than about 40 times the file's size (a workload.Job is 296
-// bytes). Real traces take 11 bytes a row or more (the 1 M-job benchmark
-// trace in Parquet, zstd), so they are preallocated whole.
-const bytesPerRow = 8
-
-// preallocJobs makes room in t.Jobs for rows jobs, a count taken from the
-// metadata of a file of size bytes (see prealloc). Rows beyond it are
-// appended as usual.
-func preallocJobs(t *workload.Trace, rows, size int64) {
-	if n := prealloc(rows, size); n > cap(t.Jobs)-len(t.Jobs) {
-		t.Jobs = slices.Grow(t.Jobs, n)
-	}
-}
-
-// prealloc bounds rows, a count from the metadata of a file of size
-// bytes, to [0, size/bytesPerRow]. A file denser than that grows the
-// rest by appending.
-func prealloc(rows, size int64) int {
-	return int(max(0, min(rows, size/bytesPerRow, math.MaxInt32)))
-}
-
-// fileSize returns the size of r, leaving its offset where it was; 0 if
-// r cannot seek.
-func fileSize(r io.Seeker) int64 {
-	cur, err := r.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return 0
-	}
-	size, err := r.Seek(0, io.SeekEnd)
-	if _, err2 := r.Seek(cur, io.SeekStart); err != nil || err2 != nil {
-		return 0
-	}
-	return size
-}
-
-// ReadArrow reads an Arrow IPC file written by WriteArrow (or any file with
-// the columns of ArrowSchema; absent optional columns are left zero). The
-// jobs' times are relative to the returned trace's Epoch, as written.
-// Errors name the row (1-based) and column.
-func ReadArrow(r ReadAtSeeker, path string) (_ *workload.Trace, err error) {
-	var t *workload.Trace
-	defer recoverMalformed(&err, path, &t)
-	mem := memory.NewGoAllocator()
-	fr, err := ipc.NewFileReader(r, ipc.WithAllocator(mem))
-	if err != nil {
-		return nil, &ParseError{Path: path, Line: 1, Err: errors.Join(ErrSyntax, fmt.Errorf("arrow: %w", err))}
-	}
-	defer fr.Close()
-	t, err = traceFromMetadata(fr.Schema().Metadata(), path)
-	if err != nil {
-		return nil, err
-	}
-	row, intern := 0, map[string]string{}
-	for i := 0; i < fr.NumRecords(); i++ {
-		rec, err := fr.RecordBatch(i)
-		if err != nil {
-			return nil, &ParseError{Path: path, Line: row + 1, Err: errors.Join(ErrRead, err)}
-		}
-		if i == 0 {
-			// The row counts are in each batch's message: guess the
-			// others hold as many as the first, as writers make them.
-			preallocJobs(t, rec.NumRows()*int64(fr.NumRecords()), fileSize(r))
-		}
-		if err := appendJobs(t, rec, path, &row, intern); err != nil {
-			return nil, err
-		}
-	}
-	return t, nil
-}
-
-// ReadParquet reads a Parquet file written by WriteParquet (or any file
-// with the columns of ArrowSchema), as ReadArrow does.
-func ReadParquet(r ReadAtSeeker, path string) (_ *workload.Trace, err error) {
-	var t *workload.Trace
-	defer recoverMalformed(&err, path, &t)
-	size := fileSize(r)
-	mem := memory.NewGoAllocator()
-	pf, err := file.NewParquetReader(r, file.WithReadProps(parquet.NewReaderProperties(mem)))
-	if err != nil {
-		return nil, &ParseError{Path: path, Line: 1, Err: errors.Join(ErrSyntax, fmt.Errorf("parquet: %w", err))}
-	}
-	defer pf.Close()
-	if err := checkChunks(pf, size); err != nil {
-		return nil, &ParseError{Path: path, Line: 1, Err: errors.Join(ErrSyntax, fmt.Errorf("parquet: %w", err))}
-	}
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 16 << 10}, mem)
-	if err != nil {
-		return nil, &ParseError{Path: path, Line: 1, Err: errors.Join(ErrSyntax, fmt.Errorf("parquet: %w", err))}
-	}
-	schema, err := fr.Schema()
-	if err != nil {
-		return nil, &ParseError{Path: path, Line: 1, Err: errors.Join(ErrSyntax, fmt.Errorf("parquet: %w", err))}
-	}
-	t, err = traceFromMetadata(schema.Metadata(), path)
-	if err != nil {
-		return nil, err
-	}
-	rr, err := fr.GetRecordReader(context.Background(), nil, nil)
-	if err != nil {
-		return nil, &ParseError{Path: path, Line: 1, Err: errors.Join(ErrRead, err)}
-	}
-	defer rr.Release()
-	preallocJobs(t, pf.NumRows(), size)
-	row, intern := 0, map[string]string{}
-	for rr.Next() {
-		if err := appendJobs(t, rr.RecordBatch(), path, &row, intern); err != nil {
-			return nil, err
-		}
-	}
-	if err := rr.Err(); err != nil && err != io.EOF {
-		return nil, &ParseError{Path: path, Line: row + 1, Err: errors.Join(ErrRead, err)}
-	}
-	return t, nil
-}
-
-// checkChunks fails unless every column chunk lies inside the file:
-// arrow-go reads a chunk with a negative length in a goroutine of its own,
-// where the panic cannot be recovered.
-func checkChunks(pf *file.Reader, size int64) error {
-	md := pf.MetaData()
-	for g := range md.NumRowGroups() {
-		rg := md.RowGroup(g)
-		for c := range rg.NumColumns() {
-			col, err := rg.ColumnChunk(c)
-			if err != nil {
-				return err
-			}
-			start, n := col.DataPageOffset(), col.TotalCompressedSize()
-			if col.HasDictionaryPage() && col.DictionaryPageOffset() > 0 {
-				start = min(start, col.DictionaryPageOffset())
-			}
-			if start < 0 || n < 0 || size > 0 && start > size-n {
-				return fmt.Errorf("column chunk %d of row group %d (offset %d, length %d) lies outside the file of %d bytes", c, g, start, n, size)
-			}
-		}
-	}
-	return nil
-}
-
-// recoverMalformed turns a panic while decoding a malformed file into a
-// syntax error at the row after the last one read (*t, if set, holds
-// them): arrow-go does not check every offset and length a file gives.
-func recoverMalformed(err *error, path string, t **workload.Trace) {
-	r := recover()
-	if r == nil {
-		return
-	}
-	line := 1
-	if *t != nil {
-		line = len((*t).Jobs) + 1
-	}
-	*err = &ParseError{Path: path, Line: line, Err: errors.Join(ErrSyntax, fmt.Errorf("malformed file: %v", r))}
+	return writeAll(w, newArrowWriter(t, t.Epoch, true), t)
 }
 
 func traceFromMetadata(md arrow.Metadata, path string) (*workload.Trace, error) {
@@ -803,7 +803,7 @@ func appendJobs(t *workload.Trace, rec arrow.RecordBatch, path string, row *int,
 			}), "extra"
 		}
 		if cerr != nil {
-			return &ParseError{Path: path, Line: *row, Field: cname, Err: errors.Join(ErrSyntax, cerr)}
+			return &ParseError{Path: path, Line: *row, Field: cname, Err: syntaxErr(cerr)}
 		}
 		if terr != "" {
 			return &ParseError{Path: path, Line: *row, Field: terr, Value: strconv.FormatInt(tval, 10), Err: errKind(ErrRange, fmt.Sprintf("want seconds within ±%d", int64(maxSeconds)))}

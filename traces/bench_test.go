@@ -248,3 +248,26 @@ func readParquetJobs(r io.Reader) (func() error, error) {
 		return nil
 	}, nil
 }
+
+// BenchmarkSacctReadWhole: Read of the same sacct text, which adds the
+// first pass that finds repeated records (no JobID repeats here, so one
+// extra pass that only splits the lines) and collects and sorts the jobs.
+func BenchmarkSacctReadWhole(b *testing.B) {
+	const jobs = 20000
+	data := benchSacct(jobs)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	n := 0
+	for b.Loop() {
+		res, err := Read(bytes.NewReader(data), "bench", Options{Sacct: SacctOptions{Fields: JobinfoFields}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = len(res.Trace.Jobs)
+	}
+	if n != jobs {
+		b.Fatalf("read %d jobs, want %d", n, jobs)
+	}
+	b.ReportMetric(float64(jobs)*float64(b.N)/b.Elapsed().Seconds(), "jobs/s")
+}

@@ -330,8 +330,13 @@ type idSeen struct {
 // row. path names the input in errors. The mapping must name a submit
 // column; every mapped column must be in the header.
 func NewCSVReader(r io.Reader, path string, m CSVMap, lenient bool) (*CSVReader, error) {
+	return newCSVReaderLimits(r, path, m, lenient, Limits{}.resolve())
+}
+
+func newCSVReaderLimits(r io.Reader, path string, m CSVMap, lenient bool, lim Limits) (*CSVReader, error) {
 	cr := &CSVReader{rec: newCSVRecords(r, path, m.Delimiter), path: path, m: m, lenient: lenient,
 		states: newInterner(256), seen: map[string]*idSeen{}}
+	cr.rec.lr.max = int(lim.MaxRecord)
 	cr.stats.Sentinels = map[string]int{}
 	if m.TimeZone != "" {
 		loc, err := time.LoadLocation(m.TimeZone)
@@ -355,14 +360,12 @@ func NewCSVReader(r io.Reader, path string, m CSVMap, lenient bool) (*CSVReader,
 	if err != nil {
 		return nil, err
 	}
-	byName := map[string]int{}
-	for i, h := range hdr {
-		name := strings.TrimSpace(string(h))
-		cr.names = append(cr.names, name)
-		if _, dup := byName[name]; !dup {
-			byName[name] = i
-		}
+	names, byName, err := headerNames(hdr, path, cr.rec.start, false)
+	if err != nil {
+		return nil, err
 	}
+	cr.names = names
+	cr.rec.maxFields = len(names) + 1
 	used := make([]bool, len(cr.names))
 	for i := range cr.tcols {
 		cr.tcols[i] = -1
@@ -391,8 +394,9 @@ func NewCSVReader(r io.Reader, path string, m CSVMap, lenient bool) (*CSVReader,
 		}
 	}
 	cr.in = make([]*interner, len(cr.names))
+	budget := int64(internBudget)
 	for i := range cr.in {
-		cr.in[i] = newInterner(4096)
+		cr.in[i] = newInterner(4096).share(&budget)
 	}
 	return cr, nil
 }

@@ -2,7 +2,9 @@ package traces
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"strings"
 )
 
 // csvRecords reads RFC 4180 style CSV one record at a time: fields split
@@ -17,13 +19,25 @@ type csvRecords struct {
 	fields [][]byte
 	buf    []byte // unescaped quoted fields and joined multi-line records
 	start  int    // line number the last record started on
+	// maxFields bounds the fields of a record (maxColumns for a header,
+	// one more than the header's for data rows), so a line of delimiters
+	// cannot make millions of slices.
+	maxFields int
+}
+
+// maxColumns bounds the columns of a CSV or sacct header.
+const maxColumns = 1 << 16
+
+// tooManyFields is the error for a record with more than max fields.
+func tooManyFields(path string, line, max int) *ParseError {
+	return &ParseError{Path: path, Line: line, Err: errKind(ErrFieldCount, fmt.Sprintf("more than %d fields", max))}
 }
 
 func newCSVRecords(r io.Reader, path string, delim byte) *csvRecords {
 	if delim == 0 {
 		delim = ','
 	}
-	return &csvRecords{lr: newLineReader(r), path: path, delim: delim}
+	return &csvRecords{lr: newLineReader(r), path: path, delim: delim, maxFields: maxColumns}
 }
 
 // next returns the fields of the next non-blank record, io.EOF after the
@@ -42,6 +56,9 @@ func (c *csvRecords) next() ([][]byte, error) {
 			continue
 		}
 		if bytes.IndexByte(line, '"') < 0 {
+			if bytes.Count(line, []byte{c.delim}) >= c.maxFields {
+				return nil, tooManyFields(c.path, c.start, c.maxFields)
+			}
 			return c.splitPlain(line), nil
 		}
 		return c.splitQuoted(line)
@@ -87,8 +104,9 @@ func (c *csvRecords) splitQuoted(line []byte) ([][]byte, error) {
 					if err != nil {
 						return nil, err
 					}
-					if len(c.buf) > MaxLineBytes {
-						return nil, &ParseError{Path: c.path, Line: c.start, Err: errKind(ErrLineTooLong, "record longer than 16 MiB")}
+					if len(c.buf) > c.lr.max {
+						return nil, &ParseError{Path: c.path, Line: c.start, Err: &causeError{kind: ErrLineTooLong,
+							cause: &LimitError{Flag: "max-record", Limit: int64(c.lr.max), Bytes: true, Msg: "quoted record spans too many lines"}}}
 					}
 					line, i = next, 0
 					continue
@@ -114,6 +132,9 @@ func (c *csvRecords) splitQuoted(line []byte) ([][]byte, error) {
 			i += j
 		}
 		spans = append(spans, span{lo, len(c.buf)})
+		if len(spans) > c.maxFields {
+			return nil, tooManyFields(c.path, c.start, c.maxFields)
+		}
 		if i >= len(line) {
 			break
 		}
@@ -129,4 +150,27 @@ func (c *csvRecords) splitQuoted(line []byte) ([][]byte, error) {
 	}
 	c.fields = f
 	return f, nil
+}
+
+// headerNames returns the trimmed column names of a header row and the
+// index of each, failing when a name repeats: a reader could not tell
+// which of the two columns holds the field (fold compares names
+// case-insensitively, as sacct does).
+func headerNames(hdr [][]byte, path string, line int, fold bool) ([]string, map[string]int, error) {
+	names := make([]string, len(hdr))
+	at := make(map[string]int, len(hdr))
+	for i, h := range hdr {
+		name := strings.TrimSpace(string(h))
+		names[i] = name
+		key := name
+		if fold {
+			key = strings.ToLower(name)
+		}
+		if j, dup := at[key]; dup && name != "" {
+			return nil, nil, &ParseError{Path: path, Line: line, Field: name, noValue: true,
+				Err: errKind(ErrSyntax, fmt.Sprintf("column named twice, at positions %d and %d: rename or drop one", j+1, i+1))}
+		}
+		at[key] = i
+	}
+	return names, at, nil
 }

@@ -12,19 +12,43 @@
 // time, apart from the sacct job whose step rows are being collected),
 // produce workload.Job values, and report bad input as *ParseError with the
 // file, line, field and value. Nothing panics on user input. The package
-// imports only workload of ours.
+// imports only workload of ours (and its own arrowcheck).
 //
 // WriteFileAtomic is the project's one atomic file writer (a temporary
 // file beside the target, fsync, rename, fsync of the directory); it
 // lives here, in a leaf package, so that every package and command that
 // writes a file can use it.
 //
-// Open and Read read a whole file (gzip detected by its magic bytes,
-// format detected from the content when not given) into a Result: a
-// workload.Trace sorted by submit time and rebased so that times count
-// from the first submit (Trace.Epoch holds its Unix time), and for SWF the
-// header, whose MaxNodes and MaxProcs describe the machine the log was
-// recorded on.
+// Open and Read read a whole file (format detected from the content when
+// not given) into a Result: a workload.Trace sorted by submit time and
+// rebased so that times count from the first submit (Trace.Epoch holds its
+// Unix time), and for SWF the header, whose MaxNodes and MaxProcs describe
+// the machine the log was recorded on. OpenStream and NewStream read one
+// job at a time instead, in input order with absolute times, and Rewind
+// for another pass; Convert streams a trace into any writable format in
+// two passes (sorting through temporary files when the input is not in
+// submit order), writing what Write writes of the whole trace.
+//
+// # Compression and limits
+//
+// Input compressed with gzip, zstd, bzip2 or lz4 is decompressed as it is
+// read, recognised by its magic bytes; xz, lzip, Unix compress, zip and 7z
+// are named as unsupported. Every size an input states is checked before
+// anything is allocated from it, against a bound from the input's own size
+// or a Limits field (Options.Limits; SetDefaultLimits for the process):
+// the jobs of one read (MaxJobs), the tasks of pending sacct array records
+// (MaxArrayTasks, checked before a task is made), the decompressed size
+// (MaxDecompressed: by default 100 times the compressed size, at least 256
+// MiB), one line or JSON record (MaxRecord), and for Arrow IPC and Parquet
+// the metadata structures (MaxMetadata), the memory arrow-go may hold
+// (MaxArrowMemory) and one page (MaxPage). Package arrowcheck verifies
+// Arrow and Parquet metadata (every flatbuffer vector and Thrift list
+// against its buffer, schema depth, blocks, chunks and page headers)
+// before arrow-go reads it, and gives arrow-go an allocator with a budget;
+// a compressed Arrow or Parquet input is decompressed into an unlinked
+// temporary file. Exceeding a limit is a *LimitError (errors.Is ErrLimit)
+// inside the *ParseError, naming the limit by its command-line flag.
+// Errors are one line.
 //
 // # sacct
 //
@@ -70,8 +94,10 @@
 //     old-style ReqMem "4000Mc" is per CPU and "64Gn" per node and is
 //     multiplied out.
 //   - Jobs cancelled before they started (State CANCELLED and Start
-//     None/Unknown, or no allocation and Elapsed 0): Runtime 0, CancelAfter
-//     = End - Submit (0 when End is unknown or earlier), TraceStart Unknown.
+//     None/Unknown, or no allocation and Elapsed 0), and jobs that failed
+//     before they started (State FAILED and Start None): Runtime 0,
+//     CancelAfter = End - Submit (0 when End is unknown or earlier),
+//     TraceStart Unknown.
 //   - Jobs that had not started when sacct ran (PENDING and the like, Start
 //     and End unknown) are kept with Runtime 0 and TraceStart Unknown: they
 //     are real demand whose runtime nobody knows. A note counts them, and
@@ -80,9 +106,24 @@
 //     the elapsed time so far, a censored value; a note counts them.
 //   - A Dependency column, if present, is parsed into Deps ("afterok:1:2",
 //     "afterany:5+10", "singleton", "?" alternatives are read like ",").
+//   - A SubmitLine column (sacct >= 21.08: the sbatch, srun or salloc
+//     command, argv joined by spaces) is split into words as a shell
+//     splits them and its options read up to the script: --requeue and
+//     --no-requeue give Requeue, --array's %N the throttle, --dependency
+//     Deps and -t/--time TimeLimit where the other columns do not say,
+//     --checkpoint (sbatch up to Slurm 19.05) CheckpointInterval, and
+//     --begin an Extra "Begin". A SubmitLine that cannot be read is
+//     counted in the notes, never an error.
 //   - Every other non-empty column is kept in Extra, in column order, under
 //     its header name. Name strings are shared by all jobs; values are
-//     interned per column (up to 4096 distinct values each).
+//     interned per column (up to 4096 distinct values each, of at most
+//     256 bytes, 32 MiB in all).
+//   - A header naming a column twice is an error naming both positions.
+//     Read, Open and Stream drop repeated records (two dumps appended) in
+//     a first pass: of the records of one run (same JobID and Start) the
+//     one with the longest Elapsed is kept, and a record without a Start
+//     that a started record of the same job follows is dropped; every run
+//     of a requeued job (sacct -D) is kept. Later header rows are skipped.
 //
 // # SWF
 //
@@ -94,10 +135,13 @@
 //
 //   - ID is the job number; Submit = UnixStartTime + submit_time (0 when
 //     the header has no UnixStartTime), in Unix seconds.
-//   - Records with submit_time or run_time -1, or with no processor count
-//     (requested and allocated processors both -1 or 0), are skipped and
-//     counted (Skipped, Notes). LLNL-Thunder has 1,190 all -1 records and
-//     1,058 more failed or cancelled ones with no processors.
+//   - Only records without a submit time are skipped and counted
+//     (Skipped, Notes): LLNL-Thunder's 1,190 all -1 phantoms of 121,039
+//     records. A record with no processor count (requested and allocated
+//     both -1 or 0) and a run time of 0 or -1 failed or was cancelled
+//     before it started (Thunder has 1,058): Runtime 0, CancelAfter the
+//     wait (0 when unknown), no request, TraceState from its status. A run
+//     time of -1 otherwise gives Runtime 0; each case is counted.
 //   - Processors are requested_processors (field 8), else
 //     allocated_processors (field 5); the request is CPUs = procs, or see
 //     SWFOptions.ProcsPerNode and ProcsPerGPU.

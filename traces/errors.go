@@ -19,7 +19,7 @@ var (
 	ErrNoHeader = errors.New("no header row")
 	// ErrMissingColumn: the columns lack one the reader needs (JobID, Submit).
 	ErrMissingColumn = errors.New("missing column")
-	// ErrLineTooLong: a line exceeds MaxLineBytes.
+	// ErrLineTooLong: a line exceeds Limits.MaxRecord.
 	ErrLineTooLong = errors.New("line too long")
 	// ErrUnknownFormat: DetectFormat could not tell the trace format.
 	ErrUnknownFormat = errors.New("unknown trace format")
@@ -27,8 +27,9 @@ var (
 	ErrRead = errors.New("read error")
 )
 
-// MaxLineBytes is the longest line the readers accept (16 MiB).
-const MaxLineBytes = 16 << 20
+// MaxLineBytes is the longest line the readers accept by default
+// (DefaultMaxRecord, 16 MiB; Limits.MaxRecord changes it).
+const MaxLineBytes = DefaultMaxRecord
 
 // ParseError is an error at a position in a trace file. Line is 1-based;
 // Field names the column (sacct header name, or the SWF field name such as
@@ -40,6 +41,9 @@ type ParseError struct {
 	Field string // column or field name; empty for whole-line errors
 	Value string // the offending value
 	Err   error  // wraps ErrSyntax, ErrRange, ErrFieldCount, ...
+	// noValue leaves the value out of the message (Field names a place
+	// in a binary file's metadata, which has no text value).
+	noValue bool
 }
 
 // maxShownValue bounds how much of Value Error prints.
@@ -64,15 +68,17 @@ func (e *ParseError) Error() string {
 	if e.Field != "" {
 		b.WriteString(e.Field)
 		b.WriteString(": ")
-		v := e.Value
-		if len(v) > maxShownValue {
-			v = v[:maxShownValue] + "..."
+		if !e.noValue || e.Value != "" {
+			v := e.Value
+			if len(v) > maxShownValue {
+				v = v[:maxShownValue] + "..."
+			}
+			b.WriteString(strconv.Quote(v))
+			b.WriteString(": ")
 		}
-		b.WriteString(strconv.Quote(v))
-		b.WriteString(": ")
 	}
 	if e.Err != nil {
-		b.WriteString(e.Err.Error())
+		b.WriteString(oneLine(e.Err.Error()))
 	} else {
 		b.WriteString("parse error")
 	}
@@ -94,3 +100,31 @@ func (e *kindError) Unwrap() error { return e.kind }
 
 // errKind returns an error reading msg that errors.Is kind.
 func errKind(kind error, msg string) error { return &kindError{kind: kind, msg: msg} }
+
+// causeError is an error of a sentinel kind (ErrRead, ErrSyntax) with a
+// cause: errors.Is and errors.As see both, and the message is the cause's
+// alone, on one line (errors.Join would put the two on separate lines).
+type causeError struct {
+	kind  error
+	cause error
+}
+
+func (e *causeError) Error() string   { return e.cause.Error() }
+func (e *causeError) Unwrap() []error { return []error{e.kind, e.cause} }
+
+// readErr marks err, from the underlying reader or a decompressor, as
+// ErrRead.
+func readErr(err error) error { return &causeError{kind: ErrRead, cause: err} }
+
+// syntaxErr marks err as ErrSyntax.
+func syntaxErr(err error) error { return &causeError{kind: ErrSyntax, cause: err} }
+
+// oneLine returns s with its line breaks replaced by "; ", for messages
+// of other libraries that span lines.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	f := strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' })
+	return strings.Join(f, "; ")
+}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/schedsim/schedsim/workload"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -107,9 +109,9 @@ func TestSharedSacctFixture(t *testing.T) {
 	}
 }
 
-// swfCount scans an SWF log independently: job records, and records that
-// have no submit time, no run time, or no processor count (requested and
-// allocated both <= 0), and the all -1 phantoms among those.
+// swfCount scans an SWF log independently: job records, records without
+// a submit time (the only ones that are not jobs), and the all -1
+// phantoms among those.
 func swfCount(t *testing.T, r io.Reader) (records, skip, allMinus1 int) {
 	t.Helper()
 	sc := bufio.NewScanner(r)
@@ -132,7 +134,7 @@ func swfCount(t *testing.T, r io.Reader) (records, skip, allMinus1 int) {
 		}
 		records++
 		submit, run, alloc, req := num(f[1]), num(f[3]), num(f[4]), num(f[7])
-		if submit == -1 || run == -1 || (alloc <= 0 && req <= 0) {
+		if submit == -1 {
 			skip++
 		}
 		if submit == -1 && run == -1 && alloc == -1 && req == -1 {
@@ -182,7 +184,8 @@ func TestSharedSWFFixtures(t *testing.T) {
 				t.Errorf("epoch %d, first submit %d", res.Trace.Epoch, res.Trace.Jobs[0].Submit)
 			}
 			for i, j := range res.Trace.Jobs {
-				if j.Request.CPUs <= 0 || j.Runtime < 0 || j.Submit < 0 || (i > 0 && j.Submit < res.Trace.Jobs[i-1].Submit) {
+				// A job without processors never started.
+				if j.Request.CPUs <= 0 && !(j.Runtime == 0 && j.CancelledPending()) || j.Runtime < 0 || j.Submit < 0 || (i > 0 && j.Submit < res.Trace.Jobs[i-1].Submit) {
 					t.Fatalf("job %s: %+v", j.ID, j)
 				}
 			}
@@ -206,5 +209,20 @@ func TestSharedSWFFixtures(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// readAll collects jobs from next until io.EOF.
+func readAll(next func() (workload.Job, error)) ([]workload.Job, error) {
+	var jobs []workload.Job
+	for {
+		j, err := next()
+		if err == io.EOF {
+			return jobs, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, j)
 	}
 }

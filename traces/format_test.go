@@ -387,7 +387,7 @@ func TestParseArrayExpr(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			rs, n, trunc, err := parseArrayExpr([]byte(tt.in))
+			rs, n, trunc, err := parseArrayExpr([]byte(tt.in), maxArrayTasks)
 			if tt.err != nil {
 				if !errors.Is(err, tt.err) {
 					t.Fatalf("error = %v, want %v", err, tt.err)

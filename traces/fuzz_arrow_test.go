@@ -2,6 +2,8 @@ package traces
 
 import (
 	"bytes"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/schedsim/schedsim/workload"
@@ -18,13 +20,23 @@ func addArrowSeeds(f *testing.F, write func(w *bytes.Buffer, t *workload.Trace) 
 	}
 }
 
-// checkArrowRead fails unless read either errs with a *ParseError or
-// returns jobs with ids and runtimes, and preallocated no more than the
-// input's size in jobs (a corrupt row count must not claim more).
+// checkArrowRead fails unless read either errs with a one-line
+// *ParseError or returns jobs with ids and runtimes, allocated less than
+// 256 MB in all, and preallocated no more than the input's size in jobs
+// (a corrupt row count must not claim more).
 func checkArrowRead(t *testing.T, data []byte, read func(r ReadAtSeeker, path string) (*workload.Trace, error)) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
 	tr, err := read(bytes.NewReader(data), "fuzz")
+	runtime.ReadMemStats(&after)
+	if d := after.TotalAlloc - before.TotalAlloc; d > 256<<20 {
+		t.Fatalf("allocated %d MB reading %d bytes", d>>20, len(data))
+	}
 	if err != nil {
 		checkParseError(t, err)
+		if strings.ContainsAny(err.Error(), "\n\r") {
+			t.Fatalf("error on more than one line: %q", err)
+		}
 		return
 	}
 	if c := cap(tr.Jobs); c > max(len(data), 2*len(tr.Jobs)+8) {
@@ -37,21 +49,22 @@ func checkArrowRead(t *testing.T, data []byte, read func(r ReadAtSeeker, path st
 	}
 }
 
-// FuzzParquetRead: ReadParquet never panics, whatever the file: arrow-go's
-// panics on malformed data come back as *ParseError. One crash remains
-// outside our reach: arrow-go trusts the vector lengths of an Arrow schema
-// (Parquet's stored ARROW:schema, the Arrow IPC footer), so a fuzzed length
-// can make it allocate terabytes in arrow/ipc (schemaFromFB, fieldFromFB,
-// metadataFromFB), a fatal out of memory no recover catches. Minimizing
-// is slow here; -fuzzminimizetime 1s keeps the run fuzzing.
+// FuzzParquetRead: ReadParquet never panics and never allocates without
+// bound, whatever the file: the metadata is checked (arrowcheck) before
+// arrow-go trusts a length of it, arrow-go's allocator has a budget, and
+// its panics on malformed data come back as *ParseError. Seeds: files
+// written by WriteParquet and the hostile corpus. Minimizing is slow
+// here; -fuzzminimizetime 1s keeps the run fuzzing.
 func FuzzParquetRead(f *testing.F) {
 	addArrowSeeds(f, func(w *bytes.Buffer, t *workload.Trace) error { return WriteParquet(w, t) })
+	addFileSeeds(f, "testdata/hostile/*.parquet")
 	f.Fuzz(func(t *testing.T, data []byte) { checkArrowRead(t, data, ReadParquet) })
 }
 
-// FuzzArrowRead: ReadArrow never panics, whatever the file (with the
-// limit FuzzParquetRead describes).
+// FuzzArrowRead: ReadArrow never panics and never allocates without
+// bound, whatever the file, as FuzzParquetRead.
 func FuzzArrowRead(f *testing.F) {
 	addArrowSeeds(f, func(w *bytes.Buffer, t *workload.Trace) error { return WriteArrow(w, t) })
+	addFileSeeds(f, "testdata/hostile/*.arrow")
 	f.Fuzz(func(t *testing.T, data []byte) { checkArrowRead(t, data, ReadArrow) })
 }

@@ -52,6 +52,7 @@ func addFileSeeds(f *testing.F, glob string) {
 // strict or lenient.
 func FuzzSacctRead(f *testing.F) {
 	addFileSeeds(f, "testdata/*.sacct")
+	addFileSeeds(f, "testdata/hostile/*.sacct")
 	addFileSeeds(f, "testdata/*.psv")
 	for _, s := range []string{
 		"JobID|Submit\n1|2024-01-01T00:00:00\n1.batch|x\n",
@@ -65,10 +66,23 @@ func FuzzSacctRead(f *testing.F) {
 		"JobID|Submit\n1|2024-02-30T00:00:00\n",
 		"JobID|Submit\n|\n",
 		"4047445☃0JZ9☃user4987☃gpushort☃None assigned☃1☃0☃☃CANCELLED by 10290820☃2023-09-01T14:54:50☃None☃2023-09-01T14:55:57☃00:30:00☃00:00:00☃",
+		"JobID|Submit|Timelimit|SubmitLine\n1_2|2024-01-01T00:00:00||sbatch --requeue -t 5 --array=1-3%2 -d afterok:1 --begin=now+1h 'x y' \"z\"\n",
+		twoDumps,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// The whole read: the first pass that drops repeated records,
+		// SubmitLine, and the limits.
+		res, err := Read(bytes.NewReader(data), "fuzz", Options{Format: FormatSacct, Lenient: len(data)%2 == 0,
+			Limits: Limits{MaxJobs: maxFuzzJobs, MaxArrayTasks: maxFuzzJobs}})
+		if err != nil {
+			checkParseError(t, err)
+		} else {
+			for _, j := range res.Trace.Jobs {
+				checkJob(t, j)
+			}
+		}
 		for _, opts := range []SacctOptions{
 			{},
 			{Lenient: true},

@@ -14,6 +14,7 @@ type lineReader struct {
 	br   *bufio.Reader
 	long []byte // assembles lines longer than the bufio buffer
 	line int    // number of the line last returned (1-based)
+	max  int    // longest line accepted (Limits.MaxRecord)
 	err  error  // sticky
 }
 
@@ -22,7 +23,13 @@ func newLineReader(r io.Reader) *lineReader {
 	if !ok || br.Size() < 64<<10 {
 		br = bufio.NewReaderSize(r, 64<<10)
 	}
-	return &lineReader{br: br}
+	return &lineReader{br: br, max: int(Limits{}.resolve().MaxRecord)}
+}
+
+// tooLong is the error for a line over l.max bytes.
+func (l *lineReader) tooLong() error {
+	return &ParseError{Line: l.line + 1, Err: &causeError{kind: ErrLineTooLong,
+		cause: &LimitError{Flag: "max-record", Limit: int64(l.max), Bytes: true, Msg: "line too long"}}}
 }
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
@@ -37,8 +44,8 @@ func (l *lineReader) next() ([]byte, error) {
 	if errors.Is(err, bufio.ErrBufferFull) {
 		l.long = append(l.long[:0], b...)
 		for errors.Is(err, bufio.ErrBufferFull) {
-			if len(l.long) > MaxLineBytes {
-				l.err = &ParseError{Line: l.line + 1, Err: errKind(ErrLineTooLong, "line longer than 16 MiB")}
+			if len(l.long) > l.max {
+				l.err = l.tooLong()
 				return nil, l.err
 			}
 			b, err = l.br.ReadSlice('\n')
@@ -47,15 +54,15 @@ func (l *lineReader) next() ([]byte, error) {
 		b = l.long
 	}
 	if err != nil && err != io.EOF {
-		l.err = &ParseError{Line: l.line + 1, Err: errors.Join(ErrRead, err)}
+		l.err = &ParseError{Line: l.line + 1, Err: readErr(err)}
 		return nil, l.err
 	}
 	if len(b) == 0 && err == io.EOF {
 		l.err = io.EOF
 		return nil, io.EOF
 	}
-	if len(b) > MaxLineBytes {
-		l.err = &ParseError{Line: l.line + 1, Err: errKind(ErrLineTooLong, "line longer than 16 MiB")}
+	if len(b) > l.max {
+		l.err = l.tooLong()
 		return nil, l.err
 	}
 	l.line++
@@ -68,14 +75,33 @@ func (l *lineReader) next() ([]byte, error) {
 }
 
 // interner returns one shared string per distinct value, up to max distinct
-// values; beyond that it copies without remembering, so memory stays
-// bounded on columns whose values never repeat.
+// values of at most maxInterned bytes each, and while the bytes all
+// interners of a read remember stay under their shared budget; beyond
+// that it copies without remembering, so memory stays bounded on columns
+// whose values never repeat or are long.
 type interner struct {
-	m   map[string]string
-	max int
+	m      map[string]string
+	max    int
+	budget *int64 // bytes left to remember, shared by a reader's interners
 }
 
-func newInterner(max int) *interner { return &interner{m: make(map[string]string), max: max} }
+// maxInterned is the longest value interned, and internBudget the bytes
+// the interners of one reader remember at most.
+const (
+	maxInterned  = 256
+	internBudget = 32 << 20
+)
+
+func newInterner(max int) *interner {
+	b := int64(internBudget)
+	return &interner{m: make(map[string]string), max: max, budget: &b}
+}
+
+// share makes in draw on budget (another interner's).
+func (in *interner) share(budget *int64) *interner {
+	in.budget = budget
+	return in
+}
 
 func (in *interner) get(b []byte) string {
 	if len(b) == 0 {
@@ -85,8 +111,9 @@ func (in *interner) get(b []byte) string {
 		return s
 	}
 	s := string(b)
-	if len(in.m) < in.max {
+	if len(in.m) < in.max && len(s) <= maxInterned && *in.budget >= int64(len(s)) {
 		in.m[s] = s
+		*in.budget -= int64(len(s)) + 48 // the map entry
 	}
 	return s
 }

@@ -1,15 +1,9 @@
 package traces
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -53,6 +47,8 @@ type Options struct {
 	// Lenient skips bad lines instead of failing, counts them and notes
 	// the first few by position (it sets Sacct.Lenient and SWF.Lenient).
 	Lenient bool
+	// Limits bound what the read may cost (zero fields: the defaults).
+	Limits Limits
 }
 
 // Result is a whole trace read by Open or Read, with what callers need
@@ -98,230 +94,50 @@ var gzipMagic = []byte{0x1f, 0x8b}
 // detectBytes is how much of the input DetectFormat is shown.
 const detectBytes = 64 << 10
 
-// Open reads the whole trace file at path, gunzipping it when it is gzip
-// (by its magic bytes, whatever its name), detecting the format when
-// opts.Format is "". Errors in the content are *ParseError naming path.
-// See Read for what the result holds.
+// Open reads the whole trace file at path, decompressing it when it is
+// compressed (by its magic bytes, whatever its name), detecting the format
+// when opts.Format is "". Errors in the content are *ParseError naming
+// path. See Read for what the result holds.
 func Open(path string, opts Options) (*Result, error) {
-	f, err := os.Open(path)
+	s, err := OpenStream(path, opts)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return Read(f, path, opts)
+	return readWhole(s)
 }
 
 // Read reads a whole trace from r, as Open does for a file; name stands
-// for the input in errors and in Trace.Source. The jobs are read with
-// NewSacctReader or NewSWFReader, then Trace.Rebase(0) sorts them by
-// submit time and makes times relative to the first submit (Epoch holds
-// its Unix time).
+// for the input in errors and in Trace.Source. The jobs are read with a
+// Stream, then Trace.Rebase(0) sorts them by submit time and makes times
+// relative to the first submit (Epoch holds its Unix time).
 func Read(r io.Reader, name string, opts Options) (*Result, error) {
-	if opts.Format != "" && !slices.Contains(ReadFormats(), opts.Format) {
-		return nil, fmt.Errorf("traces: unknown format %q (want one of %s)", opts.Format, strings.Join(ReadFormats(), ", "))
+	s, err := NewStream(r, name, opts)
+	if err != nil {
+		return nil, err
 	}
-	// An Arrow or Parquet file that r can seek in is read in place, not
-	// copied into memory first; start is where it begins, -1 if it cannot.
-	in, _ := r.(ReadAtSeeker)
-	start := int64(-1)
-	if in != nil {
-		if pos, err := in.Seek(0, io.SeekCurrent); err == nil {
-			start = pos
+	return readWhole(s)
+}
+
+// readWhole collects the jobs of s into its Result's trace and rebases it.
+func readWhole(s *Stream) (*Result, error) {
+	defer s.Close()
+	var jobs []workload.Job
+	for {
+		j, err := s.Next()
+		if err == io.EOF {
+			break
 		}
+		if err != nil {
+			return nil, err
+		}
+		if jobs == nil {
+			jobs = make([]workload.Job, 0, max(16, s.sizeHint()))
+		}
+		jobs = append(jobs, j)
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
-	if magic, _ := br.Peek(2); bytes.Equal(magic, gzipMagic) {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, &ParseError{Path: name, Line: 1, Err: errors.Join(ErrRead, fmt.Errorf("gzip: %w", err))}
-		}
-		defer zr.Close()
-		br = bufio.NewReaderSize(zr, 64<<10)
-		start = -1
-	}
-	format := opts.Format
-	if format == "" {
-		prefix, err := br.Peek(detectBytes)
-		if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
-			return nil, &ParseError{Path: name, Line: 1, Err: errors.Join(ErrRead, err)}
-		}
-		if format, err = DetectFormat(prefix); err != nil {
-			if errors.Is(err, ErrUnknownFormat) && len(opts.CSV.Fields) > 0 && bytes.IndexByte(prefix, ',') >= 0 {
-				format = FormatCSV
-			} else {
-				return nil, fmt.Errorf("%s: %w", name, err)
-			}
-		}
-		if format == formatAlibabaNodes {
-			return nil, fmt.Errorf("%s: this is an Alibaba node list (sn,cpu_milli,memory_mib,gpu,model), not a job trace: read it with ReadAlibabaNodes", name)
-		}
-		if len(opts.CSV.Fields) > 0 && (format == FormatEagle || format == FormatHelios) {
-			format = FormatCSV // an explicit mapping wins over a detected preset
-		}
-	}
-	if opts.Lenient {
-		opts.Sacct.Lenient = true
-		opts.SWF.Lenient = true
-		opts.Alibaba.Lenient = true
-	}
-	base := filepath.Base(name)
-	res := &Result{Format: format, Trace: &workload.Trace{}}
-	t := res.Trace
-	var err error
-	switch format {
-	case FormatSacct:
-		sr, err := NewSacctReader(br, name, opts.Sacct)
-		if err != nil {
-			return nil, err
-		}
-		if t.Jobs, err = readAll(sr.Next); err != nil {
-			return nil, err
-		}
-		st := sr.Stats()
-		res.Skipped = st.OrphanSteps + st.SkippedPending
-		res.Bad = st.Bad
-		res.skip("step folded into its job", st.StepsFolded)
-		res.skip("orphan step (no job row before it)", st.OrphanSteps)
-		res.skip("pending job dropped (skip pending)", st.SkippedPending)
-		res.skip("bad row", st.Bad)
-		res.skip("step of a bad or dropped job", st.BadSteps)
-		t.Source = fmt.Sprintf("%s (sacct, %s jobs)", base, fmtCount(len(t.Jobs)))
-		t.Notes = sr.Notes()
-		if tz := opts.Sacct.TimeZone; tz != "" {
-			loc, err := time.LoadLocation(tz)
-			if err != nil {
-				return nil, fmt.Errorf("traces: sacct time zone %q: %w", tz, err)
-			}
-			for i := range t.Jobs {
-				wallToZone(&t.Jobs[i], loc)
-			}
-			t.TimeZone = tz
-			t.Notes[0] = "sacct timestamps (no zone) read as wall-clock time in " + tz
-		}
-	case FormatSWF:
-		sr, err := NewSWFReader(br, name, opts.SWF)
-		if err != nil {
-			return nil, err
-		}
-		if t.Jobs, err = readAll(sr.Next); err != nil {
-			return nil, err
-		}
-		h := sr.Header()
-		res.SWF = &h
-		st := sr.Stats()
-		res.Skipped = st.Skipped
-		res.Bad = st.Bad
-		res.skip("phantom record (no submit time, run time or processors)", st.Skipped)
-		res.skip("partial execution folded into its job", st.FoldedRecords)
-		res.skip("bad row", st.Bad)
-		desc := strings.TrimSpace(strings.Join(nonEmpty(h.Computer, h.Installation), ", "))
-		if desc != "" {
-			desc = ": " + desc
-		}
-		t.Source = fmt.Sprintf("%s (SWF%s, %s jobs)", base, desc, fmtCount(len(t.Jobs)))
-		t.Notes = sr.Notes()
-		t.TimeZone = sr.TimeZone()
-	case FormatCSV, FormatEagle, FormatHelios:
-		m := opts.CSV
-		if format != FormatCSV {
-			m, _ = CSVPreset(format)
-			if opts.CSV.TimeZone != "" {
-				m.TimeZone = opts.CSV.TimeZone
-			}
-		}
-		if len(m.Fields) == 0 {
-			return nil, fmt.Errorf("%s: format csv needs a column mapping (--map target=column,... or a preset: %s)", name, strings.Join(CSVPresets(), ", "))
-		}
-		cr, err := NewCSVReader(br, name, m, opts.Lenient)
-		if err != nil {
-			return nil, err
-		}
-		if t.Jobs, err = readAll(cr.Next); err != nil {
-			return nil, err
-		}
-		st := cr.Stats()
-		res.Skipped = st.Duplicates + st.NoSubmit
-		res.Bad = st.Bad
-		res.skip("duplicate row", st.Duplicates)
-		res.skip("no submit time", st.NoSubmit)
-		res.skip("bad row", st.Bad)
-		if len(st.Sentinels) > 0 {
-			res.Sentinels = st.Sentinels
-		}
-		t.Source = fmt.Sprintf("%s (CSV, %s mapping, %s jobs)", base, m.Name, fmtCount(len(t.Jobs)))
-		t.Notes = cr.Notes()
-		t.TimeZone = m.TimeZone
-	case FormatAlibaba:
-		ar, err := NewAlibabaReader(br, name, opts.Alibaba)
-		if err != nil {
-			return nil, err
-		}
-		if t.Jobs, err = readAll(ar.Next); err != nil {
-			return nil, err
-		}
-		if opts.Alibaba.TraceEnd == 0 && len(t.Jobs) > 0 {
-			// The largest deletion time is the end of the trace.
-			end := workload.Unknown
-			for i := range t.Jobs {
-				end = max(end, t.Jobs[i].TraceEnd)
-			}
-			for i := range t.Jobs {
-				ar.stats.add(FinishAlibabaPod(&t.Jobs[i], end))
-			}
-		}
-		st := ar.Stats()
-		res.Bad = st.Bad
-		res.skip("bad row", st.Bad)
-		t.Source = fmt.Sprintf("%s (Alibaba GPU pod list, %s jobs)", base, fmtCount(len(t.Jobs)))
-		t.Notes = ar.Notes()
-	case FormatPhilly:
-		pr, err := NewPhillyReader(br, name, opts.Lenient)
-		if err != nil {
-			return nil, err
-		}
-		if t.Jobs, err = readAll(pr.Next); err != nil {
-			return nil, err
-		}
-		st := pr.Stats()
-		res.Skipped = st.NoSubmit
-		res.Bad = st.Bad
-		res.skip("no submit time", st.NoSubmit)
-		res.skip("bad row", st.Bad)
-		t.Source = fmt.Sprintf("%s (Philly job log, %s jobs)", base, fmtCount(len(t.Jobs)))
-		t.Notes = pr.Notes()
-	case FormatArrow, FormatParquet:
-		var ra ReadAtSeeker
-		if start >= 0 {
-			if end, err := in.Seek(0, io.SeekEnd); err == nil && end >= start {
-				ra = io.NewSectionReader(in, start, end-start)
-			}
-		}
-		if ra == nil {
-			data, rerr := io.ReadAll(br)
-			if rerr != nil {
-				return nil, &ParseError{Path: name, Line: 1, Err: errors.Join(ErrRead, rerr)}
-			}
-			ra = bytes.NewReader(data)
-		}
-		var tr *workload.Trace
-		if format == FormatArrow {
-			tr, err = ReadArrow(ra, name)
-		} else {
-			tr, err = ReadParquet(ra, name)
-		}
-		if err != nil {
-			return nil, err
-		}
-		*t = *tr
-		t.Source = fmt.Sprintf("%s (%s, %s jobs)", base, format, fmtCount(len(t.Jobs)))
-		// Arrow and Parquet hold times relative to their epoch already.
-		epoch := t.Epoch
-		t.Epoch = 0
-		for i := range t.Jobs {
-			shiftJob(&t.Jobs[i], workload.Time(epoch))
-		}
-	}
-	t.Rebase(0)
+	res := s.Result()
+	res.Trace.Jobs = jobs
+	res.Trace.Rebase(0)
 	return res, nil
 }
 
@@ -361,34 +177,25 @@ func nonEmpty(ss ...string) []string {
 	return out
 }
 
-// readAll collects jobs from next until io.EOF.
-func readAll(next func() (workload.Job, error)) ([]workload.Job, error) {
-	var jobs []workload.Job
-	for {
-		j, err := next()
-		if err == io.EOF {
-			return jobs, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		jobs = append(jobs, j)
-	}
-}
-
-// DetectFormat tells the format of a trace from its first bytes (a gzip
-// prefix is decompressed first): FormatSWF when the first non-blank line
-// is a ';' comment or a record of 18 numbers; FormatSacct when a line has
-// a JobID header field, or its first field (split at "☃", "|" or a tab)
-// looks like a Slurm job id. Otherwise the error wraps ErrUnknownFormat.
+// DetectFormat tells the format of a trace from its first bytes (a gzip,
+// zstd, bzip2 or lz4 prefix is decompressed first; xz, lzip, Unix
+// compress, zip and 7z are named as unsupported): FormatSWF when the
+// first non-blank line is a ';' comment or a record of 18 numbers;
+// FormatSacct when a line has a JobID header field, or its first field
+// (split at "☃", "|" or a tab) looks like a Slurm job id. Otherwise the
+// error wraps ErrUnknownFormat.
 func DetectFormat(prefix []byte) (string, error) {
-	if bytes.HasPrefix(prefix, gzipMagic) {
-		zr, err := gzip.NewReader(bytes.NewReader(prefix))
+	if c := sniffCompression(prefix); c != nil {
+		if c.open == nil {
+			return "", errKind(ErrUnknownFormat, fmt.Sprintf("%s-compressed input: not supported, decompress it first (%s)", c.name, c.tool))
+		}
+		zr, err := c.open(bytes.NewReader(prefix))
 		if err != nil {
-			return "", errKind(ErrUnknownFormat, "corrupt gzip data")
+			return "", errKind(ErrUnknownFormat, "corrupt "+c.name+" data")
 		}
 		buf := make([]byte, detectBytes)
 		n, _ := io.ReadFull(zr, buf)
+		zr.Close()
 		prefix = buf[:n]
 	}
 	prefix = bytes.TrimPrefix(prefix, utf8BOM)

@@ -80,17 +80,17 @@ func TestOpenGzipByMagic(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := res.Trace
-	if res.Format != FormatSWF || res.SWF == nil || res.SWF.MaxProcs != 4008 || res.Skipped != 3 || len(tr.Jobs) != 11 {
+	if res.Format != FormatSWF || res.SWF == nil || res.SWF.MaxProcs != 4008 || res.Skipped != 2 || len(tr.Jobs) != 12 {
 		t.Fatalf("result %+v, %d jobs", res, len(tr.Jobs))
 	}
 	// Rebased: the first submit is time 0 and Epoch its Unix time.
 	if tr.Epoch != 1170175078 || tr.Jobs[0].Submit != 0 || tr.Jobs[len(tr.Jobs)-1].Submit != 986396 {
 		t.Errorf("epoch %d, first submit %d, last %d", tr.Epoch, tr.Jobs[0].Submit, tr.Jobs[len(tr.Jobs)-1].Submit)
 	}
-	if tr.Source != "thunder.txt (SWF: Linux cluster (Thunder), High Performance Computing - Lawrence Livermore National Laboratory, 11 jobs)" {
+	if tr.Source != "thunder.txt (SWF: Linux cluster (Thunder), High Performance Computing - Lawrence Livermore National Laboratory, 12 jobs)" {
 		t.Errorf("source %q", tr.Source)
 	}
-	if len(tr.Notes) == 0 || !strings.Contains(tr.Notes[0], "skipped 3 SWF records") {
+	if len(tr.Notes) == 0 || !strings.Contains(tr.Notes[0], "skipped 2 SWF records") {
 		t.Errorf("notes %q", tr.Notes)
 	}
 	// A given format gives the same jobs.

@@ -28,17 +28,21 @@ type PhillyStats struct {
 // (status, vc, jobid, attempts[start_time, end_time, detail[ip, gpus]],
 // submitted_time, user). It decodes one job object at a time.
 type PhillyReader struct {
-	cr      *countingReader
-	dec     *json.Decoder
-	path    string
-	lenient bool
-	array   bool
-	started bool
-	err     error
-	stats   PhillyStats
-	badErrs []*ParseError
-	users   *interner
-	vcs     *interner
+	// maxRecord bounds one job object (Limits.MaxRecord); lastLine is the
+	// line of the object Next returned last.
+	maxRecord int64
+	lastLine  int
+	cr        *countingReader
+	dec       *json.Decoder
+	path      string
+	lenient   bool
+	array     bool
+	started   bool
+	err       error
+	stats     PhillyStats
+	badErrs   []*ParseError
+	users     *interner
+	vcs       *interner
 }
 
 type phillyAttempt struct {
@@ -66,9 +70,20 @@ type countingReader struct {
 	win  []byte // bytes from base on
 	base int64  // stream offset of win[0]
 	line int    // 1-based line number at base
+	// max bounds win, which holds the job object being decoded (and what
+	// the decoder read ahead): a longer object is refused before the
+	// decoder buffers it whole.
+	max int64
 }
 
+// readAhead is what the JSON decoder may have read past the object being
+// decoded, allowed on top of countingReader.max.
+const readAhead = 64 << 10
+
 func (c *countingReader) Read(p []byte) (int, error) {
+	if c.max > 0 && int64(len(c.win)) > c.max+readAhead {
+		return 0, &LimitError{Flag: "max-record", Limit: c.max, Bytes: true, Msg: "JSON job object too long"}
+	}
 	n, err := c.r.Read(p)
 	c.win = append(c.win, p[:n]...)
 	return n, err
@@ -93,7 +108,15 @@ func NewPhillyReader(r io.Reader, path string, lenient bool) (*PhillyReader, err
 	cr := &countingReader{r: r, line: 1}
 	pr := &PhillyReader{cr: cr, dec: json.NewDecoder(cr), path: path, lenient: lenient,
 		users: newInterner(1 << 16), vcs: newInterner(4096)}
+	pr.vcs.share(pr.users.budget)
+	pr.SetMaxRecord(Limits{}.resolve().MaxRecord)
 	return pr, nil
+}
+
+// SetMaxRecord bounds the bytes of one job object (Limits.MaxRecord).
+func (pr *PhillyReader) SetMaxRecord(n int64) {
+	pr.maxRecord = n
+	pr.cr.max = n
 }
 
 // Stats returns the counts so far.
@@ -111,7 +134,7 @@ func (pr *PhillyReader) jsonErr(err error, line int) *ParseError {
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return &ParseError{Path: pr.path, Line: pr.cr.lineAt(pr.dec.InputOffset()), Err: errKind(ErrSyntax, "JSON: unexpected end of input")}
 	}
-	return &ParseError{Path: pr.path, Line: line, Err: errors.Join(ErrRead, err)}
+	return &ParseError{Path: pr.path, Line: line, Err: readErr(err)}
 }
 
 // Next returns the next job, or io.EOF after the last.
@@ -181,6 +204,7 @@ func (pr *PhillyReader) Next() (workload.Job, error) {
 			continue
 		}
 		pr.stats.Jobs++
+		pr.lastLine = line
 		return j, nil
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/schedsim/schedsim/workload"
 )
@@ -37,6 +38,9 @@ type SacctOptions struct {
 	// to Unix seconds in that zone and sets Trace.TimeZone. "" reads them
 	// as UTC readings.
 	TimeZone string
+	// MaxArrayTasks bounds the jobs expanded from pending array records
+	// in one read (0: Limits.MaxArrayTasks's default).
+	MaxArrayTasks int64
 }
 
 // JobinfoFields is the --format list of the hb-jobinfo tool of the
@@ -67,6 +71,26 @@ type SacctStats struct {
 	TruncatedArrays  int // array records sacct cut short with "..."
 	Bad              int // bad job rows skipped (Lenient)
 	BadSteps         int // step rows of bad or dropped job rows, skipped
+	// Duplicates counts job rows dropped as repeats (Stream, Read and
+	// Open only, which make a first pass): records of a run (same JobID
+	// and Start) other than the one with the longest Elapsed, and pending
+	// records that a started record of the same job follows;
+	// DuplicateSteps their step rows. RepeatedHeaders counts header rows
+	// after the first.
+	Duplicates      int
+	DuplicateSteps  int
+	RepeatedHeaders int
+	// SubmitLine: the rows whose SubmitLine was read, those whose
+	// SubmitLine could not be (not fatal), and what it gave that the
+	// other columns lacked.
+	SubmitLines    int
+	BadSubmitLines int
+	FromSubmitLine submitLineCounts
+}
+
+// submitLineCounts counts the job fields taken from SubmitLine.
+type submitLineCounts struct {
+	Requeue, NoRequeue, Throttle, Deps, TimeLimit, Checkpoint, Begin int
 }
 
 // maxNotedErrors is how many bad lines Lenient readers quote in Notes.
@@ -103,6 +127,7 @@ const (
 	roleAllocGRES
 	roleNodeList
 	roleDependency
+	roleSubmitLine
 	numRoles
 )
 
@@ -136,6 +161,7 @@ var roleOf = map[string]colRole{
 	"allocgres":    roleAllocGRES,
 	"nodelist":     roleNodeList,
 	"dependency":   roleDependency,
+	"submitline":   roleSubmitLine,
 }
 
 // consumed roles map onto Job fields and are not repeated in Extra.
@@ -187,11 +213,21 @@ type SacctReader struct {
 	stats       SacctStats
 	firstOrphan string
 	badErrs     []*ParseError
+
+	header     []string     // the header row's names, to recognise repeats; nil when headerless
+	arrayLeft  int64        // array tasks this read may still expand
+	arrayLimit int64        // Limits.MaxArrayTasks
+	dups       *dupSet      // repeated records to drop (from a first pass), or nil
+	dupSkipID  string       // job id whose step rows belong to a dropped repeat
+	submits    *submitCache // parsed SubmitLines
+	firstBadSL string       // the first SubmitLine that could not be read, by position
+	lastLine   int          // the line of the job Next returned last
 }
 
 // heldJob is a parsed job row waiting for its step rows.
 type heldJob struct {
-	job workload.Job
+	job  workload.Job
+	line int // the job row's line
 	// remainder: the row is a pending array record ("123_[5-9]") whose
 	// tasks (ranges, tasks in all) are emitted one job each.
 	remainder bool
@@ -214,16 +250,31 @@ type arrayExpansion struct {
 // JobIDRaw) and Submit are required. Empty input gives a reader with no
 // jobs. Errors in the input are *ParseError; a bad option is a plain error.
 func NewSacctReader(r io.Reader, path string, opts SacctOptions) (*SacctReader, error) {
+	return newSacctReader(r, path, opts, Limits{MaxArrayTasks: opts.MaxArrayTasks}.resolve(), nil)
+}
+
+// newSacctReader is NewSacctReader with limits and the repeated records
+// a first pass found (nil: none dropped).
+func newSacctReader(r io.Reader, path string, opts SacctOptions, lim Limits, dups *dupSet) (*SacctReader, error) {
 	if strings.ContainsAny(opts.Delimiter, "\n\r") {
 		return nil, fmt.Errorf("traces: sacct delimiter %q contains a line break", opts.Delimiter)
 	}
-	sr := &SacctReader{
-		lr:     newLineReader(r),
-		path:   path,
-		opts:   opts,
-		types:  newInterner(256),
-		states: newInterner(256),
+	if opts.MaxArrayTasks > 0 {
+		lim.MaxArrayTasks = opts.MaxArrayTasks
 	}
+	sr := &SacctReader{
+		lr:         newLineReader(r),
+		path:       path,
+		opts:       opts,
+		types:      newInterner(256),
+		states:     newInterner(256),
+		arrayLeft:  lim.MaxArrayTasks,
+		arrayLimit: lim.MaxArrayTasks,
+		dups:       dups,
+		submits:    newSubmitCache(),
+	}
+	sr.lr.max = int(lim.MaxRecord)
+	sr.states.share(sr.types.budget)
 	var line []byte
 	var err error
 	for {
@@ -246,17 +297,25 @@ func NewSacctReader(r io.Reader, path string, opts SacctOptions) (*SacctReader, 
 	}
 	sr.trailing = bytes.HasSuffix(line, sr.delim)
 	var names []string
+	if bytes.Count(line, sr.delim) >= maxColumns {
+		return nil, tooManyFields(path, sr.lr.line, maxColumns)
+	}
 	if hdr := sr.splitRaw(line); isSacctHeader(hdr) {
 		for i, h := range hdr {
 			name := strings.TrimSpace(string(h))
 			if name == "" {
 				if i == len(hdr)-1 && i > 0 {
+					hdr = hdr[:i]
 					break // trailing delimiter
 				}
 				return nil, &ParseError{Path: path, Line: sr.lr.line, Err: errKind(ErrSyntax, fmt.Sprintf("empty column name in header (column %d)", i+1))}
 			}
 			names = append(names, name)
 		}
+		if _, _, err := headerNames(hdr, path, sr.lr.line, true); err != nil {
+			return nil, err
+		}
+		sr.header = names
 	} else {
 		if len(opts.Fields) == 0 {
 			return nil, &ParseError{Path: path, Line: sr.lr.line, Err: errKind(ErrNoHeader, "no header row (no JobID column) and no field list given: pass SacctOptions.Fields for sacct -n output")}
@@ -269,6 +328,11 @@ func NewSacctReader(r io.Reader, path string, opts SacctOptions) (*SacctReader, 
 				}
 				if name == "" {
 					return nil, fmt.Errorf("traces: empty name in sacct field list %q", opts.Fields)
+				}
+				for j, prev := range names {
+					if strings.EqualFold(prev, name) {
+						return nil, fmt.Errorf("traces: sacct field list names %s twice, at positions %d and %d", name, j+1, len(names)+1)
+					}
 				}
 				names = append(names, name)
 			}
@@ -314,7 +378,7 @@ func (sr *SacctReader) setColumns(names []string) error {
 	sr.names = names
 	sr.in = make([]*interner, len(names))
 	for i, n := range names {
-		sr.in[i] = newInterner(4096)
+		sr.in[i] = newInterner(4096).share(sr.types.budget)
 		role := roleOf[strings.ToLower(n)]
 		if role != roleOther && sr.col[role] < 0 {
 			sr.col[role] = i
@@ -369,17 +433,24 @@ func (sr *SacctReader) split(line []byte, lineNo int) ([][]byte, *ParseError) {
 	if sr.trailing && bytes.HasSuffix(line, sr.delim) {
 		line = line[:len(line)-len(sr.delim)]
 	}
+	// At most want+1 fields are cut (the last holds the rest), so a line
+	// of delimiters makes no more slices than the header has columns.
 	f := sr.fields[:0]
-	for {
-		i := bytes.Index(line, sr.delim)
+	rest := line
+	for len(f) < want {
+		i := bytes.Index(rest, sr.delim)
 		if i < 0 {
-			f = append(f, line)
 			break
 		}
-		f = append(f, line[:i])
-		line = line[i+len(sr.delim):]
+		f = append(f, rest[:i])
+		rest = rest[i+len(sr.delim):]
 	}
+	f = append(f, rest)
 	sr.fields = f[:0]
+	if len(f) == want+1 && !sr.joinLast && len(f[want]) > 0 {
+		n := len(f) - 1 + bytes.Count(f[want], sr.delim) + 1
+		return nil, &ParseError{Path: sr.path, Line: lineNo, Err: errKind(ErrFieldCount, fmt.Sprintf("%d fields, want %d (delimiter %q)", n, want, sr.delim))}
+	}
 	switch {
 	case len(f) == want:
 	case len(f) == want+1 && len(f[want]) == 0:
@@ -439,6 +510,12 @@ func (sr *SacctReader) Next() (workload.Job, error) {
 			continue
 		}
 		f, perr := sr.split(line, lineNo)
+		// A second dump appended with its own header: a job id starts
+		// with a digit, so only a row that does not is looked at.
+		if (perr != nil || len(f[sr.idCol]) > 0 && (f[sr.idCol][0] < '0' || f[sr.idCol][0] > '9')) && isHeaderRow(line, sr.delim) {
+			sr.stats.RepeatedHeaders++
+			continue
+		}
 		if perr != nil {
 			if sr.lenient(perr) {
 				continue
@@ -448,8 +525,15 @@ func (sr *SacctReader) Next() (workload.Job, error) {
 		var jobPart []byte
 		var isStep bool
 		jobPart, isStep, sr.scratch = splitStep(f[sr.idCol], sr.scratch)
+		if !isStep && sr.dups.drop(lineNo) {
+			sr.stats.Duplicates++
+			sr.dupSkipID = string(jobPart)
+			continue
+		}
 		if isStep {
 			switch {
+			case sr.dupSkipID != "" && string(jobPart) == sr.dupSkipID:
+				sr.stats.DuplicateSteps++
 			case sr.have && string(jobPart) == sr.cur.job.ID:
 				sr.stats.StepsFolded++
 			case sr.skipID != "" && string(jobPart) == sr.skipID:
@@ -462,9 +546,15 @@ func (sr *SacctReader) Next() (workload.Job, error) {
 			}
 			continue
 		}
+		sr.dupSkipID = ""
 		h, skip, perr := sr.parseJob(f, jobPart, lineNo)
 		if perr != nil {
 			sr.skipID = string(jobPart)
+			var le *LimitError
+			if errors.As(perr, &le) {
+				sr.err = perr // a limit is not a bad row: it ends the read, lenient or not
+				return workload.Job{}, sr.err
+			}
 			if sr.lenient(perr) {
 				continue
 			}
@@ -502,6 +592,7 @@ func (sr *SacctReader) lenient(perr *ParseError) bool {
 // emit returns a finished job, or starts the expansion of a pending array
 // record and returns its first task.
 func (sr *SacctReader) emit(h heldJob) (workload.Job, bool) {
+	sr.lastLine = h.line
 	if !h.remainder {
 		sr.stats.Jobs++
 		return h.job, true
@@ -571,15 +662,24 @@ func (sr *SacctReader) parseJob(f [][]byte, jobPart []byte, lineNo int) (h heldJ
 		return h, false, bad(sr.idCol, err)
 	}
 	j := workload.NewJob(string(jobPart))
+	h.line = lineNo
 	if id.arrayJob != nil {
 		j.ArrayJobID = sr.in[sr.idCol].get(id.arrayJob)
 		j.ArrayTaskID = int32(id.task)
 	}
 	if id.arrayExpr != nil {
-		rs, tasks, trunc, err := parseArrayExpr(id.arrayExpr)
+		rs, tasks, trunc, err := parseArrayExpr(id.arrayExpr, sr.arrayLeft)
+		if errors.Is(err, errArrayBudget) {
+			msg := fmt.Sprintf("pending array record expands to %s jobs", fmtCount(int(tasks)))
+			if sr.arrayLeft < sr.arrayLimit {
+				msg += fmt.Sprintf(" (%s expanded before it)", fmtCount(int(sr.arrayLimit-sr.arrayLeft)))
+			}
+			return h, false, bad(sr.idCol, &LimitError{Flag: "max-array-tasks", Limit: sr.arrayLimit, Msg: msg})
+		}
 		if err != nil {
 			return h, false, bad(sr.idCol, err)
 		}
+		sr.arrayLeft -= tasks
 		if trunc {
 			sr.stats.TruncatedArrays++
 		}
@@ -774,6 +874,12 @@ func (sr *SacctReader) parseJob(f [][]byte, jobPart []byte, lineNo int) (h heldJ
 		}
 	}
 
+	var begin string // Extra "Begin" from the SubmitLine
+	if c := sr.col[roleSubmitLine]; c >= 0 && len(f[c]) > 0 {
+		limitGiven := len(get(roleTimelimit)) > 0 || len(get(roleTimelimitRaw)) > 0
+		begin = sr.applySubmitLine(&j, f[c], lineNo, limitGiven, h.remainder, submit)
+	}
+
 	// Times and runtime.
 	noAlloc := false
 	if c := sr.col[roleNodeList]; c >= 0 && string(f[c]) == "None assigned" {
@@ -792,8 +898,10 @@ func (sr *SacctReader) parseJob(f [][]byte, jobPart []byte, lineNo int) (h heldJ
 	j.Submit = submit
 	j.TraceEnd = end
 	switch {
-	case neverStarted && j.TraceState == "CANCELLED":
-		// Cancelled while pending: the end is the cancel time.
+	case neverStarted && (j.TraceState == "CANCELLED" || j.TraceState == "FAILED" && string(get(roleStart)) == "None"):
+		// Cancelled while pending, or failed before it started (FAILED
+		// with Start None: an SWF job that never started, written back
+		// as sacct): the end is when it left the queue.
 		j.CancelAfter = 0
 		if end != workload.Unknown {
 			j.CancelAfter = max(end-submit, 0)
@@ -840,6 +948,9 @@ func (sr *SacctReader) parseJob(f [][]byte, jobPart []byte, lineNo int) (h heldJ
 	if keepStateRaw {
 		n++
 	}
+	if begin != "" {
+		n++
+	}
 	if n > 0 {
 		j.Extra = make([]workload.Field, 0, n)
 		sc := sr.col[roleState]
@@ -855,9 +966,65 @@ func (sr *SacctReader) parseJob(f [][]byte, jobPart []byte, lineNo int) (h heldJ
 		if keepStateRaw {
 			j.Extra = append(j.Extra, workload.Field{Name: sr.names[sc], Value: sr.in[sc].get(f[sc])})
 		}
+		if begin != "" {
+			j.Extra = append(j.Extra, workload.Field{Name: "Begin", Value: sr.in[sr.col[roleSubmitLine]].get([]byte(begin))})
+		}
 	}
 	h.job = j
 	return h, false, nil
+}
+
+// applySubmitLine sets what the job's SubmitLine gives and the other
+// columns lack: Requeue, the array throttle, Deps, TimeLimit (when no
+// Timelimit column says), CheckpointInterval, and Extra "Begin" (the
+// --begin time, as sacct writes times, when it can be resolved; else as
+// given), which it returns. A SubmitLine that cannot be read is counted,
+// never fatal.
+func (sr *SacctReader) applySubmitLine(j *workload.Job, line []byte, lineNo int, limitGiven, pendingArray bool, submit workload.Time) (begin string) {
+	sl, err := sr.submits.parse(line)
+	if err != nil {
+		sr.stats.BadSubmitLines++
+		if sr.firstBadSL == "" {
+			sr.firstBadSL = fmt.Sprintf("%s:%d: %v", sr.path, lineNo, err)
+		}
+		return ""
+	}
+	sr.stats.SubmitLines++
+	n := &sr.stats.FromSubmitLine
+	switch sl.requeue {
+	case 1:
+		j.Requeue = true
+		n.Requeue++
+	case -1:
+		j.Requeue = false
+		n.NoRequeue++
+	}
+	if sl.throttle > 0 && j.ArrayThrottle == 0 && (j.ArrayJobID != "" || pendingArray) {
+		j.ArrayThrottle = sl.throttle
+		n.Throttle++
+	}
+	if sl.hasDeps && len(j.Deps) == 0 && len(sl.deps) > 0 {
+		j.Deps = append([]workload.Dependency(nil), sl.deps...)
+		n.Deps++
+	}
+	if sl.hasTime && !limitGiven && j.TimeLimit == workload.Unknown {
+		j.TimeLimit = sl.timeLimit
+		if sl.timeLimit != workload.Unknown {
+			n.TimeLimit++
+		}
+	}
+	if sl.checkpoint > 0 {
+		j.CheckpointInterval = sl.checkpoint
+		n.Checkpoint++
+	}
+	if sl.begin != "" {
+		begin = sl.begin
+		if t, ok := resolveBegin(sl.begin, submit); ok {
+			begin = time.Unix(int64(t), 0).UTC().Format("2006-01-02T15:04:05")
+		}
+		n.Begin++
+	}
+	return begin
 }
 
 // firstKnown returns the first value that is not -1 (absent), or -1.
@@ -890,7 +1057,7 @@ func (sr *SacctReader) Notes() []string {
 		add("%s pending array records were cut short by sacct (\"...\"): their remaining tasks are missing", fmtCount(s.TruncatedArrays))
 	}
 	if s.CancelledPending > 0 {
-		add("%s jobs were cancelled before they started: runtime 0, CancelAfter = End - Submit", fmtCount(s.CancelledPending))
+		add("%s jobs were cancelled (or failed) before they started: runtime 0, CancelAfter = End - Submit", fmtCount(s.CancelledPending))
 	}
 	if s.Pending > 0 {
 		if s.SkippedPending > 0 {
@@ -911,6 +1078,35 @@ func (sr *SacctReader) Notes() []string {
 	}
 	if s.BadSteps > 0 {
 		add("skipped %s step rows of skipped jobs", fmtCount(s.BadSteps))
+	}
+	if s.Duplicates > 0 {
+		add("dropped %s repeated records (two dumps appended?): of the records of one run (same JobID and Start) the one with the longest Elapsed is kept, and a pending record is dropped when a started record of the same job follows it; every run of a requeued job (sacct -D) is kept", fmtCount(s.Duplicates))
+	}
+	if s.RepeatedHeaders > 0 {
+		add("skipped %s repeated header rows", fmtCount(s.RepeatedHeaders))
+	}
+	if s.SubmitLines > 0 || s.BadSubmitLines > 0 {
+		c := s.FromSubmitLine
+		var got []string
+		for _, x := range []struct {
+			n    int
+			what string
+		}{{c.Requeue, "--requeue"}, {c.NoRequeue, "--no-requeue"}, {c.Throttle, "array throttles"}, {c.Deps, "dependencies"},
+			{c.TimeLimit, "time limits"}, {c.Checkpoint, "checkpoint intervals (--checkpoint)"}, {c.Begin, "--begin times (Extra Begin)"}} {
+			if x.n > 0 {
+				got = append(got, fmtCount(x.n)+" "+x.what)
+			}
+		}
+		msg := fmt.Sprintf("read the SubmitLine of %s jobs", fmtCount(s.SubmitLines))
+		if len(got) > 0 {
+			msg += ": " + strings.Join(got, ", ")
+		} else {
+			msg += ": nothing the other columns lacked"
+		}
+		if s.BadSubmitLines > 0 {
+			msg += fmt.Sprintf("; %s SubmitLines could not be read and were ignored (first: %s)", fmtCount(s.BadSubmitLines), sr.firstBadSL)
+		}
+		add("%s", msg)
 	}
 	return notes
 }

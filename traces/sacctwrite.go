@@ -37,7 +37,8 @@ var sacctWritten = []string{"JobID", "User", "Account", "Partition", "QOS", "Sta
 //     is one, else TraceState.
 //   - JobID is the job's ID when it is a Slurm job id (123, 123_4,
 //     123+0); other ids (pod names, Philly application ids) are numbered
-//     after the largest numeric id, in order, and dependencies follow.
+//     after the largest numeric id, one number per row in order, and
+//     dependencies follow.
 //   - Dependency is written when any job has dependencies.
 //   - Every Extra field whose name is not one of these columns becomes a
 //     column of its own, in order of first appearance over the jobs
@@ -49,138 +50,187 @@ var sacctWritten = []string{"JobID", "User", "Account", "Partition", "QOS", "Sta
 // from renumbered ids and Trace.TimeZone (pass loc's name as
 // SacctOptions.TimeZone to read the times back in that zone).
 func WriteSacct(w io.Writer, t *workload.Trace, loc *time.Location) error {
-	// Columns.
-	fixed := map[string]bool{}
-	for _, c := range sacctWritten {
-		fixed[strings.ToLower(c)] = true
-	}
-	fixed["jobname"] = true
-	fixed["dependency"] = true
-	var extraCols []string
-	extraIdx := map[string]int{}
-	hasDeps := false
-	var maxID int64
-	for i := range t.Jobs {
-		j := &t.Jobs[i]
-		if len(j.Deps) > 0 {
-			hasDeps = true
-		}
-		if n, err := strconv.ParseInt(j.ID, 10, 64); err == nil && n > maxID {
-			maxID = n
-		}
-		for _, f := range j.Extra {
-			if fixed[strings.ToLower(f.Name)] {
-				continue
-			}
-			if _, ok := extraIdx[f.Name]; !ok {
-				extraIdx[f.Name] = len(extraCols)
-				extraCols = append(extraCols, f.Name)
-			}
-		}
-	}
-	// Ids that sacct cannot hold get numbers.
-	renum := map[string]string{}
-	next := maxID + 1
-	for i := range t.Jobs {
-		id := t.Jobs[i].ID
-		if _, ok := renum[id]; ok {
-			continue
-		}
-		if jid, err := parseJobID([]byte(id)); err == nil && jid.arrayExpr == nil && !strings.ContainsAny(id, ".|") {
-			continue
-		}
-		renum[id] = strconv.FormatInt(next, 10)
-		next++
-	}
+	return writeAll(w, newSacctJobWriter(loc, t.Epoch), t)
+}
 
+// sacctJobWriter writes the jobs of a trace as sacct -P rows one job at a
+// time (see WriteSacct), through a SacctWriter, from a plan made by a pass
+// over the same jobs in the same order (jobWriter).
+type sacctJobWriter struct {
+	loc   *time.Location
+	clock int64 // added to the jobs' times to make Unix seconds
+
+	// The plan.
+	fixed     map[string]bool
+	extraCols []string
+	extraIdx  map[string]int
+	hasDeps   bool
+	maxID     int64
+	// Ids that sacct cannot hold are numbered after the largest numeric
+	// id, one number per row in order; those that dependencies name are
+	// numbered by a second planning pass (targets, target).
+	depIDs  map[string]bool   // non-Slurm ids named by dependencies
+	renum   map[string]string // their numbers
+	planned int64             // non-Slurm rows seen by target
+
+	sw   *SacctWriter
+	next int64 // number of the next non-Slurm row written
+	vals []string
+	deps []byte
+	tres []string
+}
+
+func newSacctJobWriter(loc *time.Location, clock int64) *sacctJobWriter {
+	jw := &sacctJobWriter{loc: loc, clock: clock, fixed: map[string]bool{}, extraIdx: map[string]int{}}
+	for _, c := range sacctWritten {
+		jw.fixed[strings.ToLower(c)] = true
+	}
+	jw.fixed["jobname"] = true
+	jw.fixed["dependency"] = true
+	return jw
+}
+
+// slurmID reports whether sacct can hold id as a JobID.
+func slurmID(id string) bool {
+	jid, err := parseJobID([]byte(id))
+	return err == nil && jid.arrayExpr == nil && !strings.ContainsAny(id, ".|")
+}
+
+func (jw *sacctJobWriter) plan(j *workload.Job) {
+	if len(j.Deps) > 0 {
+		jw.hasDeps = true
+		for _, d := range j.Deps {
+			if d.JobID != "" && !slurmID(d.JobID) {
+				if jw.depIDs == nil {
+					jw.depIDs = map[string]bool{}
+				}
+				jw.depIDs[d.JobID] = true
+			}
+		}
+	}
+	if n, err := strconv.ParseInt(j.ID, 10, 64); err == nil && n > jw.maxID {
+		jw.maxID = n
+	}
+	for _, f := range j.Extra {
+		if jw.fixed[strings.ToLower(f.Name)] {
+			continue
+		}
+		if _, ok := jw.extraIdx[f.Name]; !ok {
+			jw.extraIdx[f.Name] = len(jw.extraCols)
+			jw.extraCols = append(jw.extraCols, f.Name)
+		}
+	}
+}
+
+func (jw *sacctJobWriter) targets() bool { return len(jw.depIDs) > 0 }
+
+// target numbers the non-Slurm ids that dependencies name, as write will.
+func (jw *sacctJobWriter) target(j *workload.Job) {
+	if slurmID(j.ID) {
+		return
+	}
+	jw.planned++
+	if jw.depIDs[j.ID] {
+		if jw.renum == nil {
+			jw.renum = map[string]string{}
+		}
+		if _, ok := jw.renum[j.ID]; !ok {
+			jw.renum[j.ID] = strconv.FormatInt(jw.maxID+jw.planned, 10)
+		}
+	}
+}
+
+func (jw *sacctJobWriter) start(w io.Writer) error {
 	hdr := slices.Clone(sacctWritten)
-	if hasDeps {
+	if jw.hasDeps {
 		hdr = append(hdr, "Dependency")
 	}
-	hdr = append(hdr, extraCols...)
+	hdr = append(hdr, jw.extraCols...)
 	hdr = append(hdr, "JobName")
-	sw := NewSacctWriter(w, hdr)
+	jw.sw = NewSacctWriter(w, hdr)
+	jw.vals = make([]string, len(jw.extraCols))
+	jw.next = jw.maxID + 1
+	return nil
+}
 
-	vals := make([]string, len(extraCols))
-	var deps []byte
-	var tres []string
-	for i := range t.Jobs {
-		j := &t.Jobs[i]
-		if !validState(j.TraceState) {
-			return fmt.Errorf("traces: write sacct: job %s: state %q is not a Slurm state word (upper-case letters and _)", j.ID, j.TraceState)
+func (jw *sacctJobWriter) write(j *workload.Job) error {
+	if !validState(j.TraceState) {
+		return fmt.Errorf("traces: write sacct: job %s: state %q is not a Slurm state word (upper-case letters and _)", j.ID, j.TraceState)
+	}
+	sw, loc, epoch := jw.sw, jw.loc, jw.clock
+	id := j.ID
+	if !slurmID(id) {
+		id = strconv.FormatInt(jw.next, 10)
+		jw.next++
+	}
+	state := j.TraceState
+	vals := jw.vals
+	for k := range vals {
+		vals[k] = ""
+	}
+	for _, f := range j.Extra {
+		if strings.EqualFold(f.Name, "State") {
+			state = f.Value
+			continue
 		}
-		id := j.ID
-		if r, ok := renum[id]; ok {
-			id = r
-		}
-		state := j.TraceState
-		for k := range vals {
-			vals[k] = ""
-		}
-		for _, f := range j.Extra {
-			if strings.EqualFold(f.Name, "State") {
-				state = f.Value
-				continue
-			}
-			if k, ok := extraIdx[f.Name]; ok {
-				vals[k] = f.Value
-			}
-		}
-		sw.Text(id)
-		for _, s := range []string{j.User, j.Account, j.Partition, j.QOS, state} {
-			sw.Text(s)
-		}
-		sw.Time(t.Epoch, j.Submit, loc)
-		switch {
-		case j.TraceStart != workload.Unknown:
-			sw.Time(t.Epoch, j.TraceStart, loc)
-		case j.CancelledPending():
-			sw.Text("None")
-		default:
-			sw.Text("Unknown")
-		}
-		end := j.TraceEnd
-		if j.CancelledPending() && end == workload.Unknown && j.CancelAfter > 0 {
-			end = j.Submit + j.CancelAfter
-		}
-		sw.Time(t.Epoch, end, loc)
-		sw.Duration(int64(j.Runtime))
-		if j.TimeLimit == workload.Unknown {
-			sw.Text("Partition_Limit")
-		} else {
-			sw.Duration(int64(j.TimeLimit))
-		}
-		tres = reqTRES(tres[:0], &j.Request)
-		sw.TRES(tres)
-		if hasDeps {
-			deps = deps[:0]
-			for k, d := range j.Deps {
-				if k > 0 {
-					deps = append(deps, ',')
-				}
-				deps = append(deps, d.Type.String()...)
-				if d.Type != workload.DepSingleton {
-					deps = append(deps, ':')
-					dep := d.JobID
-					if r, ok := renum[dep]; ok {
-						dep = r
-					}
-					deps = append(deps, dep...)
-				}
-			}
-			sw.Text(string(deps))
-		}
-		for _, v := range vals {
-			sw.Text(v)
-		}
-		// JobName comes last: the reader re-joins a "|" inside it.
-		sw.LastText(j.Name)
-		if err := sw.EndRow(); err != nil {
-			return err
+		if k, ok := jw.extraIdx[f.Name]; ok {
+			vals[k] = f.Value
 		}
 	}
-	return sw.Flush()
+	sw.Text(id)
+	for _, s := range []string{j.User, j.Account, j.Partition, j.QOS, state} {
+		sw.Text(s)
+	}
+	sw.Time(epoch, j.Submit, loc)
+	switch {
+	case j.TraceStart != workload.Unknown:
+		sw.Time(epoch, j.TraceStart, loc)
+	case j.CancelledPending():
+		sw.Text("None")
+	default:
+		sw.Text("Unknown")
+	}
+	end := j.TraceEnd
+	if j.CancelledPending() && end == workload.Unknown && j.CancelAfter > 0 {
+		end = j.Submit + j.CancelAfter
+	}
+	sw.Time(epoch, end, loc)
+	sw.Duration(int64(j.Runtime))
+	if j.TimeLimit == workload.Unknown {
+		sw.Text("Partition_Limit")
+	} else {
+		sw.Duration(int64(j.TimeLimit))
+	}
+	jw.tres = reqTRES(jw.tres[:0], &j.Request)
+	sw.TRES(jw.tres)
+	if jw.hasDeps {
+		deps := jw.deps[:0]
+		for k, d := range j.Deps {
+			if k > 0 {
+				deps = append(deps, ',')
+			}
+			deps = append(deps, d.Type.String()...)
+			if d.Type != workload.DepSingleton {
+				deps = append(deps, ':')
+				dep := d.JobID
+				if r, ok := jw.renum[dep]; ok {
+					dep = r
+				}
+				deps = append(deps, dep...)
+			}
+		}
+		jw.deps = deps
+		sw.Text(string(deps))
+	}
+	for _, v := range vals {
+		sw.Text(v)
+	}
+	// JobName comes last: the reader re-joins a "|" inside it.
+	sw.LastText(j.Name)
+	return sw.EndRow()
 }
+
+func (jw *sacctJobWriter) finish() error { return jw.sw.Flush() }
 
 func validState(s string) bool {
 	for i := 0; i < len(s); i++ {

@@ -2,6 +2,7 @@ package traces
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"strconv"
 
@@ -667,11 +668,16 @@ type arrayRange struct{ lo, hi, step int64 }
 // (Slurm's MaxArraySize cannot exceed 4,000,001).
 const maxArrayTasks = 4_000_001
 
+// errArrayBudget: an array expression expands to more tasks than the
+// read has left (Limits.MaxArrayTasks).
+var errArrayBudget = errors.New("array tasks over budget")
+
 // parseArrayExpr parses the inside of "123_[...]": comma-separated N, N-M
 // or N-M:S items, an optional %T throttle, and sacct's "..." truncation
 // mark (the items after it, and a possibly cut item before it, are lost;
-// truncated reports it).
-func parseArrayExpr(b []byte) (rs []arrayRange, tasks int64, truncated bool, err error) {
+// truncated reports it). When the tasks exceed budget it keeps no more
+// ranges, counts the rest and returns errArrayBudget with the total.
+func parseArrayExpr(b []byte, budget int64) (rs []arrayRange, tasks int64, truncated bool, err error) {
 	bad := errKind(ErrSyntax, "want an array expression such as [5-9], [1,3,5-9:2] or [5-9%4]")
 	if i := bytes.Index(b, []byte("...")); i >= 0 {
 		truncated = true
@@ -694,7 +700,16 @@ func parseArrayExpr(b []byte) (rs []arrayRange, tasks int64, truncated bool, err
 		}
 		return nil, 0, false, bad
 	}
-	for _, item := range bytes.Split(b, []byte(",")) {
+	for len(b) > 0 {
+		item := b
+		if i := bytes.IndexByte(b, ','); i >= 0 {
+			item, b = b[:i], b[i+1:]
+			if len(b) == 0 {
+				return nil, 0, false, bad // a trailing comma
+			}
+		} else {
+			b = nil
+		}
 		r := arrayRange{step: 1}
 		if i := bytes.IndexByte(item, ':'); i >= 0 {
 			s, ok := parseUint(item[i+1:], math.MaxInt32)
@@ -718,7 +733,14 @@ func parseArrayExpr(b []byte) (rs []arrayRange, tasks int64, truncated bool, err
 		if tasks > maxArrayTasks {
 			return nil, 0, false, errKind(ErrRange, "array expands to more than 4000001 tasks")
 		}
+		if tasks > budget {
+			rs = nil
+			continue
+		}
 		rs = append(rs, r)
+	}
+	if tasks > budget {
+		return nil, tasks, truncated, errArrayBudget
 	}
 	return rs, tasks, truncated, nil
 }

@@ -114,12 +114,16 @@ type SWFStats struct {
 	Lines     int // lines read, comments included
 	Records   int // job records (non-comment, non-blank lines)
 	Jobs      int // jobs returned
-	Skipped   int // records without a submit time, run time or processors
-	NoSubmit  int // of Skipped, with submit_time -1
-	NoRuntime int // of Skipped, with run_time -1
-	NoProcs   int // of Skipped, with no processor count (fields 5 and 8 <= 0)
-	Bad       int // bad records skipped (Lenient)
-	Comments  int // comment lines after the first record, ignored
+	Skipped   int // records without a submit time (phantoms), skipped
+	NoSubmit  int // the same: records with submit_time -1
+	NoRuntime int // jobs with run_time -1: kept, runtime 0
+	NoProcs   int // jobs with no processor count (fields 5 and 8 <= 0): kept, request 0
+	// NeverStarted counts the jobs with no processors and run time 0 or
+	// -1: failed or cancelled before they started; they leave the queue
+	// at submit + wait (CancelAfter) without running.
+	NeverStarted int
+	Bad          int // bad records skipped (Lenient)
+	Comments     int // comment lines after the first record, ignored
 	// PartialRecords counts partial-execution records (status 2, 3, 4);
 	// FoldedJobs the jobs they were folded into.
 	PartialRecords int
@@ -148,16 +152,23 @@ type SWFReader struct {
 	have       bool
 	lastStatus int64 // status and job number of the record parseRecord last returned
 	lastNum    int64
+	recLine    int // its line
+	lastLine   int // the line of the job Next returned last
 }
 
 // NewSWFReader returns a reader of the SWF log r, having read its header
 // comments (Header). path names the input in errors and may be empty.
 // Errors in the input are *ParseError; a bad option is a plain error.
 func NewSWFReader(r io.Reader, path string, opts SWFOptions) (*SWFReader, error) {
+	return newSWFReader(r, path, opts, Limits{}.resolve())
+}
+
+func newSWFReader(r io.Reader, path string, opts SWFOptions, lim Limits) (*SWFReader, error) {
 	if opts.ProcsPerNode < 0 || opts.ProcsPerGPU < 0 {
 		return nil, fmt.Errorf("traces: SWF ProcsPerNode %d and ProcsPerGPU %d must be >= 0", opts.ProcsPerNode, opts.ProcsPerGPU)
 	}
 	sr := &SWFReader{lr: newLineReader(r), path: path, opts: opts}
+	sr.lr.max = int(lim.MaxRecord)
 	for _, i := range []int{5, 8, 11, 13, 14, 15, 16} {
 		sr.in[i] = newInterner(4096)
 	}
@@ -348,12 +359,11 @@ func (sr *SWFReader) Header() SWFHeader { return sr.header }
 func (sr *SWFReader) Stats() SWFStats { return sr.stats }
 
 // Skipped returns how many records were skipped for having no submit
-// time, run time or processor count (phantom records).
+// time (phantom records).
 func (sr *SWFReader) Skipped() int { return sr.stats.Skipped }
 
 // Next returns the next job, or io.EOF after the last. Records without a
-// submit time, run time or processor count are skipped and counted
-// (Skipped). Partial-execution records (status 2, 3, 4) are folded into
+// submit time are skipped and counted (Skipped). Partial-execution records (status 2, 3, 4) are folded into
 // the job with the same number just before them (see the package
 // documentation). Errors are *ParseError naming the line, field and value;
 // in strict mode (the default) an error ends the reading and is returned
@@ -387,7 +397,7 @@ func (sr *SWFReader) Next() (workload.Job, error) {
 			continue
 		}
 		prev, had := sr.held, sr.have
-		sr.held = swfHeld{job: j, num: num}
+		sr.held = swfHeld{job: j, num: num, line: sr.recLine}
 		sr.have = true
 		if partial {
 			sr.held.fromParts = true
@@ -407,6 +417,7 @@ func (sr *SWFReader) Next() (workload.Job, error) {
 // swfHeld is a job waiting for its partial-execution records.
 type swfHeld struct {
 	job       workload.Job
+	line      int // the job's record
 	num       int64
 	parts     int  // partial-execution records seen
 	fromParts bool // no summary line: the job is made of its parts
@@ -437,6 +448,7 @@ func (sr *SWFReader) foldPart(p *workload.Job, status int64) {
 // finish returns the held job and counts it when partial executions were
 // folded into it.
 func (sr *SWFReader) finish() workload.Job {
+	sr.lastLine = sr.held.line
 	if sr.held.parts > 0 {
 		sr.stats.FoldedJobs++
 	}
@@ -573,22 +585,30 @@ func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bo
 	if procs <= 0 {
 		procs = v[5]
 	}
-	noSubmit, noRun, noProcs := v[2] < 0, v[4] < 0, procs <= 0
-	if noSubmit || noRun || noProcs {
+	// Only a record without a submit time is not a job (a phantom: a
+	// place in the numbering, all fields -1). One with a submit time but
+	// no processors and no run time was failed or cancelled before it
+	// started; it is kept as such.
+	if v[2] < 0 {
 		sr.stats.Skipped++
-		if noSubmit {
-			sr.stats.NoSubmit++
-		}
-		if noRun {
-			sr.stats.NoRuntime++
-		}
-		if noProcs {
-			sr.stats.NoProcs++
-		}
+		sr.stats.NoSubmit++
 		return j, false, nil
 	}
+	noRun, noProcs := v[4] < 0, procs <= 0
+	if noRun {
+		sr.stats.NoRuntime++
+		v[4] = 0
+	}
+	if noProcs {
+		sr.stats.NoProcs++
+		procs = 0
+	}
+	neverStarted := noProcs && v[4] == 0
+	if neverStarted {
+		sr.stats.NeverStarted++
+	}
 
-	sr.lastStatus, sr.lastNum = v[11], v[1]
+	sr.lastStatus, sr.lastNum, sr.recLine = v[11], v[1], lineNo
 	j = workload.NewJob(strconv.FormatInt(v[1], 10))
 	j.Submit = workload.Time(sr.header.UnixStartTime + v[2])
 	j.Runtime = workload.Time(v[4])
@@ -615,7 +635,7 @@ func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bo
 		j.TraceState = "PARTIAL"
 	}
 	wait := v[3]
-	if v[11] == 5 && v[4] == 0 {
+	if v[11] == 5 && v[4] == 0 || neverStarted {
 		// Cancelled before it started: the wait is the time to the cancel.
 		j.CancelAfter = 0
 		if wait >= 0 {
@@ -684,8 +704,16 @@ func (sr *SWFReader) Notes() []string {
 	var notes []string
 	add := func(format string, args ...any) { notes = append(notes, fmt.Sprintf(format, args...)) }
 	if s.Skipped > 0 {
-		add("skipped %s SWF records without a submit time, run time or processor count (%s with no submit time, %s no run time, %s no processors)",
-			fmtCount(s.Skipped), fmtCount(s.NoSubmit), fmtCount(s.NoRuntime), fmtCount(s.NoProcs))
+		add("skipped %s SWF records without a submit time (phantoms, not jobs)", fmtCount(s.Skipped))
+	}
+	if s.NeverStarted > 0 {
+		add("%s jobs have no processors and no run time: failed or cancelled before they started (status kept), they leave the queue at submit + wait (0 when unknown) without running", fmtCount(s.NeverStarted))
+	}
+	if n := s.NoProcs - s.NeverStarted; n > 0 {
+		add("%s jobs that ran have no processor count: they request nothing", fmtCount(n))
+	}
+	if s.NoRuntime > 0 {
+		add("%s jobs have no run time (-1): runtime 0", fmtCount(s.NoRuntime))
 	}
 	switch {
 	case sr.opts.ProcsPerGPU > 0:

@@ -96,15 +96,16 @@ func TestSWFThunderExcerpt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 14 records: the phantoms 299 and 306 (all -1) and 3457 (no
-	// processors) are skipped.
+	// 14 records: the phantoms 299 and 306 (all -1) are skipped; 3457
+	// (a submit time, run time 0, no processors, status 0) failed
+	// before it started and is a job.
 	st := sr.Stats()
-	wantStats := SWFStats{Lines: 40, Records: 14, Jobs: 11, Skipped: 3, NoSubmit: 2, NoRuntime: 2, NoProcs: 3}
+	wantStats := SWFStats{Lines: 40, Records: 14, Jobs: 12, Skipped: 2, NoSubmit: 2, NoProcs: 1, NeverStarted: 1}
 	if diff := cmp.Diff(wantStats, st); diff != "" {
 		t.Errorf("stats (-want +got):\n%s", diff)
 	}
 	got := byID(jobs)
-	for _, id := range []string{"299", "306", "3457"} {
+	for _, id := range []string{"299", "306"} {
 		if _, ok := got[id]; ok {
 			t.Errorf("phantom %s returned as a job", id)
 		}
@@ -131,6 +132,14 @@ func TestSWFThunderExcerpt(t *testing.T) {
 				fld("executable_number", "22"), fld("partition_number", "2"),
 			}
 		}),
+		job("3457", func(j *workload.Job) {
+			// "3457 699978 -1 0 -1 -1 -1 -1 -1 -1 0 44 -1 617 -1 2 -1 -1":
+			// failed before it started: no request, leaves at its submit.
+			j.User, j.Partition, j.TraceState = "u44", "2", "FAILED"
+			j.Submit = ust + 699978
+			j.CancelAfter = 0
+			j.Extra = []workload.Field{fld("executable_number", "617"), fld("partition_number", "2")}
+		}),
 		job("5579", func(j *workload.Job) {
 			// Cancelled with run time 0 and no wait time: before it started.
 			j.User, j.Partition, j.TraceState = "u33", "1", "CANCELLED"
@@ -149,7 +158,8 @@ func TestSWFThunderExcerpt(t *testing.T) {
 		}
 	}
 	notes := strings.Join(sr.Notes(), "\n")
-	if !strings.Contains(notes, "skipped 3 SWF records without a submit time, run time or processor count (2 with no submit time, 2 no run time, 3 no processors)") {
+	if !strings.Contains(notes, "skipped 2 SWF records without a submit time (phantoms, not jobs)") ||
+		!strings.Contains(notes, "1 jobs have no processors and no run time: failed or cancelled before they started") {
 		t.Errorf("notes:\n%s", notes)
 	}
 	if h := sr.Header(); h.MaxNodes != 1002 || h.MaxProcs != 4008 || len(h.Partitions) != 2 || h.Partitions[0].Name != "pbatch" {

@@ -1,6 +1,8 @@
 package workload
 
 import (
+	"cmp"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -9,17 +11,30 @@ import (
 // Quantiles are the probabilities Summary reports quantiles at.
 var Quantiles = []float64{0, 0.25, 0.5, 0.75, 0.9, 0.99, 1}
 
-// Quantile returns the q-quantile of sorted (ascending) by the
-// nearest-rank rule: the smallest value with at least q of the values at
-// or below it (element ceil(q*n)-1, the first for q = 0). It returns 0 for
-// no values.
+// Quantile returns the q-quantile (0 <= q <= 1) of sorted (ascending) by
+// linear interpolation between order statistics, Hyndman and Fan's type 7
+// (R's default, NumPy's "linear"), the project's one definition:
+//
+//	h = (n−1)·q,  Q(q) = x[⌊h⌋] + (h − ⌊h⌋)·(x[⌊h⌋+1] − x[⌊h⌋])
+//
+// with x 0-indexed. It returns 0 for no values.
 func Quantile(sorted []float64, q float64) float64 {
-	n := len(sorted)
+	return quantile7(int64(len(sorted)), q, func(i int64) float64 { return sorted[i] })
+}
+
+// quantile7 is the type 7 quantile of n values whose i-th smallest
+// (0-based) x returns.
+func quantile7(n int64, q float64, x func(i int64) float64) float64 {
 	if n == 0 {
 		return 0
 	}
-	i := int(math.Ceil(q*float64(n))) - 1
-	return sorted[min(max(i, 0), n-1)]
+	h := float64(n-1) * min(max(q, 0), 1)
+	lo := int64(math.Floor(h))
+	if lo >= n-1 {
+		return x(n - 1)
+	}
+	a := x(lo)
+	return a + (h-float64(lo))*(x(lo+1)-a)
 }
 
 // Summary holds the figures `schedsim trace inspect` prints for a trace.
@@ -57,72 +72,228 @@ type Summary struct {
 	Accuracy     []float64      `json:"accuracy_quantiles"`
 	AccuracyMean float64        `json:"accuracy_mean"`
 	States       map[string]int `json:"states"`
+	// Approximate names the figures whose quantiles come from a sketch
+	// (within 0.5 % of the exact values; see Summarizer): gpus, nodes,
+	// cpus, runtime, accuracy. Empty when every quantile is exact.
+	Approximate []string `json:"approximate_quantiles,omitempty"`
 }
 
 // Summarize computes the Summary of t.
 func Summarize(t *Trace) Summary {
-	s := Summary{Jobs: len(t.Jobs), TimeZone: t.TimeZone, States: map[string]int{}}
-	loc := time.UTC
-	if t.TimeZone != "" {
-		if l, err := time.LoadLocation(t.TimeZone); err == nil {
-			loc = l
-		}
-	}
-	users, parts := map[string]bool{}, map[string]bool{}
-	var gpus, nodes, cpus, run, acc []float64
+	sm := NewSummarizer(t.TimeZone)
 	for i := range t.Jobs {
-		j := &t.Jobs[i]
-		sub := t.Epoch + int64(j.Submit)
-		if i == 0 || sub < s.First {
-			s.First = sub
-		}
-		if i == 0 || sub > s.Last {
-			s.Last = sub
-		}
-		users[j.User] = true
-		parts[j.Partition] = true
-		g := float64(j.Request.GPUs)
-		gpus = append(gpus, g)
-		nodes = append(nodes, float64(j.Request.Nodes))
-		cpus = append(cpus, float64(j.Request.CPUs))
-		run = append(run, float64(j.Runtime))
-		if j.Request.GPUs > 0 {
-			s.GPUJobs++
-		}
-		s.GPUHours += g * float64(j.Runtime) / 3600
-		if j.TimeLimit > 0 {
-			s.GPUHoursLimit += g * float64(j.TimeLimit) / 3600
-			s.WithLimit++
-			if j.Runtime >= j.TimeLimit {
-				s.HitLimit++
-			}
-			acc = append(acc, float64(j.Runtime)/float64(j.TimeLimit))
-		}
-		lt := time.Unix(sub, 0).In(loc)
-		s.ArrivalsByHour[lt.Hour()]++
-		s.ArrivalsByWeekday[(int(lt.Weekday())+6)%7]++
-		s.States[j.TraceState]++
+		sm.Add(&t.Jobs[i], t.Epoch)
 	}
+	return sm.Summary()
+}
+
+// Summarizer computes a Summary one job at a time, in memory that grows
+// with the distinct values of the figures, not with the jobs: quantiles
+// come from counts per distinct value, exact, until a figure has more
+// than maxExact distinct values; from then on that figure's quantiles
+// come from a log-bucket sketch within 0.5 % of the exact value, and
+// Summary.Approximate names it.
+type Summarizer struct {
+	s             Summary
+	loc           *time.Location
+	users, parts  map[string]struct{}
+	accSum        float64
+	gpus, nodes   *hist
+	cpus, runtime *hist
+	acc           *hist
+}
+
+// NewSummarizer returns a Summarizer for a trace recorded in zone (an IANA
+// name; "" or unknown: UTC), which local-time figures use.
+func NewSummarizer(zone string) *Summarizer {
+	sm := &Summarizer{s: Summary{TimeZone: zone, States: map[string]int{}}, loc: time.UTC,
+		users: map[string]struct{}{}, parts: map[string]struct{}{},
+		gpus: newHist(), nodes: newHist(), cpus: newHist(), runtime: newHist(), acc: newHist()}
+	if zone != "" {
+		if l, err := time.LoadLocation(zone); err == nil {
+			sm.loc = l
+		}
+	}
+	return sm
+}
+
+// Add counts job j, whose times are relative to epoch (Unix seconds).
+func (sm *Summarizer) Add(j *Job, epoch int64) {
+	s := &sm.s
+	sub := epoch + int64(j.Submit)
+	if s.Jobs == 0 || sub < s.First {
+		s.First = sub
+	}
+	if s.Jobs == 0 || sub > s.Last {
+		s.Last = sub
+	}
+	s.Jobs++
+	if j.User != "" {
+		if _, ok := sm.users[j.User]; !ok {
+			sm.users[j.User] = struct{}{}
+		}
+	}
+	if j.Partition != "" {
+		if _, ok := sm.parts[j.Partition]; !ok {
+			sm.parts[j.Partition] = struct{}{}
+		}
+	}
+	g := float64(j.Request.GPUs)
+	sm.gpus.add(g)
+	sm.nodes.add(float64(j.Request.Nodes))
+	sm.cpus.add(float64(j.Request.CPUs))
+	sm.runtime.add(float64(j.Runtime))
+	if j.Request.GPUs > 0 {
+		s.GPUJobs++
+	}
+	s.GPUHours += g * float64(j.Runtime) / 3600
+	if j.TimeLimit > 0 {
+		s.GPUHoursLimit += g * float64(j.TimeLimit) / 3600
+		s.WithLimit++
+		if j.Runtime >= j.TimeLimit {
+			s.HitLimit++
+		}
+		a := float64(j.Runtime) / float64(j.TimeLimit)
+		sm.acc.add(a)
+		sm.accSum += a
+	}
+	lt := time.Unix(sub, 0).In(sm.loc)
+	s.ArrivalsByHour[lt.Hour()]++
+	s.ArrivalsByWeekday[(int(lt.Weekday())+6)%7]++
+	s.States[j.TraceState]++
+}
+
+// Summary returns the figures of the jobs added so far.
+func (sm *Summarizer) Summary() Summary {
+	s := sm.s
+	s.States = maps.Clone(sm.s.States)
 	s.SpanS = s.Last - s.First
-	delete(users, "")
-	delete(parts, "")
-	s.Users, s.Partitions = len(users), len(parts)
-	q := func(v []float64) []float64 {
-		slices.Sort(v)
-		out := make([]float64, len(Quantiles))
-		for i, p := range Quantiles {
-			out[i] = Quantile(v, p)
+	s.Users, s.Partitions = len(sm.users), len(sm.parts)
+	s.Approximate = nil
+	for _, f := range []struct {
+		h    *hist
+		name string
+		dst  *[]float64
+	}{{sm.gpus, "gpus", &s.GPUs}, {sm.nodes, "nodes", &s.Nodes}, {sm.cpus, "cpus", &s.CPUs}, {sm.runtime, "runtime", &s.Runtime}, {sm.acc, "accuracy", &s.Accuracy}} {
+		*f.dst = f.h.quantiles()
+		if f.h.sketch != nil {
+			s.Approximate = append(s.Approximate, f.name)
 		}
-		return out
 	}
-	s.GPUs, s.Nodes, s.CPUs, s.Runtime, s.Accuracy = q(gpus), q(nodes), q(cpus), q(run), q(acc)
 	if s.WithLimit > 0 {
 		s.FracHitLimit = float64(s.HitLimit) / float64(s.WithLimit)
-		var sum float64
-		for _, a := range acc {
-			sum += a
-		}
-		s.AccuracyMean = sum / float64(len(acc))
+		s.AccuracyMean = sm.accSum / float64(s.WithLimit)
 	}
 	return s
+}
+
+// maxExact bounds the distinct values a figure's quantiles are kept exact
+// for (a count per value, about 40 bytes each).
+const maxExact = 1 << 18
+
+// hist counts values: exactly per distinct value while there are at most
+// maxExact, else in a sketch.
+type hist struct {
+	n      int64
+	exact  map[float64]int64
+	sketch *sketch
+}
+
+func newHist() *hist { return &hist{exact: map[float64]int64{}} }
+
+func (h *hist) add(v float64) {
+	h.n++
+	if h.sketch != nil {
+		h.sketch.add(v, 1)
+		return
+	}
+	h.exact[v]++
+	if len(h.exact) > maxExact {
+		h.sketch = newSketch()
+		for x, c := range h.exact {
+			h.sketch.add(x, c)
+		}
+		h.exact = nil
+	}
+}
+
+// quantiles returns the type 7 quantiles at Quantiles.
+func (h *hist) quantiles() []float64 {
+	var vals []float64
+	var cum []int64 // cum[k]: values <= vals[k]
+	if h.sketch != nil {
+		vals, cum = h.sketch.cumulative()
+	} else {
+		vals = slices.Sorted(maps.Keys(h.exact))
+		cum = make([]int64, len(vals))
+		var c int64
+		for k, v := range vals {
+			c += h.exact[v]
+			cum[k] = c
+		}
+	}
+	// The i-th smallest value (0-based): the first with more than i at
+	// or below it.
+	at := func(i int64) float64 {
+		k, _ := slices.BinarySearchFunc(cum, i+1, func(c, t int64) int { return cmp.Compare(c, t) })
+		return vals[min(k, len(vals)-1)]
+	}
+	out := make([]float64, len(Quantiles))
+	for i, q := range Quantiles {
+		out[i] = quantile7(h.n, q, at)
+	}
+	return out
+}
+
+// sketch counts values in logarithmic buckets of relative width 1 %
+// (DDSketch, Masson, Rim and Lee, VLDB 2019): a value is reported as its
+// bucket's centre, within sketchAlpha of the value. Zero and negative
+// values have buckets of their own sign.
+type sketch struct {
+	pos, neg map[int32]int64
+	zero     int64
+}
+
+const sketchAlpha = 0.005
+
+var sketchLogGamma = math.Log((1 + sketchAlpha) / (1 - sketchAlpha))
+
+func newSketch() *sketch { return &sketch{pos: map[int32]int64{}, neg: map[int32]int64{}} }
+
+func (s *sketch) add(v float64, c int64) {
+	switch {
+	case v > 0:
+		s.pos[int32(math.Ceil(math.Log(v)/sketchLogGamma))] += c
+	case v < 0:
+		s.neg[int32(math.Ceil(math.Log(-v)/sketchLogGamma))] += c
+	default:
+		s.zero += c
+	}
+}
+
+func bucketValue(k int32) float64 {
+	g := math.Exp(sketchLogGamma)
+	return 2 * math.Pow(g, float64(k)) / (g + 1)
+}
+
+// cumulative returns the bucket values in ascending order and the count
+// of values at or below each.
+func (s *sketch) cumulative() ([]float64, []int64) {
+	var vals []float64
+	var cum []int64
+	var c int64
+	neg := slices.Sorted(maps.Keys(s.neg))
+	for i := len(neg) - 1; i >= 0; i-- {
+		c += s.neg[neg[i]]
+		vals, cum = append(vals, -bucketValue(neg[i])), append(cum, c)
+	}
+	if s.zero > 0 {
+		c += s.zero
+		vals, cum = append(vals, 0), append(cum, c)
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.pos)) {
+		c += s.pos[k]
+		vals, cum = append(vals, bucketValue(k)), append(cum, c)
+	}
+	return vals, cum
 }

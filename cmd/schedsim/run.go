@@ -63,6 +63,7 @@ everything a run needs; flags override it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd, &f) },
 	}
+	addLimitFlags(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.scenario, "scenario", "", "scenario file (YAML); default: the embedded default scenario")
 	fl.StringVar(&f.trace, "trace", "", "trace file (sacct, SWF, CSV, Alibaba, Philly, Arrow, Parquet; optionally .gz); replaces the scenario's trace")

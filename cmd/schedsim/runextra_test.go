@@ -33,7 +33,7 @@ func TestRunJobsLimit(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if !strings.Contains(out, "--jobs 300: replayed the first 300 of 5301 jobs") {
+	if !strings.Contains(out, "--jobs 300: replayed the first 300 of 5303 jobs") {
 		t.Errorf("no note of the cut in:\n%s", out)
 	}
 	if out, err := schedsim(t, "run", "--jobs", "6000", "--quiet", "--out", filepath.Join(dir, "all")); err != nil {
@@ -41,7 +41,7 @@ func TestRunJobsLimit(t *testing.T) {
 	}
 	n, h := read("cut")
 	nAll, hAll := read("all")
-	if n != 300 || nAll != 5301 || h == hAll {
+	if n != 300 || nAll != 5303 || h == hAll {
 		t.Errorf("cut: %d jobs, %s; all (--jobs above the trace's count): %d jobs, %s", n, h, nAll, hAll)
 	}
 	if code, stderr := exitCode(t, "run", "--jobs", "-1"); code != 2 || !strings.Contains(stderr, "--jobs must be >= 0") {

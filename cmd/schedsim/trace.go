@@ -1,6 +1,7 @@
 package main
 
 import (
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -30,6 +31,7 @@ type traceReadFlags struct {
 	mapSpec      string
 	mapPreset    string
 	timeZone     string
+	limits       limitFlags
 }
 
 func (f *traceReadFlags) register(fl *pflag.FlagSet, withLenient bool) {
@@ -45,11 +47,12 @@ func (f *traceReadFlags) register(fl *pflag.FlagSet, withLenient bool) {
 	fl.StringVar(&f.mapSpec, "map", "", "CSV column map: target=column[:unit],... (targets: "+strings.Join(traces.CSVTargets(), ", ")+")")
 	fl.StringVar(&f.mapPreset, "map-preset", "", "CSV column map preset: "+strings.Join(traces.CSVPresets(), ", ")+" (--map adds to it)")
 	fl.StringVar(&f.timeZone, "time-zone", "", "IANA zone the trace's wall-clock times were written in (sacct, CSV); default UTC")
+	f.limits.register(fl)
 }
 
 // options turns the flags into reader options.
 func (f *traceReadFlags) options() (traces.Options, error) {
-	o := traces.Options{Format: f.format, Lenient: f.lenient}
+	o := traces.Options{Format: f.format, Lenient: f.lenient, Limits: f.limits.l}
 	o.Sacct.Delimiter = f.delimiter
 	o.Sacct.Fields = splitList(f.fields)
 	o.Sacct.TimeZone = f.timeZone
@@ -85,6 +88,19 @@ func csvMap(preset, spec string) (traces.CSVMap, error) {
 		return base, fmt.Errorf("--map: %w", err)
 	}
 	return m, nil
+}
+
+// stream opens the trace at path for reading one job at a time.
+func (f *traceReadFlags) stream(path string) (*traces.Stream, error) {
+	o, err := f.options()
+	if err != nil {
+		return nil, badInput(err)
+	}
+	s, err := traces.OpenStream(path, o)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	return s, nil
 }
 
 func (f *traceReadFlags) read(path string) (*traces.Result, error) {
@@ -135,12 +151,27 @@ func newTraceInspectCmd() *cobra.Command {
 		Short: "Print a trace's figures: jobs, span, users, sizes, runtimes, arrivals, limits",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			res, err := rf.read(args[0])
+			// One job at a time: the figures need no more memory for a
+			// longer trace (workload.Summarizer).
+			s, err := rf.stream(args[0])
 			if err != nil {
 				return err
 			}
+			defer s.Close()
+			sm := workload.NewSummarizer(s.Result().Trace.TimeZone)
+			for {
+				j, err := s.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					return badInput(err)
+				}
+				sm.Add(&j, 0)
+			}
+			res := s.Result()
 			rep := inspectReport{File: args[0], Format: res.Format, Source: res.Trace.Source, Skipped: res.SkippedBy,
-				Bad: res.Bad, Sentinels: res.Sentinels, Summary: workload.Summarize(res.Trace), Quantiles: workload.Quantiles, Notes: res.Trace.Notes}
+				Bad: res.Bad, Sentinels: res.Sentinels, Summary: sm.Summary(), Quantiles: workload.Quantiles, Notes: res.Trace.Notes}
 			if rep.Skipped == nil {
 				rep.Skipped = map[string]int{}
 			}
@@ -189,6 +220,9 @@ func printInspect(w io.Writer, r *inspectReport) error {
 	p("GPU-hours (runtime)", "%.1f", s.GPUHours)
 	p("GPU-hours (limit)", "%.1f", s.GPUHoursLimit)
 	fmt.Fprintf(tw, "quantile\t%s\n", joinF(workload.Quantiles, "%g"))
+	if len(s.Approximate) > 0 {
+		p("approximate", "%s (more distinct values than counted exactly: quantiles within 0.5%%)", strings.Join(s.Approximate, ", "))
+	}
 	fmt.Fprintf(tw, "GPUs\t%s\n", joinF(s.GPUs, "%g"))
 	fmt.Fprintf(tw, "nodes\t%s\n", joinF(s.Nodes, "%g"))
 	fmt.Fprintf(tw, "CPUs\t%s\n", joinF(s.CPUs, "%g"))
@@ -260,19 +294,62 @@ func (o *outFlags) write(cmd *cobra.Command, path string, res *traces.Result) er
 	return nil
 }
 
+// convert streams the trace in to out (traces.Convert).
+func (o *outFlags) convert(cmd *cobra.Command, rf *traceReadFlags, in, out string) error {
+	format := o.format
+	if format == "" {
+		f, ok := traces.FormatForPath(out)
+		if !ok {
+			return badInput(fmt.Errorf("cannot tell the output format of %s from its name (want .swf, .sacct, .arrow or .parquet, optionally .gz; or --out-format)", out))
+		}
+		format = f
+	}
+	if !slices.Contains(traces.WriteFormats(), format) {
+		return badInput(fmt.Errorf("--out-format %q: want one of %s", format, strings.Join(traces.WriteFormats(), ", ")))
+	}
+	s, err := rf.stream(in)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	var n int64
+	err = traces.WriteFileAtomic(out, func(w io.Writer) error {
+		// Hide the file's Close: the Parquet writer closes a sink that has one.
+		w = struct{ io.Writer }{w}
+		var zw *gzip.Writer
+		if strings.HasSuffix(strings.ToLower(out), ".gz") {
+			zw = gzip.NewWriter(w)
+			w = zw
+		}
+		var err error
+		if n, err = traces.Convert(s, w, format, traces.WriteOptions{SacctUTC: o.sacctUTC}); err != nil {
+			return err
+		}
+		if zw != nil {
+			return zw.Close()
+		}
+		return nil
+	})
+	if err != nil {
+		return badInput(err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%d jobs)\n", out, n)
+	return nil
+}
+
 func newTraceConvertCmd() *cobra.Command {
 	var rf traceReadFlags
 	var of outFlags
 	cmd := &cobra.Command{
 		Use:   "convert IN OUT",
 		Short: "Convert a trace between formats (OUT: .sacct, .swf, .arrow, .parquet, optionally .gz)",
-		Args:  cobra.ExactArgs(2),
+		Long: `Convert a trace between formats. The jobs are streamed: a first pass plans
+the output, a second writes it, so memory does not grow with the trace (an
+input not in submit order is sorted through temporary files). The output is
+in submit order, as every reader gives it.`,
+		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			res, err := rf.read(args[0])
-			if err != nil {
-				return err
-			}
-			return of.write(cmd, args[1], res)
+			return of.convert(cmd, &rf, args[0], args[1])
 		},
 	}
 	rf.register(cmd.Flags(), true)
