@@ -96,14 +96,7 @@ func (s *Scenario) Build(reg policies.Registry) (*Run, error) {
 	if r.Runtime, err = s.buildRuntime(r.Cluster); err != nil {
 		return nil, err
 	}
-	decode := func(into any) error {
-		frag := s.Fragment(&s.Policy.Args)
-		if frag == nil {
-			return nil
-		}
-		return DecodeStrict(frag, s.pathOr("scenario"), into)
-	}
-	p, err := reg.New(s.Policy.Name, decode)
+	p, err := reg.New(s.Policy.Name, s.policyArgs)
 	if err != nil {
 		return nil, &Error{Path: s.pathOr("scenario"), Line: lineOf(s.root, "policy", "name"), Field: "policy", Msg: err.Error()}
 	}

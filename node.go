@@ -10,6 +10,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/schedsim/schedsim/hwmodels/strictyaml"
 	"github.com/schedsim/schedsim/policies"
 )
 
@@ -27,11 +28,14 @@ func FromNode(src []byte, path string, root *yaml.Node) (*Scenario, error) {
 		}
 		return nil, &Error{Path: path, Line: line, Msg: "want a mapping (a scenario)"}
 	}
-	if err := CheckKeys(path, root, reflect.TypeFor[Scenario](), ""); err != nil {
-		return nil, err
-	}
+	return fromRoot(src, path, root)
+}
+
+// fromRoot decodes, completes and validates the scenario at root, a node
+// of src, the text of file path.
+func fromRoot(src []byte, path string, root *yaml.Node) (*Scenario, error) {
 	s := &Scenario{}
-	if err := root.Decode(s); err != nil {
+	if err := strictyaml.DecodeNode(root, s); err != nil {
 		return nil, yamlError(path, err)
 	}
 	s.Path, s.src, s.root = path, src, root
@@ -42,82 +46,21 @@ func FromNode(src []byte, path string, root *yaml.Node) (*Scenario, error) {
 	return s, nil
 }
 
-// CheckKeys reports the first mapping key under n that the YAML decoding
-// of type t does not know, with its line: the check yaml's KnownFields does,
-// for a node that is decoded on its own. field prefixes the key path in the
-// error. yaml.Node values (inline sections) are not checked.
+// CheckKeys checks n, a node decoded on its own, against the YAML
+// decoding of type t as Parse checks a file (strictyaml.DecodeNode: keys,
+// repeats, values), without keeping the value; field prefixes the field
+// path in the error.
 func CheckKeys(path string, n *yaml.Node, t reflect.Type, field string) error {
-	for n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
+	err := strictyaml.DecodeNode(n, reflect.New(t).Interface())
+	var e *strictyaml.Error
+	if errors.As(err, &e) {
+		f := field
+		if e.Field != "" {
+			f = strings.TrimPrefix(field+"."+e.Field, ".")
+		}
+		return &Error{Path: path, Line: e.Line, Field: f, Msg: e.Msg}
 	}
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == reflect.TypeFor[yaml.Node]() {
-		return nil
-	}
-	join := func(k string) string {
-		if field == "" {
-			return k
-		}
-		return field + "." + k
-	}
-	switch t.Kind() {
-	case reflect.Struct:
-		if n.Kind != yaml.MappingNode {
-			return nil // the decoder reports the type mismatch
-		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i].Value
-			f, ok := fieldByTag(t, k)
-			if !ok {
-				return &Error{Path: path, Line: n.Content[i].Line, Field: field, Msg: fmt.Sprintf("unknown key %q", k)}
-			}
-			if err := CheckKeys(path, n.Content[i+1], f.Type, join(k)); err != nil {
-				return err
-			}
-		}
-	case reflect.Slice, reflect.Array:
-		if n.Kind != yaml.SequenceNode {
-			return nil
-		}
-		for i, c := range n.Content {
-			if err := CheckKeys(path, c, t.Elem(), fmt.Sprintf("%s[%d]", field, i)); err != nil {
-				return err
-			}
-		}
-	case reflect.Map:
-		if n.Kind != yaml.MappingNode {
-			return nil
-		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if err := CheckKeys(path, n.Content[i+1], t.Elem(), join(n.Content[i].Value)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// fieldByTag finds the struct field that YAML key k decodes into.
-func fieldByTag(t reflect.Type, k string) (reflect.StructField, bool) {
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if name == "-" {
-			continue
-		}
-		if name == "" {
-			name = strings.ToLower(f.Name)
-		}
-		if name == k {
-			return f, true
-		}
-	}
-	return reflect.StructField{}, false
+	return yamlError(path, err)
 }
 
 // Effective returns the scenario as the YAML text a run records
@@ -139,14 +82,7 @@ func (s *Scenario) Effective() (text []byte, hash string, err error) {
 // without loading the cluster or the trace, so that a bad policy name or
 // bad policy arguments are reported with their line before anything runs.
 func (s *Scenario) CheckPolicy(reg policies.Registry) error {
-	decode := func(into any) error {
-		frag := s.Fragment(&s.Policy.Args)
-		if frag == nil {
-			return nil
-		}
-		return DecodeStrict(frag, s.pathOr("scenario"), into)
-	}
-	if _, err := reg.New(s.Policy.Name, decode); err != nil {
+	if _, err := reg.New(s.Policy.Name, s.policyArgs); err != nil {
 		var se *Error
 		if errors.As(err, &se) {
 			return err
@@ -154,4 +90,13 @@ func (s *Scenario) CheckPolicy(reg policies.Registry) error {
 		return &Error{Path: s.pathOr("scenario"), Line: lineOf(s.root, "policy", "name"), Field: "policy", Msg: err.Error()}
 	}
 	return nil
+}
+
+// policyArgs decodes policy.args into into strictly, the errors at the
+// scenario's own lines (the node's); no args leave into as it is.
+func (s *Scenario) policyArgs(into any) error {
+	if s.Policy.Args.IsZero() {
+		return nil
+	}
+	return yamlError(s.pathOr("scenario"), strictyaml.DecodeNode(&s.Policy.Args, into))
 }

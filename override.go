@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/schedsim/schedsim/hwmodels/strictyaml"
 )
 
 // OverrideError is an error of Override: the key, the value and what was
@@ -85,9 +87,9 @@ func (s *Scenario) Override(key, value string) error {
 		if v.Kind() != reflect.Struct || v.Type() == reflect.TypeFor[yaml.Node]() {
 			return bad("%s is not a section", strings.Join(parts[:i], "."))
 		}
-		f, ok := fieldByTag(v.Type(), p)
+		f, ok := strictyaml.Field(v.Type(), p)
 		if !ok {
-			return bad("unknown key %q (want %s)", p, strings.Join(keysOf(v.Type()), ", "))
+			return bad("unknown key %q (want %s)", p, strings.Join(strictyaml.Keys(v.Type()), ", "))
 		}
 		v = v.FieldByIndex(f.Index)
 	}
@@ -152,22 +154,6 @@ func setValue(v reflect.Value, text string) error {
 		return fmt.Errorf("a section: set one of its keys, or set it in the scenario file")
 	}
 	return nil
-}
-
-// keysOf lists the YAML keys of struct type t.
-func keysOf(t reflect.Type) []string {
-	var out []string
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if f.IsExported() && name != "-" {
-			if name == "" {
-				name = strings.ToLower(f.Name)
-			}
-			out = append(out, name)
-		}
-	}
-	return out
 }
 
 func absPath(p string) string {

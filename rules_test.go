@@ -115,7 +115,7 @@ func TestJobRulesErrors(t *testing.T) {
 		{"nothing", "  - match: {user: a}\n", "s.yaml:14: job_rules[0]: sets nothing (want checkpoint, array_throttle or requeue)"},
 		{"checkpoint", "  - checkpoint: soon\n", `s.yaml:14: job_rules[0].checkpoint: "soon": want a duration`},
 		{"throttle", "  - array_throttle: -1\n", "s.yaml:14: job_rules[0].array_throttle: must be >= 0, got -1"},
-		{"unknown key", "  - match: {queue: a}\n    requeue: true\n", `s.yaml:14: unknown key "queue"`},
+		{"unknown key", "  - match: {queue: a}\n    requeue: true\n", `s.yaml:14: job_rules[0].match: unknown key "queue" (want partition, account, user, name)`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Parse([]byte(tinyInline+"job_rules:\n"+tt.rules), "s.yaml")
