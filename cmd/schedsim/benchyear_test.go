@@ -89,7 +89,7 @@ func TestBenchYearModel(t *testing.T) {
 }
 
 // yearRun builds the benchmark scenario, cut to its first n jobs. It skips
-// the benchmark when bench/data has no trace (make bench-data).
+// the benchmark when bench/data has no trace (make bench-data-year).
 func yearRun(b *testing.B, n int) *scenario.Run {
 	b.Helper()
 	s, err := scenario.Load(filepath.Join(benchDir, "year-1024x8.yaml"))
@@ -97,7 +97,7 @@ func yearRun(b *testing.B, n int) *scenario.Run {
 		b.Fatal(err)
 	}
 	if _, err := os.Stat(s.Resolve(s.Trace.File)); err != nil {
-		b.Skipf("no benchmark trace (%v): run make bench-data", err)
+		b.Skipf("no benchmark trace (%v): run make bench-data-year", err)
 	}
 	run, err := s.Build(policies.Builtin())
 	if err != nil {
