@@ -731,13 +731,25 @@ func (s *consState) meetOf(n int32, start, end sim.Time, before int32, gpuOnly b
 	return &nd.meet
 }
 
+// tlAt returns the index of nd's timeline point that covers t (t >= now).
+func (nd *consNode) tlAt(t sim.Time) int {
+	tl := nd.tl
+	lo, hi := 1, len(tl)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if tl[h].t <= t {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	return lo - 1
+}
+
 // tlMinGPUs is tlMin's free GPUs alone.
 func (nd *consNode) tlMinGPUs(start, end sim.Time) int32 {
 	tl := nd.tl
-	i := 0
-	for i+1 < len(tl) && tl[i+1].t <= start {
-		i++
-	}
+	i := nd.tlAt(start)
 	g := tl[i].g
 	for i++; i < len(tl) && tl[i].t < end; i++ {
 		g = min(g, tl[i].g)
@@ -749,10 +761,7 @@ func (nd *consNode) tlMinGPUs(start, end sim.Time) int32 {
 // over [start, end).
 func (nd *consNode) tlMin(start, end sim.Time) (int32, int32, int64) {
 	tl := nd.tl
-	i := 0
-	for i+1 < len(tl) && tl[i+1].t <= start {
-		i++
-	}
+	i := nd.tlAt(start)
 	g, c, m := tl[i].g, tl[i].c, tl[i].m
 	for i++; i < len(tl) && tl[i].t < end; i++ {
 		g, c, m = min(g, tl[i].g), min(c, tl[i].c), min(m, tl[i].m)
@@ -899,11 +908,13 @@ func (s *consState) tlAdd(nd *consNode, from, to sim.Time, lo int, dg, dc int32,
 	if to < math.MaxInt64 {
 		j = nd.tlSplit(to)
 	}
+	flip := false // some point's free GPUs crossed zero
 	for k := i; k < j; k++ {
 		p := &nd.tl[k]
+		flip = flip || (p.g > 0) != (p.g+dg > 0)
 		p.g, p.c, p.m = p.g+dg, p.c+dc, p.m+dm
 	}
-	if dg != 0 {
+	if flip {
 		// Each changed point's segments, up to the next point's (points
 		// lie on boundaries).
 		r := lo
@@ -930,18 +941,14 @@ func (p *consPoint) same(q *consPoint) bool { return p.g == q.g && p.c == q.c &&
 // tlSplit returns the index of the timeline point at t (t >= now), making
 // one if needed.
 func (nd *consNode) tlSplit(t sim.Time) int {
-	tl := nd.tl
-	i := len(tl)
-	for i > 0 && tl[i-1].t > t {
-		i--
+	i := nd.tlAt(t)
+	if nd.tl[i].t == t {
+		return i
 	}
-	if tl[i-1].t == t {
-		return i - 1
-	}
-	p := tl[i-1]
+	p := nd.tl[i]
 	p.t = t
-	nd.tl = slices.Insert(tl, i, p)
-	return i
+	nd.tl = slices.Insert(nd.tl, i+1, p)
+	return i + 1
 }
 
 // minFree returns the least free GPUs, CPUs and memory of nd (not a MIG
