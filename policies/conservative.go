@@ -1,9 +1,11 @@
 package policies
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 
+	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/sim"
 )
 
@@ -13,33 +15,36 @@ import (
 // limit without disturbing the reservations of the jobs before it; the jobs
 // whose reservation is now start.
 //
-// The schedule is rebuilt at every pass from the running jobs (each holding
-// its resources until its End = start + limit) and the queue, in the same
-// order, so it stays consistent: when jobs end no later than their limits
-// say, no job starts later than the reservation it was first given (a job
-// ending early can only move reservations earlier). Advance reservations
-// (maintenance windows, sim.View.Reservations) are intervals in which
-// their nodes are unavailable: a job is placed at a candidate time only on
-// nodes no window holds during [start, start+limit), and a window's end is
-// a candidate time. Placement at each
+// Every pass's schedule is the one a rebuild from the running jobs (each
+// holding its resources until its End = start + limit) and the queue, in
+// the same order, gives, so it stays consistent: when jobs end no later
+// than their limits say, no job starts later than the reservation it was
+// first given (a job ending early can only move reservations earlier).
+// Advance reservations (maintenance windows, sim.View.Reservations) are
+// intervals in which their nodes are unavailable: a job is placed at a
+// candidate time only on nodes no window holds during [start,
+// start+limit), and a window's end is a candidate time. Placement at each
 // candidate time uses the policy's Placer on the least free state over the
 // job's window, so a reservation holds specific resources of specific
 // nodes, at the granularity of the placement (GPUs, CPUs, memory), not
 // whole nodes as in Slurm's backfill.
 //
-// A Conservative keeps scratch buffers between passes; it must not be used
-// by two runs at once.
+// With FirstFit (the "conservative" policy's placer) the schedule is kept
+// between passes instead of rebuilt (conservative_profile.go): a pass
+// reconciles it with the view, and only the jobs whose placement may have
+// changed are placed again, each at the first start that a free-resource
+// profile (per-segment free totals) and then a node-level check admit.
+// Another placer replans from scratch every pass (conservativeReference),
+// since the kept schedule relies on FirstFit succeeding exactly when the
+// capacity is there. Both give the same schedule; the test
+// TestConservativeMatchesReference holds this.
+//
+// A Conservative keeps its schedule and scratch buffers between passes; it
+// must not be used by two runs at once. A pass in a new run (another
+// cluster, or time going back) starts afresh.
 type Conservative struct {
-	pass pass
-
-	times []sim.Time        // segment starts, ascending; times[0] = now
-	free  [][]sim.NodeState // free state of each segment
-	pool  [][]sim.NodeState // spare vectors
-	win   []sim.NodeState
-	wmask []sim.NodeState // win less the nodes of windows (pass.usable)
-	alloc []sim.NodeAlloc
-	rel   []release
-	resv  []ConservativeReservation
+	plain *conservativeReference // set when the placer is not FirstFit
+	st    consState
 }
 
 // ConservativeReservation is a queued job's place in the schedule of the
@@ -54,7 +59,13 @@ var _ sim.Policy = (*Conservative)(nil)
 // NewConservative returns a conservative backfilling policy placing jobs
 // with placer (FirstFit when nil).
 func NewConservative(placer Placer) *Conservative {
-	return &Conservative{pass: newPass(placer, false)}
+	if placer == nil {
+		placer = FirstFit{}
+	}
+	if _, ok := placer.(FirstFit); !ok {
+		return &Conservative{plain: newConservativeReference(placer)}
+	}
+	return &Conservative{}
 }
 
 // ConservativeFactory is the Factory of "conservative": no arguments,
@@ -74,138 +85,831 @@ func (*Conservative) Triggers() sim.Triggers { return sim.Triggers{OnEvent: true
 
 // Reservations returns the start time the latest pass gave every queued
 // job (started ones included, at now), in queue order; jobs that could
-// never be placed are missing. The slice is reused by the next pass.
-func (c *Conservative) Reservations() []ConservativeReservation { return c.resv }
-
-func (c *Conservative) vec() []sim.NodeState {
-	if n := len(c.pool); n > 0 {
-		v := c.pool[n-1]
-		c.pool = c.pool[:n-1]
-		return v
+// never be placed are missing. The slice is reused by the next call.
+func (c *Conservative) Reservations() []ConservativeReservation {
+	if c.plain != nil {
+		return c.plain.Reservations()
 	}
-	return nil
+	return c.st.reservations()
 }
 
 // Schedule implements sim.Policy. The returned Plan's slices are reused by
 // the next call.
-func (c *Conservative) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
-	p := &c.pass
-	p.reset(v)
+func (c *Conservative) Schedule(v sim.View, rng *rand.Rand) sim.Plan {
+	if c.plain != nil {
+		return c.plain.Schedule(v, rng)
+	}
+	s := &c.st
+	s.passes++
+	if !s.continues(v) || !s.reconcile(v) {
+		s.reset(v)
+	}
+	s.walk()
+	return s.plan()
+}
+
+// consState is the kept schedule of a Conservative with FirstFit: the
+// base (free state now and the running jobs' releases), the queue with
+// each job's reservation, the profile over both, and the scratch of a
+// pass. reset builds it from a view; reconcile brings it up to the next
+// view; walk places what changed; plan returns the starts.
+//
+// The view is read in reset and reconcile only: Now, Nodes (at the nodes
+// sim.NodeChanges lists, when the view has it), Running, Pending,
+// Reservations and Cluster.
+type consState struct {
+	built   bool
+	cluster *hwmodels.Cluster
+	nodes   []hwmodels.Node
+	now     sim.Time
+
+	node     []consNode
+	classN   []int32 // nodes per class
+	windows  []sim.AdvanceReservation
+	changes  bool // the view lists changed nodes (sim.NodeChanges)
+	nodeSeen []uint32
+	touched  []int32
+
+	recs    []consJob
+	spare   []int32 // free record ids
+	queue   []int32 // queued jobs' records, in queue order
+	run     []int32 // running jobs' records, by JobRef
+	started []int32 // the records the last pass started
+	// Per JobRef scratch of the queue merge.
+	seen   []uint32
+	posNew []int32
+	stamp  uint32
+	keptAt []int32
+
+	consProfile
+
+	// blocks are the changes of this pass to the profile the kept
+	// reservations were found on (see certified); sums add them up per
+	// node, up to folded, for the nodes in sumList.
+	blocks  []consBlock
+	sums    []consSum
+	sumList []int32
+	folded  int
+
+	// Scratch and the plan.
+	runBuf  []int32
+	queBuf  []int32
+	oldBuf  []sim.NodeAlloc
+	starts  []sim.Start
+	allocs  []sim.NodeAlloc
+	resv    []ConservativeReservation
+	passes  uint64 // Schedule calls
+	resvFor uint64 // the pass resv was built for
+}
+
+// consJob is a queued or running job of the kept schedule.
+type consJob struct {
+	job     sim.PendingJob // as last seen in the queue
+	d       demand
+	classes uint64 // the node classes the job may use (demand.eligibleAny)
+	complex bool   // a MIG or MPS request
+	pos     int32  // index in this pass's queue
+	oldIdx  int32  // index in the last pass's queue, -1 when new
+	fresh   bool   // new in the queue: needs a search
+	placed  bool   // has a reservation
+	running bool
+	started bool     // started by the last pass
+	start   sim.Time // reservation: [start, end), end = endAt(start, limit)
+	end     sim.Time
+	runEnd  sim.Time // running: the view's End
+	alloc   []sim.NodeAlloc
+	last    int32 // the highest node of alloc
+	// slack is how much capacity the job's earlier candidate starts lack
+	// at the least (see certified); math.MaxInt64 when there were none.
+	slack int64
+	// startDef is the least capacity deficit of the partitions FirstFit
+	// tried before the one it placed the job in at its start
+	// (math.MaxInt64: none).
+	startDef int64
+	// same, hints and early are certified's findings for this pass: the
+	// changes leave FirstFit's pick at the job's start as it is (same),
+	// which a search may then take without a node check (hints); no
+	// earlier start became feasible (early), so a search may begin at the
+	// job's start.
+	same, hints, early bool
+}
+
+// consBlock is a change of this pass to the free resources of one node
+// over [from, to), as seen by the kept reservations (positive: more free).
+type consBlock struct {
+	node     int32
+	from, to sim.Time
+	dg, dc   int32
+	dm       int64
+	wild     bool // MIG or MPS state changed besides
+	// coexist marks a started job's resources, which a job queued before
+	// it never saw but whose reservation they were placed beside; it
+	// applies only to kept jobs whose last index was below before.
+	coexist bool
+	before  int32
+}
+
+// continues reports whether v is the next pass of the run the state was
+// built for.
+func (s *consState) continues(v sim.View) bool {
+	return s.built && v.Cluster() == s.cluster && len(v.Cluster().Nodes) == len(s.node) && v.Now() >= s.now
+}
+
+// reset builds the state from v alone: every queued job is new.
+func (s *consState) reset(v sim.View) {
 	now := v.Now()
-	c.resv = c.resv[:0]
-	// Profile: one segment per distinct running-job end.
-	c.pool = append(c.pool, c.free...)
-	c.free, c.times = c.free[:0], c.times[:0]
-	c.rel = c.rel[:0]
+	s.built, s.cluster, s.nodes, s.now = true, v.Cluster(), v.Cluster().Nodes, now
+	s.spare = s.spare[:0]
+	for id := range s.recs {
+		s.spare = append(s.spare, int32(id))
+	}
+	s.queue, s.run, s.started, s.blocks = s.queue[:0], s.run[:0], s.started[:0], s.blocks[:0]
+	s.resetSums()
+	s.resetNodes(v.Nodes())
+	s.setWindows(v.Reservations())
+	s.resetProfile(now)
+	s.timeline()
+	if nc, ok := v.(sim.NodeChanges); ok {
+		nc.ChangedNodes() // every node at first; keeps the next call relative to this pass
+		s.changes = true
+	} else {
+		s.changes = false
+	}
+	for _, w := range s.windows {
+		s.mark(w.End)
+	}
 	running := v.Running()
 	for i := range running {
-		c.rel = append(c.rel, release{end: max(running[i].End, now), ref: running[i].Ref, idx: int32(i)})
-	}
-	slices.SortFunc(c.rel, func(a, b release) int {
-		if a.less(&b) {
-			return -1
-		}
-		if b.less(&a) {
-			return 1
-		}
-		return 0
-	})
-	cur := append(c.vec()[:0], v.Nodes()...)
-	c.times = append(c.times, now)
-	c.free = append(c.free, cur)
-	for i := 0; i < len(c.rel); {
-		t := c.rel[i].end
-		next := append(c.vec()[:0], c.free[len(c.free)-1]...)
-		for ; i < len(c.rel) && c.rel[i].end == t; i++ {
-			give(next, running[c.rel[i].idx].Alloc)
-		}
-		if t == now {
-			c.pool = append(c.pool, c.free[0])
-			c.free[0] = next
-			continue
-		}
-		c.times = append(c.times, t)
-		c.free = append(c.free, next)
-	}
-	// A job may start when an advance reservation (maintenance window)
-	// ends and gives its nodes back: make window ends candidate times.
-	for _, w := range p.windows {
-		if w.End > now {
-			c.split(w.End)
-		}
+		rj := &running[i]
+		id := s.alloc()
+		r := &s.recs[id]
+		r.job = sim.PendingJob{Ref: rj.Ref}
+		r.running, r.runEnd = true, rj.End
+		r.alloc = append(r.alloc[:0], rj.Alloc...)
+		s.run = append(s.run, id)
+		s.addRelease(id)
 	}
 	pend := v.Pending()
 	for i := range pend {
-		c.place(&pend[i], now)
+		s.queue = append(s.queue, s.newJob(&pend[i]))
 	}
-	return p.plan()
 }
 
-// place gives job the earliest reservation and starts it if that is now.
-func (c *Conservative) place(job *sim.PendingJob, now sim.Time) {
-	p := &c.pass
-	d := newDemand(job)
-	for k := range c.times {
-		start := c.times[k]
-		end := endAt(start, job.Limit)
-		// The least free state over the segments the window covers.
-		c.win = append(c.win[:0], c.free[k]...)
-		m := k + 1
-		for ; m < len(c.times) && c.times[m] < end; m++ {
-			for n, f := range c.free[m] {
-				w := &c.win[n]
-				if w.MPS.Enabled() {
-					// Before FreeGPUs: it needs each side's own count.
-					w.MPS = sim.MPSMeetFree(w.MPS, w.FreeGPUs, f.MPS, f.FreeGPUs)
-				}
-				w.FreeGPUs = min(w.FreeGPUs, f.FreeGPUs)
-				w.FreeCPUs = min(w.FreeCPUs, f.FreeCPUs)
-				w.FreeMemMB = min(w.FreeMemMB, f.FreeMemMB)
-				if w.MIG != 0 {
-					w.MIG = sim.MIGMeet(w.MIG, f.MIG)
-				}
+// newJob returns a new record for the queued job p, needing a search.
+func (s *consState) newJob(p *sim.PendingJob) int32 {
+	id := s.alloc()
+	r := &s.recs[id]
+	r.job = *p
+	r.d = newDemand(p)
+	r.classes = s.classesOf(&r.d)
+	r.complex = r.d.mig != 0 || r.d.mps != 0
+	r.fresh, r.oldIdx = true, -1
+	return id
+}
+
+func (s *consState) alloc() int32 {
+	var id int32
+	if n := len(s.spare); n > 0 {
+		id = s.spare[n-1]
+		s.spare = s.spare[:n-1]
+	} else {
+		s.recs = append(s.recs, consJob{})
+		id = int32(len(s.recs) - 1)
+	}
+	r := &s.recs[id]
+	*r = consJob{alloc: r.alloc[:0], slack: math.MaxInt64}
+	return id
+}
+
+func (s *consState) free(id int32) { s.spare = append(s.spare, id) }
+
+// reconcile brings the kept schedule from the last pass to v and records
+// in blocks what changed under the kept reservations. It returns false
+// when v is not a continuation it can follow (a window added, a running
+// job this policy did not start, an allocation the controller changed):
+// the caller then resets.
+func (s *consState) reconcile(v sim.View) bool {
+	now := v.Now()
+	if !s.sameWindows(v.Reservations(), now) {
+		return false
+	}
+	s.resetSums()
+	s.advance(now)
+	s.touched = s.touched[:0]
+
+	// The jobs the last pass started hold their reservations' resources
+	// now: each reservation becomes a release at its end, and the free
+	// state now loses it. The profile is unchanged.
+	for _, id := range s.started {
+		r := &s.recs[id]
+		s.mark(r.end) // the release's, before the reservation's goes
+		s.dropReservation(id, false)
+		r.running, r.runEnd, r.placed = true, r.end, false
+		s.addReleaseEntries(id)
+		for k := range r.alloc {
+			a := r.alloc[k]
+			s.node[a.Node].base.Sub(&a)
+			s.touch(a.Node)
+		}
+		i, _ := slices.BinarySearchFunc(s.run, r.job.Ref, func(id int32, ref sim.JobRef) int {
+			return int(s.recs[id].job.Ref - ref)
+		})
+		s.run = slices.Insert(s.run, i, id)
+	}
+
+	// Running jobs: ended, or their End moved.
+	running := v.Running()
+	out := s.runBuf[:0]
+	k := 0
+	for i := 0; i < len(running) || k < len(s.run); {
+		if k < len(s.run) && (i == len(running) || s.recs[s.run[k]].job.Ref < running[i].Ref) {
+			s.ended(s.run[k])
+			k++
+			continue
+		}
+		if k == len(s.run) || running[i].Ref < s.recs[s.run[k]].job.Ref {
+			return false // a run this policy did not start
+		}
+		id := s.run[k]
+		r := &s.recs[id]
+		if !slices.Equal(r.alloc, running[i].Alloc) {
+			return false
+		}
+		if e := running[i].End; e != r.runEnd {
+			s.moveRelease(id, e)
+		}
+		out = append(out, id)
+		i++
+		k++
+	}
+	s.runBuf, s.run = s.run[:0], out
+
+	// A started job's resources, for the jobs queued before it.
+	for _, id := range s.started {
+		r := &s.recs[id]
+		if !r.running {
+			continue
+		}
+		n := len(s.blocks)
+		s.blocks = appendBlocks(s.blocks, r.alloc, now, min(r.end, max(r.runEnd, now)), -1)
+		for i := n; i < len(s.blocks); i++ {
+			s.blocks[i].coexist, s.blocks[i].before = true, r.pos
+		}
+	}
+
+	// Free state now: what the view shows beyond the starts and ends above
+	// (failures, drains, repairs) changes the profile from now on.
+	view := v.Nodes()
+	check := func(n int32) {
+		nd := &s.node[n]
+		if nd.base == view[n] {
+			return
+		}
+		b := consBlock{node: n, from: now, to: math.MaxInt64,
+			dg: view[n].FreeGPUs - nd.base.FreeGPUs, dc: view[n].FreeCPUs - nd.base.FreeCPUs,
+			dm:   view[n].FreeMemMB - nd.base.FreeMemMB,
+			wild: view[n].MIG != nd.base.MIG || view[n].MPS != nd.base.MPS}
+		s.addAgg(now, math.MaxInt64, n, b.dg, b.dc, b.dm)
+		s.blocks = append(s.blocks, b)
+		nd.base = view[n]
+	}
+	s.stamp++
+	if s.changes {
+		for _, n := range v.(sim.NodeChanges).ChangedNodes() {
+			s.nodeSeen[n] = s.stamp
+			check(n)
+		}
+		for _, n := range s.touched {
+			if s.nodeSeen[n] != s.stamp {
+				check(n)
 			}
 		}
-		// No node that a window holds at any time of [start, end).
-		win := p.usable(&c.wmask, c.win, start, job.Limit)
-		if d.capacity(p.nodes, win) < int64(d.count) {
-			continue
+	} else {
+		for n := range s.node {
+			check(int32(n))
 		}
-		var ok bool
-		c.alloc, ok = p.placer.Place(p.nodes, win, job, c.alloc[:0])
-		if !ok {
-			continue
+	}
+
+	// The queue: kept jobs in their order; the others' reservations go.
+	pend := v.Pending()
+	s.grow(pend)
+	for i := range pend {
+		s.seen[pend[i].Ref] = s.stamp
+		s.posNew[pend[i].Ref] = int32(i)
+	}
+	s.keptAt = slices.Grow(s.keptAt[:0], len(pend))[:len(pend)]
+	for i := range s.keptAt {
+		s.keptAt[i] = -1
+	}
+	last := int32(-1)
+	for idx, id := range s.queue {
+		r := &s.recs[id]
+		r.oldIdx = int32(idx)
+		if r.started {
+			continue // running now (or ended already)
 		}
-		// Split the segment holding end, so the reservation ends there.
-		c.split(end)
-		for s := k; s < len(c.times) && c.times[s] < end; s++ {
-			take(c.free[s], c.alloc)
+		ref := r.job.Ref
+		if s.seen[ref] == s.stamp {
+			if p := s.posNew[ref]; p > last && sameJob(&pend[p], &r.job) {
+				last = p
+				s.keptAt[p] = id
+				r.job = pend[p]
+				continue
+			}
 		}
-		c.resv = append(c.resv, ConservativeReservation{Job: job.Ref, Start: start})
-		if start == now {
-			base := len(p.allocs)
-			p.allocs = append(p.allocs, c.alloc...)
-			p.starts = append(p.starts, sim.Start{Job: job.Ref, Alloc: p.allocs[base:len(p.allocs):len(p.allocs)]})
-			p.ends = append(p.ends, end)
+		if r.placed {
+			s.blocks = appendBlocks(s.blocks, r.alloc, max(r.start, now), r.end, 1)
+			s.dropReservation(id, true)
 		}
-		return
+		s.free(id)
+	}
+	q := s.queBuf[:0]
+	for i := range pend {
+		id := s.keptAt[i]
+		if id < 0 {
+			id = s.newJob(&pend[i])
+		} else {
+			s.recs[id].fresh = false
+		}
+		s.recs[id].pos = int32(i)
+		q = append(q, id)
+	}
+	s.queBuf, s.queue = s.queue[:0], q
+	return true
+}
+
+// sameJob reports whether p is the queued job r was placed as: the same
+// request, partitions and limit.
+func sameJob(p, r *sim.PendingJob) bool {
+	return p.Ref == r.Ref && p.Limit == r.Limit && p.Part == r.Part && p.Parts == r.Parts && p.Req == r.Req
+}
+
+// grow sizes the per-JobRef scratch for the refs of pend.
+func (s *consState) grow(pend []sim.PendingJob) {
+	n := len(s.seen)
+	for i := range pend {
+		n = max(n, int(pend[i].Ref)+1)
+	}
+	if n > len(s.seen) {
+		s.seen = append(s.seen, make([]uint32, n-len(s.seen))...)
+		s.posNew = append(s.posNew, make([]int32, n-len(s.posNew))...)
 	}
 }
 
-// split makes t a segment boundary if it falls inside the profile.
-func (c *Conservative) split(t sim.Time) {
-	i, found := slices.BinarySearch(c.times, t)
-	if found || i == 0 {
-		return
+func (s *consState) touch(n int32) { s.touched = append(s.touched, n) }
+
+// ended drops the running job id, which the view no longer lists.
+func (s *consState) ended(id int32) {
+	r := &s.recs[id]
+	s.dropRelease(id)
+	for k := range r.alloc {
+		a := r.alloc[k]
+		s.node[a.Node].base.Add(&a) // what the view should show now
+		s.addAgg(s.now, math.MaxInt64, a.Node, a.GPUs, a.CPUs, a.MemMB)
+		s.touch(a.Node)
 	}
-	v := append(c.vec()[:0], c.free[i-1]...)
-	c.times = slices.Insert(c.times, i, t)
-	c.free = slices.Insert(c.free, i, v)
+	if r.runEnd > s.now {
+		s.blocks = appendBlocks(s.blocks, r.alloc, s.now, r.runEnd, 1)
+	}
+	r.running = false
+	s.free(id)
 }
 
-// give adds a to free, MIG instances included.
-func give(free []sim.NodeState, a []sim.NodeAlloc) {
-	for i := range a {
-		free[a[i].Node].Add(&a[i])
+// moveRelease moves running job id's release to end.
+func (s *consState) moveRelease(id int32, end sim.Time) {
+	r := &s.recs[id]
+	e1, e2 := max(r.runEnd, s.now), max(end, s.now)
+	s.dropRelease(id)
+	r.runEnd = end
+	s.addRelease(id)
+	if e1 == e2 {
+		return
 	}
+	sign, from, to := int32(1), e2, e1 // an earlier release frees [e2, e1)
+	if e2 > e1 {
+		sign, from, to = -1, e1, e2
+	}
+	s.blocks = appendBlocks(s.blocks, r.alloc, from, to, sign)
+}
+
+// appendBlocks appends alloc held over [from, to) as blocks: more free
+// (sign 1) or less (sign -1).
+func appendBlocks(out []consBlock, alloc []sim.NodeAlloc, from, to sim.Time, sign int32) []consBlock {
+	for k := range alloc {
+		a := &alloc[k]
+		out = append(out, consBlock{node: a.Node, from: from, to: to,
+			dg: sign * a.GPUs, dc: sign * a.CPUs, dm: int64(sign) * a.MemMB, wild: a.MIG != 0 || a.MPS != 0})
+	}
+	return out
+}
+
+// walk places the queue in order: a new job, a job whose reservation is
+// past, and a job that certified cannot show unchanged are searched for
+// again; the others keep their reservations. Until the first search the
+// profile's totals hold every kept reservation; from it on, only those of
+// the jobs before the one being placed, as the search needs.
+func (s *consState) walk() {
+	prefix := true
+	for i, id := range s.queue {
+		r := &s.recs[id]
+		keep := false
+		if r.fresh || r.placed && r.start < s.now {
+			r.hints, r.early = false, false
+		} else {
+			keep = s.certified(r)
+		}
+		if keep {
+			if !prefix && r.placed {
+				s.placed(r)
+			}
+			continue
+		}
+		if prefix {
+			prefix = false
+			for _, id := range s.queue[i:] {
+				if q := &s.recs[id]; q.placed {
+					s.aggReservation(q, 1)
+				}
+			}
+			s.timed = true
+		}
+		s.replace(id, int32(i))
+	}
+	s.timed = false
+}
+
+// placed puts r's reservation back in the totals and the timelines, as
+// the walk passes r after its first search.
+func (s *consState) placed(r *consJob) { s.take(r) }
+
+// certified reports whether job r, kept from the last pass, is sure to be
+// placed where it is: the pass's changes (blocks, summed per node) can
+// neither make an earlier start feasible nor change what FirstFit picks
+// at its start. The proof carries over from pass to pass in r.slack, the
+// least capacity deficit of the job's earlier candidate starts (and of
+// the partitions tried before its own at its start):
+//
+//   - Less free resources never make an infeasible start feasible:
+//     FirstFit succeeds exactly when the capacity is there, and the least
+//     free state over a window only shrinks. A time that was no candidate
+//     before lies inside a segment of the old profile, where its window
+//     covers at least the segments of the candidate before it.
+//   - More free resources on a node the job may use raise any window's
+//     capacity by at most their units (per block and resource,
+//     ceil(change / per-unit need); 1 for whole-node jobs); and by at most
+//     what the node's least free state holds over a part that every
+//     window meeting the change covers: the job stays where it is while
+//     the sum stays below slack.
+//   - At its start, FirstFit takes min(fit, need) of each node in turn:
+//     it picks the same unless the fit over the window changes at a node
+//     before its last, or falls below its share at the last (startSame).
+//   - A started job's resources (coexist blocks) were placed beside the
+//     reservations of the jobs queued before it, so those jobs take the
+//     same share of each node; MIG instances and MPS shares, whose
+//     placement depends on which GPUs are in use, are not trusted to this
+//     (certifiedWhole).
+//
+// It also records what it found for the search (consJob.same, hints,
+// early).
+func (s *consState) certified(r *consJob) bool {
+	if r.complex {
+		return s.certifiedWhole(r)
+	}
+	s.fold()
+	hi, sj := sim.Time(math.MaxInt64), sim.Time(math.MaxInt64)
+	if r.placed {
+		hi, sj = r.end, r.start
+	}
+	lim := endAt(s.now, r.job.Limit)
+	r.same, r.hints = true, true
+	var gain int64
+	fail := false
+	for _, n := range s.sumList {
+		ds := &s.sums[n]
+		if ds.to <= s.now || ds.from >= hi || r.classes&(1<<s.node[n].cls) == 0 {
+			continue
+		}
+		if ds.wild {
+			r.same, r.hints, r.early = false, false, false // MPS shares: see above
+			return false
+		}
+		plain := !s.node[n].complex
+		if r.same && r.placed && n <= r.last && !s.startSame(r, n, ds) {
+			r.same = false
+			if fail {
+				break
+			}
+		}
+		if fail {
+			continue
+		}
+		g := ds.gain(&r.d)
+		if g == 0 {
+			continue
+		}
+		if ds.npos > 0 && r.startDef < math.MaxInt64 && ds.from < r.end && ds.posTo > r.start {
+			r.hints = false // the partitions tried first at the start
+		}
+		if gain+g >= r.slack && plain {
+			// The starts whose windows meet the changes lie before u (at
+			// u too when partitions were tried before the job's own
+			// there); every window of a start from now to the last such
+			// one, x, holds [x, lim), where the node's least free state
+			// bounds its gain.
+			u := min(ds.posTo, sj)
+			x := u
+			if u < sj || r.startDef == math.MaxInt64 {
+				i, _ := s.find(u)
+				if i == 0 {
+					continue // no start before u
+				}
+				x = s.times[i-1]
+			}
+			if x < lim {
+				g = min(g, s.fitOver(r, n, x, lim))
+			}
+		}
+		if gain += g; gain >= r.slack {
+			fail = true
+			if !r.same {
+				break
+			}
+		}
+	}
+	r.early = !fail
+	if fail {
+		r.slack = 0
+		return false
+	}
+	r.slack -= gain
+	return r.same
+}
+
+// startSame reports whether FirstFit still takes the same share of node
+// n (at most r.last) at r's start, given the pass's changes ds there.
+// FirstFit takes min(fit, need) of each node in turn: the same share of a
+// node before the last one needs the same fit over the window, of the
+// last one at least its share. (More free on the last node changes
+// nothing.)
+func (s *consState) startSame(r *consJob, n int32, ds *consSum) bool {
+	if ds.from >= r.end || ds.to <= r.start || !ds.touches(&r.d) || n == r.last && !ds.neg {
+		return true
+	}
+	if s.node[n].complex {
+		return false
+	}
+	f, a := s.fitOver(r, n, r.start, r.end), r.unitsOn(n)
+	return n < r.last && f == a || n == r.last && f >= a
+}
+
+// certifiedWhole is certified for a MIG or MPS request, whose placement
+// any change on a node it may use can alter: it holds when there is none.
+func (s *consState) certifiedWhole(r *consJob) bool {
+	hi := sim.Time(math.MaxInt64)
+	if r.placed {
+		hi = r.end
+	}
+	r.same, r.hints, r.early = false, false, false
+	for k := range s.blocks {
+		b := &s.blocks[k]
+		if b.coexist && !(r.oldIdx >= 0 && r.oldIdx < b.before) {
+			continue
+		}
+		if b.to > s.now && b.from < hi && r.classes&(1<<s.node[b.node].cls) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// consSum sums up the blocks of a pass on one node that are not coexist
+// ones: what certified needs of them.
+type consSum struct {
+	pass     uint64
+	g, c, m  int64 // more free GPUs, CPUs, MiB (positive parts)
+	npos     int64 // blocks with a positive part
+	neg      bool  // some block takes resources
+	wild     bool  // some block changes MIG or MPS state
+	dg, dc   bool  // some block changes GPUs, CPUs, memory
+	dm       bool
+	from, to sim.Time // the span of the blocks
+	posTo    sim.Time // the end of the last block with a positive part
+}
+
+// resetSums empties the pass's blocks and their sums.
+func (s *consState) resetSums() {
+	s.blocks, s.folded, s.sumList = s.blocks[:0], 0, s.sumList[:0]
+}
+
+// fold adds the blocks appended since the last call to the per-node sums.
+func (s *consState) fold() {
+	if len(s.sums) < len(s.node) {
+		s.sums = make([]consSum, len(s.node))
+	}
+	for ; s.folded < len(s.blocks); s.folded++ {
+		b := &s.blocks[s.folded]
+		if b.coexist {
+			continue
+		}
+		ds := &s.sums[b.node]
+		if ds.pass != s.passes {
+			*ds = consSum{pass: s.passes, from: b.from, to: b.to, posTo: math.MinInt64}
+			s.sumList = append(s.sumList, b.node)
+		}
+		ds.from, ds.to = min(ds.from, b.from), max(ds.to, b.to)
+		ds.wild = ds.wild || b.wild && s.node[b.node].mps
+		ds.dg, ds.dc, ds.dm = ds.dg || b.dg != 0, ds.dc || b.dc != 0, ds.dm || b.dm != 0
+		ds.neg = ds.neg || b.dg < 0 || b.dc < 0 || b.dm < 0
+		if b.dg > 0 || b.dc > 0 || b.dm > 0 {
+			ds.g += int64(max(b.dg, 0))
+			ds.c += int64(max(b.dc, 0))
+			ds.m += max(b.dm, 0)
+			ds.npos++
+			ds.posTo = max(ds.posTo, b.to)
+		}
+	}
+}
+
+// touches reports whether the blocks change a resource d needs.
+func (ds *consSum) touches(d *demand) bool {
+	return d.gpus > 0 && ds.dg || d.cpus > 0 && ds.dc || d.mem > 0 && ds.dm
+}
+
+// gain bounds how many more units (nodes, for a node-count demand) of d
+// the node's window can hold with the blocks: per block, per resource,
+// ceil(change / per-unit need) (consBlock.gain), summed.
+func (ds *consSum) gain(d *demand) int64 {
+	if ds.npos == 0 {
+		return 0
+	}
+	var g int64
+	up := func(sum, per int64) {
+		if per > 0 && sum > 0 {
+			g += (sum + ds.npos*(per-1)) / per
+		}
+	}
+	up(ds.g, int64(d.gpus))
+	up(ds.c, int64(d.cpus))
+	up(ds.m, d.mem)
+	if !d.spread {
+		g = min(g, 1)
+	}
+	return g
+}
+
+// fitOver returns what of r's demand node n's least free state over
+// [from, to) holds (units, or 1 for a node-count demand), on the profile
+// of the jobs before r; n is not a MIG or MPS node.
+func (s *consState) fitOver(r *consJob, n int32, from, to sim.Time) int64 {
+	nd := &s.node[n]
+	var g, c int32
+	var m int64
+	switch d := &r.d; {
+	case !s.timed:
+		g, c, m = s.minFree(nd, from, to, r.pos)
+	case d.gpus > 0 && d.cpus == 0 && d.mem == 0:
+		g = nd.tlMinGPUs(from, to)
+	default:
+		g, c, m = nd.tlMin(from, to)
+	}
+	return int64(r.d.fit(sim.NodeState{FreeGPUs: g, FreeCPUs: c, FreeMemMB: m}))
+}
+
+// unitsOn returns the units (1 for a node-count demand) r's reservation
+// holds on node n.
+func (r *consJob) unitsOn(n int32) int64 {
+	for k := range r.alloc {
+		a := &r.alloc[k]
+		if a.Node != n {
+			continue
+		}
+		switch {
+		case !r.d.spread:
+			return 1
+		case r.d.gpus > 0:
+			return int64(a.GPUs / r.d.gpus)
+		case r.d.cpus > 0:
+			return int64(a.CPUs / r.d.cpus)
+		case r.d.mem > 0:
+			return a.MemMB / r.d.mem
+		}
+	}
+	return 0
+}
+
+// replace searches job id, at queue position pos, again and keeps what it
+// finds, recording a move in blocks for the jobs after it.
+func (s *consState) replace(id, pos int32) {
+	r := &s.recs[id]
+	wasPlaced, oldStart := r.placed, r.start
+	s.oldBuf = append(s.oldBuf[:0], r.alloc...)
+	start, alloc, ok := s.search(r, pos)
+	r.fresh = false
+	if ok && wasPlaced && start == oldStart && slices.Equal(alloc, s.oldBuf) {
+		s.placed(r)
+		return
+	}
+	oldEnd := r.end
+	if wasPlaced {
+		s.dropReservation(id, false) // not in the totals (walk)
+	}
+	r.placed = ok
+	if !ok {
+		s.blocks = appendBlocks(s.blocks, s.oldBuf, max(oldStart, s.now), oldEnd, 1)
+		return
+	}
+	r.start, r.end = start, endAt(start, r.job.Limit)
+	r.alloc = append(r.alloc[:0], alloc...)
+	r.last = 0
+	for k := range r.alloc {
+		r.last = max(r.last, r.alloc[k].Node)
+	}
+	s.addReservation(id) // totals and timelines too
+	if !wasPlaced {
+		s.blocks = appendBlocks(s.blocks, r.alloc, r.start, r.end, -1)
+		return
+	}
+	s.moveBlocks(s.oldBuf, max(oldStart, s.now), oldEnd, r.alloc, r.start, r.end)
+}
+
+// moveBlocks appends a reservation's move from old over [os, oe) to now
+// over [ns, ne) as blocks, netted per node: the later jobs see the
+// difference only.
+func (s *consState) moveBlocks(old []sim.NodeAlloc, os, oe sim.Time, now []sim.NodeAlloc, ns, ne sim.Time) {
+	var zero sim.NodeAlloc
+	n0 := len(s.blocks)
+	one := func(o, n *sim.NodeAlloc, node int32) {
+		cuts := [4]sim.Time{os, oe, ns, ne}
+		slices.Sort(cuts[:])
+		wild := o.MIG != 0 || o.MPS != 0 || n.MIG != 0 || n.MPS != 0
+		for i := 0; i+1 < len(cuts); i++ {
+			from, to := cuts[i], cuts[i+1]
+			if from >= to {
+				continue
+			}
+			var b consBlock
+			if from >= os && to <= oe {
+				b.dg, b.dc, b.dm = o.GPUs, o.CPUs, o.MemMB
+			}
+			if from >= ns && to <= ne {
+				b.dg, b.dc, b.dm = b.dg-n.GPUs, b.dc-n.CPUs, b.dm-n.MemMB
+			}
+			if b.dg == 0 && b.dc == 0 && b.dm == 0 && !wild {
+				continue
+			}
+			b.node, b.from, b.to, b.wild = node, from, to, wild
+			if n := len(s.blocks); n > n0 && s.blocks[n-1].node == node && s.blocks[n-1].to == from &&
+				s.blocks[n-1].dg == b.dg && s.blocks[n-1].dc == b.dc && s.blocks[n-1].dm == b.dm && s.blocks[n-1].wild == wild {
+				s.blocks[n-1].to = to
+				continue
+			}
+			s.blocks = append(s.blocks, b)
+		}
+	}
+	for k := range old {
+		o := &old[k]
+		n := &zero
+		if i := slices.IndexFunc(now, func(a sim.NodeAlloc) bool { return a.Node == o.Node }); i >= 0 {
+			n = &now[i]
+		}
+		one(o, n, o.Node)
+	}
+	for k := range now {
+		n := &now[k]
+		if !slices.ContainsFunc(old, func(a sim.NodeAlloc) bool { return a.Node == n.Node }) {
+			one(&zero, n, n.Node)
+		}
+	}
+}
+
+// plan returns the starts: the queued jobs reserved at now.
+func (s *consState) plan() sim.Plan {
+	s.starts, s.allocs, s.started = s.starts[:0], s.allocs[:0], s.started[:0]
+	for _, id := range s.queue {
+		r := &s.recs[id]
+		if !r.placed || r.start != s.now {
+			continue
+		}
+		base := len(s.allocs)
+		s.allocs = append(s.allocs, r.alloc...)
+		s.starts = append(s.starts, sim.Start{Job: r.job.Ref, Alloc: s.allocs[base:len(s.allocs):len(s.allocs)]})
+		s.started = append(s.started, id)
+		r.started = true
+	}
+	return sim.Plan{Starts: s.starts}
+}
+
+// reservations lists the latest pass's reservations in queue order.
+func (s *consState) reservations() []ConservativeReservation {
+	if s.resvFor == s.passes {
+		return s.resv
+	}
+	s.resv = s.resv[:0]
+	for _, id := range s.queue {
+		if r := &s.recs[id]; r.placed {
+			s.resv = append(s.resv, ConservativeReservation{Job: r.job.Ref, Start: r.start})
+		}
+	}
+	s.resvFor = s.passes
+	return s.resv
 }

@@ -17,7 +17,9 @@
 //     job that cannot start gets a reservation at its shadow time; later
 //     jobs may start now only if they do not delay it.
 //   - conservative (Conservative): textbook conservative backfilling: every
-//     queued job gets a reservation in queue order, rebuilt each pass.
+//     queued job gets a reservation in queue order, as a rebuild at each
+//     pass would give; the schedule is kept between passes and only what
+//     a change may move is placed again.
 //   - slurm (Slurm): slurmctld's behaviour: multifactor priority (package
 //     priority), PriorityTier ordering, the event-driven main scheduler with
 //     partition blocking, the periodic backfill pass with whole-node

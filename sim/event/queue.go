@@ -3,6 +3,8 @@
 // jobs or clusters, so it can be benchmarked alone.
 package event
 
+import "math/bits"
+
 // Class orders events that fall on the same instant: a lower class is
 // applied first. The sim package documents its classes.
 type Class uint8
@@ -24,7 +26,22 @@ func (e *Event) Seq() uint64 { return e.key & seqMask }
 const (
 	classShift = 56
 	seqMask    = 1<<classShift - 1
+	timeSign   = 1 << 63
 )
+
+// item is an event as the heap holds it: 24 bytes, the class kept in key
+// only, and the time biased so that (at, key) orders as one unsigned
+// 128-bit number.
+type item struct {
+	at  uint64 // At with the sign bit flipped
+	key uint64
+	arg int32
+	gen uint32
+}
+
+func (it *item) event() Event {
+	return Event{At: int64(it.at ^ timeSign), key: it.key, Arg: it.arg, Gen: it.gen, Class: Class(it.key >> classShift)}
+}
 
 // Queue is a 4-ary min-heap of events. The zero value is an empty queue.
 // Ties in time are broken by class, then by insertion order, so the same
@@ -34,9 +51,9 @@ const (
 // pass at the current instant, usually) waits in a one-event front slot
 // instead of going through the heap.
 type Queue struct {
-	h     []Event
+	h     []item
 	seq   uint64
-	front Event
+	front item
 	held  bool // front holds an event, which goes before all of h
 }
 
@@ -52,7 +69,7 @@ func (q *Queue) Len() int {
 // the caller (sim) panics on events in the past.
 func (q *Queue) Push(at int64, class Class, arg int32, gen uint32) {
 	q.seq++
-	e := Event{At: at, key: uint64(class)<<classShift | q.seq&seqMask, Arg: arg, Gen: gen, Class: class}
+	e := item{at: uint64(at) ^ timeSign, key: uint64(class)<<classShift | q.seq&seqMask, arg: arg, gen: gen}
 	switch {
 	case q.held && less(&e, &q.front):
 		e, q.front = q.front, e
@@ -67,26 +84,26 @@ func (q *Queue) Push(at int64, class Class, arg int32, gen uint32) {
 // Peek returns the next event without removing it; ok is false when empty.
 func (q *Queue) Peek() (e Event, ok bool) {
 	if q.held {
-		return q.front, true
+		return q.front.event(), true
 	}
 	if len(q.h) == 0 {
 		return Event{}, false
 	}
-	return q.h[0], true
+	return q.h[0].event(), true
 }
 
 // Pop removes and returns the next event. It panics on an empty queue.
 func (q *Queue) Pop() Event {
 	if q.held {
 		q.held = false
-		return q.front
+		return q.front.event()
 	}
-	top := q.h[0]
+	top := q.h[0].event()
 	last := len(q.h) - 1
-	q.h[0] = q.h[last]
+	e := q.h[last]
 	q.h = q.h[:last]
 	if last > 0 {
-		q.down(0)
+		q.fill(e)
 	}
 	return top
 }
@@ -101,11 +118,15 @@ func Before(at int64, class Class, e *Event) bool {
 	return class <= e.Class
 }
 
-func less(a, b *Event) bool {
-	if a.At != b.At {
-		return a.At < b.At
-	}
-	return a.key < b.key
+// less reports whether a goes before b: (at, key) as one 128-bit number.
+func less(a, b *item) bool { return before(a, b) != 0 }
+
+// before is less as 1 or 0, computed without branches (a heap's
+// comparisons are unpredictable): the borrow of the 128-bit a - b.
+func before(a, b *item) uint64 {
+	_, borrow := bits.Sub64(a.key, b.key, 0)
+	_, borrow = bits.Sub64(a.at, b.at, borrow)
+	return borrow
 }
 
 func (q *Queue) up(i int) {
@@ -122,30 +143,37 @@ func (q *Queue) up(i int) {
 	h[i] = e
 }
 
-func (q *Queue) down(i int) {
+// fill puts e, the heap's former last item, in the place of the popped
+// root: the hole goes down to a leaf along the least children, and e rises
+// from there (it belongs near the bottom, so this saves the comparison
+// with e at every level). The least of four children is found without
+// branches: the least of each pair, then of the two.
+func (q *Queue) fill(e item) {
 	h := q.h
 	n := len(h)
-	e := h[i]
+	i := 0
 	for {
 		c := 4*i + 1
-		if c >= n {
+		if c+4 > n {
 			break
 		}
+		ch := h[c : c+4 : c+4]
+		a := before(&ch[1], &ch[0])
+		b := 2 + before(&ch[3], &ch[2])
+		m := a ^ (a^b)&-before(&ch[b&3], &ch[a&1])
+		h[i] = ch[m&3]
+		i = c + int(m&3)
+	}
+	if c := 4*i + 1; c < n {
 		m := c
-		end := c + 4
-		if end > n {
-			end = n
-		}
-		for j := c + 1; j < end; j++ {
+		for j := c + 1; j < n; j++ {
 			if less(&h[j], &h[m]) {
 				m = j
 			}
-		}
-		if !less(&h[m], &e) {
-			break
 		}
 		h[i] = h[m]
 		i = m
 	}
 	h[i] = e
+	q.up(i)
 }

@@ -1,0 +1,1071 @@
+package policies
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+
+	"github.com/schedsim/schedsim/sim"
+)
+
+// The free-resource profile of Conservative's kept schedule.
+//
+// Per node (consNode): the free state now (the view's), the running jobs
+// on it with their release times, and the reservations on it. A node's
+// free state at time t is the free state now, plus the releases at or
+// before t (in (release, JobRef) order), less the reservations that cover
+// t (in queue order): the reference's segment state, computed at one node.
+//
+// Over all nodes (consProfile): the segment boundaries (now, release
+// times, window ends, reservation starts and ends), each counting the
+// reasons it exists for, and per segment and node class (and over all
+// nodes) the free GPUs, CPUs and memory summed over the class's nodes,
+// kept as differences between consecutive segments (so that a
+// reservation changes two entries per node, however many segments it
+// spans). A window's capacity is at most the least segment total over
+// the window: a segment short of the job's need rules out every start
+// whose window covers it, so a search finds the first start that could
+// be feasible in one pass over the segments, O(segments), and checks
+// nodes only there.
+//
+// Each plain node also has its timeline: its free GPUs, CPUs and memory
+// from each change on, over the same reservations as the totals, which
+// node checks read directly; and a bit per segment saying whether it has
+// a free GPU then, so that a GPU job's check visits only the nodes with
+// one throughout its window.
+
+// consNode is one node of the profile.
+type consNode struct {
+	base    sim.NodeState
+	rels    []consEntry // running jobs on the node, released at end
+	res     []consEntry // reservations on the node: [start, end)
+	win     []consSpan  // maintenance windows holding the node
+	cls     int32       // node class: partitions and GPU type
+	complex bool        // MIG or MPS node: states are computed whole
+	// mps: the node shares GPUs by MPS, whose shares take GPUs out of
+	// FreeGPUs beyond what allocations say; its GPUs count in the totals
+	// as all free, always.
+	mps   bool
+	gpus  int32
+	stamp uint32 // meet holds the current candidate's meet
+	meet  sim.NodeState
+	tl    []consPoint // timeline: the totals' profile at this node
+	fb    []uint64    // bit per segment: a free GPU then (MIG, MPS: always)
+}
+
+// consPoint is a node's free GPUs, CPUs and memory from t on.
+type consPoint struct {
+	t    sim.Time
+	g, c int32
+	m    int64
+}
+
+// consEntry is one job's allocation on a node.
+type consEntry struct {
+	start, end sim.Time
+	id         int32
+	a          sim.NodeAlloc
+}
+
+type consSpan struct{ start, end sim.Time }
+
+// consEvent is a change of a node's free state at t (timeline building).
+type consEvent struct {
+	t    sim.Time
+	g, c int32
+	m    int64
+}
+
+// totalGPUs is what the node's free GPUs g count for in the totals.
+func (nd *consNode) totalGPUs(g int32) int32 {
+	if nd.mps {
+		return nd.gpus
+	}
+	return g
+}
+
+// maxClasses bounds the node classes a job's class mask can name; nodes
+// past it share the last class, which then over-counts (a bound, still).
+const maxClasses = 64
+
+// consProfile holds the segments and the search's scratch.
+type consProfile struct {
+	times []sim.Time // segment starts, ascending; times[0] = now
+	cnt   []int32    // reasons for each boundary (times[0]'s unused)
+	// dif holds, per segment and class (and for all nodes, last), the
+	// free GPUs, CPUs and MiB less those of the segment before (segment
+	// 0: the totals).
+	dif        []int64
+	stride     int // 3 × (classes + 1)
+	nclass     int
+	allClasses uint64
+	// timed: the walk is past its first search, so the totals and
+	// timelines hold only the jobs placed so far (see walk).
+	timed bool
+	rw    int // words of each consNode.fb
+	acc   []int64
+	evs   []consEvent
+
+	bnd       []int64
+	out       []sim.NodeAlloc
+	evt       []sim.Time
+	order     []int32
+	meetStamp uint32
+}
+
+// resetNodes builds the per-node state from the view's free state and
+// the cluster.
+func (s *consState) resetNodes(view []sim.NodeState) {
+	n := len(s.nodes)
+	s.node = slices.Grow(s.node[:0], n)[:n]
+	s.nclass = 0
+	type key struct {
+		parts uint64
+		typ   string
+	}
+	var keys []key
+	s.classN = s.classN[:0]
+	for i := range s.nodes {
+		hn := &s.nodes[i]
+		k := key{hn.Partitions, hn.GPUType}
+		c := slices.Index(keys, k)
+		if c < 0 {
+			if len(keys) < maxClasses {
+				keys = append(keys, k)
+				s.classN = append(s.classN, 0)
+			}
+			c = len(keys) - 1
+		}
+		s.classN[c]++
+		nd := &s.node[i]
+		mps := sim.MPSCapacity(hn).Enabled()
+		*nd = consNode{base: view[i], rels: nd.rels[:0], res: nd.res[:0], win: nd.win[:0], tl: nd.tl[:0], fb: nd.fb[:0], cls: int32(c),
+			complex: mps || sim.MIGCapacity(hn) != 0, mps: mps, gpus: hn.GPUs}
+	}
+	s.nclass = len(keys)
+	s.stride = 3 * (s.nclass + 1) // the last: all nodes
+	s.allClasses = 1<<s.nclass - 1
+	if len(s.nodeSeen) < n {
+		s.nodeSeen = make([]uint32, n)
+	}
+}
+
+// classesOf returns the classes of the nodes d may use in any of its
+// partitions.
+func (s *consState) classesOf(d *demand) uint64 {
+	var m uint64
+	for i := range s.nodes {
+		if d.eligibleAny(&s.nodes[i]) {
+			m |= 1 << s.node[i].cls
+		}
+	}
+	return m
+}
+
+// setWindows keeps the view's maintenance windows and marks them on their
+// nodes.
+func (s *consState) setWindows(resv []sim.AdvanceReservation) {
+	s.windows = s.windows[:0]
+	for _, w := range resv {
+		w.Nodes = slices.Clone(w.Nodes)
+		s.windows = append(s.windows, w)
+	}
+	s.spanWindows()
+}
+
+func (s *consState) spanWindows() {
+	for i := range s.node {
+		s.node[i].win = s.node[i].win[:0]
+	}
+	for _, w := range s.windows {
+		for _, n := range w.Nodes {
+			if n >= 0 && int(n) < len(s.node) {
+				s.node[n].win = append(s.node[n].win, consSpan{w.Start, w.End})
+			}
+		}
+	}
+}
+
+// sameWindows reports whether the view's windows are the kept ones less
+// those ended by now, dropping those.
+func (s *consState) sameWindows(resv []sim.AdvanceReservation, now sim.Time) bool {
+	j, dropped := 0, false
+	for _, w := range s.windows {
+		if w.End <= now {
+			dropped = true
+			continue
+		}
+		if j == len(resv) || resv[j].Name != w.Name || resv[j].Start != w.Start || resv[j].End != w.End || !slices.Equal(resv[j].Nodes, w.Nodes) {
+			return false
+		}
+		j++
+	}
+	if j != len(resv) {
+		return false
+	}
+	if dropped {
+		s.windows = slices.DeleteFunc(s.windows, func(w sim.AdvanceReservation) bool { return w.End <= now })
+		s.spanWindows()
+	}
+	return true
+}
+
+// resetProfile makes the profile one segment from now holding the nodes'
+// free state.
+func (s *consState) resetProfile(now sim.Time) {
+	s.times = append(s.times[:0], now)
+	s.cnt = append(s.cnt[:0], 0)
+	s.dif = slices.Grow(s.dif[:0], s.stride)[:s.stride]
+	clear(s.dif)
+	all := 3 * s.nclass
+	for i := range s.node {
+		nd := &s.node[i]
+		for _, k := range [2]int{3 * int(nd.cls), all} {
+			s.dif[k] += int64(nd.totalGPUs(nd.base.FreeGPUs))
+			s.dif[k+1] += int64(nd.base.FreeCPUs)
+			s.dif[k+2] += nd.base.FreeMemMB
+		}
+	}
+}
+
+// advance moves the profile's start to now (never back).
+func (s *consState) advance(now sim.Time) {
+	if now <= s.now {
+		return
+	}
+	k, found := s.find(now)
+	if !found {
+		k--
+	}
+	if k > 0 {
+		// The new first segment's totals: the differences up to it.
+		for i := 1; i <= k; i++ {
+			for j := range s.stride {
+				s.dif[j] += s.dif[i*s.stride+j]
+			}
+		}
+		copy(s.dif[k*s.stride:(k+1)*s.stride], s.dif[:s.stride])
+		s.times = slices.Delete(s.times, 0, k)
+		s.cnt = slices.Delete(s.cnt, 0, k)
+		s.dif = slices.Delete(s.dif, 0, k*s.stride)
+	}
+	s.times[0], s.cnt[0] = now, 0
+	s.now = now
+	for n := range s.node {
+		nd := &s.node[n]
+		if k > 0 {
+			shiftBits(nd.fb, k)
+		}
+		if nd.complex {
+			continue
+		}
+		// The timeline from now: its first point covers now.
+		i := 0
+		for i+1 < len(nd.tl) && nd.tl[i+1].t <= now {
+			i++
+		}
+		if i > 0 {
+			nd.tl = slices.Delete(nd.tl, 0, i)
+		}
+		nd.tl[0].t = now
+	}
+}
+
+// mark adds a reason for a boundary at t, making one if needed (nothing
+// changes there yet).
+func (s *consState) mark(t sim.Time) {
+	if t <= s.now {
+		return
+	}
+	i, found := s.find(t)
+	if found {
+		s.cnt[i]++
+		return
+	}
+	s.times = slices.Insert(s.times, i, t)
+	s.cnt = slices.Insert(s.cnt, i, 1)
+	s.dif = slices.Insert(s.dif, i*s.stride, make([]int64, s.stride)...)
+	if len(s.times) > 64*s.rw {
+		s.rw++
+		for n := range s.node {
+			s.node[n].fb = append(s.node[n].fb, 0)
+		}
+	}
+	for n := range s.node {
+		insBit(s.node[n].fb, i)
+	}
+}
+
+// unmark drops a reason for the boundary at t, and the boundary with its
+// last reason: nothing changes there then.
+func (s *consState) unmark(t sim.Time) {
+	if t <= s.now {
+		return
+	}
+	i, found := s.find(t)
+	if !found {
+		panic(fmt.Sprintf("policies: conservative: no profile boundary at t=%d (now %d)", t, s.now))
+	}
+	if s.cnt[i]--; s.cnt[i] > 0 {
+		return
+	}
+	for _, d := range s.dif[i*s.stride : (i+1)*s.stride] {
+		if d != 0 {
+			panic(fmt.Sprintf("policies: conservative: profile changes at t=%d, which has no reason left", t))
+		}
+	}
+	s.times = slices.Delete(s.times, i, i+1)
+	s.cnt = slices.Delete(s.cnt, i, i+1)
+	s.dif = slices.Delete(s.dif, i*s.stride, (i+1)*s.stride)
+	for n := range s.node {
+		delBit(s.node[n].fb, i)
+	}
+}
+
+// find returns the first segment starting at or after t, and whether it
+// starts at t (slices.BinarySearch, without its generic comparison).
+func (s *consState) find(t sim.Time) (int, bool) {
+	ts := s.times
+	lo, hi := 0, len(ts)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if ts[h] < t {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	return lo, lo < len(ts) && ts[lo] == t
+}
+
+// row returns the segment starting at t (now or earlier: the first); t
+// must be a boundary.
+func (s *consState) row(t sim.Time) int {
+	if t <= s.now {
+		return 0
+	}
+	i, found := s.find(t)
+	if !found {
+		panic(fmt.Sprintf("policies: conservative: no profile boundary at t=%d (now %d)", t, s.now))
+	}
+	return i
+}
+
+// addAgg adds a change of node n's free resources over [from, to) to the
+// totals; from and to are now or earlier, boundaries, or (to) beyond the
+// last boundary.
+func (s *consState) addAgg(from, to sim.Time, n int32, dg, dc int32, dm int64) {
+	nd := &s.node[n]
+	if nd.mps {
+		dg = 0
+	}
+	if dg == 0 && dc == 0 && dm == 0 {
+		return
+	}
+	lo, hi := s.rows(from, to)
+	s.change(n, from, to, lo, hi, dg, dc, dm)
+}
+
+// rows returns the segments [lo, hi) of [from, to): hi is len(times)
+// when to is past the last boundary.
+func (s *consState) rows(from, to sim.Time) (lo, hi int) {
+	lo, hi = s.row(from), len(s.times)
+	if to <= s.times[hi-1] {
+		hi = s.row(to)
+	}
+	return lo, hi
+}
+
+// change adds a change of node n's free resources over [from, to), the
+// segments [lo, hi), to the totals and the node's timeline.
+func (s *consState) change(n int32, from, to sim.Time, lo, hi int, dg, dc int32, dm int64) {
+	nd := &s.node[n]
+	i1 := -1
+	if hi < len(s.times) {
+		i1 = hi * s.stride
+	}
+	tg := int64(dg)
+	if nd.mps {
+		tg = 0 // see totalGPUs
+	}
+	s.difAdd(lo*s.stride, i1, 3*int(nd.cls), tg, int64(dc), dm)
+	if !nd.complex {
+		s.tlAdd(nd, from, to, lo, dg, dc, dm)
+	}
+}
+
+// difAdd adds a change over the segments from offset i0 to offset i1 (-1:
+// to the end) to class offset c and to all nodes.
+func (s *consState) difAdd(i0, i1, c int, dg, dc, dm int64) {
+	for _, k := range [2]int{c, 3 * s.nclass} {
+		d := s.dif[i0+k : i0+k+3]
+		d[0], d[1], d[2] = d[0]+dg, d[1]+dc, d[2]+dm
+		if i1 >= 0 {
+			d = s.dif[i1+k : i1+k+3]
+			d[0], d[1], d[2] = d[0]-dg, d[1]-dc, d[2]-dm
+		}
+	}
+}
+
+// aggReservation adds r's reservation to the totals (sign -1) or takes it
+// out (sign 1).
+func (s *consState) aggReservation(r *consJob, sign int32) {
+	lo, hi := s.rows(r.start, r.end)
+	for k := range r.alloc {
+		a := &r.alloc[k]
+		s.change(a.Node, r.start, r.end, lo, hi, sign*a.GPUs, sign*a.CPUs, int64(sign)*a.MemMB)
+	}
+}
+
+// addReservation puts job id's reservation in the profile.
+func (s *consState) addReservation(id int32) {
+	r := &s.recs[id]
+	s.mark(r.start)
+	s.mark(r.end)
+	for k := range r.alloc {
+		a := r.alloc[k]
+		nd := &s.node[a.Node]
+		nd.res = append(nd.res, consEntry{start: r.start, end: r.end, id: id, a: a})
+	}
+	s.take(r)
+}
+
+// dropReservation takes job id's reservation out of the profile, and out
+// of the totals when it is in them.
+func (s *consState) dropReservation(id int32, inTotals bool) {
+	r := &s.recs[id]
+	if inTotals {
+		s.aggReservation(r, 1)
+	}
+	for k := range r.alloc {
+		nd := &s.node[r.alloc[k].Node]
+		nd.res = dropEntry(nd.res, id)
+	}
+	s.unmark(r.start)
+	s.unmark(r.end)
+}
+
+// addRelease puts running job id's release at r.runEnd in the profile.
+func (s *consState) addRelease(id int32) {
+	r := &s.recs[id]
+	s.mark(r.runEnd)
+	s.addReleaseEntries(id)
+	from := max(r.runEnd, s.now)
+	for k := range r.alloc {
+		a := &r.alloc[k]
+		s.addAgg(from, math.MaxInt64, a.Node, a.GPUs, a.CPUs, a.MemMB)
+	}
+}
+
+// addReleaseEntries lists running job id on its nodes.
+func (s *consState) addReleaseEntries(id int32) {
+	r := &s.recs[id]
+	for k := range r.alloc {
+		a := r.alloc[k]
+		nd := &s.node[a.Node]
+		nd.rels = append(nd.rels, consEntry{end: r.runEnd, id: id, a: a})
+	}
+}
+
+// dropRelease takes running job id's release out of the profile.
+func (s *consState) dropRelease(id int32) {
+	r := &s.recs[id]
+	from := max(r.runEnd, s.now)
+	for k := range r.alloc {
+		a := &r.alloc[k]
+		s.addAgg(from, math.MaxInt64, a.Node, -a.GPUs, -a.CPUs, -a.MemMB)
+		nd := &s.node[a.Node]
+		nd.rels = dropEntry(nd.rels, id)
+	}
+	s.unmark(r.runEnd)
+}
+
+func dropEntry(es []consEntry, id int32) []consEntry {
+	for i := range es {
+		if es[i].id == id {
+			es[i] = es[len(es)-1]
+			return es[:len(es)-1]
+		}
+	}
+	return es
+}
+
+// bound returns an upper bound of what of r's demand the nodes of its
+// classes hold in a segment whose totals are acc: its per-unit (or
+// per-node) needs divided into the class totals.
+func (s *consState) bound(r *consJob, acc []int64, all bool) int64 {
+	var g, c, m, nodes int64
+	if all {
+		k := 3 * s.nclass
+		g, c, m, nodes = acc[k], acc[k+1], acc[k+2], int64(len(s.node))
+	} else {
+		for mask := r.classes; mask != 0; mask &= mask - 1 {
+			cl := bits.TrailingZeros64(mask)
+			g += acc[3*cl]
+			c += acc[3*cl+1]
+			m += acc[3*cl+2]
+			nodes += int64(s.classN[cl])
+		}
+	}
+	d := &r.d
+	b := int64(math.MaxInt64)
+	if !d.spread {
+		b = nodes
+	}
+	if d.gpus > 0 {
+		b = min(b, max(g, 0)/int64(d.gpus))
+	}
+	if d.cpus > 0 {
+		b = min(b, max(c, 0)/int64(d.cpus))
+	}
+	if d.mem > 0 {
+		b = min(b, max(m, 0)/d.mem)
+	}
+	return b
+}
+
+// search finds job r's reservation on the profile of the jobs queued
+// before position before: the first segment start where FirstFit places
+// it on the least free state over its window, as conservativeReference
+// does. The segment totals rule out most starts; the nodes are checked at
+// the others. certified's findings shorten it: no start before the job's
+// own became feasible (the search begins there), or FirstFit still picks
+// the same nodes at the job's start (taken without a check once nothing
+// earlier fits). A start that lies inside a segment of the reference's
+// profile (a boundary only a later job's reservation makes) is never the
+// first feasible one: its window covers at least the segments of the
+// boundary before it, and FirstFit's success only shrinks with the free
+// state. It returns the start and the allocation (valid until the next
+// search) and whether there is one, and sets r's slack and startDef.
+func (s *consState) search(r *consJob, before int32) (sim.Time, []sim.NodeAlloc, bool) {
+	count := int64(r.d.count)
+	slack := int64(math.MaxInt64)
+	hint := !r.fresh && r.hints && r.same && r.placed
+	k := 0
+	if !r.fresh && r.early && r.placed {
+		// No earlier start became feasible: they still lack r.slack.
+		k, slack = s.row(r.start), r.slack
+	}
+	defer func() { r.slack = slack }()
+	n := len(s.times)
+	s.bnd = slices.Grow(s.bnd[:0], n)[:n]
+	// acc: the totals of the segment before m over the job's classes
+	// (all nodes' when it may use every class).
+	acc := slices.Grow(s.acc[:0], s.stride)[:s.stride]
+	clear(acc)
+	s.acc = acc
+	all := r.classes == s.allClasses
+	for i := range k * s.stride {
+		acc[i%s.stride] += s.dif[i]
+	}
+	// gpus: a spread demand of GPUs alone, bounded by the GPU totals.
+	gpus := int64(0)
+	if d := &r.d; d.spread && d.gpus > 0 && d.cpus == 0 && d.mem == 0 {
+		gpus = int64(d.gpus)
+	}
+	// A start is feasible only if every segment its window covers has the
+	// totals for the job: a short segment b rules out every start from
+	// the current one up to b, whose windows all cover it.
+	m, short := k, -1
+	for k < n {
+		start := s.times[k]
+		end := endAt(start, r.job.Limit)
+		if all && gpus > 0 {
+			// The common case: GPUs over every node, against count·gpus.
+			c, need := 3*s.nclass, count*gpus
+			for ; m < n && s.times[m] < end; m++ {
+				acc[c] += s.dif[m*s.stride+c]
+				s.bnd[m] = acc[c]
+				if acc[c] < need {
+					short = m
+				}
+			}
+			if short >= k {
+				slack = min(slack, count-max(s.bnd[short], 0)/gpus)
+				k = short + 1
+				continue
+			}
+		} else {
+			for ; m < n && s.times[m] < end; m++ {
+				s.bnd[m] = s.rowBound(r, acc, m, all, gpus)
+				if s.bnd[m] < count {
+					short = m
+				}
+			}
+			if short >= k {
+				slack = min(slack, count-s.bnd[short])
+				k = short + 1
+				continue
+			}
+		}
+		if hint && start == r.start {
+			// Nothing earlier fits, and FirstFit picks what it did.
+			slack = min(slack, r.startDef)
+			return start, r.alloc, true
+		}
+		ok, def := s.firstFit(r, start, end, before, k, m)
+		slack = min(slack, def)
+		if ok {
+			r.startDef = def
+			return start, s.out, true
+		}
+		k++
+	}
+	return 0, nil, false
+}
+
+// rowBound adds segment m's differences to acc and returns the bound of
+// r's demand in it (bound).
+func (s *consState) rowBound(r *consJob, acc []int64, m int, all bool, gpus int64) int64 {
+	row := s.dif[m*s.stride : (m+1)*s.stride]
+	if all {
+		c := 3 * s.nclass
+		acc[c] += row[c]
+		if gpus > 0 {
+			return max(acc[c], 0) / gpus
+		}
+		acc[c+1] += row[c+1]
+		acc[c+2] += row[c+2]
+	} else {
+		for mask := r.classes; mask != 0; mask &= mask - 1 {
+			c := 3 * bits.TrailingZeros64(mask)
+			acc[c] += row[c]
+			acc[c+1] += row[c+1]
+			acc[c+2] += row[c+2]
+		}
+	}
+	return s.bound(r, acc, all)
+}
+
+// firstFit is FirstFit.Place of r on the least free state over [start,
+// end), each node's computed when first looked at. It returns the least
+// capacity deficit of the partitions that failed (math.MaxInt64 if none).
+func (s *consState) firstFit(r *consJob, start, end sim.Time, before int32, k, m int) (bool, int64) {
+	s.meetStamp++
+	d := r.d
+	// A GPU demand can use only nodes with a free GPU throughout the
+	// window: FirstFit skips the others (short) anyway.
+	lo, hi := -1, -1
+	if d.gpus > 0 {
+		lo, hi = k, m
+	}
+	def := int64(math.MaxInt64)
+	ok := s.firstFitPart(&d, start, end, before, lo, hi, &def)
+	for p := d.parts &^ d.part; !ok && p != 0; p &= p - 1 {
+		d.part = p & -p // the next partition, lowest index first
+		ok = s.firstFitPart(&d, start, end, before, lo, hi, &def)
+	}
+	return ok, def
+}
+
+// firstFitPart is firstFit (place.go) of d in its partition d.part; with
+// lo >= 0, only on the nodes with a free GPU in every segment of [lo, hi).
+func (s *consState) firstFitPart(d *demand, start, end sim.Time, before int32, lo, hi int, def *int64) bool {
+	out := s.out[:0]
+	need := d.count
+	gpuOnly := d.gpus > 0 && d.cpus == 0 && d.mem == 0
+	var mask uint64 // the bits of [lo, hi) when they lie in word 0
+	if lo >= 0 && hi <= 64 {
+		mask = (^uint64(0) >> (64 - uint(hi-lo))) << uint(lo)
+	}
+	for i := range s.nodes {
+		if mask != 0 {
+			if s.node[i].fb[0]&mask != mask {
+				continue
+			}
+		} else if lo >= 0 && !allBits(s.node[i].fb, lo, hi) {
+			continue
+		}
+		if !d.eligible(&s.nodes[i]) { // filter: partition and GPU type
+			continue
+		}
+		f := s.meetOf(int32(i), start, end, before, gpuOnly)
+		if d.short(f) {
+			continue
+		}
+		n := min(d.fit(*f), need) // filter: what fits the node's least free state
+		if n == 0 {
+			continue
+		}
+		out = append(out, d.allocOn(int32(i), n, *f, false)) // select: lowest-numbered node first
+		if need -= n; need == 0 {
+			s.out = out
+			return true
+		}
+	}
+	s.out = out[:0]
+	*def = min(*def, int64(need)) // every eligible node gave what it holds
+	return false
+}
+
+// meetOf returns node n's least free state over [start, end) on the
+// profile of the jobs queued before position before, with nothing free
+// when a maintenance window holds it then (pass.usable).
+func (s *consState) meetOf(n int32, start, end sim.Time, before int32, gpuOnly bool) *sim.NodeState {
+	nd := &s.node[n]
+	if nd.stamp == s.meetStamp {
+		return &nd.meet
+	}
+	nd.stamp = s.meetStamp
+	for _, w := range nd.win {
+		if w.start < end && w.end > start {
+			nd.meet = sim.NodeState{}
+			return &nd.meet
+		}
+	}
+	if nd.complex {
+		nd.meet = s.meetWhole(nd, start, end, before)
+		return &nd.meet
+	}
+	// The timeline holds the jobs before this one (the walk is timed).
+	var g, c int32
+	var m int64
+	if gpuOnly {
+		g = nd.tlMinGPUs(start, end) // CPUs and memory do not matter
+	} else {
+		g, c, m = nd.tlMin(start, end)
+	}
+	nd.meet = nd.base
+	nd.meet.FreeGPUs, nd.meet.FreeCPUs, nd.meet.FreeMemMB = g, c, m
+	return &nd.meet
+}
+
+// tlAt returns the index of nd's timeline point that covers t (t >= now).
+func (nd *consNode) tlAt(t sim.Time) int {
+	tl := nd.tl
+	lo, hi := 1, len(tl)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if tl[h].t <= t {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	return lo - 1
+}
+
+// tlMinGPUs is tlMin's free GPUs alone.
+func (nd *consNode) tlMinGPUs(start, end sim.Time) int32 {
+	tl := nd.tl
+	i := nd.tlAt(start)
+	g := tl[i].g
+	for i++; i < len(tl) && tl[i].t < end; i++ {
+		g = min(g, tl[i].g)
+	}
+	return g
+}
+
+// tlMin returns the least free GPUs, CPUs and memory of nd's timeline
+// over [start, end).
+func (nd *consNode) tlMin(start, end sim.Time) (int32, int32, int64) {
+	tl := nd.tl
+	i := nd.tlAt(start)
+	g, c, m := tl[i].g, tl[i].c, tl[i].m
+	for i++; i < len(tl) && tl[i].t < end; i++ {
+		g, c, m = min(g, tl[i].g), min(c, tl[i].c), min(m, tl[i].m)
+	}
+	return g, c, m
+}
+
+// timeline builds the nodes' timelines and free-GPU bits from their free
+// state, releases and reservations (reset).
+func (s *consState) timeline() {
+	s.rw = (len(s.times) + 63) / 64
+	for n := range s.node {
+		nd := &s.node[n]
+		nd.fb = slices.Grow(nd.fb[:0], s.rw)[:s.rw]
+		if nd.complex {
+			for k := range nd.fb {
+				nd.fb[k] = ^uint64(0)
+			}
+			continue
+		}
+		clear(nd.fb)
+		evs := s.evs[:0]
+		for k := range nd.rels {
+			e := &nd.rels[k]
+			evs = append(evs, consEvent{max(e.end, s.now), e.a.GPUs, e.a.CPUs, e.a.MemMB})
+		}
+		for k := range nd.res {
+			e := &nd.res[k]
+			evs = append(evs, consEvent{max(e.start, s.now), -e.a.GPUs, -e.a.CPUs, -e.a.MemMB})
+			if e.end < math.MaxInt64 {
+				evs = append(evs, consEvent{e.end, e.a.GPUs, e.a.CPUs, e.a.MemMB})
+			}
+		}
+		for i := 1; i < len(evs); i++ { // few: insertion sort
+			for j := i; j > 0 && evs[j].t < evs[j-1].t; j-- {
+				evs[j], evs[j-1] = evs[j-1], evs[j]
+			}
+		}
+		s.evs = evs
+		p := consPoint{t: s.now, g: nd.base.FreeGPUs, c: nd.base.FreeCPUs, m: nd.base.FreeMemMB}
+		tl := nd.tl[:0]
+		for _, e := range evs {
+			if e.t > p.t {
+				tl = append(tl, p)
+				p.t = e.t
+			}
+			p.g, p.c, p.m = p.g+e.g, p.c+e.c, p.m+e.m
+		}
+		nd.tl = append(tl, p)
+		r := 0
+		for k := range nd.tl {
+			next := len(s.times)
+			if k+1 < len(nd.tl) {
+				next = r
+				for next < len(s.times) && s.times[next] < nd.tl[k+1].t {
+					next++
+				}
+			}
+			setBits(nd.fb, r, next, nd.tl[k].g > 0)
+			r = next
+		}
+	}
+}
+
+// insBit inserts at i a copy of bit i-1 (i > 0), moving the higher bits
+// up; the top bit of w is lost.
+func insBit(w []uint64, i int) {
+	wi, bi := i>>6, uint(i&63)
+	prev := w[(i-1)>>6] >> uint((i-1)&63) & 1
+	carry := w[wi] >> 63
+	for k := wi + 1; k < len(w); k++ {
+		c := w[k] >> 63
+		w[k] = w[k]<<1 | carry
+		carry = c
+	}
+	low := w[wi] & (1<<bi - 1)
+	w[wi] = low | (w[wi]&^(1<<bi-1))<<1 | prev<<bi
+}
+
+// delBit removes bit i, moving the higher bits down.
+func delBit(w []uint64, i int) {
+	wi, bi := i>>6, uint(i&63)
+	low := w[wi] & (1<<bi - 1)
+	w[wi] = low | (w[wi]>>1)&^(1<<bi-1)
+	for k := wi + 1; k < len(w); k++ {
+		w[k-1] |= (w[k] & 1) << 63
+		w[k] >>= 1
+	}
+}
+
+// shiftBits drops the lowest k bits, moving the others down.
+func shiftBits(w []uint64, k int) {
+	q, r := k>>6, uint(k&63)
+	for i := range w {
+		var x uint64
+		if i+q < len(w) {
+			x = w[i+q] >> r
+			if r > 0 && i+q+1 < len(w) {
+				x |= w[i+q+1] << (64 - r)
+			}
+		}
+		w[i] = x
+	}
+}
+
+// setBits sets (on) or clears bits [lo, hi).
+func setBits(w []uint64, lo, hi int, on bool) {
+	for lo < hi {
+		wi, bi := lo>>6, uint(lo&63)
+		n := min(hi-lo, 64-int(bi))
+		m := (^uint64(0) >> (64 - uint(n))) << bi
+		if on {
+			w[wi] |= m
+		} else {
+			w[wi] &^= m
+		}
+		lo += n
+	}
+}
+
+// allBits reports whether bits [lo, hi) are all set.
+func allBits(w []uint64, lo, hi int) bool {
+	for lo < hi {
+		wi, bi := lo>>6, uint(lo&63)
+		n := min(hi-lo, 64-int(bi))
+		m := (^uint64(0) >> (64 - uint(n))) << bi
+		if w[wi]&m != m {
+			return false
+		}
+		lo += n
+	}
+	return true
+}
+
+// take puts r's reservation in the totals and timelines.
+func (s *consState) take(r *consJob) { s.aggReservation(r, -1) }
+
+// tlAdd adds a change over [from, to), starting at segment lo, to nd's
+// timeline and free-GPU bits.
+func (s *consState) tlAdd(nd *consNode, from, to sim.Time, lo int, dg, dc int32, dm int64) {
+	from = max(from, s.now)
+	i := nd.tlSplit(from)
+	j := len(nd.tl)
+	if to < math.MaxInt64 {
+		j = nd.tlSplit(to)
+	}
+	flip := false // some point's free GPUs crossed zero
+	for k := i; k < j; k++ {
+		p := &nd.tl[k]
+		flip = flip || (p.g > 0) != (p.g+dg > 0)
+		p.g, p.c, p.m = p.g+dg, p.c+dc, p.m+dm
+	}
+	if flip {
+		// Each changed point's segments, up to the next point's (points
+		// lie on boundaries).
+		r := lo
+		for k := i; k < j; k++ {
+			next := len(s.times)
+			if k+1 < len(nd.tl) {
+				next = s.row(nd.tl[k+1].t)
+			}
+			setBits(nd.fb, r, next, nd.tl[k].g > 0)
+			r = next
+		}
+	}
+	// A point that no longer changes anything goes.
+	if j < len(nd.tl) && nd.tl[j].same(&nd.tl[j-1]) {
+		nd.tl = slices.Delete(nd.tl, j, j+1)
+	}
+	if i > 0 && nd.tl[i].same(&nd.tl[i-1]) {
+		nd.tl = slices.Delete(nd.tl, i, i+1)
+	}
+}
+
+func (p *consPoint) same(q *consPoint) bool { return p.g == q.g && p.c == q.c && p.m == q.m }
+
+// tlSplit returns the index of the timeline point at t (t >= now), making
+// one if needed.
+func (nd *consNode) tlSplit(t sim.Time) int {
+	i := nd.tlAt(t)
+	if nd.tl[i].t == t {
+		return i
+	}
+	p := nd.tl[i]
+	p.t = t
+	nd.tl = slices.Insert(nd.tl, i+1, p)
+	return i + 1
+}
+
+// minFree returns the least free GPUs, CPUs and memory of nd (not a MIG
+// or MPS node) over [start, end) on the profile of the jobs queued before
+// position before: each is least at start or where a reservation begins.
+func (s *consState) minFree(nd *consNode, start, end sim.Time, before int32) (int32, int32, int64) {
+	g, c, m := s.freeAt(nd, start, before)
+	for k := range nd.res {
+		e := &nd.res[k]
+		if e.start > start && e.start < end && s.recs[e.id].pos < before {
+			g2, c2, m2 := s.freeAt(nd, e.start, before)
+			g, c, m = min(g, g2), min(c, c2), min(m, m2)
+		}
+	}
+	return g, c, m
+}
+
+// freeAt returns the free GPUs, CPUs and memory of nd at t.
+func (s *consState) freeAt(nd *consNode, t sim.Time, before int32) (int32, int32, int64) {
+	g, c, m := nd.base.FreeGPUs, nd.base.FreeCPUs, nd.base.FreeMemMB
+	for k := range nd.rels {
+		if e := &nd.rels[k]; e.end <= t {
+			g, c, m = g+e.a.GPUs, c+e.a.CPUs, m+e.a.MemMB
+		}
+	}
+	for k := range nd.res {
+		if e := &nd.res[k]; e.start <= t && t < e.end && s.recs[e.id].pos < before {
+			g, c, m = g-e.a.GPUs, c-e.a.CPUs, m-e.a.MemMB
+		}
+	}
+	return g, c, m
+}
+
+// meetWhole is meetOf for a MIG or MPS node: the states at start and at
+// each change inside the window, each computed as the reference's segment
+// state, met in time order (meetNode).
+func (s *consState) meetWhole(nd *consNode, start, end sim.Time, before int32) sim.NodeState {
+	evt := append(s.evt[:0], start)
+	for k := range nd.rels {
+		if e := nd.rels[k].end; e > start && e < end {
+			evt = append(evt, e)
+		}
+	}
+	for k := range nd.res {
+		e := &nd.res[k]
+		if s.recs[e.id].pos >= before {
+			continue
+		}
+		if e.start > start && e.start < end {
+			evt = append(evt, e.start)
+		}
+		if e.end > start && e.end < end {
+			evt = append(evt, e.end)
+		}
+	}
+	slices.Sort(evt)
+	evt = slices.Compact(evt)
+	s.evt = evt
+	var w sim.NodeState
+	for i, t := range evt {
+		st := s.stateAt(nd, t, before)
+		if i == 0 {
+			w = st
+		} else {
+			meetNode(&w, &st)
+		}
+	}
+	return w
+}
+
+// stateAt returns nd's whole free state at t: the releases up to t given
+// back in (release time, JobRef) order, then the reservations covering t
+// taken in queue order, as conservativeReference builds its segments.
+func (s *consState) stateAt(nd *consNode, t sim.Time, before int32) sim.NodeState {
+	st := nd.base
+	ord := s.order[:0]
+	for k := range nd.rels {
+		if nd.rels[k].end <= t {
+			ord = append(ord, int32(k))
+		}
+	}
+	slices.SortFunc(ord, func(a, b int32) int {
+		ea, eb := &nd.rels[a], &nd.rels[b]
+		ta, tb := max(ea.end, s.now), max(eb.end, s.now)
+		if ta != tb {
+			return cmpTime(ta, tb)
+		}
+		return int(s.recs[ea.id].job.Ref - s.recs[eb.id].job.Ref)
+	})
+	for _, k := range ord {
+		a := nd.rels[k].a
+		st.Add(&a)
+	}
+	ord = ord[:0]
+	for k := range nd.res {
+		e := &nd.res[k]
+		if e.start <= t && t < e.end && s.recs[e.id].pos < before {
+			ord = append(ord, int32(k))
+		}
+	}
+	slices.SortFunc(ord, func(a, b int32) int {
+		return int(s.recs[nd.res[a].id].pos - s.recs[nd.res[b].id].pos)
+	})
+	for _, k := range ord {
+		a := nd.res[k].a
+		st.Sub(&a)
+	}
+	s.order = ord
+	return st
+}
+
+func cmpTime(a, b sim.Time) int {
+	if a < b {
+		return -1
+	}
+	if a > b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,242 @@
+package policies_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/policytest"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// lockstep runs Conservative's kept schedule and the plain reference on
+// the same view at every pass, and fails the run at the first pass where
+// their starts or reservations differ or the kept profile is inconsistent.
+type lockstep struct {
+	fast   *policies.Conservative
+	ref    sim.Policy
+	refRes func() []policies.ConservativeReservation
+	err    error
+	passes int
+}
+
+func newLockstep() *lockstep {
+	ref := policies.NewConservativeReference(nil)
+	return &lockstep{fast: policies.NewConservative(nil), ref: ref, refRes: ref.Reservations}
+}
+
+func (l *lockstep) Name() string           { return "conservative" }
+func (l *lockstep) Triggers() sim.Triggers { return l.fast.Triggers() }
+
+func (l *lockstep) Schedule(v sim.View, rng *rand.Rand) sim.Plan {
+	want := l.ref.Schedule(v, rng)
+	got := l.fast.Schedule(v, rng)
+	l.passes++
+	if l.err != nil {
+		return got
+	}
+	switch {
+	case !reflect.DeepEqual(startsOf(got), startsOf(want)):
+		l.err = fmt.Errorf("t=%d pass %d: starts %v, reference %v", v.Now(), l.passes, startsOf(got), startsOf(want))
+	case !slices.Equal(l.fast.Reservations(), l.refRes()):
+		l.err = fmt.Errorf("t=%d pass %d: reservations %v, reference %v", v.Now(), l.passes, l.fast.Reservations(), l.refRes())
+	default:
+		if err := l.fast.CheckProfile(); err != nil {
+			l.err = fmt.Errorf("t=%d pass %d: %v", v.Now(), l.passes, err)
+		}
+	}
+	return got
+}
+
+func startsOf(p sim.Plan) []sim.Start {
+	out := []sim.Start{}
+	for _, s := range p.Starts {
+		out = append(out, sim.Start{Job: s.Job, Alloc: slices.Clone(s.Alloc)})
+	}
+	return out
+}
+
+// consCase is one workload of TestConservativeMatchesReference.
+type consCase struct {
+	name string
+	cfg  sim.Config
+}
+
+// consCases returns the random workloads: policytest.Workload (1 to 4
+// nodes of two GPU types, CPU-only nodes, two overlapping partitions,
+// multi-partition and typed requests, jobs cancelled in the queue, runs
+// past their limits) plain, with node failures and requeue, with drains,
+// node downs and maintenance windows, with dependencies (jobs entering the
+// queue ahead of others), under Slurm's end-of-limit settings; loaded
+// synthetic traces (deep queues); and MIG and MPS clusters.
+func consCases(t *testing.T) []consCase {
+	var cases []consCase
+	add := func(name string, cfg sim.Config) { cases = append(cases, consCase{name, cfg}) }
+	for seed := uint64(1); seed <= 300; seed++ {
+		c, tr := policytest.Workload(seed)
+		add(fmt.Sprintf("workload/%d", seed), sim.Config{Cluster: c, Trace: tr, Seed: seed})
+	}
+	for seed := uint64(1); seed <= 150; seed++ {
+		c, tr := policytest.Workload(1000 + seed)
+		add(fmt.Sprintf("failures/%d", seed), sim.Config{Cluster: c, Trace: tr, Seed: seed,
+			Failures: &sim.FailureModel{MTBF: 3 * 3600, MTTR: 900}, JobRequeue: true})
+	}
+	for seed := uint64(1); seed <= 150; seed++ {
+		c, tr := policytest.Workload(2000 + seed)
+		last := int32(len(c.Nodes) - 1)
+		rng := rand.New(rand.NewPCG(seed, 3))
+		at := func() sim.Time { return sim.Time(rng.IntN(8000)) }
+		add(fmt.Sprintf("windows/%d", seed), sim.Config{Cluster: c, Trace: tr, Seed: seed,
+			Reservations: []sim.AdvanceReservation{
+				{Name: "m", Start: 1000 + at()/4, End: 5000, Nodes: []int32{0}},
+				{Name: "n", Start: at(), End: 9000 + at(), Nodes: []int32{last}},
+			},
+			NodeEvents: []sim.NodeEvent{
+				{At: at(), Node: last, Down: true, Drain: true},
+				{At: 2500, Node: 0, Down: true},
+				{At: 8500, Node: last},
+				{At: 6000, Node: 0},
+			}})
+	}
+	for seed := uint64(1); seed <= 150; seed++ {
+		c, tr := policytest.Workload(3000 + seed)
+		rng := rand.New(rand.NewPCG(seed, 4))
+		for i := range tr.Jobs {
+			if i > 0 && rng.IntN(3) == 0 {
+				dep := []workload.DepType{workload.DepAfterAny, workload.DepAfterOK, workload.DepAfter}[rng.IntN(3)]
+				tr.Jobs[i].Deps = []workload.Dependency{{Type: dep, JobID: tr.Jobs[rng.IntN(i)].ID}}
+			}
+		}
+		add(fmt.Sprintf("deps/%d", seed), sim.Config{Cluster: c, Trace: tr, Seed: seed})
+	}
+	for seed := uint64(1); seed <= 150; seed++ {
+		c, tr := policytest.Workload(4000 + seed)
+		cfg := sim.Config{Cluster: c, Trace: tr, Seed: seed}
+		switch seed % 3 {
+		case 0:
+			cfg.EndAtLimit = true
+		case 1:
+			cfg.OverTimeLimit, cfg.KillWait = 60, 30
+		default:
+			cfg.TimeLimitSweep, cfg.EndsAfterPass = 30, true
+		}
+		add(fmt.Sprintf("limits/%d", seed), cfg)
+	}
+	for seed := uint64(1); seed <= 40; seed++ {
+		c, tr := policytest.Synthetic(seed, 6, 8, 150, 1.3)
+		add(fmt.Sprintf("synthetic/%d", seed), sim.Config{Cluster: c, Trace: tr, Seed: seed})
+	}
+	mig := catalogCluster(t, migMixedSpec)
+	for seed := uint64(1); seed <= 40; seed++ {
+		add(fmt.Sprintf("mig/%d", seed), sim.Config{Cluster: mig, Trace: randomMIGTrace(t, seed, 60), Seed: seed})
+	}
+	mps := []*hwmodels.Cluster{catalogCluster(t, mpsSpec(2, 4)), catalogCluster(t, mpsSpec(4, 3))}
+	for seed := uint64(1); seed <= 80; seed++ {
+		add(fmt.Sprintf("mps/%d", seed), sim.Config{Cluster: mps[seed%2], Trace: randomMPSTrace(seed, 60), Seed: seed})
+	}
+	return cases
+}
+
+// randomMIGTrace is whole-GPU and MIG jobs on migMixedSpec, limits above
+// runtimes.
+func randomMIGTrace(t *testing.T, seed uint64, n int) *workload.Trace {
+	profiles := []string{"", "", "1g.10gb", "2g.20gb", "3g.40gb", "7g.80gb"}
+	rng := rand.New(rand.NewPCG(seed, 7))
+	tr := &workload.Trace{}
+	var at workload.Time
+	for i := range n {
+		at += workload.Time(rng.IntN(200))
+		p := profiles[rng.IntN(len(profiles))]
+		k := int32(1 + rng.IntN(3))
+		if p == "" {
+			k = int32(1 + rng.IntN(8))
+		}
+		j := migJob(t, fmt.Sprint(i), at, workload.Time(60+rng.IntN(2400)), p, k)
+		j.TimeLimit += workload.Time(rng.IntN(2400))
+		if rng.IntN(4) == 0 {
+			j.Request.Nodes = 0 // spread
+		}
+		tr.Jobs = append(tr.Jobs, j)
+	}
+	return tr
+}
+
+// randomMPSTrace is MPS shares and whole-GPU jobs on mpsSpec(2, 4), limits
+// above runtimes.
+func randomMPSTrace(seed uint64, n int) *workload.Trace {
+	rng := rand.New(rand.NewPCG(seed, 10))
+	tr := &workload.Trace{}
+	var at workload.Time
+	for i := range n {
+		at += workload.Time(rng.IntN(60))
+		rt := workload.Time(30 + rng.IntN(300))
+		var j workload.Job
+		if rng.IntN(3) == 0 {
+			j = mpsJob(fmt.Sprint(i), at, rt, 0, int32(1+rng.IntN(2)))
+		} else {
+			j = mpsJob(fmt.Sprint(i), at, rt, int32(10*(1+rng.IntN(6))), 0)
+		}
+		j.TimeLimit += workload.Time(rng.IntN(600))
+		if rng.IntN(3) == 0 {
+			j.Runtime = 1 + j.Runtime/4 // ends early: the schedule compresses
+		}
+		tr.Jobs = append(tr.Jobs, j)
+	}
+	return tr
+}
+
+// TestConservativeMatchesReference replays 1,220 random workloads (see
+// consCases) under Conservative, which keeps its schedule between passes
+// and searches a free-resource profile, and under the plain pass that
+// rebuilds the schedule at every pass (conservativeReference), run side
+// by side on the same views: at every pass both must start the same jobs
+// on the same nodes and give every queued job the same reservation, and
+// the kept profile must be consistent (CheckProfile). Every tenth workload
+// is also replayed by each policy alone, and the records must be equal.
+func TestConservativeMatchesReference(t *testing.T) {
+	cases := consCases(t)
+	if len(cases) < 1000 {
+		t.Fatalf("only %d workloads", len(cases))
+	}
+	passes := 0
+	for i, k := range cases {
+		cfg := k.cfg
+		cfg.Check = true
+		l := newLockstep()
+		cfg.Policy = l
+		if _, err := sim.Run(cfg); err != nil {
+			t.Fatalf("%s: %v", k.name, err)
+		}
+		if l.err != nil {
+			t.Fatalf("%s: %v", k.name, l.err)
+		}
+		passes += l.passes
+		if i%10 != 0 {
+			continue
+		}
+		cfg.Policy = policies.NewConservative(nil)
+		got, err := sim.Run(cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", k.name, err)
+		}
+		cfg.Policy = policies.NewConservativeReference(nil)
+		want, err := sim.Run(cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", k.name, err)
+		}
+		if !reflect.DeepEqual(got.Jobs, want.Jobs) {
+			t.Fatalf("%s: records differ from the reference's", k.name)
+		}
+		if g, w := policytest.JobTable(got, 1), policytest.JobTable(want, 1); g != w {
+			t.Fatalf("%s: job tables differ from the reference's:\n%s\nwant:\n%s", k.name, g, w)
+		}
+	}
+	if passes < 20000 {
+		t.Errorf("only %d passes compared", passes)
+	}
+}
