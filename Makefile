@@ -3,7 +3,7 @@ GO      ?= go
 PKGS    := ./...
 FUZZTIME ?= 10s
 
-.PHONY: all build test bench bench-data bench-year fuzz lint conformance conformance-report
+.PHONY: all build test bench bench-data bench-data-year bench-data-gpu bench-year fuzz lint conformance conformance-report
 
 all: lint test build
 
@@ -20,16 +20,41 @@ test:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 $(PKGS)
 
-# The 1 M-job trace of bench/year-1024x8.yaml, synthesized (seed 1) from
-# the year model fitted on the Thunder log (docs/scale.md).
-bench-data: bench/data/year-1024x8.parquet
+# Benchmark traces, 1,000,000 jobs each, synthesized with seed 1 (not
+# committed: bench/data is ignored by git; same seed, same files):
+#  - bench-data-year: bench/data/year-1024x8.parquet, the trace of
+#    bench/year-1024x8.yaml, from the year model fitted on the Thunder log
+#    (docs/scale.md; about 2 s);
+#  - bench-data-gpu: bench/data/gpu-1m.sacct, .swf and .parquet, from a
+#    model fitted on the Alibaba GPU trace in ../shared/traces, for the
+#    trace readers' benchmarks (docs/traces.md).
+# bench-data makes both.
+SCHEDSIM    ?= $(GO) run ./cmd/schedsim
+BENCH_DATA  := bench/data
+BENCH_TRACE ?= ../shared/traces/alibaba-gpu2023_openb_pod_list_default.csv
 
-bench/data/year-1024x8.parquet: bench/year-model.yaml
-	@mkdir -p bench/data
-	$(GO) run ./cmd/schedsim trace synth bench/year-model.yaml --jobs 1000000 --seed 1 --out $@
+bench-data: bench-data-year bench-data-gpu
 
-# The scale benchmarks on that trace (minutes; figures in BENCHMARKS.md).
-bench-year: bench-data
+bench-data-year: $(BENCH_DATA)/year-1024x8.parquet
+
+bench-data-gpu: $(BENCH_DATA)/gpu-1m.sacct $(BENCH_DATA)/gpu-1m.swf $(BENCH_DATA)/gpu-1m.parquet
+
+$(BENCH_DATA)/year-1024x8.parquet: bench/year-model.yaml
+	@mkdir -p $(BENCH_DATA)
+	$(SCHEDSIM) trace synth bench/year-model.yaml --jobs 1000000 --seed 1 --out $@
+
+$(BENCH_DATA)/alibaba-model.yaml: $(BENCH_TRACE)
+	@mkdir -p $(BENCH_DATA)
+	$(SCHEDSIM) trace fit $(BENCH_TRACE) --out $@
+
+$(BENCH_DATA)/gpu-1m.sacct: $(BENCH_DATA)/alibaba-model.yaml
+	$(SCHEDSIM) trace synth $< --jobs 1000000 --seed 1 --out $@ --sacct-utc
+
+$(BENCH_DATA)/gpu-1m.swf $(BENCH_DATA)/gpu-1m.parquet: $(BENCH_DATA)/gpu-1m.sacct
+	$(SCHEDSIM) trace convert $< $@
+
+# The scale benchmarks on the year trace (minutes; figures in BENCHMARKS.md).
+bench-year: bench-data-year
 	$(GO) test ./cmd/schedsim -run '^$$' -bench 'BenchmarkYear' -benchtime 1x -count 3 -timeout 2h
 
 # A short run of every fuzz target (go test -fuzz takes one target at a time).
@@ -46,19 +71,10 @@ fuzz:
 conformance:
 	conformance/record-all.sh $(SCENARIOS)
 
+# gofmt, go vet, and go.mod and go.sum as go mod tidy would leave them
+# (it prints the change it would make).
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
-
-# A 1,000,000-job synthetic GPU workload for benchmarks, fitted from the
-# Alibaba GPU cluster trace in ../shared/traces (not committed; bench/data
-# is ignored by git). Same seed, same files.
-BENCH_DATA  ?= bench/data
-BENCH_TRACE ?= ../shared/traces/alibaba-gpu2023_openb_pod_list_default.csv
-bench-data: build
-	mkdir -p $(BENCH_DATA)
-	bin/schedsim trace fit $(BENCH_TRACE) --out $(BENCH_DATA)/alibaba-model.yaml
-	bin/schedsim trace synth $(BENCH_DATA)/alibaba-model.yaml --jobs 1000000 --seed 1 --out $(BENCH_DATA)/gpu-1m.sacct --sacct-utc
-	bin/schedsim trace convert $(BENCH_DATA)/gpu-1m.sacct $(BENCH_DATA)/gpu-1m.swf
-	bin/schedsim trace convert $(BENCH_DATA)/gpu-1m.sacct $(BENCH_DATA)/gpu-1m.parquet
+	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }

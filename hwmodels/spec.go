@@ -1,17 +1,16 @@
 package hwmodels
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/schedsim/schedsim/hwmodels/strictyaml"
 )
 
 // SpecVersion is the cluster spec schema version this package reads; a spec
@@ -183,54 +182,22 @@ func (p *parser) errorf(n *yaml.Node, field string, kind error, format string, a
 	return &ParseError{Path: p.path, Line: line, Field: field, Err: &specError{kind: kind, msg: fmt.Sprintf(format, args...)}}
 }
 
-// yamlLineError matches the "yaml: line N: msg" errors of yaml.v3.
-var yamlLineError = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-// decodeYAML runs dec.Decode, turning its errors (and, defensively, any
-// panic inside the YAML library) into *ParseError.
-func (p *parser) decodeYAML(dec *yaml.Decoder, n *yaml.Node) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = p.errorf(nil, "", ErrSyntax, "malformed YAML (decoder failed: %v)", r)
-		}
-	}()
-	err = dec.Decode(n)
-	if err == nil || err == io.EOF {
-		return err
-	}
-	msg := err.Error()
-	if m := yamlLineError.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return &ParseError{Path: p.path, Line: line, Err: &specError{kind: ErrSyntax, msg: "malformed YAML: " + m[2]}}
-	}
-	return p.errorf(nil, "", ErrSyntax, "malformed YAML: %s", strings.TrimPrefix(msg, "yaml: "))
-}
-
-// document decodes data into its one YAML document and returns the root node.
+// document decodes data into its one YAML document and returns the root
+// node (strictyaml.Parse, which reads the line of a syntax error).
+// Decoding goes into a yaml.Node tree; the walk after it applies the
+// schema strictly and says where and what was expected.
 func (p *parser) document(data []byte) (*yaml.Node, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	// Decoding goes into a yaml.Node tree; the walk below applies the schema
-	// strictly, as KnownFields would, and says where and what was expected.
-	dec.KnownFields(true)
-	var doc yaml.Node
-	if err := p.decodeYAML(dec, &doc); err != nil {
-		if err == io.EOF {
-			return nil, p.errorf(nil, "", ErrMissing, "empty cluster spec (want a mapping with version, name, node_groups)")
-		}
-		return nil, err
-	}
-	var extra yaml.Node
-	switch err := p.decodeYAML(dec, &extra); {
-	case err == io.EOF:
+	root, err := strictyaml.Parse(data)
+	var e *strictyaml.Error
+	switch {
+	case errors.As(err, &e) && errors.Is(err, strictyaml.ErrDocuments):
+		return nil, &ParseError{Path: p.path, Line: e.Line, Err: &specError{kind: ErrSyntax, msg: e.Msg}}
+	case errors.As(err, &e):
+		return nil, &ParseError{Path: p.path, Line: e.Line, Err: &specError{kind: ErrSyntax, msg: "malformed YAML: " + e.Msg}}
 	case err != nil:
-		return nil, err
-	default:
-		return nil, p.errorf(&extra, "", ErrSyntax, "a second YAML document (want one document)")
+		return nil, p.errorf(nil, "", ErrSyntax, "malformed YAML: %v", err)
 	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
-		return nil, p.errorf(&doc, "", ErrSyntax, "malformed YAML document")
-	}
-	root := deref(doc.Content[0])
+	root = deref(root)
 	if isNull(root) {
 		return nil, p.errorf(root, "", ErrMissing, "empty cluster spec (want a mapping with version, name, node_groups)")
 	}
@@ -250,20 +217,7 @@ func isNull(n *yaml.Node) bool {
 }
 
 // describe says what a node is, for "want X, got Y" messages.
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		if isNull(n) {
-			return "null"
-		}
-		return strconv.Quote(n.Value)
-	}
-	return "an unresolved alias"
-}
+func describe(n *yaml.Node) string { return strictyaml.Describe(n) }
 
 func joinField(path, key string) string {
 	if path == "" {
@@ -289,58 +243,35 @@ func (p *parser) mapping(n *yaml.Node, path string, known, reserved []string) (*
 		return nil, p.errorf(n, path, ErrSyntax, "want a mapping (%s), got %s", strings.Join(known, ", "), describe(n))
 	}
 	f := &fields{node: n, path: path, keys: map[string]*yaml.Node{}, vals: map[string]*yaml.Node{}}
-	if err := p.collect(f, n, known, reserved, 0); err != nil {
+	if err := p.collect(f, n, known, reserved); err != nil {
 		return nil, err
 	}
 	return f, nil
 }
 
-func (p *parser) collect(f *fields, n *yaml.Node, known, reserved []string, depth int) error {
-	merged := depth > 0
-	var merges []*yaml.Node
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := deref(n.Content[i]), n.Content[i+1]
-		if k.Kind != yaml.ScalarNode {
-			return p.errorf(k, f.path, ErrSyntax, "want a key (%s), got %s", strings.Join(known, ", "), describe(k))
+func (p *parser) collect(f *fields, n *yaml.Node, known, reserved []string) error {
+	entries, err := strictyaml.Entries(n, f.path)
+	var e *strictyaml.Error
+	if errors.As(err, &e) {
+		kind := ErrSyntax
+		switch {
+		case errors.Is(err, strictyaml.ErrRepeated):
+			kind = ErrDuplicate
+		case errors.Is(err, strictyaml.ErrSchema):
+			kind = ErrRange
 		}
-		if k.ShortTag() == "!!merge" {
-			merges = append(merges, v)
-			continue
-		}
-		key := k.Value
+		return &ParseError{Path: p.path, Line: e.Line, Field: e.Field, Err: &specError{kind: kind, msg: e.Msg}}
+	}
+	for _, en := range entries {
+		key := en.Key.Value
 		field := joinField(f.path, key)
 		if !slices.Contains(known, key) {
 			if slices.Contains(reserved, key) {
-				return p.errorf(k, field, ErrUnknownField, "not supported by this version of the schema (want %s)", strings.Join(known, ", "))
+				return p.errorf(en.Key, field, ErrUnknownField, "not supported by this version of the schema (want %s)", strings.Join(known, ", "))
 			}
-			return p.errorf(k, field, ErrUnknownField, "unknown key (want %s)", strings.Join(known, ", "))
+			return p.errorf(en.Key, field, ErrUnknownField, "unknown key (want %s)", strings.Join(known, ", "))
 		}
-		if prev, dup := f.keys[key]; dup {
-			if merged {
-				continue
-			}
-			return p.errorf(k, field, ErrDuplicate, "key given twice (first at line %d)", prev.Line)
-		}
-		f.keys[key], f.vals[key] = k, deref(v)
-	}
-	for _, m := range merges {
-		m = deref(m)
-		srcs := []*yaml.Node{m}
-		if m.Kind == yaml.SequenceNode {
-			srcs = m.Content
-		}
-		for _, s := range srcs {
-			s = deref(s)
-			if s.Kind != yaml.MappingNode {
-				return p.errorf(s, joinField(f.path, "<<"), ErrSyntax, "want a mapping or a list of mappings to merge, got %s", describe(s))
-			}
-			if depth >= 16 {
-				return p.errorf(s, joinField(f.path, "<<"), ErrRange, "merges nested more than 16 deep")
-			}
-			if err := p.collect(f, s, known, reserved, depth+1); err != nil {
-				return err
-			}
-		}
+		f.keys[key], f.vals[key] = en.Key, deref(en.Value)
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -83,14 +82,9 @@ func TestSlurmGolden(t *testing.T) {
 // TestSlurmScenarioFiles replays the hand-worked scenarios of
 // testdata/slurm_scenarios.txt, each a cluster, jobs, policy arguments
 // and the expected per-job table, the arithmetic in the file's comments.
-// The directives are TestSlurmGolden's, and:
+// The directives are TestSlurmGolden's, policytest's cluster and jobs
+// (policytest.ClusterDirective, JobsDirective), and:
 //
-//	cluster [parts=P1,P2] [tiers=T1,T2]
-//	<one node per line: NAME gpus=G [type=T] [cpus=C] [mem=MiB] [parts=P1,P2]>
-//	    nodes of 64 CPUs and 512 GiB unless given, in the first
-//	    partition unless given; tiers are the partitions' PriorityTier.
-//	jobs
-//	<one job per line: ID submit=S limit=L run=R [gpus=G] [nodes=N] [cpus=C] [type=T] [part=P] [user=U]>
 //	run [sweep=30] [end-at-limit] [ends-after-pass] [main-pass-every=N]
 //	    the simulator's Slurm timing (docs/lifecycle.md).
 //
@@ -128,104 +122,6 @@ var golden struct {
 // handBuild is the config of a hand-written scenario.
 func handBuild(uint64) sim.Config {
 	return sim.Config{Cluster: golden.cluster, Trace: &workload.Trace{Jobs: slices.Clone(golden.jobs)}, Seed: 1, Check: true}
-}
-
-// parseCluster reads a cluster directive.
-func parseCluster(t *testing.T, d *datadriven.TestData) *hwmodels.Cluster {
-	parts := []string{"main"}
-	if d.HasArg("parts") {
-		parts = nil
-		d.ScanArgs(t, "parts", &parts)
-	}
-	var nodes []hwmodels.Node
-	for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
-		f := strings.Fields(line)
-		if len(f) == 0 {
-			continue
-		}
-		gpus, cpus, mem, typ, in := int64(0), int64(64), int64(524288), "h100", uint64(1)
-		for _, kv := range f[1:] {
-			k, v, _ := strings.Cut(kv, "=")
-			switch k {
-			case "gpus":
-				gpus = goldenInt(t, d, kv, v)
-			case "cpus":
-				cpus = goldenInt(t, d, kv, v)
-			case "mem":
-				mem = goldenInt(t, d, kv, v)
-			case "type":
-				typ = v
-			case "parts":
-				in = 0
-				for p := range strings.SplitSeq(v, ",") {
-					k := slices.Index(parts, p)
-					if k < 0 {
-						d.Fatalf(t, "%s: no partition %q", line, p)
-					}
-					in |= 1 << uint(k)
-				}
-			default:
-				d.Fatalf(t, "%s: unknown key %q (want gpus, type, cpus, mem, parts)", line, k)
-			}
-		}
-		nodes = append(nodes, policytest.Node(f[0], int32(gpus), typ, int32(cpus), mem, in))
-	}
-	c := policytest.Cluster(nodes, parts...)
-	if d.HasArg("tiers") {
-		var tiers []int
-		d.ScanArgs(t, "tiers", &tiers)
-		for i, tier := range tiers {
-			c.Partitions[i].PriorityTier = int32(tier)
-		}
-	}
-	return c
-}
-
-// parseJobs reads a jobs directive.
-func parseJobs(t *testing.T, d *datadriven.TestData) []workload.Job {
-	var jobs []workload.Job
-	for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
-		f := strings.Fields(line)
-		if len(f) == 0 {
-			continue
-		}
-		j := workload.NewJob(f[0])
-		for _, kv := range f[1:] {
-			k, v, _ := strings.Cut(kv, "=")
-			switch k {
-			case "submit":
-				j.Submit = sim.Time(goldenInt(t, d, kv, v))
-			case "limit":
-				j.TimeLimit = sim.Time(goldenInt(t, d, kv, v))
-			case "run":
-				j.Runtime = sim.Time(goldenInt(t, d, kv, v))
-			case "gpus":
-				j.Request.GPUs = int32(goldenInt(t, d, kv, v))
-			case "nodes":
-				j.Request.Nodes = int32(goldenInt(t, d, kv, v))
-			case "cpus":
-				j.Request.CPUs = int32(goldenInt(t, d, kv, v))
-			case "type":
-				j.Request.GPUType = v
-			case "part":
-				j.Partition = v
-			case "user":
-				j.User = v
-			default:
-				d.Fatalf(t, "%s: unknown key %q (want submit, limit, run, gpus, nodes, cpus, type, part, user)", line, k)
-			}
-		}
-		jobs = append(jobs, j)
-	}
-	return jobs
-}
-
-func goldenInt(t *testing.T, d *datadriven.TestData, kv, v string) int64 {
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		d.Fatalf(t, "%s: %q is not an integer", kv, v)
-	}
-	return n
 }
 
 func goldenDirective(t *testing.T, d *datadriven.TestData, skipped *int) string {
@@ -288,12 +184,12 @@ func goldenDirective(t *testing.T, d *datadriven.TestData, skipped *int) string 
 		golden.args = d.Input
 		return ""
 	case "cluster":
-		golden.cluster = parseCluster(t, d)
+		golden.cluster = policytest.ClusterDirective(t, d)
 		golden.seeds, golden.args, golden.jobs = 0, "", nil
 		golden.build = handBuild
 		return ""
 	case "jobs":
-		golden.jobs = parseJobs(t, d)
+		golden.jobs = policytest.JobsDirective(t, d)
 		return ""
 	case "run":
 		every, tables := 1, 0

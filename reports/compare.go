@@ -241,7 +241,7 @@ func (d *runData) eval(idx []int32, sc *scratch, out []float64) {
 		cpu += d.cpuSec[i]
 	}
 	slices.Sort(sc.waits)
-	q := func(p float64) float64 { return quantileF(sc.waits, p) }
+	q := func(p float64) float64 { return workload.Quantile(sc.waits, p) }
 	mean := func(s float64, n int) float64 {
 		if n == 0 {
 			return 0
@@ -285,21 +285,6 @@ func (d *runData) eval(idx []int32, sc *scratch, out []float64) {
 		util(gpu, d.gpus), util(gpuEff, d.gpus), util(cpu, d.cpus), perDay, jain, d.makespan(idx),
 		energy,
 	})
-}
-
-// quantileF is the type 7 quantile (see quantile) of sorted xs at p in
-// [0, 1]; 0 for an empty sample.
-func quantileF(xs []float64, p float64) float64 {
-	n := len(xs)
-	if n == 0 {
-		return 0
-	}
-	h := float64(n-1) * p
-	lo := int(math.Floor(h))
-	if lo >= n-1 {
-		return xs[n-1]
-	}
-	return xs[lo] + (h-float64(lo))*(xs[lo+1]-xs[lo])
 }
 
 // Compare compares run b against run a on every metric of Metrics: the
@@ -353,7 +338,7 @@ func Compare(a, b *CompareRun, opts CompareOptions) *Comparison {
 	for k, spec := range Metrics {
 		slices.Sort(diffs[k])
 		r := MetricResult{MetricSpec: spec, A: pa[k], B: pb[k], Diff: pb[k] - pa[k],
-			CILow: quantileF(diffs[k], 0.025), CIHigh: quantileF(diffs[k], 0.975), Verdict: NoSignificant}
+			CILow: workload.Quantile(diffs[k], 0.025), CIHigh: workload.Quantile(diffs[k], 0.975), Verdict: NoSignificant}
 		if len(diffs[k]) == 0 {
 			r.CILow, r.CIHigh = r.Diff, r.Diff
 		}

@@ -238,8 +238,8 @@ func utilization(alloc, avail int64) Utilization {
 
 // Stats summarizes a sample of durations in seconds. Quantiles use
 // linear interpolation between order statistics (Hyndman and Fan type 7,
-// the default of R and NumPy; see quantile). All fields are zero when
-// Count is zero.
+// the default of R and NumPy: workload.Quantile, the project's one
+// definition). All fields are zero when Count is zero.
 type Stats struct {
 	Count int
 	Mean  float64
@@ -263,35 +263,17 @@ func statsOf(xs []int64) Stats {
 	return Stats{
 		Count: len(xs),
 		Mean:  float64(sum) / float64(len(xs)),
-		P50:   quantile(xs, 50),
-		P90:   quantile(xs, 90),
-		P95:   quantile(xs, 95),
-		P99:   quantile(xs, 99),
+		P50:   quantileOf(xs, 0.50),
+		P90:   quantileOf(xs, 0.90),
+		P95:   quantileOf(xs, 0.95),
+		P99:   quantileOf(xs, 0.99),
 		Max:   float64(xs[len(xs)-1]),
 	}
 }
 
-// quantile returns the pct-th percentile (0 ≤ pct ≤ 100) of the sorted
-// sample xs by linear interpolation between order statistics, Hyndman and
-// Fan's type 7 (R's default quantile type, NumPy's "linear" method):
-//
-//	h = (n−1)·p,  Q(p) = x[⌊h⌋] + (h − ⌊h⌋)·(x[⌊h⌋+1] − x[⌊h⌋])
-//
-// with x 0-indexed. The percentile is an integer so that ⌊h⌋ and the
-// fraction h − ⌊h⌋ = r/100 are computed exactly in integers; the only
-// rounding is in the final interpolation. quantile returns 0 for an empty
-// sample.
-func quantile(xs []int64, pct int) float64 {
-	n := len(xs)
-	if n == 0 {
-		return 0
-	}
-	h100 := int64(n-1) * int64(pct)
-	lo, r := int(h100/100), h100%100
-	if r == 0 {
-		return float64(xs[lo])
-	}
-	return float64(xs[lo]) + float64(xs[lo+1]-xs[lo])*float64(r)/100
+// quantileOf is workload.Quantile of the sorted integers xs.
+func quantileOf(xs []int64, q float64) float64 {
+	return workload.QuantileFunc(int64(len(xs)), q, func(i int64) float64 { return float64(xs[i]) })
 }
 
 // WaitDefinitionText is Summary.WaitDefinition: how a job's wait is

@@ -262,50 +262,6 @@ func TestSummarizeEdgeCases(t *testing.T) {
 	}
 }
 
-func TestQuantile(t *testing.T) {
-	// Hand-computed type 7 values: h = (n−1)·p, interpolate between
-	// x[⌊h⌋] and x[⌊h⌋+1]. They agree with Python's
-	// statistics.quantiles(xs, n=100, method="inclusive").
-	tests := []struct {
-		name string
-		xs   []int64 // sorted
-		pct  int
-		want float64
-	}{
-		{"empty", nil, 50, 0},
-		{"one", []int64{7}, 99, 7},
-		{"min", []int64{1, 3, 7}, 0, 1},
-		{"max", []int64{1, 3, 7}, 100, 7},
-		{"p1 of 3", []int64{1, 3, 7}, 1, 1.04},                        // h=0.02: 1 + 0.02·2
-		{"p33 of 3", []int64{1, 3, 7}, 33, 2.32},                      // h=0.66: 1 + 0.66·2
-		{"median odd", []int64{1, 3, 7}, 50, 3},                       // h=1
-		{"median even", []int64{1, 2, 3, 4}, 50, 2.5},                 // h=1.5
-		{"p25 of 1..10", seq(1, 10), 25, 3.25},                        // h=2.25: 3 + 0.25
-		{"p90 of 1..10", seq(1, 10), 90, 9.1},                         // h=8.1: 9 + 0.1
-		{"p95 of 1..10", seq(1, 10), 95, 9.55},                        // h=8.55
-		{"p99 of 1..10", seq(1, 10), 99, 9.91},                        // h=8.91
-		{"p95 of 21", seq(0, 20), 95, 19},                             // h=19 exactly, no float error
-		{"p95 fixture", []int64{0, 0, 30, 800, 2000, 3540}, 95, 3155}, // h=4.75
-		{"ties", []int64{5, 5, 5, 5}, 95, 5},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := quantile(tt.xs, tt.pct)
-			if diff := cmp.Diff(tt.want, got, approx); diff != "" {
-				t.Errorf("quantile(%v, %d) mismatch (-want +got):\n%s", tt.xs, tt.pct, diff)
-			}
-		})
-	}
-}
-
-func seq(from, to int64) []int64 {
-	var xs []int64
-	for x := from; x <= to; x++ {
-		xs = append(xs, x)
-	}
-	return xs
-}
-
 func TestCheckRecord(t *testing.T) {
 	tests := []struct {
 		name    string

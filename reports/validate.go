@@ -41,7 +41,7 @@ type Agreement struct {
 	Within5Min       float64 `json:"within_5min"`
 	Within1Hour      float64 `json:"within_1h"`
 	// MedianAbsDelta and P95AbsDelta are |Δstart| quantiles in seconds
-	// (nearest rank).
+	// (type 7, workload.Quantile).
 	MedianAbsDelta float64 `json:"median_abs_delta_s"`
 	P95AbsDelta    float64 `json:"p95_abs_delta_s"`
 }
@@ -155,8 +155,8 @@ func Validate(rec *sim.Record, opt ValidateOptions) *Validation {
 		a.Within5Min /= n
 		a.Within1Hour /= n
 		slices.Sort(ds)
-		a.MedianAbsDelta = nearestRank(ds, 0.5)
-		a.P95AbsDelta = nearestRank(ds, 0.95)
+		a.MedianAbsDelta = workload.Quantile(ds, 0.5)
+		a.P95AbsDelta = workload.Quantile(ds, 0.95)
 		return a
 	}
 	v.Agreement = abs(jobs)
@@ -204,13 +204,6 @@ func Validate(rec *sim.Record, opt ValidateOptions) *Validation {
 		}
 	}
 	return v
-}
-
-// nearestRank returns the q-quantile of sorted xs by the nearest-rank
-// method.
-func nearestRank(xs []float64, q float64) float64 {
-	k := int(math.Ceil(q*float64(len(xs)))) - 1
-	return xs[max(0, min(k, len(xs)-1))]
 }
 
 // KendallTauB returns Kendall's tau-b rank correlation of x and y (equal

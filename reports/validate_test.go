@@ -37,9 +37,11 @@ func TestKendallTauB(t *testing.T) {
 
 // TestValidate: four jobs with recorded starts 10, 20, 30, 40 and
 // simulated 10 (Δ 0), 45 (Δ 25), 400 (Δ 370), 7300 (Δ 7260); one never
-// started in the trace. Within 30 s: 2/4; 5 min: 2/4; 1 h: 3/4; median
-// (nearest rank, 2nd of 0, 25, 370, 7260) 25; p95 7260. The start orders
-// agree: tau 1.
+// started in the trace. Within 30 s: 2/4; 5 min: 2/4; 1 h: 3/4. The
+// quantiles are type 7 (workload.Quantile) of 0, 25, 370, 7260: median
+// h = 1.5, 25 + 0.5·345 = 197.5; p95 h = 2.85, 370 + 0.85·6890 = 6226.5.
+// Partition a (0, 25): 12.5 and 0.95·25 = 23.75; b (370, 7260): 3815 and
+// 370 + 0.95·6890 = 6915.5. The start orders agree: tau 1.
 func TestValidate(t *testing.T) {
 	c := &hwmodels.Cluster{Partitions: []hwmodels.Partition{{Name: "a"}, {Name: "b"}}}
 	tr := &workload.Trace{}
@@ -57,7 +59,7 @@ func TestValidate(t *testing.T) {
 	add("5", 1, workload.Unknown, workload.Unknown)
 	rec.Reasons = sim.ReasonLogOf(sim.ReasonChange{At: 5, Job: 3, Reason: sim.ReasonPriority}, sim.ReasonChange{At: 100, Job: 3, Reason: sim.ReasonResources})
 	v := Validate(rec, ValidateOptions{Worst: 2})
-	want := Agreement{Jobs: 4, WithinBfInterval: 0.5, Within5Min: 0.5, Within1Hour: 0.75, MedianAbsDelta: 25, P95AbsDelta: 7260}
+	want := Agreement{Jobs: 4, WithinBfInterval: 0.5, Within5Min: 0.5, Within1Hour: 0.75, MedianAbsDelta: 197.5, P95AbsDelta: 6226.5}
 	if d := cmp.Diff(want, v.Agreement); d != "" {
 		t.Errorf("agreement (-want +got):\n%s", d)
 	}
@@ -65,8 +67,8 @@ func TestValidate(t *testing.T) {
 		t.Errorf("compared %d, no recorded start %d, tau %v", v.Compared, v.NoRecordedStart, v.KendallTau)
 	}
 	wantParts := []PartitionAgreement{
-		{"a", Agreement{Jobs: 2, WithinBfInterval: 1, Within5Min: 1, Within1Hour: 1, MedianAbsDelta: 0, P95AbsDelta: 25}},
-		{"b", Agreement{Jobs: 2, WithinBfInterval: 0, Within5Min: 0, Within1Hour: 0.5, MedianAbsDelta: 370, P95AbsDelta: 7260}},
+		{"a", Agreement{Jobs: 2, WithinBfInterval: 1, Within5Min: 1, Within1Hour: 1, MedianAbsDelta: 12.5, P95AbsDelta: 23.75}},
+		{"b", Agreement{Jobs: 2, WithinBfInterval: 0, Within5Min: 0, Within1Hour: 0.5, MedianAbsDelta: 3815, P95AbsDelta: 6915.5}},
 	}
 	if d := cmp.Diff(wantParts, v.Partitions, cmpopts.EquateNaNs()); d != "" {
 		t.Errorf("partitions (-want +got):\n%s", d)

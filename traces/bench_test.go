@@ -174,7 +174,7 @@ func BenchmarkCSVRead(b *testing.B) {
 	b.ReportMetric(float64(jobs)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }
 
-// BenchmarkReadBenchData reads the 1,000,000-job traces `make bench-data`
+// BenchmarkReadBenchData reads the 1,000,000-job traces `make bench-data-gpu`
 // writes to bench/data (skipped when they are absent): sacct -P and SWF,
 // streaming one job at a time, and Parquet, read whole.
 func BenchmarkReadBenchData(b *testing.B) {
@@ -202,7 +202,7 @@ func BenchmarkReadBenchData(b *testing.B) {
 		b.Run(bc.file, func(b *testing.B) {
 			data, err := os.ReadFile(filepath.Join("..", "bench", "data", bc.file))
 			if err != nil {
-				b.Skipf("run make bench-data first: %v", err)
+				b.Skipf("run make bench-data-gpu first: %v", err)
 			}
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()

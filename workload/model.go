@@ -304,26 +304,6 @@ func score(f Fit, xs []float64) (ll, ks float64) {
 	return ll, ks
 }
 
-// KS returns the two-sample Kolmogorov-Smirnov statistic of a and b.
-func KS(a, b []float64) float64 {
-	a, b = slices.Clone(a), slices.Clone(b)
-	slices.Sort(a)
-	slices.Sort(b)
-	var i, j int
-	var d float64
-	for i < len(a) && j < len(b) {
-		x := min(a[i], b[j])
-		for i < len(a) && a[i] <= x {
-			i++
-		}
-		for j < len(b) && b[j] <= x {
-			j++
-		}
-		d = max(d, math.Abs(float64(i)/float64(len(a))-float64(j)/float64(len(b))))
-	}
-	return d
-}
-
 func fitLogNormal(xs []float64) Fit {
 	var s, s2 float64
 	for _, x := range xs {

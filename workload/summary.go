@@ -11,32 +11,6 @@ import (
 // Quantiles are the probabilities Summary reports quantiles at.
 var Quantiles = []float64{0, 0.25, 0.5, 0.75, 0.9, 0.99, 1}
 
-// Quantile returns the q-quantile (0 <= q <= 1) of sorted (ascending) by
-// linear interpolation between order statistics, Hyndman and Fan's type 7
-// (R's default, NumPy's "linear"), the project's one definition:
-//
-//	h = (n−1)·q,  Q(q) = x[⌊h⌋] + (h − ⌊h⌋)·(x[⌊h⌋+1] − x[⌊h⌋])
-//
-// with x 0-indexed. It returns 0 for no values.
-func Quantile(sorted []float64, q float64) float64 {
-	return quantile7(int64(len(sorted)), q, func(i int64) float64 { return sorted[i] })
-}
-
-// quantile7 is the type 7 quantile of n values whose i-th smallest
-// (0-based) x returns.
-func quantile7(n int64, q float64, x func(i int64) float64) float64 {
-	if n == 0 {
-		return 0
-	}
-	h := float64(n-1) * min(max(q, 0), 1)
-	lo := int64(math.Floor(h))
-	if lo >= n-1 {
-		return x(n - 1)
-	}
-	a := x(lo)
-	return a + (h-float64(lo))*(x(lo+1)-a)
-}
-
 // Summary holds the figures `schedsim trace inspect` prints for a trace.
 // Times are Unix seconds; local-time figures use the trace's TimeZone (UTC
 // when it is empty or unknown).
@@ -240,7 +214,7 @@ func (h *hist) quantiles() []float64 {
 	}
 	out := make([]float64, len(Quantiles))
 	for i, q := range Quantiles {
-		out[i] = quantile7(h.n, q, at)
+		out[i] = QuantileFunc(h.n, q, at)
 	}
 	return out
 }

@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/schedsim/schedsim/cmd/schedsim/internal/scenario"
+	scenario "github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/reports"
 	"github.com/schedsim/schedsim/sim"
@@ -40,7 +40,7 @@ runtime: {comm_stretch: true}
 			if err != nil {
 				t.Fatal(err)
 			}
-			rec, err := simulate(run)
+			rec, err := run.Simulate()
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,11 +4,10 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/schedsim/schedsim/cmd/schedsim/internal/scenario"
+	scenario "github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/policies/policytest"
 )
@@ -32,7 +31,7 @@ const (
 // TestYearGolden replays the first yearGoldenJobs jobs of the benchmark
 // trace under the slurm policy and compares the table with
 // testdata/year_golden.txt; -update rewrites it (only for an intended
-// change of behaviour). It skips without the trace (make bench-data) and
+// change of behaviour). It skips without the trace (make bench-data-year) and
 // in -short mode (it takes a few seconds).
 func TestYearGolden(t *testing.T) {
 	if testing.Short() {
@@ -43,14 +42,14 @@ func TestYearGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(s.Resolve(s.Trace.File)); err != nil {
-		t.Skipf("no benchmark trace (%v): run make bench-data", err)
+		t.Skipf("no benchmark trace (%v): run make bench-data-year", err)
 	}
 	run, err := s.Build(policies.Builtin())
 	if err != nil {
 		t.Fatal(err)
 	}
-	run.Trace.Jobs = slices.Clone(run.Trace.Jobs[:yearGoldenJobs])
-	rec, err := simulate(run)
+	run.Head(yearGoldenJobs)
+	rec, err := run.Simulate()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,10 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"testing"
 
-	"github.com/schedsim/schedsim/cmd/schedsim/internal/scenario"
+	scenario "github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/sim"
@@ -90,7 +89,7 @@ func TestBenchYearModel(t *testing.T) {
 }
 
 // yearRun builds the benchmark scenario, cut to its first n jobs. It skips
-// the benchmark when bench/data has no trace (make bench-data).
+// the benchmark when bench/data has no trace (make bench-data-year).
 func yearRun(b *testing.B, n int) *scenario.Run {
 	b.Helper()
 	s, err := scenario.Load(filepath.Join(benchDir, "year-1024x8.yaml"))
@@ -98,15 +97,13 @@ func yearRun(b *testing.B, n int) *scenario.Run {
 		b.Fatal(err)
 	}
 	if _, err := os.Stat(s.Resolve(s.Trace.File)); err != nil {
-		b.Skipf("no benchmark trace (%v): run make bench-data", err)
+		b.Skipf("no benchmark trace (%v): run make bench-data-year", err)
 	}
 	run, err := s.Build(policies.Builtin())
 	if err != nil {
 		b.Fatal(err)
 	}
-	if n < len(run.Trace.Jobs) {
-		run.Trace.Jobs = slices.Clone(run.Trace.Jobs[:n]) // frees the rest
-	}
+	run.Head(n)
 	return run
 }
 
@@ -118,7 +115,7 @@ func replay(b *testing.B, run *scenario.Run) (*sim.Record, float64) {
 	b.Helper()
 	runtime.GC()
 	b.StartTimer()
-	rec, err := simulate(run)
+	rec, err := run.Simulate()
 	b.StopTimer()
 	if err != nil {
 		b.Fatal(err)

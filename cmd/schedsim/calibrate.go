@@ -1,11 +1,10 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/schedsim/schedsim/hwmodels"
+	scenario "github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/hwmodels/calibrate"
 	"github.com/schedsim/schedsim/hwmodels/nvml"
 	"github.com/schedsim/schedsim/traces"
@@ -160,27 +159,21 @@ func printCalibration(w io.Writer, c *calibrate.Calibration) {
 	}
 }
 
-// applyCalibration puts the calibration file at path into cl (see
-// calibrate.Apply), says so on stderr, and returns a YAML comment naming
-// the file and its SHA-256, for the effective scenario and its config hash.
-func applyCalibration(cmd *cobra.Command, path string, cl *hwmodels.Cluster) ([]byte, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("--calibration: %w", err)
+// applyCalibration applies the calibration file at path to run (see
+// Run.Calibrate) and says so on stderr.
+func applyCalibration(cmd *cobra.Command, path string, run *scenario.Run) error {
+	c, notes, err := run.Calibrate(path)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("--calibration: %w", err)
 	}
-	c, err := calibrate.Parse(data, path)
 	if err != nil {
-		return nil, err
-	}
-	notes, err := calibrate.Apply(cl, c)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return err
 	}
 	e := cmd.ErrOrStderr()
 	fmt.Fprintf(e, "calibration %s: %d speed ratios, power of %d GPU models\n", path, len(c.Runtime.Ratios), len(c.GPUPower)-len(notes))
 	for _, n := range notes {
 		fmt.Fprintln(e, "calibration: "+n)
 	}
-	sum := sha256.Sum256(data)
-	return fmt.Appendf(nil, "# calibration: %s sha256:%s\n", filepath.Base(path), hex.EncodeToString(sum[:])), nil
+	return nil
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/schedsim/schedsim/cmd/schedsim/internal/scenario"
+	scenario "github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/reports"
 	"github.com/schedsim/schedsim/traces"
@@ -138,14 +138,14 @@ func loadCompareRun(path, side string) (*reports.CompareRun, error) {
 	if err != nil {
 		return nil, badInput(err)
 	}
-	res, err := analyzeRun(s, run)
+	res, err := simulate(run, nil)
 	if err != nil {
 		return nil, err
 	}
-	sum := &res.analysis.Summary
+	sum := &res.Analysis.Summary
 	return &reports.CompareRun{
 		Label: side + ": " + orDefault(sum.Policy, filepath.Base(path)),
-		Jobs:  res.analysis.Jobs, GPUs: sum.Cluster.GPUs, CPUs: sum.Cluster.CPUs, Timeline: &res.analysis.Timeline,
+		Jobs:  res.Analysis.Jobs, GPUs: sum.Cluster.GPUs, CPUs: sum.Cluster.CPUs, Timeline: &res.Analysis.Timeline,
 		EnergyITKWh: sum.Energy.ITKWh, PUE: sum.Energy.PUE,
 	}, nil
 }

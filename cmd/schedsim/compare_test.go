@@ -14,7 +14,7 @@ import (
 // slice on the example cluster) with the given policy to dir.
 func writeScenario(t *testing.T, dir, policy string) string {
 	t.Helper()
-	data, err := os.ReadFile("internal/scenario/defaults/default.yaml")
+	data, err := os.ReadFile("../../defaults/default.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,20 +1,15 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
-	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/schedsim/schedsim/cmd/schedsim/internal/scenario"
+	scenario "github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/reports"
-	"github.com/schedsim/schedsim/sim"
 )
 
 type runFlags struct {
@@ -43,6 +38,8 @@ type runFlags struct {
 	// Scale (runextra.go).
 	quiet bool
 	jobs  int
+	// set holds --set KEY=VALUE overrides of any scenario key.
+	set []string
 }
 
 func newRunCmd() *cobra.Command {
@@ -61,7 +58,8 @@ everything a run needs; flags override it.`,
   schedsim run --trace jobs.sacct --cluster my-cluster.yaml --policy easy --out results/
   schedsim run --trace CTC-SP2-1996-3.1-cln.swf.gz --cluster header
   schedsim run --trace thunder.swf.gz --procs-per-gpu 10 --partition-map 1=gpu,2=gpu
-  schedsim run --scenario study.yaml --seed 7 --out results/`,
+  schedsim run --scenario study.yaml --seed 7 --out results/
+  schedsim run --set trace.transforms.scale_load=1.2 --set controller.time_limit_sweep=30s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd, &f) },
 	}
@@ -95,7 +93,13 @@ everything a run needs; flags override it.`,
 	fl.StringVar(&f.calibration, "calibration", "", "calibration.yaml from schedsim calibrate: its speed ratios and GPU power replace the datasheet defaults")
 	fl.IntVar(&f.jobs, "jobs", 0, "replay only the first N jobs of the trace, in submit order (0: all), for quick checks")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar on stderr (there is none when stderr is not a terminal)")
+	addSetFlag(cmd, &f)
 	return cmd
+}
+
+// addSetFlag adds --set, which overrides any scenario key.
+func addSetFlag(cmd *cobra.Command, f *runFlags) {
+	cmd.Flags().StringArrayVar(&f.set, "set", nil, "set a scenario key, KEY=VALUE (trace.transforms.scale_load=1.5, controller.kill_wait=2s; docs/scenario.md), after the other flags; repeatable")
 }
 
 func runRun(cmd *cobra.Command, f *runFlags) error {
@@ -116,30 +120,28 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return badInput(err)
 	}
-	opt, err := scaleOptions(cmd, f, run)
+	done, err := scaleOptions(cmd, f, run)
 	if err != nil {
 		return badInput(err)
 	}
 	if f.calibration != "" {
-		note, err := applyCalibration(cmd, f.calibration, run.Cluster)
-		if err != nil {
+		if err := applyCalibration(cmd, f.calibration, run); err != nil {
 			return badInput(err)
 		}
-		opt.note = append(opt.note, note...)
 	}
-	opt.summaryOnly = od == nil
+	run.NoJobRows = od == nil
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "schedsim %s, scenario %s, cluster: %s\n", versionString(), orDefault(run.Name, "(unnamed)"), run.ClusterDesc)
-	res, err := analyzeRun(s, run, opt)
+	res, err := simulate(run, done)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(out)
-	if err := reports.WriteTable(out, res.analysis.Summary); err != nil {
+	if err := reports.WriteTable(out, res.Analysis.Summary); err != nil {
 		return err
 	}
 	if od != nil {
-		if err := od.WriteRun(res.rec, res.analysis, res.scenario); err != nil {
+		if err := od.WriteRun(res.Record, res.Analysis, res.Scenario); err != nil {
 			return err
 		}
 		if err := od.Close(); err != nil {
@@ -150,65 +152,50 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	return nil
 }
 
-// runResult is a simulated and analyzed scenario.
-type runResult struct {
-	rec      *sim.Record
-	analysis *reports.Analysis
-	// scenario is the effective scenario as YAML (flags applied); its
-	// SHA-256 is the config hash the outputs carry.
-	scenario []byte
+// simulate simulates and analyzes run, calling done (when not nil) when
+// the simulation ends. Its errors are failures (exit 3): the engine's are
+// a policy's invalid decision or a configuration the scenario layer
+// should have refused, not the user's input.
+func simulate(run *scenario.Run, done func()) (*scenario.Result, error) {
+	rec, err := run.Simulate()
+	if done != nil {
+		done()
+	}
+	if err != nil {
+		return nil, failed(err)
+	}
+	res, err := run.Analyze(rec)
+	return res, failed(err)
 }
 
-// analyzeRun simulates run, built from s, and analyzes the record.
-func analyzeRun(s *scenario.Scenario, run *scenario.Run, opts ...runOptions) (*runResult, error) {
-	// Where the outputs go is not part of the configuration.
-	eff := *s
-	eff.Output.Dir = ""
-	text, err := yaml.Marshal(&eff)
-	if err != nil {
-		return nil, fmt.Errorf("scenario: %w", err)
-	}
-	for _, o := range opts {
-		text = append(text, o.note...) // a cut trace is another configuration
-	}
-	rec, err := simulate(run, opts...)
-	if err != nil {
-		return nil, err
-	}
-	if err := reports.CheckRecord(rec); err != nil {
-		return nil, failed(fmt.Errorf("internal error (policy %s, seed %d): inconsistent record: %w", run.Policy.Name(), run.Seed, err))
-	}
-	sum := sha256.Sum256(text)
-	so := reports.SummaryOptions{
-		SampleInterval: sim.Time(s.Output.SampleSeconds()),
-		ConfigHash:     "sha256:" + hex.EncodeToString(sum[:]),
-	}
-	for _, o := range opts {
-		so.NoJobRows = so.NoJobRows || o.summaryOnly
-	}
-	a := reports.Analyze(rec, so)
-	return &runResult{rec: rec, analysis: a, scenario: text}, nil
-}
-
-// simulate runs the engine, turning a broken invariant into an error that
-// carries what is needed to replay it. Its errors are failures (exit 3):
-// the engine's are a policy's invalid decision or a configuration the
-// scenario layer should have refused, not the user's input.
-func simulate(run *scenario.Run, opts ...runOptions) (rec *sim.Record, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("internal error (policy %s, seed %d): %v", run.Policy.Name(), run.Seed, p)
-		}
-		err = failed(err)
-	}()
-	cfg := run.Config()
-	for _, o := range opts {
-		if o.progress != nil {
-			cfg.Progress = o.progress
-			defer o.done()
-		}
-	}
-	return sim.Run(cfg)
+// runOverrides maps the run flags to the scenario keys they override
+// (Scenario.Override), in the order they are applied: a new trace first,
+// since it drops the old trace's options.
+var runOverrides = []struct{ flag, key string }{
+	{"trace", "trace"},
+	{"format", "trace.format"},
+	{"delimiter", "trace.sacct.delimiter"},
+	{"fields", "trace.sacct.fields"},
+	{"procs-per-node", "trace.swf.procs_per_node"},
+	{"procs-per-gpu", "trace.swf.procs_per_gpu"},
+	{"lenient", "trace.lenient"},
+	{"skip-bad-rows", "trace.lenient"},
+	{"map", "trace.csv.map"},
+	{"map-preset", "trace.csv.preset"},
+	{"time-zone", "trace.time_zone"},
+	{"window-from", "trace.transforms.window.from"},
+	{"window-to", "trace.transforms.window.to"},
+	{"scale-load", "trace.transforms.scale_load"},
+	{"remap-gpu", "trace.transforms.remap_gpu"},
+	{"speedup", "trace.transforms.speedup"},
+	{"filter-user", "trace.transforms.filter.users"},
+	{"filter-partition", "trace.transforms.filter.partitions"},
+	{"filter-state", "trace.transforms.filter.states"},
+	{"partition-map", "trace.partition_map"},
+	{"cluster", "cluster"},
+	{"policy", "policy"},
+	{"seed", "seed"},
+	{"out", "output.dir"},
 }
 
 // loadScenario reads the scenario (or the embedded default) and applies the
@@ -224,103 +211,26 @@ func loadScenario(cmd *cobra.Command, f *runFlags) (*scenario.Scenario, error) {
 	} else {
 		s = scenario.Default()
 	}
-	set := cmd.Flags().Changed
-	abs := func(p string) string {
-		if a, err := filepath.Abs(p); err == nil {
-			return a
-		}
-		return p
-	}
-	if set("trace") {
-		// A new trace replaces the whole trace section: options tuned for
-		// the old one (processor mapping, partition map) do not carry over.
-		s.Trace = scenario.Trace{File: abs(f.trace)}
-	}
-	if set("format") {
-		s.Trace.Format = f.format
-	}
-	if set("delimiter") {
-		s.Trace.Sacct.Delimiter = f.delimiter
-	}
-	if set("fields") {
-		s.Trace.Sacct.Fields = splitList(f.fields)
-	}
-	if set("procs-per-node") {
-		s.Trace.SWF.ProcsPerNode = f.procsPerNode
-	}
-	if set("procs-per-gpu") {
-		s.Trace.SWF.ProcsPerGPU = f.procsPerGPU
-	}
-	if set("lenient") || set("skip-bad-rows") {
-		s.Trace.Lenient = f.lenient
-	}
-	if set("map") {
-		s.Trace.CSV.Map = f.mapSpec
-	}
-	if set("map-preset") {
-		s.Trace.CSV.Preset = f.mapPreset
-	}
-	if set("time-zone") {
-		s.Trace.TimeZone = f.timeZone
-	}
-	tf := &s.Trace.Transforms
-	if set("window-from") {
-		tf.Window.From = f.windowFrom
-	}
-	if set("window-to") {
-		tf.Window.To = f.windowTo
-	}
-	if set("scale-load") {
-		tf.ScaleLoad = f.scaleLoad
-	}
-	if set("remap-gpu") {
-		m, err := parseMap(f.remapGPU)
-		if err != nil {
-			return nil, fmt.Errorf("--remap-gpu: %w", err)
-		}
-		tf.RemapGPU = m
-	}
-	if set("speedup") {
-		tf.Speedup = f.speedup
-	}
-	if set("filter-user") {
-		tf.Filter.Users = splitList(f.filterUser)
-	}
-	if set("filter-partition") {
-		tf.Filter.Partitions = splitList(f.filterPartition)
-	}
-	if set("filter-state") {
-		tf.Filter.States = splitList(f.filterState)
-	}
-	if set("partition-map") {
-		m, err := parseMap(f.partitionMap)
-		if err != nil {
-			return nil, fmt.Errorf("--partition-map: %w", err)
-		}
-		s.Trace.PartitionMap = m
-	}
-	if set("cluster") {
-		s.Cluster = scenario.Cluster{}
-		switch f.cluster {
-		case "example":
-			s.Cluster.Builtin = "example"
-		case "header":
-			s.Cluster.Builtin = "swf-header"
-		default:
-			if _, err := os.Stat(f.cluster); err != nil {
-				return nil, fmt.Errorf("--cluster: %w", err)
+	fl := cmd.Flags()
+	for _, o := range runOverrides {
+		if fl := fl.Lookup(o.flag); fl != nil && fl.Changed {
+			if err := s.Override(o.key, fl.Value.String()); err != nil {
+				var oe *scenario.OverrideError
+				if errors.As(err, &oe) {
+					err = oe.Err
+				}
+				return nil, fmt.Errorf("--%s: %w", o.flag, err)
 			}
-			s.Cluster.File = abs(f.cluster)
 		}
 	}
-	if set("policy") {
-		s.Policy = scenario.Policy{Name: f.policy}
-	}
-	if set("seed") {
-		s.Seed = f.seed
-	}
-	if set("out") {
-		s.Output.Dir = abs(f.out)
+	for _, kv := range f.set {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, fmt.Errorf("--set %q: want KEY=VALUE", kv)
+		}
+		if err := s.Override(strings.TrimSpace(k), v); err != nil {
+			return nil, fmt.Errorf("--set: %w", err)
+		}
 	}
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -328,27 +238,10 @@ func loadScenario(cmd *cobra.Command, f *runFlags) (*scenario.Scenario, error) {
 	return s, nil
 }
 
-func splitList(s string) []string {
-	var out []string
-	for p := range strings.SplitSeq(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-func parseMap(s string) (map[string]string, error) {
-	m := map[string]string{}
-	for _, kv := range splitList(s) {
-		from, to, ok := strings.Cut(kv, "=")
-		if !ok || from == "" || to == "" {
-			return nil, fmt.Errorf("%q: want from=to", kv)
-		}
-		m[from] = to
-	}
-	return m, nil
-}
+// splitList and parseMap read list and map flag values as
+// Scenario.Override does.
+func splitList(s string) []string                  { return scenario.SplitList(s) }
+func parseMap(s string) (map[string]string, error) { return scenario.ParseMap(s) }
 
 func orDefault(s, def string) string {
 	if s == "" {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/schedsim/schedsim/cmd/schedsim/internal/scenario"
+	scenario "github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/reports"
 	"github.com/schedsim/schedsim/traces"
@@ -58,6 +58,7 @@ loaded traces by distributions too.`,
 	fl.BoolVar(&f.json, "json", false, "print the comparison as JSON")
 	fl.IntVar(&f.worst, "worst", 10, "how many jobs with the largest error to list")
 	fl.StringVar(&f.plot, "plot", "", "write the simulated vs recorded wait plot to this .png or .svg file")
+	addSetFlag(cmd, &f.runFlags)
 	return cmd
 }
 
@@ -81,9 +82,9 @@ func runValidate(cmd *cobra.Command, f *validateFlags) error {
 	if err != nil {
 		return badInput(err)
 	}
-	rec, err := simulate(run)
+	rec, err := run.Simulate()
 	if err != nil {
-		return err
+		return failed(err)
 	}
 	opt := reports.ValidateOptions{BfInterval: 30, Worst: f.worst}
 	if sp, ok := run.Policy.(*policies.Slurm); ok && sp.BfInterval() > 0 {

@@ -1,16 +1,15 @@
 package calibrate
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
 	"os"
-	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/hwmodels/strictyaml"
 )
 
 // ErrCalibration marks a bad calibration file; the message says where.
@@ -32,37 +31,22 @@ func Load(path string) (*Calibration, error) {
 // out-of-range values are errors naming path, line and field).
 func Parse(data []byte, path string) (*Calibration, error) {
 	var c Calibration
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&c); err != nil {
-		msg := err.Error()
-		var te *yaml.TypeError
-		if errors.As(err, &te) && len(te.Errors) > 0 {
-			msg = te.Errors[0]
-		}
-		msg = strings.TrimPrefix(msg, "yaml: ")
-		if rest, ok := strings.CutPrefix(msg, "line "); ok {
-			if n, m, ok := strings.Cut(rest, ": "); ok {
-				return nil, fmt.Errorf("%s:%s: %w: %s", path, n, ErrCalibration, m)
-			}
-		}
-		return nil, fmt.Errorf("%s: %w: %s", path, ErrCalibration, msg)
+	root, err := strictyaml.Parse(data)
+	if err == nil && root != nil {
+		err = strictyaml.DecodeNode(root, &c)
 	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); err == nil {
-		return nil, fmt.Errorf("%s:%d: %w: a second YAML document", path, extra.Line, ErrCalibration)
+	if err != nil {
+		return nil, strictyaml.FileError(path, ErrCalibration, err)
 	}
-	var root yaml.Node
-	_ = yaml.Unmarshal(data, &root)
 	bad := func(line int, field, format string, args ...any) error {
 		return fmt.Errorf("%s:%d: %s: %w: %s", path, max(line, 1), field, ErrCalibration, fmt.Sprintf(format, args...))
 	}
 	if c.Version != Version {
-		return nil, bad(lineOf(&root, "version"), "version", "must be %d, got %d", Version, c.Version)
+		return nil, bad(strictyaml.Line(root, "version"), "version", "must be %d, got %d", Version, c.Version)
 	}
 	for i, r := range c.Runtime.Ratios {
 		f := fmt.Sprintf("runtime.ratios[%d]", i)
-		line := lineOf(&root, "runtime", "ratios", i)
+		line := strictyaml.Line(root, "runtime", "ratios", i)
 		switch {
 		case r.From == "" || r.To == "":
 			return nil, bad(line, f, "from and to must name GPU models")
@@ -76,7 +60,7 @@ func Parse(data []byte, path string) (*Calibration, error) {
 	}
 	for i, p := range c.GPUPower {
 		f := fmt.Sprintf("gpu_power[%d]", i)
-		line := lineOf(&root, "gpu_power", i)
+		line := strictyaml.Line(root, "gpu_power", i)
 		switch {
 		case p.Model == "":
 			return nil, bad(line, f+".model", "missing (a GPU model name)")
@@ -89,41 +73,6 @@ func Parse(data []byte, path string) (*Calibration, error) {
 		}
 	}
 	return &c, nil
-}
-
-// lineOf returns the line of the node at path (keys and indices) in root,
-// or of the deepest node found.
-func lineOf(root *yaml.Node, path ...any) int {
-	n := root
-	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
-		n = n.Content[0]
-	}
-	line := n.Line
-	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			if n.Kind != yaml.MappingNode {
-				return line
-			}
-			var next *yaml.Node
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				if n.Content[i].Value == k {
-					line, next = n.Content[i].Line, n.Content[i+1]
-				}
-			}
-			if next == nil {
-				return line
-			}
-			n = next
-		case int:
-			if n.Kind != yaml.SequenceNode || k >= len(n.Content) {
-				return line
-			}
-			n = n.Content[k]
-			line = n.Line
-		}
-	}
-	return line
 }
 
 // Apply puts c into cluster cl: its speed ratios go first in

@@ -1,7 +1,6 @@
 package nvml
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -9,6 +8,8 @@ import (
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/schedsim/schedsim/hwmodels/strictyaml"
 )
 
 // ProfileVersion is the version of the job profile format.
@@ -193,40 +194,14 @@ var ErrProfile = errors.New("bad job profile")
 // errors naming path, line and field.
 func ParseProfile(data []byte, path string) (Profile, error) {
 	var p Profile
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&p); err != nil {
-		msg := err.Error()
-		var te *yaml.TypeError
-		if errors.As(err, &te) && len(te.Errors) > 0 {
-			msg = te.Errors[0]
-		}
-		msg = strings.TrimPrefix(msg, "yaml: ")
-		if rest, ok := strings.CutPrefix(msg, "line "); ok {
-			if n, m, ok := strings.Cut(rest, ": "); ok {
-				return Profile{}, fmt.Errorf("%s:%s: %w: %s", path, n, ErrProfile, m)
-			}
-		}
-		return Profile{}, fmt.Errorf("%s: %w: %s", path, ErrProfile, msg)
+	root, err := strictyaml.Parse(data)
+	if err == nil && root != nil {
+		err = strictyaml.DecodeNode(root, &p)
 	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); err == nil {
-		return Profile{}, fmt.Errorf("%s:%d: %w: a second YAML document", path, extra.Line, ErrProfile)
+	if err != nil {
+		return Profile{}, strictyaml.FileError(path, ErrProfile, err)
 	}
-	var root yaml.Node
-	_ = yaml.Unmarshal(data, &root)
-	line := func(key string) int {
-		n := &root
-		if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
-			n = n.Content[0]
-		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == key {
-				return n.Content[i].Line
-			}
-		}
-		return max(n.Line, 1)
-	}
+	line := func(key string) int { return max(strictyaml.Line(root, key), 1) }
 	bad := func(key, format string, args ...any) error {
 		return fmt.Errorf("%s:%d: %s: %w: %s", path, line(key), key, ErrProfile, fmt.Sprintf(format, args...))
 	}

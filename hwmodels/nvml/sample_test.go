@@ -155,10 +155,12 @@ func TestParseProfile(t *testing.T) {
 		{strings.Replace(good, "wall_s: 10", "wall_s: -1", 1), "p.yaml:6: wall_s: bad job profile: must be > 0, got -1"},
 		{strings.Replace(good, "gpus: 1", "gpus: 0", 1), "p.yaml:5: gpus: bad job profile: must be 1 to 65536, got 0"},
 		{strings.Replace(good, "mean_util_pct: -1", "mean_util_pct: 101", 1), "p.yaml:8: mean_util_pct: bad job profile: must be 0 to 100, or -1 (not measured), got 101"},
-		{good + "colour: red\n", "p.yaml:9: bad job profile: field colour not found in type nvml.Profile"},
-		{good + "---\nversion: 1\n", "p.yaml:9: bad job profile: a second YAML document"},
+		{good + "colour: red\n", `p.yaml:9: bad job profile: unknown key "colour" (want version, workload, class, gpu_model, gpu_name, gpus, command, exit_code, wall_s, samples, interval_s, idle_power_w, mean_power_w, peak_power_w, energy_j, mean_util_pct, peak_memory_mib, source)`},
+		{good + "---\nversion: 1\n", "p.yaml:9: bad job profile: a second YAML document (want one document)"},
 		{strings.Replace(good, "workload: bert", "workload: ''", 1), "p.yaml:2: workload: bad job profile: missing (the name that matches runs of the same job on other GPU models)"},
 		{strings.Replace(good, "mean_power_w: 500", "mean_power_w: .nan", 1), "p.yaml:7: mean_power_w: bad job profile: must be 0 to 1e15, got NaN"},
+		{strings.Replace(good, "gpus: 1", "gpus: one", 1), `p.yaml:5: gpus: bad job profile: want an integer, got "one"`},
+		{"version: 1\nwall_s: [\n", "p.yaml:2: bad job profile: did not find expected node content"},
 	} {
 		_, err := nvml.ParseProfile([]byte(c.src), "p.yaml")
 		if err == nil || err.Error() != c.want || !errors.Is(err, nvml.ErrProfile) {

@@ -3,7 +3,6 @@ package conformance
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/schedsim/schedsim/sim"
@@ -97,7 +96,7 @@ func Figure(starts []Start) Figures {
 		f.MeanWant, f.MeanGot = sumW/float64(both), sumG/float64(both)
 		f.MeanErr = f.MeanGot - f.MeanWant
 	}
-	f.KS = KS(a, b)
+	f.KS = workload.KS(a, b)
 	return f
 }
 
@@ -114,34 +113,6 @@ func (f Figures) Add(g Figures) Figures {
 	w := func(x, y float64) float64 { return (x*float64(f.N) + y*float64(g.N)) / n }
 	return Figures{N: f.N + g.N, Within2: f.Within2 + g.Within2, Within5: f.Within5 + g.Within5,
 		MeanWant: w(f.MeanWant, g.MeanWant), MeanGot: w(f.MeanGot, g.MeanGot), MeanErr: w(f.MeanErr, g.MeanErr), KS: w(f.KS, g.KS)}
-}
-
-// KS returns the two-sample Kolmogorov–Smirnov statistic: the largest
-// distance between the empirical distribution functions of a and b; 0
-// when both are empty, 1 when only one is.
-func KS(a, b []float64) float64 {
-	if len(a) == 0 || len(b) == 0 {
-		if len(a) == len(b) {
-			return 0
-		}
-		return 1
-	}
-	a, b = slices.Clone(a), slices.Clone(b)
-	slices.Sort(a)
-	slices.Sort(b)
-	var i, j int
-	var d float64
-	for i < len(a) && j < len(b) {
-		x := min(a[i], b[j])
-		for i < len(a) && a[i] == x {
-			i++
-		}
-		for j < len(b) && b[j] == x {
-			j++
-		}
-		d = max(d, math.Abs(float64(i)/float64(len(a))-float64(j)/float64(len(b))))
-	}
-	return d
 }
 
 // realWaits returns a record job's first and final wait (-1 when it never

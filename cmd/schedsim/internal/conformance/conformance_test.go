@@ -13,28 +13,6 @@ import (
 	"github.com/schedsim/schedsim/workload"
 )
 
-func TestKS(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		a, b []float64
-		want float64
-	}{
-		{"equal", []float64{1, 2, 3}, []float64{3, 2, 1}, 0},
-		// F_a jumps to 1/2 at 0 and 1 at 10; F_b to 1/2 at 1 and 1 at 10:
-		// at x in [0,1) they differ by 1/2.
-		{"shifted one", []float64{0, 10}, []float64{1, 10}, 0.5},
-		// a = {0,0,0,1}, b = {1,1,1,1}: at 0 F_a = 3/4, F_b = 0.
-		{"ties", []float64{0, 0, 0, 1}, []float64{1, 1, 1, 1}, 0.75},
-		{"disjoint", []float64{1, 2}, []float64{5, 6, 7}, 1},
-		{"one empty", []float64{1}, nil, 1},
-		{"both empty", nil, nil, 0},
-	} {
-		if got := KS(tc.a, tc.b); math.Abs(got-tc.want) > 1e-12 {
-			t.Errorf("%s: KS = %v, want %v", tc.name, got, tc.want)
-		}
-	}
-}
-
 func TestFigure(t *testing.T) {
 	// Deltas +0, -2, +3, +6 and one start only the reference made.
 	st := []Start{

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/schedsim/schedsim/cmd/schedsim/internal/scenario"
+	scenario "github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/sim"

@@ -1,15 +1,14 @@
 package sweep
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 
+	scenario "github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/reports"
-	"github.com/schedsim/schedsim/sim"
 )
 
 // RunsDir is the directory under a sweep's output directory that holds
@@ -18,7 +17,7 @@ const RunsDir = "runs"
 
 // ErrInternal is in the chain of a scenario's error when it failed on a
 // bug (a panic, an inconsistent record), not on its input.
-var ErrInternal = errors.New("internal error")
+var ErrInternal = scenario.ErrInternal
 
 // Result is the outcome of one point.
 type Result struct {
@@ -126,50 +125,25 @@ func runScenario(pt *Point, dir string, reg policies.Registry) (summary []byte, 
 		return nil, err
 	}
 	defer od.Close()
-	s := pt.Scenario
-	run, err := s.Build(reg)
+	run, err := pt.Scenario.Build(reg)
 	if err != nil {
 		return nil, err
 	}
-	text, hash, err := s.Effective()
+	rec, err := run.Simulate()
 	if err != nil {
 		return nil, err
 	}
-	rec, err := simulate(run.Config(), run.Policy.Name(), run.Seed)
+	res, err := run.Analyze(rec)
 	if err != nil {
 		return nil, err
 	}
-	if err := reports.CheckRecord(rec); err != nil {
-		return nil, fmt.Errorf("%w (policy %s, seed %d): inconsistent record: %w", ErrInternal, run.Policy.Name(), run.Seed, err)
-	}
-	a := reports.Analyze(rec, reports.SummaryOptions{
-		SampleInterval: sim.Time(s.Output.SampleSeconds()),
-		ConfigHash:     hash,
-	})
-	if err := od.WriteRun(rec, a, text); err != nil {
+	if err := od.WriteRun(res.Record, res.Analysis, res.Scenario); err != nil {
 		return nil, err
 	}
 	if err := od.Close(); err != nil {
 		return nil, err
 	}
 	return os.ReadFile(filepath.Join(dir, reports.SummaryFile))
-}
-
-// simulate runs the engine, turning a broken invariant (a panic) into an
-// error that names the policy and seed for replay.
-func simulate(cfg sim.Config, policy string, seed uint64) (rec *sim.Record, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("%w (policy %s, seed %d): %v", ErrInternal, policy, seed, p)
-		}
-	}()
-	rec, err = sim.Run(cfg)
-	if err != nil {
-		// The engine refuses a policy's invalid decision or a configuration
-		// the scenario layer should have refused: not the input's fault.
-		err = fmt.Errorf("%w (policy %s, seed %d): %w", ErrInternal, policy, seed, err)
-	}
-	return rec, err
 }
 
 // PointsOf returns pointers to all of sw's points, in order.

@@ -11,7 +11,8 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/schedsim/schedsim/cmd/schedsim/internal/scenario"
+	scenario "github.com/schedsim/schedsim"
+	"github.com/schedsim/schedsim/hwmodels/strictyaml"
 	"github.com/schedsim/schedsim/policies"
 )
 
@@ -74,21 +75,21 @@ func (s *Seeds) UnmarshalYAML(n *yaml.Node) error {
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			if k := n.Content[i].Value; k != "from" && k != "count" {
-				return fmt.Errorf("line %d: unknown key %q (want from, count)", n.Content[i].Line, k)
+				return strictyaml.Errorf(n.Content[i], "unknown key %q (want from, count)", k)
 			}
 		}
 		if err := n.Decode(&r); err != nil {
 			return err
 		}
 		if !(r.Count >= 1 && r.Count <= 100000) {
-			return fmt.Errorf("line %d: count must be in [1, 100000], got %d", n.Line, r.Count)
+			return strictyaml.Errorf(n, "count must be in [1, 100000], got %d", r.Count)
 		}
 		for i := range r.Count {
 			s.List = append(s.List, r.From+uint64(i))
 		}
 		return nil
 	}
-	return fmt.Errorf("line %d: want a list of seeds or {from: N, count: K}", n.Line)
+	return strictyaml.Errorf(n, "want a list of seeds or {from: N, count: K}")
 }
 
 // Output says where the sweep's results go.

@@ -1,24 +1,18 @@
-// Package scenario owns the scenario file: one YAML document that names
-// everything a run needs (cluster, trace, policy and its parameters, seed,
-// outputs), so a run is reproducible from one file. It decodes and
-// validates the file strictly; the schedsim command builds the run from it.
-package scenario
+package schedsim
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/hwmodels/strictyaml"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -61,7 +55,8 @@ type Scenario struct {
 	root *yaml.Node
 }
 
-// Cluster names the cluster: exactly one of File, Builtin or Inline.
+// Cluster names the cluster: exactly one of File, Builtin, Inline or
+// Spec.
 type Cluster struct {
 	// File is a cluster spec YAML file (hwmodels schema).
 	File string `yaml:"file"`
@@ -70,6 +65,10 @@ type Cluster struct {
 	Builtin string `yaml:"builtin"`
 	// Inline is a cluster spec written in place (null is absent).
 	Inline yaml.Node `yaml:"inline,omitempty"`
+	// Spec, when set instead, is the cluster itself, built in Go (a
+	// test, a program that makes its own cluster): Build uses it as is.
+	// Not part of the file: a recorded scenario does not hold it.
+	Spec *hwmodels.Cluster `yaml:"-"`
 }
 
 // Trace names the workload: exactly one of File or Builtin.
@@ -214,85 +213,43 @@ func Load(path string) (*Scenario, error) {
 // Parse decodes and validates a scenario from data; path names it in errors
 // and anchors relative paths.
 func Parse(data []byte, path string) (*Scenario, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
+	root, err := strictyaml.Parse(data)
+	if err != nil {
 		return nil, yamlError(path, err)
 	}
-	if len(root.Content) == 0 {
+	if root == nil {
 		return nil, &Error{Path: path, Msg: "empty scenario (want at least version: 1)"}
 	}
-	s := &Scenario{Path: path, src: data, root: root.Content[0]}
-	if err := DecodeStrict(data, path, s); err != nil {
-		return nil, err
-	}
-	s.builtinTraceDefaults()
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return fromRoot(data, path, root)
 }
 
-var lineField = regexp.MustCompile(`^line (\d+): field (\S+) not found in type`)
-var lineMsg = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-
-// DecodeStrict decodes YAML text into v, rejecting unknown keys, and turns
-// the decoder's errors into "path:line: message" form.
+// DecodeStrict decodes YAML text (one document) into v strictly
+// (strictyaml.Decode: unknown and repeated keys, values that do not fit),
+// with errors as *Error at path and the line.
 func DecodeStrict(data []byte, path string, v any) error {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	err := dec.Decode(v)
-	if err == nil || errors.Is(err, io.EOF) {
-		return nil
-	}
-	return yamlError(path, err)
+	return yamlError(path, strictyaml.Decode(data, v))
 }
 
+// yamlError gives a strictyaml error its file.
 func yamlError(path string, err error) error {
-	var te *yaml.TypeError
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		msg := te.Errors[0]
-		if m := lineField.FindStringSubmatch(msg); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			return &Error{Path: path, Line: n, Msg: "unknown key " + strconv.Quote(m[2])}
-		}
-		if m := lineMsg.FindStringSubmatch(msg); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			return &Error{Path: path, Line: n, Msg: m[2]}
-		}
-		return &Error{Path: path, Msg: msg}
+	var e *strictyaml.Error
+	if errors.As(err, &e) {
+		return &Error{Path: path, Line: e.Line, Field: e.Field, Msg: e.Msg}
 	}
-	if m := lineMsg.FindStringSubmatch(err.Error()); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return &Error{Path: path, Line: n, Msg: m[2]}
+	if err != nil {
+		return &Error{Path: path, Msg: err.Error()}
 	}
-	return &Error{Path: path, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+	return nil
 }
 
 // lineOf finds the line of the value at a key path under a mapping node, or
 // of the deepest key found.
 func lineOf(n *yaml.Node, keys ...string) int {
-	if n == nil {
-		return 0
+	path := make([]any, len(keys))
+	for i, k := range keys {
+		path[i] = k
 	}
-	line := n.Line
-	for _, k := range keys {
-		if n.Kind != yaml.MappingNode {
-			return line
-		}
-		found := false
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == k {
-				line = n.Content[i].Line
-				n = n.Content[i+1]
-				found = true
-				break
-			}
-		}
-		if !found {
-			return line
-		}
-	}
-	return line
+	return strictyaml.Line(n, path...)
 }
 
 var (
@@ -322,7 +279,7 @@ func (s *Scenario) Validate() error {
 		s.Policy.Args = yaml.Node{}
 	}
 	inline := !s.Cluster.Inline.IsZero()
-	switch n := btoi(s.Cluster.File != "") + btoi(s.Cluster.Builtin != "") + btoi(inline); {
+	switch n := btoi(s.Cluster.File != "") + btoi(s.Cluster.Builtin != "") + btoi(inline) + btoi(s.Cluster.Spec != nil); {
 	case n == 0:
 		return bad("give one of file, builtin or inline", "cluster")
 	case n > 1:
@@ -402,10 +359,18 @@ func (s *Scenario) Resolve(p string) string {
 // Fragment returns the scenario text of an inline section (cluster.inline,
 // policy.args) with every line outside it blanked, so a parser of the
 // section reports line numbers of the scenario file itself. It returns nil
-// for an absent section.
+// for an absent section. For a scenario built in Go (no file text), it
+// returns the section's YAML.
 func (s *Scenario) Fragment(n *yaml.Node) []byte {
 	if n.IsZero() {
 		return nil
+	}
+	if s.src == nil {
+		text, err := yaml.Marshal(n)
+		if err != nil {
+			return nil
+		}
+		return text
 	}
 	first, last := n.Line, maxLine(n)
 	lines := strings.SplitAfter(string(s.src), "\n")

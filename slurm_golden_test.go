@@ -1,4 +1,4 @@
-package scenario
+package schedsim
 
 import (
 	"flag"
@@ -22,7 +22,7 @@ const thunderGolden = "testdata/slurm_thunder.golden"
 // TestSlurmGoldenThunder replays the embedded default scenario under the
 // slurm policy with its defaults and compares the table with
 // testdata/slurm_thunder.golden. Rewrite it (only for an intended change
-// of behaviour) with go test ./cmd/schedsim/internal/scenario -run
+// of behaviour) with go test . -run
 // SlurmGoldenThunder -update.
 func TestSlurmGoldenThunder(t *testing.T) {
 	s := Default()

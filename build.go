@@ -1,4 +1,4 @@
-package scenario
+package schedsim
 
 import (
 	"bytes"
@@ -51,11 +51,31 @@ type Run struct {
 	Lifecycle Lifecycle
 	// Runtime is the runtime model's scaling, nil when off (hardware.go).
 	Runtime *sim.RuntimeScaling
+
+	// Progress, when set, is called as the simulation advances
+	// (sim.Config.Progress): for a progress bar.
+	Progress func(now sim.Time, done, total int)
+	// NoJobRows makes Analyze keep no per-job rows, for a run that
+	// writes no per-job outputs (reports.SummaryOptions.NoJobRows).
+	NoJobRows bool
+
+	// text is the effective scenario at Build (Scenario.Effective);
+	// notes are what Head and Calibrate add to it.
+	text, notes []byte
+	sample      sim.Time
 }
 
-// Build loads the cluster and trace and constructs the policy.
+// Build validates s, loads the cluster and trace and constructs the
+// policy from reg.
 func (s *Scenario) Build(reg policies.Registry) (*Run, error) {
-	r := &Run{Name: s.Name, Seed: s.Seed, OutDir: s.Resolve(s.Output.Dir)}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	text, _, err := s.Effective()
+	if err != nil {
+		return nil, err
+	}
+	r := &Run{Name: s.Name, Seed: s.Seed, OutDir: s.Resolve(s.Output.Dir), text: text, sample: sim.Time(s.Output.SampleSeconds())}
 	res, err := s.loadTrace()
 	if err != nil {
 		return nil, err
@@ -76,14 +96,7 @@ func (s *Scenario) Build(reg policies.Registry) (*Run, error) {
 	if r.Runtime, err = s.buildRuntime(r.Cluster); err != nil {
 		return nil, err
 	}
-	decode := func(into any) error {
-		frag := s.Fragment(&s.Policy.Args)
-		if frag == nil {
-			return nil
-		}
-		return DecodeStrict(frag, s.pathOr("scenario"), into)
-	}
-	p, err := reg.New(s.Policy.Name, decode)
+	p, err := reg.New(s.Policy.Name, s.policyArgs)
 	if err != nil {
 		return nil, &Error{Path: s.pathOr("scenario"), Line: lineOf(s.root, "policy", "name"), Field: "policy", Msg: err.Error()}
 	}
@@ -236,6 +249,8 @@ func (s *Scenario) readTrace() (*traces.Result, error) {
 
 func (s *Scenario) loadCluster(r *Run, hdr *traces.SWFHeader) error {
 	switch {
+	case s.Cluster.Spec != nil:
+		r.Cluster, r.ClusterDesc = s.Cluster.Spec, "cluster "+s.Cluster.Spec.Name+" (given in Go)"
 	case s.Cluster.File != "":
 		c, err := hwmodels.LoadCluster(s.Resolve(s.Cluster.File))
 		if err != nil {

@@ -1,4 +1,4 @@
-package scenario
+package schedsim
 
 import (
 	"strings"
@@ -18,7 +18,7 @@ func TestLifecycleParseErrors(t *testing.T) {
 			`s.yaml:6: controller.time_limit_sweep: "30x": want a duration of whole seconds`},
 		{"negative", "controller: {requeue_delay: -5}\n",
 			`s.yaml:5: controller.requeue_delay: "-5": must be >= 0`},
-		{"unknown key", "controller:\n  requeue_dely: 5\n", `s.yaml:6: unknown key "requeue_dely"`},
+		{"unknown key", "controller:\n  requeue_dely: 5\n", `s.yaml:6: controller: unknown key "requeue_dely" (want time_limit_sweep, `},
 		{"mtbf missing", "failures:\n  mttr: 4h\n", `s.yaml:5: failures.mtbf: missing`},
 		{"mttr zero", "failures:\n  mtbf: 30d\n  mttr: 0\n", `s.yaml:7: failures.mttr: must be > 0`},
 		{"state", "node_events:\n  - at: 10\n    nodes: h100-001\n    state: broken\n",

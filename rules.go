@@ -1,4 +1,4 @@
-package scenario
+package schedsim
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package scenario
+package schedsim
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/hwmodels/strictyaml"
 	"github.com/schedsim/schedsim/sim"
 )
 
@@ -157,37 +158,7 @@ func parseTime(s string, epoch int64) (sim.Time, error) {
 
 // lineAt finds the line of a value under a path of mapping keys (string)
 // and sequence indices (int), or of the deepest part found.
-func lineAt(n *yaml.Node, path ...any) int {
-	if n == nil {
-		return 0
-	}
-	line := n.Line
-	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			if n.Kind != yaml.MappingNode {
-				return line
-			}
-			found := false
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				if n.Content[i].Value == k {
-					line, n, found = n.Content[i].Line, n.Content[i+1], true
-					break
-				}
-			}
-			if !found {
-				return line
-			}
-		case int:
-			if n.Kind != yaml.SequenceNode || k >= len(n.Content) {
-				return line
-			}
-			n = n.Content[k]
-			line = n.Line
-		}
-	}
-	return line
-}
+func lineAt(n *yaml.Node, path ...any) int { return strictyaml.Line(n, path...) }
 
 // lifecycleError returns an error at a path of the scenario.
 func (s *Scenario) lifecycleError(msg string, path ...any) error {

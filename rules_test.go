@@ -1,4 +1,4 @@
-package scenario
+package schedsim
 
 import (
 	"os"
@@ -115,7 +115,7 @@ func TestJobRulesErrors(t *testing.T) {
 		{"nothing", "  - match: {user: a}\n", "s.yaml:14: job_rules[0]: sets nothing (want checkpoint, array_throttle or requeue)"},
 		{"checkpoint", "  - checkpoint: soon\n", `s.yaml:14: job_rules[0].checkpoint: "soon": want a duration`},
 		{"throttle", "  - array_throttle: -1\n", "s.yaml:14: job_rules[0].array_throttle: must be >= 0, got -1"},
-		{"unknown key", "  - match: {queue: a}\n    requeue: true\n", `s.yaml:14: unknown key "queue"`},
+		{"unknown key", "  - match: {queue: a}\n    requeue: true\n", `s.yaml:14: job_rules[0].match: unknown key "queue" (want partition, account, user, name)`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Parse([]byte(tinyInline+"job_rules:\n"+tt.rules), "s.yaml")
@@ -167,7 +167,7 @@ func TestPartitionDefaultsApplied(t *testing.T) {
 //	int1    gpu-interactive, 1 node: runs on gpu01
 //	int2    gpu-interactive, 2 nodes: rejected, MaxNodes 1
 func TestImportedSeedEnforced(t *testing.T) {
-	conf, err := os.ReadFile("../../../../hwmodels/testdata/seeds/mevasis-slurm.conf")
+	conf, err := os.ReadFile("hwmodels/testdata/seeds/mevasis-slurm.conf")
 	if err != nil {
 		t.Fatal(err)
 	}

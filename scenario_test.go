@@ -1,4 +1,4 @@
-package scenario
+package schedsim
 
 import (
 	"strings"
@@ -12,7 +12,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown key", "version: 1\ncluster: {builtin: example}\ntrace: {builtin: llnl-thunder-slice}\npolicy: {name: easy}\nsed: 4\n",
 			`s.yaml:5: unknown key "sed"`},
 		{"nested unknown key", "version: 1\ncluster:\n  builtin: example\n  flie: x\ntrace: {builtin: llnl-thunder-slice}\npolicy: {name: easy}\n",
-			`s.yaml:4: unknown key "flie"`},
+			`s.yaml:4: cluster: unknown key "flie" (want file, builtin, inline)`},
 		{"version", "version: 2\ncluster: {builtin: example}\ntrace: {builtin: llnl-thunder-slice}\npolicy: {name: easy}\n",
 			"s.yaml:1: version: must be 1, got 2"},
 		{"no cluster", "version: 1\ntrace: {builtin: llnl-thunder-slice}\npolicy: {name: easy}\n",
@@ -25,11 +25,14 @@ func TestParseErrors(t *testing.T) {
 			`s.yaml:5: trace.format: unknown format "xml" (want sacct, swf, csv, eagle, helios, alibaba, philly, arrow, parquet, or leave empty to detect)`},
 		{"negative", "version: 1\ncluster: {builtin: example}\ntrace:\n  file: x\n  swf:\n    procs_per_gpu: -4\npolicy: {name: easy}\n",
 			"s.yaml:6: trace.swf.procs_per_gpu: must be >= 0, got -4"},
-		{"type", "version: one\n", "s.yaml:1: cannot unmarshal !!str `one` into int"},
+		{"type", "version: one\n", `s.yaml:1: version: want an integer, got "one"`},
 		{"no policy", "version: 1\ncluster: {builtin: example}\ntrace: {builtin: llnl-thunder-slice}\n",
 			"s.yaml:1: policy.name: missing (want a policy name such as easy or fifo)"},
 		{"syntax", "version: 1\ncluster: [\n", "s.yaml:2: did not find expected node content"},
 		{"empty", "", "s.yaml: empty scenario (want at least version: 1)"},
+		{"repeated key", "version: 1\nseed: 1\nseed: 2\n", "s.yaml:3: seed: key given twice (first at line 2)"},
+		{"two documents", "version: 1\n---\nversion: 1\n", "s.yaml:2: a second YAML document (want one document)"},
+		{"list for a mapping", "version: 1\ncluster: [example]\n", "s.yaml:2: cluster: want a mapping, got a list"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -68,7 +71,7 @@ func TestFragmentKeepsLines(t *testing.T) {
 	var w struct {
 		Bar int `yaml:"bar"`
 	}
-	if err := DecodeStrict([]byte(args), s.Path, &w); err == nil || err.Error() != `dir/s.yaml:10: unknown key "foo"` {
+	if err := DecodeStrict([]byte(args), s.Path, &w); err == nil || err.Error() != `dir/s.yaml:10: unknown key "foo" (want bar)` {
 		t.Errorf("strict decode error = %v", err)
 	}
 	if got := s.Resolve("t.swf"); got != "dir/t.swf" {
