@@ -201,6 +201,11 @@ func ParseProfile(data []byte, path string) (Profile, error) {
 	if err != nil {
 		return Profile{}, strictyaml.FileError(path, ErrProfile, err)
 	}
+	if len(p.Command) == 0 {
+		// "command: []" is no command, as the omitted key is: the saved
+		// profile omits it, and must parse back to the same value.
+		p.Command = nil
+	}
 	line := func(key string) int { return max(strictyaml.Line(root, key), 1) }
 	bad := func(key, format string, args ...any) error {
 		return fmt.Errorf("%s:%d: %s: %w: %s", path, line(key), key, ErrProfile, fmt.Sprintf(format, args...))
