@@ -5,11 +5,13 @@ import (
 	"embed"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/hwmodels/calibrate"
 	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/traces"
@@ -58,9 +60,17 @@ type Run struct {
 	// NoJobRows makes Analyze keep no per-job rows, for a run that
 	// writes no per-job outputs (reports.SummaryOptions.NoJobRows).
 	NoJobRows bool
+	// Calibration is the applied cluster.calibration (nil without one),
+	// read from CalibrationFile; CalibrationNotes say what of it could
+	// not be applied.
+	Calibration      *calibrate.Calibration
+	CalibrationFile  string
+	CalibrationNotes []string
 
-	// text is the effective scenario at Build (Scenario.Effective);
-	// notes are what Head and Calibrate add to it.
+	// scen is the scenario as built, with what Head and Calibrate change
+	// after Build; text is its Effective rendering and notes the
+	// calibration file's digest, which the recorded scenario carries.
+	scen        Scenario
 	text, notes []byte
 	sample      sim.Time
 }
@@ -75,7 +85,7 @@ func (s *Scenario) Build(reg policies.Registry) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{Name: s.Name, Seed: s.Seed, OutDir: s.Resolve(s.Output.Dir), text: text, sample: sim.Time(s.Output.SampleSeconds())}
+	r := &Run{Name: s.Name, Seed: s.Seed, OutDir: s.Resolve(s.Output.Dir), scen: *s, text: text, sample: sim.Time(s.Output.SampleSeconds())}
 	res, err := s.loadTrace()
 	if err != nil {
 		return nil, err
@@ -108,6 +118,11 @@ func (s *Scenario) Build(reg policies.Registry) (*Run, error) {
 		}
 	}
 	r.Policy = p
+	if c := s.Cluster.Calibration; c != "" {
+		if err := r.applyCalibration(s.Resolve(c)); err != nil {
+			return nil, &Error{Path: s.pathOr("scenario"), Line: lineOf(s.root, "cluster", "calibration"), Field: "cluster.calibration", Msg: err.Error()}
+		}
+	}
 	return r, nil
 }
 
@@ -190,7 +205,20 @@ func (s *Scenario) applyTransforms(t *workload.Trace) error {
 			return bad("scale_load", err)
 		}
 	}
+	headTrace(t, tf.Head)
 	return nil
+}
+
+// headTrace cuts t to its first n jobs in submit order and says so in
+// its notes; n <= 0, or at least its length, leaves it whole.
+func headTrace(t *workload.Trace, n int) bool {
+	total := len(t.Jobs)
+	if n <= 0 || n >= total {
+		return false
+	}
+	t.Jobs = slices.Clone(t.Jobs[:n]) // frees the rest
+	t.Notes = append(t.Notes, fmt.Sprintf("trace.transforms.head %d (run --jobs): replayed the first %d of %d jobs (submit order)", n, n, total))
+	return true
 }
 
 // ParseWhen parses a time bound: "" (none, 0), Unix seconds,

@@ -43,10 +43,11 @@ var pathKeys = []string{"trace.file", "cluster.file", "output.dir"}
 //	         exist
 //	policy   a policy name; the old policy's args are dropped
 //
-// File paths (trace, trace.file, cluster, cluster.file, output.dir) are
-// relative to the working directory and made absolute. Sections that are
-// YAML themselves (cluster.inline, policy.args) and lists of sections
-// (node_events, reservations, job_rules) are set in the file. Override
+// File paths (trace, trace.file, cluster, cluster.file,
+// cluster.calibration, output.dir) are relative to the working directory
+// and made absolute. Sections that are YAML themselves (cluster.inline,
+// policy.args) and lists of sections (node_events, reservations,
+// job_rules) are set in the file. Override
 // does not validate the scenario as a whole: call Validate after the
 // last one (Build and Run do).
 func (s *Scenario) Override(key, value string) error {
@@ -58,7 +59,7 @@ func (s *Scenario) Override(key, value string) error {
 		s.Trace = Trace{File: absPath(value)}
 		return nil
 	case "cluster":
-		s.Cluster = Cluster{}
+		s.Cluster = Cluster{Calibration: s.Cluster.Calibration}
 		switch value {
 		case "example":
 			s.Cluster.Builtin = "example"
@@ -73,6 +74,12 @@ func (s *Scenario) Override(key, value string) error {
 		return nil
 	case "policy":
 		s.Policy = Policy{Name: value}
+		return nil
+	case "cluster.calibration":
+		if _, err := os.Stat(value); err != nil {
+			return &OverrideError{Key: key, Value: value, Err: err}
+		}
+		s.Cluster.Calibration = absPath(value)
 		return nil
 	}
 	v := reflect.ValueOf(s).Elem()

@@ -87,39 +87,62 @@ func (r *Run) Analyze(rec *sim.Record) (*Result, error) {
 	return &Result{Record: rec, Analysis: a, Scenario: text}, nil
 }
 
-// Head cuts r's trace to its first n jobs in submit order, for a quick
-// look at a long trace; n <= 0, or at least the trace's length, leaves it
-// whole. The trace's notes and the recorded scenario say so (a cut trace
-// is another configuration, with another config hash).
+// Head cuts r's trace to its first n jobs in submit order, as the
+// scenario key trace.transforms.head does (which the recorded scenario
+// then holds: a cut trace is another configuration, with another config
+// hash); n <= 0, or at least the trace's length, leaves it whole.
 func (r *Run) Head(n int) {
-	total := len(r.Trace.Jobs)
-	if n <= 0 || n >= total {
-		return
+	if headTrace(r.Trace, n) {
+		r.scen.Trace.Transforms.Head = n
+		r.rerender()
 	}
-	r.Trace.Jobs = slices.Clone(r.Trace.Jobs[:n]) // frees the rest
-	r.Trace.Notes = append(r.Trace.Notes, fmt.Sprintf("--jobs %d: replayed the first %d of %d jobs (submit order)", n, n, total))
-	r.notes = fmt.Appendf(r.notes, "# --jobs %d: the trace was cut to its first %d jobs\n", n, n)
 }
 
 // Calibrate applies the calibration file at path (from `schedsim
-// calibrate`, hwmodels/calibrate) to r's cluster: its speed ratios and GPU
-// power replace the datasheet defaults. It returns the calibration and
-// calibrate.Apply's notes (what it could not apply); the recorded scenario
-// names the file and its SHA-256.
+// calibrate`, hwmodels/calibrate) to r's cluster, as the scenario key
+// cluster.calibration does (which the recorded scenario then holds, with
+// the file's SHA-256): its speed ratios and GPU power replace the
+// datasheet defaults. It returns the calibration and calibrate.Apply's
+// notes (what it could not apply). A scenario that already names a
+// calibration takes no second one.
 func (r *Run) Calibrate(path string) (*calibrate.Calibration, []string, error) {
+	if r.Calibration != nil {
+		return nil, nil, fmt.Errorf("calibration %s: the run already applies %s (cluster.calibration)", path, r.scen.Cluster.Calibration)
+	}
+	if err := r.applyCalibration(path); err != nil {
+		return nil, nil, err
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	r.scen.Cluster.Calibration = path
+	r.rerender()
+	return r.Calibration, r.CalibrationNotes, nil
+}
+
+func (r *Run) applyCalibration(path string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	c, err := calibrate.Parse(data, path)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	notes, err := calibrate.Apply(r.Cluster, c)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	sum := sha256.Sum256(data)
-	r.notes = fmt.Appendf(r.notes, "# calibration: %s sha256:%s\n", filepath.Base(path), hex.EncodeToString(sum[:]))
-	return c, notes, nil
+	r.notes = fmt.Appendf(nil, "# calibration: %s sha256:%s\n", filepath.Base(path), hex.EncodeToString(sum[:]))
+	r.Calibration, r.CalibrationFile, r.CalibrationNotes = c, path, notes
+	return nil
+}
+
+// rerender renders r's scenario again after Head or Calibrate changed it
+// (it rendered at Build, so it cannot fail here).
+func (r *Run) rerender() {
+	if text, _, err := r.scen.Effective(); err == nil {
+		r.text = text
+	}
 }

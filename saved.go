@@ -70,6 +70,7 @@ type savedScenario Scenario
 func (s Scenario) MarshalYAML() (any, error) {
 	out := savedScenario(s)
 	out.Cluster.File = s.absPath(s.Cluster.File)
+	out.Cluster.Calibration = s.absPath(s.Cluster.Calibration)
 	out.Trace.File = s.absPath(s.Trace.File)
 	out.Output.Dir = s.absPath(s.Output.Dir)
 	return out, nil

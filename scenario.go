@@ -69,6 +69,11 @@ type Cluster struct {
 	// test, a program that makes its own cluster): Build uses it as is.
 	// Not part of the file: a recorded scenario does not hold it.
 	Spec *hwmodels.Cluster `yaml:"-"`
+	// Calibration is a calibration file from `schedsim calibrate`
+	// (hwmodels/calibrate): its speed ratios and GPU power replace the
+	// datasheet defaults of the cluster. Kept when --cluster replaces
+	// the rest of the section.
+	Calibration string `yaml:"calibration"`
 }
 
 // Trace names the workload: exactly one of File or Builtin.
@@ -131,6 +136,10 @@ type TraceTransforms struct {
 	// with ScaleSeed (default: the scenario seed).
 	ScaleLoad float64 `yaml:"scale_load"`
 	ScaleSeed uint64  `yaml:"scale_seed"`
+	// Head keeps only the first Head jobs in submit order, after the
+	// other transforms (0: all), for a quick look at a long trace
+	// (run --jobs).
+	Head int `yaml:"head"`
 }
 
 // Sacct holds sacct reader options.
@@ -308,6 +317,9 @@ func (s *Scenario) Validate() error {
 	}
 	if tf := s.Trace.Transforms; !(tf.ScaleLoad >= 0 && tf.ScaleLoad <= 1000) {
 		return bad(fmt.Sprintf("must be in [0, 1000], got %v", tf.ScaleLoad), "trace", "transforms", "scale_load")
+	}
+	if tf := s.Trace.Transforms; tf.Head < 0 {
+		return bad(fmt.Sprintf("must be >= 0, got %d", tf.Head), "trace", "transforms", "head")
 	}
 	if tf := s.Trace.Transforms; !(tf.Speedup >= 0) {
 		return bad(fmt.Sprintf("must be >= 0, got %v", tf.Speedup), "trace", "transforms", "speedup")

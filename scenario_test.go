@@ -12,7 +12,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown key", "version: 1\ncluster: {builtin: example}\ntrace: {builtin: llnl-thunder-slice}\npolicy: {name: easy}\nsed: 4\n",
 			`s.yaml:5: unknown key "sed"`},
 		{"nested unknown key", "version: 1\ncluster:\n  builtin: example\n  flie: x\ntrace: {builtin: llnl-thunder-slice}\npolicy: {name: easy}\n",
-			`s.yaml:4: cluster: unknown key "flie" (want file, builtin, inline)`},
+			`s.yaml:4: cluster: unknown key "flie" (want file, builtin, inline, calibration)`},
 		{"version", "version: 2\ncluster: {builtin: example}\ntrace: {builtin: llnl-thunder-slice}\npolicy: {name: easy}\n",
 			"s.yaml:1: version: must be 1, got 2"},
 		{"no cluster", "version: 1\ntrace: {builtin: llnl-thunder-slice}\npolicy: {name: easy}\n",

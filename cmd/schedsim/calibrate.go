@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -159,21 +158,16 @@ func printCalibration(w io.Writer, c *calibrate.Calibration) {
 	}
 }
 
-// applyCalibration applies the calibration file at path to run (see
-// Run.Calibrate) and says so on stderr.
-func applyCalibration(cmd *cobra.Command, path string, run *scenario.Run) error {
-	c, notes, err := run.Calibrate(path)
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("--calibration: %w", err)
-	}
-	if err != nil {
-		return err
+// reportCalibration says on stderr what the run's calibration
+// (--calibration, cluster.calibration) applied and what it could not.
+func reportCalibration(cmd *cobra.Command, run *scenario.Run) {
+	c := run.Calibration
+	if c == nil {
+		return
 	}
 	e := cmd.ErrOrStderr()
-	fmt.Fprintf(e, "calibration %s: %d speed ratios, power of %d GPU models\n", path, len(c.Runtime.Ratios), len(c.GPUPower)-len(notes))
-	for _, n := range notes {
+	fmt.Fprintf(e, "calibration %s: %d speed ratios, power of %d GPU models\n", run.CalibrationFile, len(c.Runtime.Ratios), len(c.GPUPower)-len(run.CalibrationNotes))
+	for _, n := range run.CalibrationNotes {
 		fmt.Fprintln(e, "calibration: "+n)
 	}
-	return nil
 }

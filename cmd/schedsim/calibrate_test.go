@@ -54,6 +54,23 @@ func TestCalibrateAndRun(t *testing.T) {
 	if energy(plain) == "" || energy(plain) == energy(calibrated) {
 		t.Errorf("energy unchanged by calibration:\n%s\n%s", energy(plain), energy(calibrated))
 	}
+	// --jobs and --calibration are scenario keys (trace.transforms.head,
+	// cluster.calibration): the saved scenario reruns to the same outputs
+	// without the flags.
+	o1, o2 := filepath.Join(dir, "o1"), filepath.Join(dir, "o2")
+	if out, err := schedsim(t, "run", "--jobs", "300", "--quiet", "--calibration", cal, "--out", o1); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if out, err := schedsim(t, "run", "--quiet", "--scenario", filepath.Join(o1, "scenario.yaml"), "--out", o2); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	compareDirs(t, o1, o2)
+	saved, _ := os.ReadFile(filepath.Join(o1, "scenario.yaml"))
+	for _, want := range []string{"head: 300", "calibration: " + cal, "# calibration: calibration.yaml sha256:"} {
+		if !strings.Contains(string(saved), want) {
+			t.Errorf("saved scenario lacks %q:\n%s", want, saved)
+		}
+	}
 	// Bad input: exit status 2 and the file's line.
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte("version: 1\ngpu_power:\n  - {model: h100-sxm-80gb, idle_w: -5, busy_w: 1}\n"), 0o644)

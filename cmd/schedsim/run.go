@@ -124,11 +124,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return badInput(err)
 	}
-	if f.calibration != "" {
-		if err := applyCalibration(cmd, f.calibration, run); err != nil {
-			return badInput(err)
-		}
-	}
+	reportCalibration(cmd, run)
 	run.NoJobRows = od == nil
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "schedsim %s, scenario %s, cluster: %s\n", versionString(), orDefault(run.Name, "(unnamed)"), run.ClusterDesc)
@@ -193,6 +189,8 @@ var runOverrides = []struct{ flag, key string }{
 	{"filter-state", "trace.transforms.filter.states"},
 	{"partition-map", "trace.partition_map"},
 	{"cluster", "cluster"},
+	{"calibration", "cluster.calibration"},
+	{"jobs", "trace.transforms.head"},
 	{"policy", "policy"},
 	{"seed", "seed"},
 	{"out", "output.dir"},
@@ -210,6 +208,9 @@ func loadScenario(cmd *cobra.Command, f *runFlags) (*scenario.Scenario, error) {
 		}
 	} else {
 		s = scenario.Default()
+	}
+	if f.jobs < 0 {
+		return nil, fmt.Errorf("--jobs must be >= 0, got %d", f.jobs)
 	}
 	fl := cmd.Flags()
 	for _, o := range runOverrides {

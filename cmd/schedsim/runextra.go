@@ -10,16 +10,11 @@ import (
 	"github.com/schedsim/schedsim/sim"
 )
 
-// scaleOptions applies --jobs to the built run and sets up the progress
-// bar: simulated time reached over the trace's submit span, jobs ended,
+// scaleOptions sets up the progress bar: simulated time reached over the trace's submit span, jobs ended,
 // and the rate in jobs per second of wall time. The bar is drawn only on
 // a terminal and not with --quiet. It returns what ends the bar's line
 // (nil without a bar).
 func scaleOptions(cmd *cobra.Command, f *runFlags, run *scenario.Run) (func(), error) {
-	if f.jobs < 0 {
-		return nil, fmt.Errorf("--jobs must be >= 0, got %d", f.jobs)
-	}
-	run.Head(f.jobs)
 	pr := newProgress(cmd.ErrOrStderr(), f.quiet, false, 0)
 	if pr.off || len(run.Trace.Jobs) == 0 {
 		return nil, nil

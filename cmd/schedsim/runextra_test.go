@@ -33,7 +33,7 @@ func TestRunJobsLimit(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if !strings.Contains(out, "--jobs 300: replayed the first 300 of 5303 jobs") {
+	if !strings.Contains(out, "trace.transforms.head 300 (run --jobs): replayed the first 300 of 5303 jobs") {
 		t.Errorf("no note of the cut in:\n%s", out)
 	}
 	if out, err := schedsim(t, "run", "--jobs", "6000", "--quiet", "--out", filepath.Join(dir, "all")); err != nil {
