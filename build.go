@@ -70,9 +70,10 @@ type Run struct {
 	// scen is the scenario as built, with what Head and Calibrate change
 	// after Build; text is its Effective rendering and notes the
 	// calibration file's digest, which the recorded scenario carries.
-	scen        Scenario
-	text, notes []byte
-	sample      sim.Time
+	scen          Scenario
+	text, notes   []byte
+	sample        sim.Time
+	maxNodeEvents int
 }
 
 // Build validates s, loads the cluster and trace and constructs the
@@ -85,7 +86,7 @@ func (s *Scenario) Build(reg policies.Registry) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{Name: s.Name, Seed: s.Seed, OutDir: s.Resolve(s.Output.Dir), scen: *s, text: text, sample: sim.Time(s.Output.SampleSeconds())}
+	r := &Run{Name: s.Name, Seed: s.Seed, OutDir: s.Resolve(s.Output.Dir), scen: *s, text: text, sample: sim.Time(s.Output.SampleSeconds()), maxNodeEvents: s.Limits.MaxNodeEvents}
 	res, err := s.loadTrace()
 	if err != nil {
 		return nil, err

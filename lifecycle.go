@@ -419,6 +419,7 @@ func (r *Run) Config() sim.Config {
 		PreemptGraceTime: l.PreemptGraceTime, JobRequeue: l.JobRequeue, KillInvalidDepend: l.KillInvalidDepend,
 		EnforcePartLimits: l.EnforcePartLimits,
 		Runtime:           r.Runtime,
+		MaxNodeEvents:     r.maxNodeEvents,
 	}
 }
 

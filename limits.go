@@ -25,6 +25,11 @@ type Limits struct {
 	// took 26 s and 159 MB with about 200,000 failures, and 367 s and
 	// 784 MB with 960,000).
 	MaxFailures int64 `yaml:"max_failures,omitempty"`
+	// MaxNodeEvents is the most node availability changes the run may
+	// log (sim.Config.MaxNodeEvents; default sim.DefaultMaxNodeEvents,
+	// 4,194,304: 64 MiB of the record). A run that passes it stops with
+	// an error naming this key.
+	MaxNodeEvents int `yaml:"max_node_events,omitempty"`
 }
 
 // Default limits.
@@ -51,6 +56,9 @@ func (l Limits) maxFailures() int64 {
 func (s *Scenario) validateLimits() error {
 	if s.Limits.MaxJobs < 0 {
 		return s.lifecycleError(fmt.Sprintf("must be >= 0 (0: the default %d), got %d", DefaultMaxJobs, s.Limits.MaxJobs), "limits", "max_jobs")
+	}
+	if s.Limits.MaxNodeEvents < 0 {
+		return s.lifecycleError(fmt.Sprintf("must be >= 0 (0: the default %d), got %d", sim.DefaultMaxNodeEvents, s.Limits.MaxNodeEvents), "limits", "max_node_events")
 	}
 	if s.Limits.MaxFailures < 0 {
 		return s.lifecycleError(fmt.Sprintf("must be >= 0 (0: the default %d), got %d", DefaultMaxFailures, s.Limits.MaxFailures), "limits", "max_failures")

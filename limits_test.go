@@ -1,6 +1,7 @@
 package schedsim
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -73,5 +74,32 @@ func TestFailureBudgetFigure(t *testing.T) {
 	s.Limits.MaxFailures = 2000000
 	if err := s.checkFailures(hwmodels.ExampleCluster(), jobs, f); err != nil {
 		t.Errorf("with max_failures 2000000: %v", err)
+	}
+}
+
+// TestMaxNodeEventsLimit: a run whose failure model would log more node
+// availability changes than limits.max_node_events is refused as the
+// inputs' fault (sim.ErrLimit, not ErrInternal), naming the key. On the
+// example cluster's 48 nodes with mtbf 30d and mttr 4h, the built-in
+// trace's submit span of 10.2 days is expected to make about
+// 2 × 48 × 10.2d / 30.17d ≈ 32 changes: over a limit of 10, far under
+// the default.
+func TestMaxNodeEventsLimit(t *testing.T) {
+	src := "version: 1\ncluster: {builtin: example}\ntrace: {builtin: llnl-thunder-slice}\npolicy: {name: fifo}\n" +
+		"failures: {mtbf: 30d, mttr: 4h}\nlimits: {max_node_events: 10}\n"
+	s, err := Parse([]byte(src), "s.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Run()
+	if !errors.Is(err, sim.ErrLimit) || errors.Is(err, ErrInternal) || !strings.Contains(err.Error(), "limits.max_node_events") {
+		t.Fatalf("error %v: want sim.ErrLimit naming limits.max_node_events, not ErrInternal", err)
+	}
+	s.Limits.MaxNodeEvents = 0 // the default bound
+	if _, err := s.Run(); err != nil {
+		t.Fatalf("with the default bound: %v", err)
+	}
+	if _, err := Parse([]byte(strings.Replace(src, "max_node_events: 10", "max_node_events: -1", 1)), "s.yaml"); err == nil || !strings.Contains(err.Error(), "s.yaml:6: limits.max_node_events: must be >= 0") {
+		t.Errorf("negative bound: %v", err)
 	}
 }

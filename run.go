@@ -52,9 +52,10 @@ func (s *Scenario) Run() (*Result, error) {
 }
 
 // Simulate runs the engine on r. A panic inside the run (a broken
-// invariant) and the engine's own errors (a policy's invalid decision, a
-// run past one of its limits) come back as errors wrapping ErrInternal,
-// with the policy and seed.
+// invariant) and the engine's own errors (a policy's invalid decision)
+// come back as errors wrapping ErrInternal, with the policy and seed; a
+// run past one of its bounds (sim.ErrLimit) is the inputs' fault and
+// comes back as that error, naming the scenario key that raises it.
 func (r *Run) Simulate() (rec *sim.Record, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -64,6 +65,11 @@ func (r *Run) Simulate() (rec *sim.Record, err error) {
 	cfg := r.Config()
 	cfg.Progress = r.Progress
 	rec, err = sim.Run(cfg)
+	if errors.Is(err, sim.ErrLimit) {
+		// The inputs asked for more than a bound allows: their fault,
+		// not the engine's.
+		return nil, fmt.Errorf("%w (the bound is the scenario's limits.max_node_events, default %d)", err, sim.DefaultMaxNodeEvents)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w (policy %s, seed %d): %w", ErrInternal, r.Policy.Name(), r.Seed, err)
 	}

@@ -56,6 +56,7 @@ func TestExitCodes(t *testing.T) {
 		{"missing arguments", []string{"compare", runA}, 2, "schedsim compare: accepts 2 arg(s), received 1"},
 		{"extra argument", []string{"run", "extra"}, 2, `schedsim run: unexpected argument "extra" (usage: schedsim run [flags])`},
 		{"extra argument, sweep merge", []string{"sweep", "merge", "a", "b"}, 2, "schedsim sweep merge: accepts 1 arg(s), received 2"},
+		{"run past a bound of the scenario", []string{"run", "--quiet", "--set", "failures.mtbf=30d", "--set", "failures.mttr=4h", "--set", "limits.max_node_events=10"}, 2, "limits.max_node_events"},
 		{"unknown flag", []string{"run", "--frob"}, 2, "schedsim run: unknown flag: --frob (see 'schedsim run --help')"},
 		{"unknown shorthand", []string{"compare", "-q", runA, runB}, 2, "unknown shorthand flag: 'q' in -q"},
 		{"bad flag value", []string{"run", "--seed", "x"}, 2, `invalid argument "x" for "--seed"`},

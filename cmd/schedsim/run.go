@@ -10,6 +10,7 @@ import (
 	scenario "github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/reports"
+	"github.com/schedsim/schedsim/sim"
 )
 
 type runFlags struct {
@@ -156,6 +157,9 @@ func simulate(run *scenario.Run, done func()) (*scenario.Result, error) {
 	rec, err := run.Simulate()
 	if done != nil {
 		done()
+	}
+	if errors.Is(err, sim.ErrLimit) {
+		return nil, badInput(err)
 	}
 	if err != nil {
 		return nil, failed(err)
