@@ -36,8 +36,14 @@ within ±2 s and ±5 s of the real ones, the mean-wait error and the KS distance
 of the wait distributions (schedsim vs real, pooled over the runs), the same
 between the real runs (run A vs run B, jobs matched by id), the threshold from
 conformance/thresholds.tsv, and whether schedsim is within Slurm's own noise.
+The generated scenarios (gen-SEED) follow, the development set (seeds below
+100) and the validation set (101-106) apart: each scenario stable (its real
+runs agree on 95 % of starts within ±5 s) or loaded, its mark (stable: 90 %
+within ±5 s; loaded: a KS distance at most Slurm's own + 0.05), the pooled
+figures and the checks (docs/conformance.md).
 --update rewrites the table between the <!-- table:begin --> and
-<!-- table:end --> markers of a Markdown file, atomically.`,
+<!-- table:end --> markers of a Markdown file, and the generated scenarios'
+block between <!-- gen:begin --> and <!-- gen:end -->, atomically.`,
 		Example: `  schedsim conformance report
   schedsim conformance report conformance/records --update CONFORMANCE.md`,
 		Args: cobra.MaximumNArgs(1),
@@ -61,13 +67,15 @@ conformance/thresholds.tsv, and whether schedsim is within Slurm's own noise.
 				return badInput(err)
 			}
 			out := cmd.OutOrStdout()
-			table := conformance.Table(res, th)
+			table := conformance.Table(conformance.Only(res, "hand"), th)
 			fmt.Fprint(out, table)
+			gen := conformance.GenBlock(res)
+			fmt.Fprint(out, "\n"+gen)
 			if verbose {
 				writeConformanceDetail(out, res)
 			}
 			if update != "" {
-				if err := conformance.UpdateFile(update, table); err != nil {
+				if err := conformance.UpdateFile(update, table, gen); err != nil {
 					return err
 				}
 				fmt.Fprintf(out, "\nupdated %s\n", update)
