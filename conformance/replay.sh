@@ -11,9 +11,14 @@
 #                       Writes OUTPUT_DIR/events.tsv (at, epoch, rc, command, output).
 #   conf KEY=VALUE...   (set in slurm.conf by run.sh)
 #   wait_max SECONDS    (give up waiting for the queue after this; default 600)
+#   account NAME PARENT FAIRSHARE, user NAME ACCOUNT FAIRSHARE
+#                       (the sacctmgr association tree, made by run.sh; a user's
+#                       jobs are submitted with --account=ACCOUNT, else research)
 set -euo pipefail
 SCEN=$1; OUT=$2
-declare -A ID
+declare -A ID ACCT
+# "user NAME ACCOUNT FAIRSHARE" lines: the account a user's jobs are charged to
+while read -r _ u a _; do ACCT[$u]=$a; done < <(awk '$1=="user"' "$SCEN")
 WAITMAX=$(awk '$1=="wait_max"{print $2}' "$SCEN" | tail -1); WAITMAX=${WAITMAX:-600}
 printf 'name\tjobid\tat\tsubmit_epoch\tcommand\n' > "$OUT/submissions.tsv"
 printf 'at\tepoch\trc\tcommand\toutput\n' > "$OUT/events.tsv"
@@ -38,7 +43,7 @@ while IFS= read -r line; do
   wrap="sleep $sleep"
   [[ $sleep == *! ]] && wrap="sleep ${sleep%!}; exit 1"
   args=(--parsable --job-name="$name" --partition="$part" --nodes="$nodes" --gpus-per-node="$gpn"
-        --time="$limit" --chdir=/tmp --output=/dev/null --error=/dev/null --account=research)
+        --time="$limit" --chdir=/tmp --output=/dev/null --error=/dev/null --account="${ACCT[$user]:-research}")
   for opt in $rest; do
     case $opt in
       dep=*) spec=${opt#dep=}; type=${spec%%:*}; deps=$type

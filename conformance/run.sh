@@ -100,7 +100,7 @@ sed -i "s|$RUN|@RUN@|g" "$OUT"/config/*.conf
 cp "$SCEN" "$OUT/scenario.txt"
 
 # users named in the scenario
-USERS=$(awk '$1=="job"{print $4}' "$SCEN" | sort -u)
+USERS=$(awk '$1=="job"{print $4} $1=="user"{print $2}' "$SCEN" | sort -u)
 for u in $USERS; do id "$u" >/dev/null 2>&1 || useradd -M -s /usr/sbin/nologin "$u"; done
 
 # --- munge -------------------------------------------------------------------
@@ -144,8 +144,20 @@ SQL
 STARTED+=("slurmdbd:$(pidof_file "$RUN/pid/slurmdbd.pid")")
 for _ in $(seq 1 100); do sacctmgr -n show cluster >/dev/null 2>&1 && break; sleep 0.2; done
 sacctmgr -i add cluster conformance >/dev/null
-sacctmgr -i add account research Description=conformance Organization=schedsim >/dev/null
-for u in $USERS; do sacctmgr -i add user "$u" account=research >/dev/null; done
+# "account NAME PARENT FAIRSHARE" and "user NAME ACCOUNT FAIRSHARE" lines make
+# the association tree; without them every user is in account "research"
+if grep -q '^account[[:space:]]' "$SCEN"; then
+  while read -r _ a parent sh; do
+    sacctmgr -i add account "$a" parent="$parent" fairshare="$sh" Description=conformance Organization=schedsim >/dev/null
+  done < <(awk '$1=="account"' "$SCEN")
+  while read -r _ u a sh; do sacctmgr -i add user "$u" account="$a" fairshare="$sh" >/dev/null; done < <(awk '$1=="user"' "$SCEN")
+else
+  sacctmgr -i add account research Description=conformance Organization=schedsim >/dev/null
+  for u in $USERS; do sacctmgr -i add user "$u" account=research >/dev/null; done
+fi
+# the association tree and the QOS, as the replay's fair-share tree reads them
+sacctmgr show assoc -P format=Cluster,Account,User,Partition,ParentName,Share,QOS > "$OUT/assoc.txt"
+sacctmgr show qos -P format=Name,Priority,Preempt,PreemptMode,MaxJobsPU,MaxTRESPU,GrpTRES > "$OUT/qos.txt"
 log "slurmdbd up, accounts created"
 
 # --- slurmctld, slurmd ----------------------------------------------------------

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/schedsim/schedsim/cmd/schedsim/internal/conformance"
+	"github.com/schedsim/schedsim/traces"
 )
 
 func newConformanceCmd() *cobra.Command {
@@ -19,7 +20,7 @@ func newConformanceCmd() *cobra.Command {
 job's wait with the real one; compare the real runs of a scenario with each
 other as the yardstick (docs/conformance.md, CONFORMANCE.md).`,
 	}
-	cmd.AddCommand(newConformanceReportCmd(), newConformanceShowCmd())
+	cmd.AddCommand(newConformanceReportCmd(), newConformanceShowCmd(), newConformanceGenCmd())
 	return cmd
 }
 
@@ -35,8 +36,14 @@ within ±2 s and ±5 s of the real ones, the mean-wait error and the KS distance
 of the wait distributions (schedsim vs real, pooled over the runs), the same
 between the real runs (run A vs run B, jobs matched by id), the threshold from
 conformance/thresholds.tsv, and whether schedsim is within Slurm's own noise.
+The generated scenarios (gen-SEED) follow, the development set (seeds below
+100) and the validation set (101-106) apart: each scenario stable (its real
+runs agree on 95 % of starts within ±5 s) or loaded, its mark (stable: 90 %
+within ±5 s; loaded: a KS distance at most Slurm's own + 0.05), the pooled
+figures and the checks (docs/conformance.md).
 --update rewrites the table between the <!-- table:begin --> and
-<!-- table:end --> markers of a Markdown file, atomically.`,
+<!-- table:end --> markers of a Markdown file, and the generated scenarios'
+block between <!-- gen:begin --> and <!-- gen:end -->, atomically.`,
 		Example: `  schedsim conformance report
   schedsim conformance report conformance/records --update CONFORMANCE.md`,
 		Args: cobra.MaximumNArgs(1),
@@ -60,13 +67,15 @@ conformance/thresholds.tsv, and whether schedsim is within Slurm's own noise.
 				return badInput(err)
 			}
 			out := cmd.OutOrStdout()
-			table := conformance.Table(res, th)
+			table := conformance.Table(conformance.Only(res, "hand"), th)
 			fmt.Fprint(out, table)
+			gen := conformance.GenBlock(res)
+			fmt.Fprint(out, "\n"+gen)
 			if verbose {
 				writeConformanceDetail(out, res)
 			}
 			if update != "" {
-				if err := conformance.UpdateFile(update, table); err != nil {
+				if err := conformance.UpdateFile(update, table, gen); err != nil {
 					return err
 				}
 				fmt.Fprintf(out, "\nupdated %s\n", update)
@@ -140,5 +149,42 @@ func newConformanceShowCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&scenarioOnly, "scenario", false, "print the generated scenario instead (cluster, policy, controller settings, node events, reservations)")
+	return cmd
+}
+
+func newConformanceGenCmd() *cobra.Command {
+	var seed uint64
+	var out string
+	cmd := &cobra.Command{
+		Use:   "gen --seed N [--out FILE]",
+		Short: "Generate a conformance scenario from a seed",
+		Long: `Write the conformance scenario of a seed in the format of
+conformance/scenarios/*.txt, for conformance/run.sh to record on a real Slurm:
+3-6 users in accounts with sacctmgr shares, 2-3 partitions with PriorityTier,
+GPU requests of 1-32 on the 4 x 8-GPU mini-cluster, arrays with throttles,
+dependencies, jobs that fail or overrun their limit, a node down and resumed,
+partition preemption, and a load from light to saturated, each drawn from the
+seed. The same seed gives the same file. Seeds below 100 are the development
+set, 101-106 the validation set (docs/conformance.md).`,
+		Example: `  schedsim conformance gen --seed 3
+  schedsim conformance gen --seed 101 --out conformance/scenarios/gen-101.txt`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("seed") {
+				return badInput(fmt.Errorf("--seed: missing; want a seed (0 or more)"))
+			}
+			text := conformance.Generate(seed)
+			if out == "" {
+				_, err := io.WriteString(cmd.OutOrStdout(), text)
+				return err
+			}
+			return traces.WriteFileAtomic(out, func(w io.Writer) error {
+				_, err := io.WriteString(w, text)
+				return err
+			})
+		},
+	}
+	cmd.Flags().Uint64Var(&seed, "seed", 0, "the scenario's seed")
+	cmd.Flags().StringVar(&out, "out", "", "write the scenario to this file (atomically) instead of stdout")
 	return cmd
 }

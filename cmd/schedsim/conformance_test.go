@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/schedsim/schedsim/cmd/schedsim/internal/conformance"
@@ -68,7 +70,15 @@ func TestConformance(t *testing.T) {
 			}
 			t.Logf("%s: schedsim vs real ±2 s %.0f%%, ±5 s %.0f%%, mean-wait error %+.1f s, KS %.2f; %s",
 				s.Name, 100*s.Sim.Share2(), 100*s.Sim.Share5(), s.Sim.MeanErr, s.Sim.KS, noise)
-			want, ok := th[s.Name]
+			if set := conformance.Set(s.Name); set != "hand" {
+				class := s.Class()
+				if class == "" {
+					class = "not classified (one run)"
+				}
+				met, ok := s.Meets()
+				t.Logf("%s set, %s; meets its mark: %v (known: %v)", set, class, met, ok)
+			}
+			want, ok := conformance.LookupThreshold(th, s.Name)
 			if !ok {
 				t.Fatalf("%s has no threshold in %s", s.Name, thresholdsFile)
 			}
@@ -84,20 +94,50 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-// TestConformanceTableFresh fails when CONFORMANCE.md's table is not what
-// `schedsim conformance report --update CONFORMANCE.md` would write from
-// the committed records.
+// TestConformanceTableFresh fails when CONFORMANCE.md's table of the
+// hand-written scenarios is not what `schedsim conformance report --update
+// CONFORMANCE.md` would write from the committed records, or when its
+// block of generated scenarios is not what the report writes from the runs
+// the block lists (its "Records:" line). Generated runs recorded since are
+// logged: the recording loop commits them one by one, and the block is
+// regenerated when they are in.
 func TestConformanceTableFresh(t *testing.T) {
 	res, th := evaluateRecords(t)
 	doc, err := os.ReadFile(conformanceDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
+	const regen = "go run ./cmd/schedsim conformance report conformance/records --update CONFORMANCE.md"
 	have, err := conformance.Between(doc)
 	if err != nil {
 		t.Fatalf("%s: %v", conformanceDoc, err)
 	}
-	if want := conformance.Table(res, th); have != want {
-		t.Errorf("%s's table is stale; run `go run ./cmd/schedsim conformance report conformance/records --update CONFORMANCE.md`\nhave:\n%s\nwant:\n%s", conformanceDoc, have, want)
+	if want := conformance.Table(conformance.Only(res, "hand"), th); have != want {
+		t.Errorf("%s's table is stale; run `%s`\nhave:\n%s\nwant:\n%s", conformanceDoc, regen, have, want)
+	}
+	block, err := conformance.GenBetween(doc)
+	if err != nil {
+		t.Fatalf("%s: %v", conformanceDoc, err)
+	}
+	listed := conformance.GenRuns(block, recordsDir)
+	gen, err := conformance.EvaluateRuns(listed, conformance.Model{})
+	if err != nil {
+		t.Fatalf("%s lists a run that does not replay: %v", conformanceDoc, err)
+	}
+	if want := conformance.GenBlock(gen); block != want {
+		t.Errorf("%s's generated-scenario block is stale; run `%s`\nhave:\n%s\nwant:\n%s", conformanceDoc, regen, block, want)
+	}
+	in := map[string]bool{}
+	for _, r := range conformance.Runs(gen) {
+		in[r] = true
+	}
+	var missing []string
+	for _, r := range conformance.Runs(slices.Concat(conformance.Only(res, "dev"), conformance.Only(res, "validation"))) {
+		if !in[r] {
+			missing = append(missing, r)
+		}
+	}
+	if len(missing) > 0 {
+		t.Logf("%s does not cover the runs recorded since: %s (run `%s`)", conformanceDoc, strings.Join(missing, ", "), regen)
 	}
 }

@@ -57,7 +57,7 @@ func TestSplice(t *testing.T) {
 	if err := os.WriteFile(p, doc, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := UpdateFile(p, "| b |\n"); err != nil {
+	if err := UpdateFile(p, "| b |\n", ""); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(p); !strings.Contains(string(b), "\n| b |\n") {

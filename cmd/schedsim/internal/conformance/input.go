@@ -101,6 +101,8 @@ func (r *Record) ScenarioYAML(m Model) ([]byte, error) {
 		// Slurm bills the CPUs it allocated, DefCpuPerGPU per GPU.
 		args = append(args, fmt.Sprintf("TRESBillingWeights: \"GRES/gpu=%d\"", confInt(r.SlurmConf, "DefCpuPerGPU", 0)))
 	}
+	// Fair Tree's shares and the QOS, as sacctmgr had them.
+	args = append(args, r.assocArgs()...)
 	if len(args) > 0 {
 		fmt.Fprintf(&b, "  args: {%s}\n", strings.Join(args, ", "))
 	}
@@ -195,18 +197,33 @@ func (r *Record) requestedCPUs(m Model) bool {
 
 // mainPassEvery is how often slurmctld's main scheduler runs, in whole
 // seconds: SchedulerParameters' sched_min_interval (µs; 2000000 in the
-// records), 0 when it is not set or under a second.
+// records). Under a second, including its default of 2 µs
+// (job_scheduler.c's `static int sched_min_interval = 2`), the
+// event-driven main scheduler runs right after every end: 1. 0 when the
+// interval is over a second but not whole seconds.
 func (r *Record) mainPassEvery() int64 {
+	us := r.schedMinInterval()
+	switch {
+	case us < 1000000:
+		return 1
+	case us%1000000 == 0:
+		return us / 1000000
+	}
+	return 0
+}
+
+// schedMinInterval is SchedulerParameters' sched_min_interval in µs, or
+// Slurm's default, 2.
+func (r *Record) schedMinInterval() int64 {
 	v, _ := confValue(r.SlurmConf, "SchedulerParameters")
 	for item := range strings.SplitSeq(v, ",") {
 		if k, us, ok := strings.Cut(strings.TrimSpace(item), "="); ok && k == "sched_min_interval" {
-			n, err := strconv.ParseInt(us, 10, 64)
-			if err == nil && n >= 1000000 && n%1000000 == 0 {
-				return n / 1000000
+			if n, err := strconv.ParseInt(us, 10, 64); err == nil && n >= 0 {
+				return n
 			}
 		}
 	}
-	return 0
+	return 2
 }
 
 // mainPassPhase returns the seconds (mod mainPassEvery, on the replay
@@ -214,9 +231,13 @@ func (r *Record) mainPassEvery() int64 {
 // cycle's phase, so that a job a backfill cycle started and that ends in
 // that second is found by it: ok is false when the log does not say, or
 // the main scheduler's phase within the second comes before the backfill
-// cycle's (which is slurmctld's start's) plus 0.05 s.
+// cycle's (which is slurmctld's start's) plus 0.05 s. With a
+// sched_min_interval under a second it runs after every end: phase 0.
 func (r *Record) mainPassPhase() (int64, bool) {
 	every := r.mainPassEvery()
+	if every == 1 && r.schedMinInterval() < 1000000 {
+		return 0, true
+	}
 	if r.MainPass == 0 || r.CtldPrimary == 0 || every == 0 {
 		return 0, false
 	}
@@ -270,8 +291,13 @@ func (r *Record) Trace(m Model) *workload.Trace {
 		if rj.Requeue != nil {
 			j.Requeue = *rj.Requeue
 		}
-		// TraceState stays empty: Work is the job's true work, and its
-		// outcome (TIMEOUT or not) is what the replay must simulate.
+		// Work is the job's true work, and its outcome (TIMEOUT, a node
+		// failure or not) is what the replay must simulate; a run that
+		// ends on its own ends FAILED for `sleep S; exit 1` (afterok
+		// children then never run, afternotok ones do), else COMPLETED.
+		if rj.Fails {
+			j.TraceState = "FAILED"
+		}
 		if n := len(rj.Runs); n > 0 {
 			j.TraceStart = workload.Time(rj.Runs[n-1].Start - r.T0)
 			j.TraceEnd = workload.Time(rj.Runs[n-1].End - r.T0)

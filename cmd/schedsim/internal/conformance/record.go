@@ -72,6 +72,11 @@ type Record struct {
 	// NodeEvents and Reservations are what the scenario's commands did.
 	NodeEvents   []NodeEvent
 	Reservations []Reservation
+	// Assocs is the sacctmgr association tree (assoc.txt), in
+	// sacctmgr's order, and QOS the QOS (qos.txt); empty for records
+	// made before run.sh recorded them.
+	Assocs []Assoc
+	QOS    []QOS
 }
 
 // Job is one recorded job with the ground truth of its sbatch line.
@@ -167,6 +172,15 @@ func LoadRecord(dir string) (*Record, error) {
 	if err := r.readEvents(); err != nil {
 		return nil, err
 	}
+	if err := r.readAssoc(); err != nil {
+		return nil, err
+	}
+	if err := r.checkAssocs(); err != nil {
+		return nil, err
+	}
+	if err := r.readQOS(); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -244,6 +258,7 @@ type submission struct {
 	arraySpec string
 	deps      []workload.Dependency
 	requeue   *bool
+	account   string
 	used      bool
 }
 
@@ -305,7 +320,9 @@ func (s *submission) parseCommand(cmd string) error {
 		key, val, _ := strings.Cut(a, "=")
 		var err error
 		switch key {
-		case "--parsable", "--chdir", "--output", "--error", "--account", "--job-name":
+		case "--parsable", "--chdir", "--output", "--error", "--job-name":
+		case "--account":
+			s.account = val
 		case "--partition":
 			s.part = val
 		case "--nodes":
@@ -427,6 +444,9 @@ func (r *Record) readSacct(subs map[string]*submission) error {
 		j := Job{ID: row.id, ArrayTask: -1, Name: row.name, User: row.user, Account: row.account, Partition: row.part,
 			Submit: s.submit, Nodes: s.nodes, GPUsPerNode: s.gpn, Limit: s.limit, Work: s.work, Fails: s.fails,
 			Deps: s.deps, Requeue: s.requeue, State: row.state, Line: row.line}
+		if s.account != "" && s.account != row.account {
+			return perr(path, row.line, "Account", "%q, but the sbatch line says --account=%s", row.account, s.account)
+		}
 		if s.part != "" && s.part != row.part {
 			return perr(path, row.line, "Partition", "%q, but the sbatch line says --partition=%s", row.part, s.part)
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	pathpkg "path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -19,6 +20,8 @@ import (
 // Threshold is a scenario's pass mark for the conformance test: the least
 // share of starts within ±5 s of the real ones (over every recorded run),
 // and, when MaxKS > 0, the largest KS distance of the wait distributions.
+// Scenario may be a pattern (path.Match: "gen-*"), for the scenarios
+// without a line of their own.
 type Threshold struct {
 	Scenario   string
 	MinWithin5 float64
@@ -27,8 +30,8 @@ type Threshold struct {
 }
 
 // LoadThresholds reads conformance/thresholds.tsv: a header line
-// "scenario	min_within5	max_ks", then one line per scenario (max_ks "-"
-// for none); # comments.
+// "scenario	min_within5	max_ks", then one line per scenario or pattern
+// (max_ks "-" for none); # comments.
 func LoadThresholds(path string) (map[string]Threshold, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -53,6 +56,9 @@ func LoadThresholds(path string) (map[string]Threshold, error) {
 			return nil, perr(path, ln, "", "%d fields, want 3 (scenario, min_within5, max_ks)", len(f))
 		}
 		t := Threshold{Scenario: f[0], Line: ln}
+		if _, err := pathpkg.Match(t.Scenario, ""); err != nil || t.Scenario == "" {
+			return nil, perr(path, ln, "scenario", "%q: want a scenario name or a pattern (gen-*)", f[0])
+		}
 		if t.MinWithin5, err = strconv.ParseFloat(f[1], 64); err != nil || !(t.MinWithin5 >= 0 && t.MinWithin5 <= 1) {
 			return nil, perr(path, ln, "min_within5", "%q: want a share in [0, 1]", f[1])
 		}
@@ -70,6 +76,25 @@ func LoadThresholds(path string) (map[string]Threshold, error) {
 		return nil, perr(path, 0, "", "empty (want a header line and one line per scenario)")
 	}
 	return out, nil
+}
+
+// LookupThreshold returns the threshold of scenario: its own line, else
+// the longest pattern that matches it (ties: the first in byte order).
+func LookupThreshold(th map[string]Threshold, scenario string) (Threshold, bool) {
+	if t, ok := th[scenario]; ok {
+		return t, true
+	}
+	var best Threshold
+	found := false
+	for pat, t := range th {
+		if ok, _ := pathpkg.Match(pat, scenario); !ok {
+			continue
+		}
+		if !found || len(pat) > len(best.Scenario) || len(pat) == len(best.Scenario) && pat < best.Scenario {
+			best, found = t, true
+		}
+	}
+	return best, found
 }
 
 // RunResult is one recorded run replayed.
@@ -163,6 +188,12 @@ func Evaluate(dir string, m Model) ([]ScenarioResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	return EvaluateRuns(runs, m)
+}
+
+// EvaluateRuns is Evaluate of the given run directories (FindRuns's
+// order: by scenario, then run).
+func EvaluateRuns(runs []string, m Model) ([]ScenarioResult, error) {
 	var out []ScenarioResult
 	for _, p := range runs {
 		rec, err := LoadRecord(p)
@@ -222,7 +253,7 @@ func Table(res []ScenarioResult, th map[string]Threshold) string {
 		} else {
 			b.WriteString(" – | – | – | – |")
 		}
-		if t, ok := th[s.Name]; ok {
+		if t, ok := LookupThreshold(th, s.Name); ok {
 			fmt.Fprintf(&b, " %s", pct(t.MinWithin5))
 			if t.MaxKS > 0 {
 				fmt.Fprintf(&b, " (%.2f)", t.MaxKS)
@@ -249,42 +280,76 @@ const (
 	EndMarker   = "<!-- table:end -->"
 )
 
-// ErrNoMarkers is returned when a document lacks the table markers.
-var ErrNoMarkers = errors.New("no " + BeginMarker + " … " + EndMarker + " markers")
+// GenBeginMarker and GenEndMarker delimit the generated corpus's block.
+const (
+	GenBeginMarker = "<!-- gen:begin -->"
+	GenEndMarker   = "<!-- gen:end -->"
+)
+
+// ErrNoMarkers and ErrNoGenMarkers are returned when a document lacks the
+// table's or the generated corpus's markers.
+var (
+	ErrNoMarkers    = errors.New("no " + BeginMarker + " … " + EndMarker + " markers")
+	ErrNoGenMarkers = errors.New("no " + GenBeginMarker + " … " + GenEndMarker + " markers")
+)
+
+func noMarkers(begin string) error {
+	if begin == GenBeginMarker {
+		return ErrNoGenMarkers
+	}
+	return ErrNoMarkers
+}
 
 // Splice returns doc with the text between the markers replaced by table.
 func Splice(doc []byte, table string) ([]byte, error) {
-	i := bytes.Index(doc, []byte(BeginMarker))
-	j := bytes.Index(doc, []byte(EndMarker))
-	if i < 0 || j < i {
-		return nil, ErrNoMarkers
-	}
-	var b bytes.Buffer
-	b.Write(doc[:i+len(BeginMarker)])
-	b.WriteString("\n")
-	b.WriteString(table)
-	b.Write(doc[j:])
-	return b.Bytes(), nil
+	return spliceBlock(doc, BeginMarker, EndMarker, table)
 }
 
 // Between returns the text between the markers.
 func Between(doc []byte) (string, error) {
-	i := bytes.Index(doc, []byte(BeginMarker))
-	j := bytes.Index(doc, []byte(EndMarker))
-	if i < 0 || j < i {
-		return "", ErrNoMarkers
-	}
-	return strings.TrimPrefix(string(doc[i+len(BeginMarker):j]), "\n"), nil
+	return betweenBlock(doc, BeginMarker, EndMarker)
 }
 
-// UpdateFile rewrites the table between the markers of path, atomically
-// (traces.WriteFileAtomic).
-func UpdateFile(path, table string) error {
+// GenBetween returns the text between the generated corpus's markers.
+func GenBetween(doc []byte) (string, error) {
+	return betweenBlock(doc, GenBeginMarker, GenEndMarker)
+}
+
+func spliceBlock(doc []byte, begin, end, text string) ([]byte, error) {
+	i := bytes.Index(doc, []byte(begin))
+	j := bytes.Index(doc, []byte(end))
+	if i < 0 || j < i {
+		return nil, noMarkers(begin)
+	}
+	var b bytes.Buffer
+	b.Write(doc[:i+len(begin)])
+	b.WriteString("\n")
+	b.WriteString(text)
+	b.Write(doc[j:])
+	return b.Bytes(), nil
+}
+
+func betweenBlock(doc []byte, begin, end string) (string, error) {
+	i := bytes.Index(doc, []byte(begin))
+	j := bytes.Index(doc, []byte(end))
+	if i < 0 || j < i {
+		return "", noMarkers(begin)
+	}
+	return strings.TrimPrefix(string(doc[i+len(begin):j]), "\n"), nil
+}
+
+// UpdateFile rewrites the table between the markers of path, and the
+// generated corpus's block between its markers when gen is not empty,
+// atomically (traces.WriteFileAtomic).
+func UpdateFile(path, table, gen string) error {
 	doc, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
 	out, err := Splice(doc, table)
+	if err == nil && gen != "" {
+		out, err = spliceBlock(out, GenBeginMarker, GenEndMarker, gen)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}

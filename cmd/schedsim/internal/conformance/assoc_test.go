@@ -1,0 +1,340 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// synthJob is one job of a hand-made record: submitted at At (seconds
+// after time 0) as User in Account, asking for Nodes × GPN GPUs for
+// Limit minutes and running `sleep Sleep` (`; exit 1` when Fails).
+type synthJob struct {
+	Name, User, Account string
+	At                  int64
+	Nodes, GPN          int
+	Limit               int
+	Sleep               int
+	Fails               bool
+	Opts                string // more sbatch options, e.g. "--dependency=afterok:1"
+}
+
+// synthT0 is the hand-made records' time 0: fairshare-flood/run1's,
+// whose slurm.conf they use (PriorityWeightFairshare=10000, every other
+// weight 0, PriorityCalcPeriod=1, slurmctld primary at T0 − 0.65 s: the
+// priority recalculations fall at 59 + 60k on the replay clock).
+const synthT0 = 1796030098
+
+// synthRecord writes a record of jobs that never ran on the real side
+// (sacct Start Unknown), with fairshare-flood/run1's configuration, and
+// the given assoc.txt when it is not empty. Job ids are 1, 2, ... in
+// order; the jobs are charged to their Account.
+func synthRecord(t *testing.T, assoc string, jobs []synthJob) string {
+	t.Helper()
+	src := filepath.Join("..", "..", "..", "..", "conformance", "records", "fairshare-flood", "run1", "config")
+	dir := filepath.Join(t.TempDir(), "synth", "run1")
+	if err := os.MkdirAll(filepath.Join(dir, "config"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"slurm.conf", "gres.conf"} {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Skipf("record fairshare-flood/run1 not committed: %v", err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "config", f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{
+		"run-info.txt": fmt.Sprintf("ctld_primary_epoch: %d.350000000\nt0_epoch: %d\n", synthT0-1, synthT0),
+	}
+	var sub, sa strings.Builder
+	sub.WriteString("name\tjobid\tat\tsubmit_epoch\tcommand\n")
+	sa.WriteString("JobID|JobName|User|Account|Partition|State|Submit|Start|End|Timelimit|NNodes|AllocTRES|ReqTRES\n")
+	for i, j := range jobs {
+		id := i + 1
+		wrap := fmt.Sprintf("sleep %d", j.Sleep)
+		if j.Fails {
+			wrap += "; exit 1"
+		}
+		opts := ""
+		if j.Opts != "" {
+			opts = " " + j.Opts
+		}
+		fmt.Fprintf(&sub, "%s\t%d\t%d\t%d.010000000\tsbatch --parsable --job-name=%s --partition=batch --nodes=%d --gpus-per-node=%d --time=%d --account=%s%s --wrap '%s'\n",
+			j.Name, id, j.At, synthT0+j.At, j.Name, j.Nodes, j.GPN, j.Limit, j.Account, opts, wrap)
+		fmt.Fprintf(&sa, "%d|%s|%s|%s|batch|PENDING|2026-11-30T09:15:%02d|Unknown|Unknown|00:%02d:00|%d||billing=%d,cpu=%d,gres/gpu=%d,mem=%dM,node=%d\n",
+			id, j.Name, j.User, j.Account, j.At, j.Limit, j.Nodes, j.Nodes, j.Nodes, j.Nodes*j.GPN, 8000*j.Nodes, j.Nodes)
+	}
+	files["submissions.tsv"] = sub.String()
+	files["sacct.txt"] = sa.String()
+	if assoc != "" {
+		files["assoc.txt"] = assoc
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// simStarts replays a record and returns each job's simulated start (-1:
+// never), by job name.
+func simStarts(t *testing.T, dir string) map[string]int64 {
+	t.Helper()
+	r, err := LoadRecord(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := r.Simulate(Model{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int64{}
+	for i := range rec.Jobs {
+		_, final := simWaits(rec, i, nil)
+		if final >= 0 {
+			final += r.Jobs[i].Submit - r.T0
+		}
+		out[r.Jobs[i].Name] = final
+	}
+	return out
+}
+
+const assocHeader = "Cluster|Account|User|Partition|ParentName|Share|QOS\n"
+
+// twoAccounts is a tree as sacctmgr prints it: root, its user root,
+// accounts phys and chem under root with the given shares, alice in phys
+// and bob in chem.
+func twoAccounts(phys, chem int) string {
+	return assocHeader + "conformance|root||||1|normal\nconformance|root|root|||1|normal\n" +
+		fmt.Sprintf("conformance|phys|||root|%d|normal\nconformance|phys|alice|||1|normal\n", phys) +
+		fmt.Sprintf("conformance|chem|||root|%d|normal\nconformance|chem|bob|||1|normal\n", chem)
+}
+
+// TestAssocTree: the replay's Fair Tree uses the recorded shares.
+//
+// alice (phys) and bob (chem) each run a 2-node job from 0 to 70 s (16
+// GPUs, billed 64 CPUs each), so at the recalculation at 59 s both
+// accounts have used the same. Each then has a 4-node job waiting (P2 at
+// 5 s, Q2 at 6 s). The first ends free the cluster at 70 s; the next
+// job starts at the next cycle, 71 s, runs 10 s, and the other starts at
+// 82 s (its end at 81 s frees the nodes after 81 s's pass, and the main
+// scheduler's 2 s grid, phase 1 on this clock, is on 81, not 82: the next
+// backfill cycle is 82).
+//
+// Fair Tree's level fair share is S/U (shares over the siblings' shares,
+// usage over the parent's). Root's children: user root (1 share, no
+// usage: ∞), phys and chem (U = 1/2 each).
+//   - shares 1 and 1 (what the replay derives from the jobs without
+//     assoc.txt): phys = chem = (1/3)/(1/2): tied, so alice and bob get
+//     the same factor and the older job, P2, goes first;
+//   - shares phys 1, chem 3: phys = (1/5)/(1/2) = 0.4, chem = (3/5)/(1/2)
+//     = 1.2: bob ranks above alice and Q2 goes first.
+func TestAssocTree(t *testing.T) {
+	jobs := []synthJob{
+		{Name: "P1", User: "alice", Account: "phys", At: 0, Nodes: 2, GPN: 8, Limit: 2, Sleep: 70},
+		{Name: "Q1", User: "bob", Account: "chem", At: 0, Nodes: 2, GPN: 8, Limit: 2, Sleep: 70},
+		{Name: "P2", User: "alice", Account: "phys", At: 5, Nodes: 4, GPN: 8, Limit: 1, Sleep: 10},
+		{Name: "Q2", User: "bob", Account: "chem", At: 6, Nodes: 4, GPN: 8, Limit: 1, Sleep: 10},
+	}
+	first := map[string]int64{"P1": 0, "Q1": 0, "P2": 71, "Q2": 82}
+	bobFirst := map[string]int64{"P1": 0, "Q1": 0, "P2": 82, "Q2": 71}
+	for _, tc := range []struct {
+		name, assoc string
+		want        map[string]int64
+	}{
+		{"derived", "", first},
+		{"shares 1:1", twoAccounts(1, 1), first},
+		{"shares 1:3", twoAccounts(1, 3), bobFirst},
+		{"shares 3:1", twoAccounts(3, 1), first},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if d := cmp.Diff(tc.want, simStarts(t, synthRecord(t, tc.assoc, jobs))); d != "" {
+				t.Errorf("starts (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestReadAssoc reads a hand-made assoc.txt and writes the policy's
+// accounts and users as sacctmgr had them, in its order.
+func TestReadAssoc(t *testing.T) {
+	tree := assocHeader + "conformance|root||||1|normal\nconformance|root|root|||1|normal\n" +
+		"conformance|phys|||root|2|normal\nconformance|theory|||phys|5|normal\nconformance|theory|alice|||3|normal\n" +
+		"conformance|chem|||root|4|normal\nconformance|chem|bob|||0|normal\n"
+	jobs := []synthJob{
+		{Name: "A", User: "alice", Account: "theory", Nodes: 1, GPN: 1, Limit: 1, Sleep: 5},
+		{Name: "B", User: "bob", Account: "chem", Nodes: 1, GPN: 1, Limit: 1, Sleep: 5},
+	}
+	r, err := LoadRecord(synthRecord(t, tree, jobs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Assoc{
+		{Account: "root", Shares: 1, Line: 2}, {Account: "root", User: "root", Shares: 1, Line: 3},
+		{Account: "phys", Parent: "root", Shares: 2, Line: 4}, {Account: "theory", Parent: "phys", Shares: 5, Line: 5},
+		{Account: "theory", User: "alice", Shares: 3, Line: 6},
+		{Account: "chem", Parent: "root", Shares: 4, Line: 7}, {Account: "chem", User: "bob", Shares: 0, Line: 8},
+	}
+	if d := cmp.Diff(want, r.Assocs); d != "" {
+		t.Errorf("assocs (-want +got):\n%s", d)
+	}
+	wantArgs := []string{
+		`accounts: [{name: "phys", parent: "root", fairshare: 2}, {name: "theory", parent: "phys", fairshare: 5}, {name: "chem", parent: "root", fairshare: 4}]`,
+		`users: [{name: "root", account: "root", fairshare: 1}, {name: "alice", account: "theory", fairshare: 3}, {name: "bob", account: "chem", fairshare: 0}]`,
+	}
+	if d := cmp.Diff(wantArgs, r.assocArgs()); d != "" {
+		t.Errorf("policy args (-want +got):\n%s", d)
+	}
+	// The scenario the replay runs carries them, and the policy accepts
+	// the tree.
+	text, err := r.ScenarioYAML(Model{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range wantArgs {
+		if !strings.Contains(string(text), w) {
+			t.Errorf("scenario lacks %s:\n%s", w, text)
+		}
+	}
+	if _, err := r.Simulate(Model{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBadAssoc: a bad assoc.txt or qos.txt, or a job outside the tree, is
+// an error naming the file, line and field.
+func TestBadAssoc(t *testing.T) {
+	good := twoAccounts(1, 1)
+	for _, tc := range []struct {
+		name, file, text, want string
+	}{
+		{"header", "assoc.txt", "Cluster|Account|User\n", "assoc.txt:1: header: no Partition column"},
+		{"fields", "assoc.txt", strings.Replace(good, "|phys|alice|||1|normal", "|phys|alice|||1", 1), "assoc.txt:5: 6 fields, want 7"},
+		{"parent share", "assoc.txt", strings.Replace(good, "|phys|alice|||1|", "|phys|alice|||parent|", 1), `assoc.txt:5: Share: "parent": want a raw share`},
+		{"negative share", "assoc.txt", strings.Replace(good, "|chem|||root|1|", "|chem|||root|-2|", 1), `assoc.txt:6: Share: "-2"`},
+		{"unknown parent", "assoc.txt", strings.Replace(good, "|chem|||root|", "|chem|||bio|", 1), `assoc.txt:6: ParentName: "bio" for account chem: want a parent account defined on an earlier line`},
+		{"user first", "assoc.txt", assocHeader + "conformance|root||||1|normal\nconformance|phys|alice|||1|normal\n", `assoc.txt:3: Account: user alice in account "phys", which no earlier line defines`},
+		{"partition", "assoc.txt", strings.Replace(good, "|phys|alice||", "|phys|alice|batch|", 1), `assoc.txt:5: Partition: "batch": per-partition associations are not modeled`},
+		{"duplicate", "assoc.txt", good + "conformance|chem|bob|||1|normal\n", "assoc.txt:8: User: bob in account chem listed twice"},
+		{"job outside", "assoc.txt", strings.Replace(good, "|chem|bob|", "|chem|carol|", 1), `sacct.txt:3: Account: job 2: user bob has no association in account "chem" in assoc.txt`},
+		{"qos header", "qos.txt", "Name|Priority\nnormal|0\n", "qos.txt:1: header: no Preempt column"},
+		{"qos priority", "qos.txt", "Name|Priority|Preempt|PreemptMode|MaxJobsPU|MaxTRESPU|GrpTRES\nnormal|high||cluster|||\n", `qos.txt:2: Priority: "high": want 0 or more`},
+		{"qos mode", "qos.txt", "Name|Priority|Preempt|PreemptMode|MaxJobsPU|MaxTRESPU|GrpTRES\nnormal|0||suspend|||\n", `qos.txt:2: PreemptMode: "suspend"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			jobs := []synthJob{
+				{Name: "A", User: "alice", Account: "phys", Nodes: 1, GPN: 1, Limit: 1, Sleep: 5},
+				{Name: "B", User: "bob", Account: "chem", Nodes: 1, GPN: 1, Limit: 1, Sleep: 5},
+			}
+			assoc := good
+			if tc.file == "assoc.txt" {
+				assoc = tc.text
+			}
+			dir := synthRecord(t, assoc, jobs)
+			if tc.file == "qos.txt" {
+				if err := os.WriteFile(filepath.Join(dir, "qos.txt"), []byte(tc.text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err := LoadRecord(dir)
+			var pe *ParseError
+			if !errors.As(err, &pe) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want a *ParseError containing %q", err, tc.want)
+			}
+		})
+	}
+	t.Run("sbatch account", func(t *testing.T) {
+		// The sbatch line's --account must be the account sacct shows.
+		dir := synthRecord(t, "", []synthJob{{Name: "A", User: "alice", Account: "phys", Nodes: 1, GPN: 1, Limit: 1, Sleep: 5}})
+		rewrite(t, filepath.Join(dir, "submissions.tsv"), "--account=phys", "--account=chem")
+		if _, err := LoadRecord(dir); err == nil || !strings.Contains(err.Error(), `sacct.txt:2: Account: "phys", but the sbatch line says --account=chem`) {
+			t.Errorf("err = %v", err)
+		}
+	})
+}
+
+// TestReadQOS passes the recorded QOS to the policy: sacctmgr's
+// "cluster" preempt mode is the cluster's (none given), empty limits are
+// none.
+func TestReadQOS(t *testing.T) {
+	dir := synthRecord(t, twoAccounts(1, 1), []synthJob{{Name: "A", User: "alice", Account: "phys", Nodes: 1, GPN: 1, Limit: 1, Sleep: 5}})
+	qos := "Name|Priority|Preempt|PreemptMode|MaxJobsPU|MaxTRESPU|GrpTRES\nnormal|0||cluster|||\nhigh|10|normal|requeue|2|gres/gpu=8|\n"
+	if err := os.WriteFile(filepath.Join(dir, "qos.txt"), []byte(qos), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := LoadRecord(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `qos: [{name: "normal", priority: 0}, {name: "high", priority: 10, MaxJobsPerUser: 2, MaxTRESPerUser: "gres/gpu=8", Preempt: "normal", PreemptMode: "REQUEUE"}]`
+	if args := r.assocArgs(); len(args) != 3 || args[2] != want {
+		t.Errorf("args = %q, want the third %q", args, want)
+	}
+	if _, err := r.Simulate(Model{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFailedJobs: a `sleep S; exit 1` job ends FAILED in the replay, as
+// in Slurm: its afterok child never runs, its afternotok child does, and
+// afterany does either way.
+//
+// F runs 0–10 s on one node; each child asks for one GPU and becomes
+// eligible when F ends at 10 s, starting at the next cycle, 11 s.
+func TestFailedJobs(t *testing.T) {
+	jobs := []synthJob{
+		{Name: "F", User: "alice", Account: "phys", At: 0, Nodes: 1, GPN: 8, Limit: 1, Sleep: 10, Fails: true},
+		{Name: "OK", User: "alice", Account: "phys", At: 1, Nodes: 1, GPN: 1, Limit: 1, Sleep: 5, Opts: "--dependency=afterok:1"},
+		{Name: "NOTOK", User: "alice", Account: "phys", At: 1, Nodes: 1, GPN: 1, Limit: 1, Sleep: 5, Opts: "--dependency=afternotok:1"},
+		{Name: "ANY", User: "alice", Account: "phys", At: 1, Nodes: 1, GPN: 1, Limit: 1, Sleep: 5, Opts: "--dependency=afterany:1"},
+	}
+	want := map[string]int64{"F": 0, "OK": -1, "NOTOK": 11, "ANY": 11}
+	if d := cmp.Diff(want, simStarts(t, synthRecord(t, "", jobs))); d != "" {
+		t.Errorf("starts (-want +got):\n%s", d)
+	}
+	// The same without the exit status: COMPLETED.
+	jobs[0].Fails = false
+	want = map[string]int64{"F": 0, "OK": 11, "NOTOK": -1, "ANY": 11}
+	if d := cmp.Diff(want, simStarts(t, synthRecord(t, "", jobs))); d != "" {
+		t.Errorf("completed parent: starts (-want +got):\n%s", d)
+	}
+}
+
+// TestSubSecondMainPass: with sched_min_interval under a second (or
+// unset: Slurm's default is 2 µs, job_scheduler.c) the main scheduler
+// runs after every end, so the replay's main pass is every second, phase
+// 0. Over a second its phase comes from the controller log, which the
+// synthetic record lacks: no main pass then.
+func TestSubSecondMainPass(t *testing.T) {
+	const every1 = "  main_pass_every: 1s\n  main_pass_phase: 0s\n"
+	for _, tc := range []struct {
+		from, to string
+		want     bool
+	}{
+		{",sched_min_interval=2000000", "", true},
+		{"sched_min_interval=2000000", "sched_min_interval=500000", true},
+		{"sched_min_interval=2000000", "sched_min_interval=4000000", false},
+	} {
+		dir := synthRecord(t, "", []synthJob{{Name: "A", User: "alice", Account: "phys", Nodes: 1, GPN: 1, Limit: 1, Sleep: 5}})
+		rewrite(t, filepath.Join(dir, "config", "slurm.conf"), tc.from, tc.to)
+		r, err := LoadRecord(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err := r.ScenarioYAML(Model{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(text), "main_pass_every"); got != tc.want || tc.want && !strings.Contains(string(text), every1) {
+			t.Errorf("SchedulerParameters ...%s: want main_pass_every 1s %v, scenario:\n%s", tc.to, tc.want, text)
+		}
+	}
+}
