@@ -123,11 +123,30 @@ func figure(sw *Sweep, rows []Row, axis, metric string) reports.Figure {
 		out = append(out, bs)
 	}
 	doc := Metrics[mi].Doc
+	yLabel := metric + " (" + doc + ")"
+	if strings.HasSuffix(metric, "_s") {
+		// Durations in the unit that suits their largest value.
+		var top float64
+		for _, s := range out {
+			for _, v := range s.Hi {
+				top = max(top, v)
+			}
+		}
+		scale, unit := reports.DurationUnit(top)
+		for _, s := range out {
+			for _, vs := range [][]float64{s.Mean, s.Lo, s.Hi} {
+				for i := range vs {
+					vs[i] /= scale
+				}
+			}
+		}
+		yLabel = strings.TrimSuffix(metric, "_s") + ", " + unit + " (" + strings.TrimSuffix(strings.TrimSuffix(doc, ", seconds"), " (s)") + ")"
+	}
 	title := fmt.Sprintf("%s vs %s", metric, axis)
 	if sw.Name != "" {
 		title = sw.Name + ": " + title
 	}
-	return reports.BandFigure(metric+"_vs_"+axis, title, axis, metric+" ("+doc+")", categories, out)
+	return reports.BandFigure(metric+"_vs_"+axis, title, axis, yLabel, categories, out)
 }
 
 // WriteResults writes sweep.parquet and the plots into dir: the plots
