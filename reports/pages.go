@@ -1,0 +1,298 @@
+package reports
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+// The pages an operator forwards: report.html of a run (WriteReport),
+// compare.html (WriteComparePage), sweep.html (WriteSweepPage) and
+// validate.html (WriteValidatePage). Each is one self-contained file:
+// inline CSS and SVG, no script, nothing fetched, so it opens from a mail
+// attachment or a CI artifact as it is. They share one look (pageCSS and
+// the plot style of style.go) and open with a headline: what the page
+// says, in at most three sentences computed from the figures it shows.
+
+// Page file names.
+const (
+	ComparePageFile  = "compare.html"
+	SweepPageFile    = "sweep.html"
+	ValidatePageFile = "validate.html"
+)
+
+const pageCSS = `body { font-family: "Liberation Sans", Arial, Helvetica, sans-serif; margin: 2em auto; max-width: 1000px; color: #222; padding: 0 1em; line-height: 1.4; }
+h1 { font-size: 1.6em; margin-bottom: 0.3em; } h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ccc; }
+p.headline { font-size: 1.1em; background: #f2f6fa; border-left: 4px solid #0072b2; padding: 0.7em 1em; margin: 1em 0; }
+table { border-collapse: collapse; margin: 0.5em 0; max-width: 100%; }
+.wide { overflow-x: auto; } #compare-table, #sweep-table { font-size: 0.9em; }
+td, th { padding: 0.2em 0.8em; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.note { color: #666; font-size: 0.9em; }
+code { font-family: "Liberation Mono", Menlo, Consolas, monospace; font-size: 0.9em; white-space: nowrap; }
+td.better { color: #00734f; font-weight: bold; } td.worse { color: #b34700; font-weight: bold; } td.verdict { overflow-wrap: normal; min-width: 7em; }
+.sides { display: flex; gap: 1em; flex-wrap: wrap; } .sides > div { flex: 1 1 300px; border: 1px solid #ddd; padding: 0.5em 1em; min-width: 0; }
+figure { margin: 1em 0 2em 0; } figure svg { width: 100%; height: auto; display: block; }
+figcaption { color: #555; font-size: 0.9em; }
+details { margin: 1em 0; } summary { cursor: pointer; color: #0072b2; }
+pre { background: #f6f6f6; padding: 1em; overflow-x: auto; font-size: 0.85em; }
+p.note { color: #555; font-size: 0.9em; }
+`
+
+// pageTmpl holds the pieces every page uses: "head" (from <!DOCTYPE> to
+// the headline, given a pageHead) and "figures" (a []htmlFigure).
+var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
+	"dur": func(f fixed) string { return FormatSeconds(float64(f)) },
+	"pct": func(f fixed) string { return strconv.FormatFloat(100*float64(f), 'f', 1, 64) + " %" },
+}).Parse(`{{define "head"}}<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+` + pageCSS + `</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+<p class="headline" id="headline">{{.Headline}}</p>
+{{end}}{{define "figures"}}{{range .}}<figure class="plot" id="plot-{{.Name}}">
+{{.SVG}}
+<figcaption>{{.Title}}</figcaption>
+</figure>
+{{end}}{{end}}`))
+
+// pageHead is what "head" shows.
+type pageHead struct{ Title, Headline string }
+
+// pageTemplate returns the page template body parsed along with the
+// shared pieces.
+func pageTemplate(name, body string) *template.Template {
+	return template.Must(template.Must(pageTmpl.Clone()).New(name).Parse(body))
+}
+
+// inlineFigures draws figs as SVG for inlining.
+func inlineFigures(figs []Figure) ([]htmlFigure, error) {
+	out := make([]htmlFigure, 0, len(figs))
+	for i := range figs {
+		f := &figs[i]
+		body, err := f.svgBody()
+		if err != nil {
+			return nil, fmt.Errorf("figure %s: %w", f.Name, err)
+		}
+		out = append(out, htmlFigure{Name: f.Name, Title: f.Title, SVG: template.HTML(body)})
+	}
+	return out, nil
+}
+
+// executePage renders t with data and writes it to w in one piece.
+func executePage(w io.Writer, t *template.Template, data any) error {
+	var b bytes.Buffer
+	if err := t.Execute(&b, data); err != nil {
+		return err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// HumanDuration writes seconds for a sentence: "45 s", "12 min",
+// "3 h 05 min", "2 d 4 h", rounded to the unit shown last.
+func HumanDuration(seconds float64) string {
+	if math.IsNaN(seconds) || math.IsInf(seconds, 0) {
+		return "-"
+	}
+	sign := ""
+	if seconds < 0 {
+		sign, seconds = "−", -seconds
+	}
+	s := int64(math.Round(seconds))
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%s%d s", sign, s)
+	case s < 3600:
+		return fmt.Sprintf("%s%d min", sign, (s+30)/60)
+	case s < 86400:
+		m := (s + 30) / 60
+		return fmt.Sprintf("%s%d h %02d min", sign, m/60, m%60)
+	}
+	h := (s + 1800) / 3600
+	return fmt.Sprintf("%s%d d %d h", sign, h/24, h%24)
+}
+
+// countWord writes n with thousands separators and the noun, plural
+// unless n is 1: "1 job", "5,303 jobs".
+func countWord(n int, noun string) string {
+	if n != 1 {
+		noun += "s"
+	}
+	return groupDigits(int64(n)) + " " + noun
+}
+
+func groupDigits(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func pct1(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + " %" }
+
+// ComparePageInput is what compare.html shows.
+type ComparePageInput struct {
+	A, B       *CompareRun
+	Comparison *Comparison
+	Gates      []GateResult
+}
+
+type compareSide struct {
+	Label                  string
+	Jobs, Started          int
+	GPUs, CPUs             int64
+	Makespan, Util, P95    string
+	MeanWait, EnergyFigure string
+}
+
+type compareRow struct {
+	Name, Doc, A, B, Diff, CI, Change, Verdict, Class string
+}
+
+type gateRow struct{ Spec, Change, Result, Class string }
+
+type comparePage struct {
+	Head    pageHead
+	Method  string
+	Sides   []compareSide
+	Rows    []compareRow
+	Gates   []gateRow
+	Figures []htmlFigure
+}
+
+var compareTmpl = pageTemplate("compare", `{{template "head" .Head}}<div class="sides" id="sides">
+{{range .Sides}}<div class="side"><h3>{{.Label}}</h3>
+<table><tr><th>Jobs</th><td class="num">{{.Jobs}}</td></tr>
+<tr><th>Started</th><td class="num">{{.Started}}</td></tr>
+<tr><th>Cluster</th><td class="num">{{.GPUs}} GPUs, {{.CPUs}} CPUs</td></tr>
+<tr><th>Makespan</th><td class="num">{{.Makespan}}</td></tr>
+<tr><th>GPU utilization</th><td class="num">{{.Util}}</td></tr>
+<tr><th>Wait mean</th><td class="num">{{.MeanWait}}</td></tr>
+<tr><th>Wait p95</th><td class="num">{{.P95}}</td></tr>
+{{if .EnergyFigure}}<tr><th>Facility energy</th><td class="num">{{.EnergyFigure}}</td></tr>
+{{end}}</table></div>
+{{end}}</div>
+<h2 id="metrics">Differences, B − A</h2>
+<p class="note">{{.Method}}</p>
+<div class="wide"><table id="compare-table">
+<tr><th>Metric</th><th class="num">A</th><th class="num">B</th><th class="num">B − A</th><th class="num">95 % interval</th><th class="num">Change</th><th>Verdict for B</th></tr>
+{{range .Rows}}<tr><td title="{{.Doc}}"><code>{{.Name}}</code></td><td class="num">{{.A}}</td><td class="num">{{.B}}</td><td class="num">{{.Diff}}</td><td class="num">{{.CI}}</td><td class="num">{{.Change}}</td><td class="verdict {{.Class}}">{{.Verdict}}</td></tr>
+{{end}}</table></div>
+{{if .Gates}}<h2 id="gates">Gates</h2>
+<table id="gate-table">
+<tr><th>Gate</th><th class="num">Change</th><th>Result</th></tr>
+{{range .Gates}}<tr><td><code>{{.Spec}}</code></td><td class="num">{{.Change}}</td><td class="{{.Class}}">{{.Result}}</td></tr>
+{{end}}</table>
+{{end}}<h2 id="plots">Plots</h2>
+{{template "figures" .Figures}}</body>
+</html>
+`)
+
+// WriteComparePage writes compare.html: the two runs side by side, every
+// metric of the comparison with its difference, bootstrap interval and
+// verdict, the gates, and the overlaid wait CDFs and GPU utilization
+// (OverlayFigures). The same input gives the same bytes.
+func WriteComparePage(w io.Writer, in ComparePageInput) error {
+	c := in.Comparison
+	metric := func(name string) MetricResult { return c.Metrics[metricIndex(name)] }
+	var better, worse int
+	page := comparePage{Method: fmt.Sprintf("Difference B − A with a bootstrap 95 %% percentile interval (%d resamples, seed %d, %s); the verdict is better or worse when the interval excludes zero.",
+		c.Resamples, c.Seed, map[bool]string{true: "paired by job: both runs replay the same jobs", false: "unpaired: each run resampled on its own"}[c.Paired])}
+	for _, r := range c.Metrics {
+		class := ""
+		switch r.Verdict {
+		case Better:
+			better++
+			class = "better"
+		case Worse:
+			worse++
+			class = "worse"
+		}
+		page.Rows = append(page.Rows, compareRow{Name: r.Name, Doc: r.Doc,
+			A: pageValue(r.MetricSpec, r.A, false), B: pageValue(r.MetricSpec, r.B, false),
+			Diff:   pageValue(r.MetricSpec, r.Diff, true),
+			CI:     "[" + pageValue(r.MetricSpec, r.CILow, true) + ", " + pageValue(r.MetricSpec, r.CIHigh, true) + "]",
+			Change: relChange(r), Verdict: r.Verdict, Class: class})
+	}
+	var broken []string
+	for _, g := range in.Gates {
+		row := gateRow{Spec: g.Spec, Change: gateChange(g), Result: "pass", Class: "better"}
+		if g.Broken {
+			row.Result, row.Class = "BROKEN", "worse"
+			broken = append(broken, g.Spec)
+		}
+		page.Gates = append(page.Gates, row)
+	}
+	for k, r := range []*CompareRun{in.A, in.B} {
+		side := compareSide{Label: r.Label, Jobs: len(r.Jobs), GPUs: r.GPUs, CPUs: r.CPUs}
+		for i := range r.Jobs {
+			if r.Jobs[i].Wait != workload.Unknown {
+				side.Started++
+			}
+		}
+		v := func(name string) string {
+			m := metric(name)
+			return pageValue(m.MetricSpec, []float64{m.A, m.B}[k], false)
+		}
+		side.Makespan = HumanDuration([]float64{metric("makespan").A, metric("makespan").B}[k])
+		side.Util, side.MeanWait, side.P95 = v("gpu_util"), v("mean_wait"), v("p95_wait")
+		if r.PUE > 0 {
+			side.EnergyFigure = v("energy_kwh")
+		}
+		page.Sides = append(page.Sides, side)
+	}
+	p95, util := metric("p95_wait"), metric("gpu_util")
+	headline := fmt.Sprintf("%s against %s: better on %d of %d metrics, worse on %d, no significant difference on the rest. "+
+		"The 95th-percentile wait went from %s to %s (%s) and GPU utilization from %s to %s (%s).",
+		in.B.Label, in.A.Label, better, len(c.Metrics), worse,
+		HumanDuration(p95.A), HumanDuration(p95.B), p95.Verdict, pct1(util.A), pct1(util.B), util.Verdict)
+	switch {
+	case len(in.Gates) == 0:
+	case len(broken) == 0:
+		headline += fmt.Sprintf(" All %d gates pass.", len(in.Gates))
+	default:
+		headline += fmt.Sprintf(" %d of %d gates broken: %s.", len(broken), len(in.Gates), strings.Join(broken, ", "))
+	}
+	page.Head = pageHead{Title: "schedsim compare: " + in.A.Label + " vs " + in.B.Label, Headline: headline}
+	figs, err := inlineFigures(OverlayFigures(in.A, in.B))
+	if err != nil {
+		return fmt.Errorf("compare page: %w", err)
+	}
+	page.Figures = figs
+	return executePage(w, compareTmpl, page)
+}
+
+// pageValue is formatValue with durations in human units (HumanDuration;
+// a difference signed).
+func pageValue(spec MetricSpec, v float64, diff bool) string {
+	if spec.Unit != "s" {
+		return formatValue(spec, v, diff)
+	}
+	if diff && v > 0 {
+		return "+" + HumanDuration(v)
+	}
+	return HumanDuration(v)
+}
