@@ -17,7 +17,7 @@ type ReportInput struct {
 	Scenario []byte // the effective scenario, YAML; may be empty
 }
 
-type htmlRow struct{ Label, Value, Note string }
+type htmlRow struct{ Label, Value, Note, Class string }
 
 type htmlFigure struct {
 	Name, Title string
@@ -38,7 +38,7 @@ type htmlPage struct {
 
 var reportTmpl = pageTemplate("report", `{{template "head" .Head}}<h2 id="summary">Summary</h2>
 <table id="summary-table">
-{{range .Rows}}<tr><th>{{.Label}}</th><td class="num">{{.Value}}</td><td class="note">{{.Note}}</td></tr>
+{{range .Rows}}<tr><th>{{.Label}}</th><td class="num">{{.Value}}</td><td class="note{{with .Class}} {{.}}{{end}}">{{.Note}}</td></tr>
 {{end}}</table>
 <h2 id="partitions">Partitions</h2>
 <table id="partition-table">
@@ -94,9 +94,10 @@ func WriteReport(w io.Writer, in ReportInput) error {
 	}
 	pct := func(f fixed) string { return strconv.FormatFloat(100*float64(f), 'f', 2, 64) + " %" }
 	num := func(f fixed, d int) string { return strconv.FormatFloat(float64(f), 'f', d, 64) }
-	row := func(label, value, note string) { page.Rows = append(page.Rows, htmlRow{label, value, note}) }
+	row := func(label, value, note string) { page.Rows = append(page.Rows, htmlRow{Label: label, Value: value, Note: note}) }
 	row("Policy", orNone(s.Policy), fmt.Sprintf("seed %d", s.Seed))
 	row("Config hash", "", orNone(s.ConfigHash))
+	page.Rows[len(page.Rows)-1].Class = "hash"
 	row("Cluster", orNone(s.Cluster.Name), fmt.Sprintf("%d nodes, %d GPUs, %d CPUs, %d partitions",
 		s.Cluster.Nodes, s.Cluster.GPUs, s.Cluster.CPUs, s.Cluster.Partitions))
 	row("Trace", strconv.Itoa(s.Trace.Jobs)+" jobs", orNone(s.Trace.Source))

@@ -32,7 +32,8 @@ h1 { font-size: 1.6em; margin-bottom: 0.3em; } h2 { font-size: 1.25em; margin-to
 p.headline { font-size: 1.1em; background: #f2f6fa; border-left: 4px solid #0072b2; padding: 0.7em 1em; margin: 1em 0; }
 table { border-collapse: collapse; margin: 0.5em 0; max-width: 100%; }
 .wide { overflow-x: auto; } #compare-table, #sweep-table { font-size: 0.9em; }
-td, th { padding: 0.2em 0.8em; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
+td, th { padding: 0.2em 0.8em; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; overflow-wrap: break-word; }
+.hash { font-family: "Liberation Mono", Menlo, Consolas, monospace; word-break: break-all; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.note { color: #666; font-size: 0.9em; }
 code { font-family: "Liberation Mono", Menlo, Consolas, monospace; font-size: 0.9em; white-space: nowrap; }
@@ -291,7 +292,124 @@ func pageValue(spec MetricSpec, v float64, diff bool) string {
 	if spec.Unit != "s" {
 		return formatValue(spec, v, diff)
 	}
-	if diff && v > 0 {
+	if diff {
+		return signedDuration(v)
+	}
+	return HumanDuration(v)
+}
+
+// ValidatePageInput is what validate.html shows besides the validation.
+type ValidatePageInput struct {
+	Validation *Validation
+	// Trace and Cluster name what was replayed, for the title.
+	Trace, Cluster string
+}
+
+type validateRow struct {
+	Name                        string
+	Jobs                        int
+	WithinBf, Within5, Within1h string
+	Median, P95                 string
+}
+
+type worstRow struct {
+	ID, Partition, Recorded, Simulated, Delta, Reasons string
+}
+
+type validatePage struct {
+	Head       pageHead
+	BfInterval int64
+	Counts     string
+	Tau        string
+	Overall    validateRow
+	Partitions []validateRow
+	Worst      []worstRow
+	Figures    []htmlFigure
+}
+
+var validateTmpl = pageTemplate("validate", `{{template "head" .Head}}<h2 id="agreement">Agreement of simulated and recorded starts</h2>
+<p class="note">{{.Counts}} The columns give the share of jobs whose simulated start is within ±{{.BfInterval}} s (one bf_interval), ±5 min and ±1 h of the recorded one, and quantiles of |Δstart|. Kendall's tau-b of the start order: {{.Tau}}.</p>
+<div class="wide"><table id="agreement-table">
+<tr><th>Partition</th><th class="num">Jobs</th><th class="num" title="bf_interval">±{{.BfInterval}} s</th><th class="num">±5 min</th><th class="num">±1 h</th><th class="num">median |Δ|</th><th class="num">p95 |Δ|</th></tr>
+{{with .Overall}}<tr><th>all</th><td class="num">{{.Jobs}}</td><td class="num">{{.WithinBf}}</td><td class="num">{{.Within5}}</td><td class="num">{{.Within1h}}</td><td class="num">{{.Median}}</td><td class="num">{{.P95}}</td></tr>
+{{end}}{{range .Partitions}}<tr><td>{{.Name}}</td><td class="num">{{.Jobs}}</td><td class="num">{{.WithinBf}}</td><td class="num">{{.Within5}}</td><td class="num">{{.Within1h}}</td><td class="num">{{.Median}}</td><td class="num">{{.P95}}</td></tr>
+{{end}}</table></div>
+<h2 id="plots">Plots</h2>
+{{template "figures" .Figures}}{{if .Worst}}<h2 id="worst">Jobs with the largest start error</h2>
+<div class="wide"><table id="worst-table">
+<tr><th>Job</th><th>Partition</th><th class="num">Recorded wait</th><th class="num">Simulated wait</th><th class="num">Δstart</th><th>Simulated pending reasons (reason@s after submit)</th></tr>
+{{range .Worst}}<tr><td>{{.ID}}</td><td>{{.Partition}}</td><td class="num">{{.Recorded}}</td><td class="num">{{.Simulated}}</td><td class="num">{{.Delta}}</td><td class="note">{{.Reasons}}</td></tr>
+{{end}}</table></div>
+{{end}}</body>
+</html>
+`)
+
+// WriteValidatePage writes validate.html: the agreement of simulated and
+// recorded starts overall and per partition, the wait scatter and the
+// distribution of |Δstart| (ValidationFigures), and the worst jobs with
+// their simulated pending reasons. The same input gives the same bytes.
+func WriteValidatePage(w io.Writer, in ValidatePageInput) error {
+	v := in.Validation
+	row := func(name string, a Agreement) validateRow {
+		return validateRow{Name: orNone(name), Jobs: a.Jobs, WithinBf: pct1(a.WithinBfInterval), Within5: pct1(a.Within5Min),
+			Within1h: pct1(a.Within1Hour), Median: HumanDuration(a.MedianAbsDelta), P95: HumanDuration(a.P95AbsDelta)}
+	}
+	tau := "-"
+	if !math.IsNaN(v.KendallTau) {
+		tau = strconv.FormatFloat(v.KendallTau, 'f', 3, 64) + " over " + countWord(v.TauJobs, "job")
+	}
+	page := validatePage{
+		BfInterval: int64(v.BfInterval),
+		Counts: fmt.Sprintf("%s compared (started in the trace and in the run); %s never started in the trace; %s started in the trace but not in the run.",
+			countWord(v.Compared, "job"), groupDigits(int64(v.NoRecordedStart)), groupDigits(int64(v.NotStarted))),
+		Tau:     tau,
+		Overall: row("all", v.Agreement),
+	}
+	worstPart := -1
+	for i, p := range v.Partitions {
+		page.Partitions = append(page.Partitions, row(p.Partition, p.Agreement))
+		if worstPart < 0 || p.Within5Min < v.Partitions[worstPart].Within5Min {
+			worstPart = i
+		}
+	}
+	for _, j := range v.Worst {
+		page.Worst = append(page.Worst, worstRow{ID: j.ID, Partition: orNone(j.Partition),
+			Recorded: HumanDuration(float64(j.Recorded - j.Submit)), Simulated: HumanDuration(float64(j.Simulated - j.Submit)),
+			Delta: signedDuration(float64(j.Delta)), Reasons: strings.Join(j.Reasons, " ")})
+	}
+	var b strings.Builder
+	if v.Compared == 0 {
+		b.WriteString("No job started both in the trace and in the run, so there are no starts to compare.")
+	} else {
+		fmt.Fprintf(&b, "Of %s compared, %s started within ±%d s (bf_interval) of their recorded start, %s within 5 min and %s within 1 h; the median |Δstart| is %s, the 95th percentile %s.",
+			countWord(v.Compared, "job"), pct1(v.WithinBfInterval), v.BfInterval, pct1(v.Within5Min), pct1(v.Within1Hour),
+			HumanDuration(v.MedianAbsDelta), HumanDuration(v.P95AbsDelta))
+		if !math.IsNaN(v.KendallTau) {
+			fmt.Fprintf(&b, " The simulated start order agrees with the recorded one at Kendall's tau %s.", strconv.FormatFloat(v.KendallTau, 'f', 3, 64))
+		}
+		if len(v.Partitions) > 1 {
+			p := v.Partitions[worstPart]
+			fmt.Fprintf(&b, " Partition %s agrees least: %s of its %s within 5 min.", orNone(p.Partition), pct1(p.Within5Min), countWord(p.Jobs, "job"))
+		}
+	}
+	title := "schedsim validate: " + orNone(v.Policy)
+	if in.Trace != "" {
+		title += " replaying " + in.Trace
+	}
+	if in.Cluster != "" {
+		title += " on " + in.Cluster
+	}
+	page.Head = pageHead{Title: title, Headline: b.String()}
+	figs, err := inlineFigures(ValidationFigures(v))
+	if err != nil {
+		return fmt.Errorf("validate page: %w", err)
+	}
+	page.Figures = figs
+	return executePage(w, validateTmpl, page)
+}
+
+func signedDuration(v float64) string {
+	if v > 0 {
 		return "+" + HumanDuration(v)
 	}
 	return HumanDuration(v)

@@ -324,3 +324,52 @@ func ValidationFigure(v *Validation) Figure {
 		p.Draw(c)
 	}}
 }
+
+// ValidationFigures are the figures of validate.html: the wait scatter
+// (ValidationFigure) and the distribution of |Δstart|.
+func ValidationFigures(v *Validation) []Figure {
+	return []Figure{ValidationFigure(v), validationDeltaFigure(v)}
+}
+
+// validationDeltaFigure is the empirical CDF of |simulated − recorded
+// start| over the compared jobs (|Δstart| = |simulated wait − recorded
+// wait|), on a logarithmic axis with errors under one second drawn at one
+// second, with the bf_interval, 5 min and 1 h marks of the agreement
+// table.
+func validationDeltaFigure(v *Validation) Figure {
+	title := "Start error |simulated − recorded| (" + v.Policy + ")"
+	return Figure{Name: "validate_delta", Title: title, draw: func(c draw.Canvas) {
+		p := newPlot(title+"; dotted: ±bf_interval, 5 min, 1 h", "|Δstart| (log scale; under 1 s drawn at 1 s)", "Fraction of compared jobs")
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = durationTicker{}
+		p.Y.Min, p.Y.Max = 0, 1
+		ds := make([]float64, len(v.points))
+		hi := 3600.0
+		for i, q := range v.points {
+			ds[i] = max(math.Abs(q.simulated-q.recorded), 1)
+			hi = max(hi, ds[i])
+		}
+		for _, t := range durationTicks {
+			if t.v >= hi {
+				hi = t.v
+				break
+			}
+		}
+		p.X.Min, p.X.Max = 1, hi
+		for _, m := range []float64{float64(v.BfInterval), 300, 3600} {
+			if l, err := plotter.NewLine(plotter.XYs{{X: max(m, 1), Y: 0}, {X: max(m, 1), Y: 1}}); err == nil {
+				l.Width = vg.Points(1.5)
+				l.Dashes = []vg.Length{vg.Points(1), vg.Points(2)}
+				l.Color = textColor
+				p.Add(l)
+			}
+		}
+		if len(ds) == 0 {
+			p.Title.Text += " (no data)"
+		} else if l, err := plotter.NewLine(cdf(ds)); err == nil {
+			styleLine(&l.LineStyle, 0)
+			p.Add(l)
+		}
+		p.Draw(c)
+	}}
+}
