@@ -77,7 +77,8 @@ func BandFigure(name, title, xLabel, yLabel string, categories []string, series 
 			p.Legend.Add(s.Label, l, pts)
 		}
 		if hi >= lo {
-			pad := (hi - lo) * 0.25
+			// Room above the data for the legend, a line per series.
+			pad := (hi - lo) * (0.15 + 0.08*float64(len(series)))
 			if pad == 0 {
 				pad = math.Max(math.Abs(hi)*0.1, 1)
 			}

@@ -94,7 +94,9 @@ func WriteReport(w io.Writer, in ReportInput) error {
 	}
 	pct := func(f fixed) string { return strconv.FormatFloat(100*float64(f), 'f', 2, 64) + " %" }
 	num := func(f fixed, d int) string { return strconv.FormatFloat(float64(f), 'f', d, 64) }
-	row := func(label, value, note string) { page.Rows = append(page.Rows, htmlRow{Label: label, Value: value, Note: note}) }
+	row := func(label, value, note string) {
+		page.Rows = append(page.Rows, htmlRow{Label: label, Value: value, Note: note})
+	}
 	row("Policy", orNone(s.Policy), fmt.Sprintf("seed %d", s.Seed))
 	row("Config hash", "", orNone(s.ConfigHash))
 	page.Rows[len(page.Rows)-1].Class = "hash"

@@ -113,13 +113,13 @@ func HumanDuration(seconds float64) string {
 		sign, seconds = "−", -seconds
 	}
 	s := int64(math.Round(seconds))
+	m := (s + 30) / 60
 	switch {
 	case s < 60:
 		return fmt.Sprintf("%s%d s", sign, s)
-	case s < 3600:
-		return fmt.Sprintf("%s%d min", sign, (s+30)/60)
-	case s < 86400:
-		m := (s + 30) / 60
+	case m < 60:
+		return fmt.Sprintf("%s%d min", sign, m)
+	case m < 24*60:
 		return fmt.Sprintf("%s%d h %02d min", sign, m/60, m%60)
 	}
 	h := (s + 1800) / 3600
@@ -413,4 +413,147 @@ func signedDuration(v float64) string {
 		return "+" + HumanDuration(v)
 	}
 	return HumanDuration(v)
+}
+
+// SweepMetric is one metric of a sweep page.
+type SweepMetric struct {
+	Name, Doc string
+	// Seconds marks a duration (shown in human units); Fraction a share
+	// (shown in percent).
+	Seconds, Fraction bool
+	// Better is -1 when lower is better, +1 when higher is, 0 when
+	// neither (no best configuration is named).
+	Better int
+}
+
+// SweepConfig is one combination of the swept parameters, its seeds
+// aggregated: Mean, Lo and Hi hold each metric's mean, minimum and
+// maximum over Seeds runs, indexed like SweepPageInput.Metrics.
+type SweepConfig struct {
+	Label        string // "policy=easy, load_scale=0.8"
+	Seeds        int
+	Mean, Lo, Hi []float64
+}
+
+// SweepPageInput is what sweep.html shows.
+type SweepPageInput struct {
+	Name      string
+	Params    []string // the swept parameters
+	Scenarios int
+	Metrics   []SweepMetric
+	Configs   []SweepConfig
+	Figures   []Figure
+}
+
+type sweepBest struct {
+	Metric, Doc, Best, BestValue, Worst, WorstValue string
+}
+
+type sweepPage struct {
+	Head    pageHead
+	Method  string
+	Best    []sweepBest
+	Metrics []SweepMetric
+	Rows    []sweepRow
+	Figures []htmlFigure
+}
+
+type sweepRow struct {
+	Label  string
+	Seeds  int
+	Values []string
+}
+
+var sweepTmpl = pageTemplate("sweep", `{{template "head" .Head}}<p class="note">{{.Method}}</p>
+{{if .Best}}<h2 id="best">Best configuration per metric</h2>
+<div class="wide"><table id="best-table">
+<tr><th>Metric</th><th>Best</th><th class="num">Mean (seed range)</th><th>Worst</th><th class="num">Mean (seed range)</th></tr>
+{{range .Best}}<tr><td title="{{.Doc}}"><code>{{.Metric}}</code></td><td>{{.Best}}</td><td class="num">{{.BestValue}}</td><td>{{.Worst}}</td><td class="num">{{.WorstValue}}</td></tr>
+{{end}}</table></div>
+{{end}}<h2 id="configurations">Configurations</h2>
+<div class="wide"><table id="sweep-table">
+<tr><th>Configuration</th><th class="num">Seeds</th>{{range .Metrics}}<th class="num" title="{{.Doc}}"><code>{{.Name}}</code></th>{{end}}</tr>
+{{range .Rows}}<tr><td>{{.Label}}</td><td class="num">{{.Seeds}}</td>{{range .Values}}<td class="num">{{.}}</td>{{end}}</tr>
+{{end}}</table></div>
+<h2 id="plots">Plots</h2>
+{{template "figures" .Figures}}</body>
+</html>
+`)
+
+// WriteSweepPage writes sweep.html: the best and worst configuration for
+// each metric with a direction (by the mean over seeds; ties go to the
+// first in sweep order), every configuration's means, and the figures
+// (each metric against each swept parameter with its seed band). The
+// same input gives the same bytes.
+func WriteSweepPage(w io.Writer, in SweepPageInput) error {
+	value := func(m SweepMetric, v float64) string {
+		switch {
+		case math.IsNaN(v):
+			return "-"
+		case m.Seconds:
+			return HumanDuration(v)
+		case m.Fraction:
+			return pct1(v)
+		}
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	withRange := func(m SweepMetric, c *SweepConfig, k int) string {
+		s := value(m, c.Mean[k])
+		if c.Seeds > 1 {
+			s += " (" + value(m, c.Lo[k]) + " – " + value(m, c.Hi[k]) + ")"
+		}
+		return s
+	}
+	page := sweepPage{Metrics: in.Metrics}
+	seeds := 0
+	for i := range in.Configs {
+		c := &in.Configs[i]
+		seeds = max(seeds, c.Seeds)
+		row := sweepRow{Label: c.Label, Seeds: c.Seeds}
+		for k, m := range in.Metrics {
+			row.Values = append(row.Values, withRange(m, c, k))
+		}
+		page.Rows = append(page.Rows, row)
+	}
+	var sentences []string
+	for k, m := range in.Metrics {
+		if m.Better == 0 || len(in.Configs) < 2 {
+			continue
+		}
+		best, worst := 0, 0
+		for i := range in.Configs {
+			v := in.Configs[i].Mean[k] * float64(m.Better)
+			if v > in.Configs[best].Mean[k]*float64(m.Better) {
+				best = i
+			}
+			if v < in.Configs[worst].Mean[k]*float64(m.Better) {
+				worst = i
+			}
+		}
+		b, wc := &in.Configs[best], &in.Configs[worst]
+		page.Best = append(page.Best, sweepBest{Metric: m.Name, Doc: m.Doc, Best: b.Label, BestValue: withRange(m, b, k),
+			Worst: wc.Label, WorstValue: withRange(m, wc, k)})
+		if len(sentences) < 2 {
+			dir := map[int]string{-1: "Lowest", 1: "Highest"}[m.Better]
+			sentences = append(sentences, fmt.Sprintf("%s %s: %s (%s; worst %s, %s).",
+				dir, m.Name, b.Label, value(m, b.Mean[k]), wc.Label, value(m, wc.Mean[k])))
+		}
+	}
+	params := "nothing (one configuration)"
+	if len(in.Params) > 0 {
+		params = strings.Join(in.Params, ", ")
+	}
+	headline := fmt.Sprintf("%s swept %s: %s of up to %s each, %s in all.",
+		orNone(in.Name), params, countWord(len(in.Configs), "configuration"), countWord(seeds, "seed"), countWord(in.Scenarios, "scenario"))
+	if len(sentences) > 0 {
+		headline += " " + strings.Join(sentences, " ")
+	}
+	page.Head = pageHead{Title: "schedsim sweep: " + orNone(in.Name), Headline: headline}
+	page.Method = "Each value is the mean over the configuration's seeds, with the seeds' minimum – maximum in brackets; the plots draw the same mean as a line and the range as a band."
+	figs, err := inlineFigures(in.Figures)
+	if err != nil {
+		return fmt.Errorf("sweep page: %w", err)
+	}
+	page.Figures = figs
+	return executePage(w, sweepTmpl, page)
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -40,9 +41,19 @@ const (
 func (f *Figure) WriteSVG(w io.Writer) error {
 	c := vgsvg.New(figWidth, figHeight)
 	f.draw(draw.New(c))
-	_, err := c.WriteTo(w)
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, svgFontFallback.Replace(b.String()))
 	return err
 }
+
+// svgFontFallback names fonts with Liberation Sans's metrics after it
+// (Arial, Helvetica), so a viewer without it draws text of the widths the
+// layout was measured with, not a wider default sans-serif that runs
+// legends off the plot.
+var svgFontFallback = strings.NewReplacer("font-family:Liberation Sans;", "font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")
 
 // WritePNG writes the figure as a PNG of 900 × 500 pixels on white.
 func (f *Figure) WritePNG(w io.Writer) error {
