@@ -3,6 +3,8 @@ package reports
 import (
 	"image/color"
 	"math"
+	"slices"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -36,6 +38,8 @@ func BandFigure(name, title, xLabel, yLabel string, categories []string, series 
 			}
 			p.X.Tick.Marker = plot.ConstantTicks(ticks)
 			p.X.Min, p.X.Max = -0.5, float64(len(categories))-0.5
+		} else {
+			sweptTicks(p, series)
 		}
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for k, s := range series {
@@ -52,7 +56,7 @@ func BandFigure(name, title, xLabel, yLabel string, categories []string, series 
 				hi = max(hi, s.Hi[i])
 			}
 			if poly, err := plotter.NewPolygon(band); err == nil {
-				r, g, b, _ := plotutil.Color(k).RGBA()
+				r, g, b, _ := seriesColor(k).RGBA()
 				poly.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 48}
 				poly.LineStyle.Width = 0
 				p.Add(poly)
@@ -65,15 +69,16 @@ func BandFigure(name, title, xLabel, yLabel string, categories []string, series 
 			if err != nil {
 				continue
 			}
-			l.LineStyle.Color = plotutil.Color(k)
-			l.LineStyle.Width = vg.Points(1.2)
-			pts.Color = plotutil.Color(k)
+			styleLine(&l.LineStyle, k)
+			pts.Color = seriesColor(k)
+			pts.Radius = vg.Points(3)
 			pts.Shape = plotutil.Shape(k)
 			p.Add(l, pts)
 			p.Legend.Add(s.Label, l, pts)
 		}
 		if hi >= lo {
-			pad := (hi - lo) * 0.25
+			// Room above the data for the legend, a line per series.
+			pad := (hi - lo) * (0.15 + 0.08*float64(len(series)))
 			if pad == 0 {
 				pad = math.Max(math.Abs(hi)*0.1, 1)
 			}
@@ -83,4 +88,32 @@ func BandFigure(name, title, xLabel, yLabel string, categories []string, series 
 		}
 		p.Draw(c)
 	}}
+}
+
+// maxSweptTicks is how many distinct swept values get a tick each; with
+// more, the axis falls back to round ticks.
+const maxSweptTicks = 12
+
+// sweptTicks puts the numeric x axis's ticks on the swept values
+// themselves, with a margin of a tenth of their range either side.
+func sweptTicks(p *plot.Plot, series []BandSeries) {
+	var xs []float64
+	for _, s := range series {
+		xs = append(xs, s.X...)
+	}
+	slices.Sort(xs)
+	xs = slices.Compact(xs)
+	if len(xs) == 0 || len(xs) > maxSweptTicks {
+		return
+	}
+	ticks := make([]plot.Tick, len(xs))
+	for i, x := range xs {
+		ticks[i] = plot.Tick{Value: x, Label: strconv.FormatFloat(x, 'g', -1, 64)}
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	pad := (xs[len(xs)-1] - xs[0]) / 10
+	if pad == 0 {
+		pad = math.Max(math.Abs(xs[0])/10, 0.5)
+	}
+	p.X.Min, p.X.Max = xs[0]-pad, xs[len(xs)-1]+pad
 }

@@ -1,12 +1,12 @@
 package reports
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
 	"strconv"
+	"strings"
 )
 
 // ReportInput is what report.html shows: the summary (as summary.json
@@ -17,7 +17,7 @@ type ReportInput struct {
 	Scenario []byte // the effective scenario, YAML; may be empty
 }
 
-type htmlRow struct{ Label, Value, Note string }
+type htmlRow struct{ Label, Value, Note, Class string }
 
 type htmlFigure struct {
 	Name, Title string
@@ -25,48 +25,28 @@ type htmlFigure struct {
 }
 
 type htmlPage struct {
-	Title      string
+	Head       pageHead
 	Rows       []htmlRow
 	Partitions []jsonPartition
-	SizeClass  []jsonGroup
-	Accounts   []jsonAccount
-	Figures    []htmlFigure
-	Scenario   string
+	// Idle names the partitions no job went to, left out of the table.
+	Idle      string
+	SizeClass []jsonGroup
+	Accounts  []jsonAccount
+	Figures   []htmlFigure
+	Scenario  string
 }
 
-var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"dur": func(f fixed) string { return FormatSeconds(float64(f)) },
-	"pct": func(f fixed) string { return strconv.FormatFloat(100*float64(f), 'f', 1, 64) + " %" },
-}).Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}}</title>
-<style>
-body { font-family: "Liberation Sans", Arial, Helvetica, sans-serif; margin: 2em auto; max-width: 980px; color: #222; padding: 0 1em; }
-h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ccc; }
-table { border-collapse: collapse; margin: 0.5em 0; }
-td, th { padding: 0.2em 0.8em; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-td.note { color: #666; font-size: 0.9em; }
-figure { margin: 1em 0 2em 0; } figure svg { width: 100%; height: auto; display: block; }
-figcaption { color: #555; font-size: 0.9em; }
-pre { background: #f6f6f6; padding: 1em; overflow-x: auto; font-size: 0.85em; }
-</style>
-</head>
-<body>
-<h1>{{.Title}}</h1>
-<h2 id="summary">Summary</h2>
+var reportTmpl = pageTemplate("report", `{{template "head" .Head}}<h2 id="summary">Summary</h2>
 <table id="summary-table">
-{{range .Rows}}<tr><th>{{.Label}}</th><td class="num">{{.Value}}</td><td class="note">{{.Note}}</td></tr>
+{{range .Rows}}<tr><th>{{.Label}}</th><td class="num">{{.Value}}</td><td class="note{{with .Class}} {{.}}{{end}}">{{.Note}}</td></tr>
 {{end}}</table>
 <h2 id="partitions">Partitions</h2>
 <table id="partition-table">
 <tr><th>Partition</th><th class="num">Jobs</th><th class="num">Started</th><th class="num">Wait mean</th><th class="num">p50</th><th class="num">p90</th><th class="num">p95</th><th class="num">p99</th><th class="num">max</th></tr>
-{{range .Partitions}}<tr><td>{{.Name}}</td><td class="num">{{.Jobs}}</td><td class="num">{{.Started}}</td><td class="num">{{dur .Wait.Mean}}</td><td class="num">{{dur .Wait.P50}}</td><td class="num">{{dur .Wait.P90}}</td><td class="num">{{dur .Wait.P95}}</td><td class="num">{{dur .Wait.P99}}</td><td class="num">{{dur .Wait.Max}}</td></tr>
+{{range .Partitions}}<tr><td>{{.Name}}</td><td class="num">{{.Jobs}}</td><td class="num">{{.Started}}</td>{{if .Started}}<td class="num">{{dur .Wait.Mean}}</td><td class="num">{{dur .Wait.P50}}</td><td class="num">{{dur .Wait.P90}}</td><td class="num">{{dur .Wait.P95}}</td><td class="num">{{dur .Wait.P99}}</td><td class="num">{{dur .Wait.Max}}</td>{{else}}<td class="num" colspan="6">no job started</td>{{end}}</tr>
 {{end}}</table>
-<h2 id="sizes">Wait by job size</h2>
+{{if .Idle}}<p class="note" id="idle-partitions">No job went to {{.Idle}}.</p>
+{{end}}<h2 id="sizes">Wait by job size</h2>
 <table id="size-table">
 <tr><th>GPUs requested</th><th class="num">Jobs</th><th class="num">Started</th><th class="num">Wait mean</th><th class="num">p50</th><th class="num">p90</th><th class="num">p95</th><th class="num">p99</th><th class="num">max</th></tr>
 {{range .SizeClass}}<tr><td>{{.Name}}</td><td class="num">{{.Jobs}}</td><td class="num">{{.Wait.Count}}</td><td class="num">{{dur .Wait.Mean}}</td><td class="num">{{dur .Wait.P50}}</td><td class="num">{{dur .Wait.P90}}</td><td class="num">{{dur .Wait.P95}}</td><td class="num">{{dur .Wait.P99}}</td><td class="num">{{dur .Wait.Max}}</td></tr>
@@ -77,15 +57,13 @@ pre { background: #f6f6f6; padding: 1em; overflow-x: auto; font-size: 0.85em; }
 {{range .Accounts}}<tr><td>{{.Name}}</td><td class="num">{{printf "%.1f" .GPUHours}}</td><td class="num">{{pct .Share}}</td><td class="num">{{pct .Target}}</td></tr>
 {{end}}</table>
 <h2 id="plots">Plots</h2>
-{{range .Figures}}<figure class="plot" id="plot-{{.Name}}">
-{{.SVG}}
-<figcaption>{{.Title}}</figcaption>
-</figure>
-{{end}}<h2 id="scenario">Scenario</h2>
+{{template "figures" .Figures}}<h2 id="scenario">Scenario</h2>
+<details id="scenario-details"><summary>The effective scenario (YAML), as scenario.yaml holds it</summary>
 <pre id="scenario-text">{{.Scenario}}</pre>
+</details>
 </body>
 </html>
-`))
+`)
 
 // WriteReport writes report.html: one self-contained page (inline CSS and
 // SVG, no script, nothing fetched) with the summary, per-partition,
@@ -97,19 +75,31 @@ func WriteReport(w io.Writer, in ReportInput) error {
 		return fmt.Errorf("report: summary: %w", err)
 	}
 	page := htmlPage{
-		Title:      fmt.Sprintf("schedsim report: %s on %s", orNone(s.Policy), orNone(s.Cluster.Name)),
-		Partitions: s.Partitions,
-		SizeClass:  s.WaitBy.SizeClass,
-		Accounts:   s.Fairness.Accounts,
-		Scenario:   string(in.Scenario),
+		Head:      pageHead{Title: fmt.Sprintf("schedsim report: %s on %s", orNone(s.Policy), orNone(s.Cluster.Name)), Headline: runHeadline(&s)},
+		SizeClass: s.WaitBy.SizeClass,
+		Accounts:  s.Fairness.Accounts,
+		Scenario:  string(in.Scenario),
 	}
+	var idle []string
+	for _, p := range s.Partitions {
+		if p.Jobs == 0 {
+			idle = append(idle, p.Name)
+			continue
+		}
+		page.Partitions = append(page.Partitions, p)
+	}
+	page.Idle = strings.Join(idle, ", ")
 	if page.Scenario == "" {
 		page.Scenario = "(not recorded)"
 	}
 	pct := func(f fixed) string { return strconv.FormatFloat(100*float64(f), 'f', 2, 64) + " %" }
 	num := func(f fixed, d int) string { return strconv.FormatFloat(float64(f), 'f', d, 64) }
-	row := func(label, value, note string) { page.Rows = append(page.Rows, htmlRow{label, value, note}) }
-	row("Policy", orNone(s.Policy), fmt.Sprintf("seed %d, config %s", s.Seed, orNone(s.ConfigHash)))
+	row := func(label, value, note string) {
+		page.Rows = append(page.Rows, htmlRow{Label: label, Value: value, Note: note})
+	}
+	row("Policy", orNone(s.Policy), fmt.Sprintf("seed %d", s.Seed))
+	row("Config hash", "", orNone(s.ConfigHash))
+	page.Rows[len(page.Rows)-1].Class = "hash"
 	row("Cluster", orNone(s.Cluster.Name), fmt.Sprintf("%d nodes, %d GPUs, %d CPUs, %d partitions",
 		s.Cluster.Nodes, s.Cluster.GPUs, s.Cluster.CPUs, s.Cluster.Partitions))
 	row("Trace", strconv.Itoa(s.Trace.Jobs)+" jobs", orNone(s.Trace.Source))
@@ -148,19 +138,49 @@ func WriteReport(w io.Writer, in ReportInput) error {
 	row("Preemptions", strconv.Itoa(s.Preemption.Preemptions), fmt.Sprintf("%d requeues", s.Preemption.Requeues))
 	row("Lost GPU-hours", num(s.Failures.LostGPUHours, 1), fmt.Sprintf("%d runs ended by node failures; the time after each run's last checkpoint", s.Failures.NodeFailRuns))
 	row("Timeline", strconv.Itoa(s.Timeline.Samples)+" samples", fmt.Sprintf("every %s", FormatSeconds(float64(s.Timeline.IntervalS))))
-	for _, f := range in.Figures {
-		body, err := f.svgBody()
-		if err != nil {
-			return fmt.Errorf("report: figure %s: %w", f.Name, err)
+	figs, err := inlineFigures(in.Figures)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	page.Figures = figs
+	return executePage(w, reportTmpl, page)
+}
+
+// runHeadline says what a run shows in three sentences: what ran and how
+// much of it started, how busy the GPUs were and how long jobs waited,
+// and where the waits were longest (the size class with the largest p95
+// wait) with the share of free GPU time no queued job could use.
+func runHeadline(s *jsonSummary) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s replayed %s on %s (%s) over %s; %s started",
+		orNone(s.Policy), countWord(s.Jobs.Total, "job"), orNone(s.Cluster.Name), countWord(int(s.Cluster.GPUs), "GPU"),
+		HumanDuration(float64(s.Window.MakespanS)), groupDigits(int64(s.Jobs.Started)))
+	if n := s.Jobs.ByState.Completed; n != s.Jobs.Started {
+		fmt.Fprintf(&b, " and %s completed", groupDigits(int64(n)))
+	}
+	b.WriteString(". ")
+	fmt.Fprintf(&b, "GPUs were %s allocated", pct1(float64(s.Utilization.GPU.Fraction)))
+	if s.Wait.Count > 0 {
+		fmt.Fprintf(&b, "; jobs waited %s on average, %s at the median and %s at the 95th percentile",
+			HumanDuration(float64(s.Wait.Mean)), HumanDuration(float64(s.Wait.P50)), HumanDuration(float64(s.Wait.P95)))
+	} else {
+		b.WriteString("; no job started")
+	}
+	b.WriteString(". ")
+	worst := -1
+	for i, g := range s.WaitBy.SizeClass {
+		if g.Wait.Count > 0 && (worst < 0 || g.Wait.P95 > s.WaitBy.SizeClass[worst].Wait.P95) {
+			worst = i
 		}
-		page.Figures = append(page.Figures, htmlFigure{Name: f.Name, Title: f.Title, SVG: template.HTML(body)})
 	}
-	var b bytes.Buffer
-	if err := reportTmpl.Execute(&b, page); err != nil {
-		return err
+	if worst >= 0 {
+		g := s.WaitBy.SizeClass[worst]
+		fmt.Fprintf(&b, "Jobs asking for %s GPUs waited longest (p95 %s over %s)", g.Name, HumanDuration(float64(g.Wait.P95)), countWord(g.Wait.Count, "job"))
+	} else {
+		b.WriteString("No wait to break down by job size")
 	}
-	_, err := w.Write(b.Bytes())
-	return err
+	fmt.Fprintf(&b, ", and %s of free GPU time was on nodes no eligible queued job could use.", pct1(float64(s.Fragmentation.UnusableFraction)))
+	return b.String()
 }
 
 // SummaryHeader holds the fields of summary.json that compare and plot

@@ -7,12 +7,11 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -42,9 +41,19 @@ const (
 func (f *Figure) WriteSVG(w io.Writer) error {
 	c := vgsvg.New(figWidth, figHeight)
 	f.draw(draw.New(c))
-	_, err := c.WriteTo(w)
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, svgFontFallback.Replace(b.String()))
 	return err
 }
+
+// svgFontFallback names fonts with Liberation Sans's metrics after it
+// (Arial, Helvetica), so a viewer without it draws text of the widths the
+// layout was measured with, not a wider default sans-serif that runs
+// legends off the plot.
+var svgFontFallback = strings.NewReplacer("font-family:Liberation Sans;", "font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")
 
 // WritePNG writes the figure as a PNG of 900 × 500 pixels on white.
 func (f *Figure) WritePNG(w io.Writer) error {
@@ -137,8 +146,7 @@ func plotEnergy(tl *Timeline, title string) *plot.Plot {
 		}
 		return s.EnergyKWh / (float64(s.Len()) / 3600)
 	}))
-	line.LineStyle.Color = plotutil.Color(1)
-	line.LineStyle.Width = vg.Points(1.2)
+	styleLine(&line.LineStyle, 1)
 	p.Add(line)
 	var peak float64
 	for _, xy := range line.XYs {
@@ -151,25 +159,6 @@ func plotEnergy(tl *Timeline, title string) *plot.Plot {
 // percentTicks labels 0 to 100 % on an axis with headroom above 100.
 var percentTicks = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 25, Label: "25"},
 	{Value: 50, Label: "50"}, {Value: 75, Label: "75"}, {Value: 100, Label: "100"}})
-
-var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
-
-// newPlot returns a plot with sans-serif text, a title and axis labels.
-func newPlot(title, xLabel, yLabel string) *plot.Plot {
-	p := plot.New()
-	for _, ts := range []*font.Font{&p.Title.TextStyle.Font, &p.X.Label.TextStyle.Font, &p.Y.Label.TextStyle.Font,
-		&p.X.Tick.Label.Font, &p.Y.Tick.Label.Font, &p.Legend.TextStyle.Font} {
-		ts.Typeface, ts.Variant = sans.Typeface, sans.Variant
-	}
-	p.Title.Text = title
-	p.Title.TextStyle.Font.Size = vg.Points(14)
-	p.Title.Padding = vg.Points(8)
-	p.X.Label.Text = xLabel
-	p.Y.Label.Text = yLabel
-	p.Legend.TextStyle.Font.Size = vg.Points(10)
-	p.Add(plotter.NewGrid())
-	return p
-}
 
 // timeAxis sets the x axis of p to dates in UTC for Unix times.
 func timeAxis(p *plot.Plot, tl *Timeline) {
@@ -283,7 +272,7 @@ func plotUtilization(tl *Timeline, title string) *plot.Plot {
 		if err != nil {
 			continue
 		}
-		poly.Color = fade(plotutil.Color(len(layers)))
+		poly.Color = fade(seriesColor(len(layers)))
 		poly.LineStyle.Width = 0
 		layers = append(layers, layer{name, poly})
 		p.Add(poly)
@@ -324,13 +313,11 @@ func drawQueue(c draw.Canvas, tl *Timeline, title string) {
 	top.X.Label.Text = ""
 	if len(tl.Samples) > 0 {
 		q, _ := plotter.NewLine(steps(tl, func(s *Sample) float64 { return ratio(s.QueueSeconds, s.Len()) }))
-		q.LineStyle.Color = plotutil.Color(0)
-		q.LineStyle.Width = vg.Points(1)
+		styleLine(&q.LineStyle, 0)
 		top.Add(q)
 		top.Legend.Add("queued jobs", q)
 		d, _ := plotter.NewLine(steps(tl, func(s *Sample) float64 { return ratio(s.PendingGPUSeconds, s.Len()) }))
-		d.LineStyle.Color = plotutil.Color(1)
-		d.LineStyle.Width = vg.Points(1)
+		styleLine(&d.LineStyle, 1)
 		bottom.Add(d)
 		bottom.Legend.Add("GPUs requested by queued jobs", d)
 		capLine, _ := plotter.NewLine(plotter.XYs{
@@ -423,8 +410,7 @@ func plotWaitCDF(jobs []JobRow, title string) *plot.Plot {
 		if err != nil {
 			continue
 		}
-		l.LineStyle.Color = plotutil.Color(k)
-		l.LineStyle.Width = vg.Points(1.2)
+		styleLine(&l.LineStyle, k)
 		p.Add(l)
 		p.Legend.Add(fmt.Sprintf("%s (%d jobs)", orNone(name), len(by[name])), l)
 	}
@@ -467,7 +453,7 @@ func plotWaitBySize(jobs []JobRow, title string) *plot.Plot {
 		if err != nil {
 			continue
 		}
-		b.FillColor = fade(plotutil.Color(len(names)))
+		b.FillColor = fade(seriesColor(len(names)))
 		b.GlyphStyle.Radius = vg.Points(1.5)
 		p.Add(b)
 		label := class + " GPUs"
@@ -496,11 +482,10 @@ func plotFragmentation(tl *Timeline, title string) *plot.Plot {
 		return p
 	}
 	free, _ := plotter.NewLine(steps(tl, func(s *Sample) float64 { return float64(s.FreeGPUs) }))
-	free.LineStyle.Color = plotutil.Color(2)
-	free.LineStyle.Width = vg.Points(1.2)
+	styleLine(&free.LineStyle, 2)
 	unusable, _ := plotter.NewLine(steps(tl, func(s *Sample) float64 { return float64(s.UnusableFreeGPUs) }))
 	unusable.LineStyle.Width = 0
-	unusable.FillColor = fade(plotutil.Color(0))
+	unusable.FillColor = fade(seriesColor(0))
 	// The area first, so the free line stays visible on top of it.
 	p.Add(unusable, free)
 	p.Legend.Add("free GPUs", free)
@@ -582,8 +567,7 @@ func addLine(p *plot.Plot, xys plotter.XYs, k int, label string) {
 	if err != nil {
 		return
 	}
-	l.LineStyle.Color = plotutil.Color(k)
-	l.LineStyle.Width = vg.Points(1.2)
+	styleLine(&l.LineStyle, k)
 	if k > 0 {
 		l.LineStyle.Dashes = []vg.Length{vg.Points(5), vg.Points(2)}
 	}

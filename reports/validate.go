@@ -284,30 +284,91 @@ func WriteValidationTable(w io.Writer, v *Validation) error {
 }
 
 // ValidationFigure is the scatter plot of simulated against recorded wait
-// of every compared job, with the line of perfect agreement; waits under
-// one second are drawn at one second on the logarithmic axes.
+// of every compared job, with the dashed line of perfect agreement; waits
+// under one second are drawn at one second on the logarithmic axes. The
+// title names the line, so no legend covers the points.
 func ValidationFigure(v *Validation) Figure {
-	return Figure{Name: "validate_wait", Title: "Simulated vs recorded wait (" + v.Policy + ")", draw: func(c draw.Canvas) {
-		p := plot.New()
-		p.Title.Text = "Simulated vs recorded wait (" + v.Policy + ")"
-		p.X.Label.Text = "recorded wait (s)"
-		p.Y.Label.Text = "simulated wait (s)"
+	title := "Simulated vs recorded wait (" + v.Policy + ")"
+	return Figure{Name: "validate_wait", Title: title, draw: func(c draw.Canvas) {
+		p := newPlot(title+"; dashed: simulated = recorded",
+			"Recorded wait (log scale; under 1 s drawn at 1 s)", "Simulated wait (log scale)")
 		p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-		p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{}, plot.LogTicks{}
+		p.X.Tick.Marker, p.Y.Tick.Marker = durationTicker{}, durationTicker{}
 		pts := make(plotter.XYs, len(v.points))
-		hi := 10.0
+		hi := 60.0
 		for i, q := range v.points {
 			pts[i].X, pts[i].Y = max(q.recorded, 1), max(q.simulated, 1)
 			hi = max(hi, pts[i].X, pts[i].Y)
 		}
-		if s, err := plotter.NewScatter(pts); err == nil && len(pts) > 0 {
-			s.GlyphStyle.Radius = vg.Points(2)
-			p.Add(s)
+		// The axes end at the first round duration past the longest wait.
+		for _, t := range durationTicks {
+			if t.v >= hi {
+				hi = t.v
+				break
+			}
 		}
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 1, hi, 1, hi
 		if l, err := plotter.NewLine(plotter.XYs{{X: 1, Y: 1}, {X: hi, Y: hi}}); err == nil {
+			l.Color = textColor
+			l.Width = vg.Points(1)
 			l.Dashes = []vg.Length{vg.Points(4), vg.Points(4)}
 			p.Add(l)
-			p.Legend.Add("simulated = recorded", l)
+		}
+		if s, err := plotter.NewScatter(pts); err == nil && len(pts) > 0 {
+			s.GlyphStyle.Radius = vg.Points(2)
+			s.GlyphStyle.Color = seriesColor(0)
+			p.Add(s)
+		} else {
+			p.Title.Text += " (no data)"
+		}
+		p.Draw(c)
+	}}
+}
+
+// ValidationFigures are the figures of validate.html: the wait scatter
+// (ValidationFigure) and the distribution of |Δstart|.
+func ValidationFigures(v *Validation) []Figure {
+	return []Figure{ValidationFigure(v), validationDeltaFigure(v)}
+}
+
+// validationDeltaFigure is the empirical CDF of |simulated − recorded
+// start| over the compared jobs (|Δstart| = |simulated wait − recorded
+// wait|), on a logarithmic axis with errors under one second drawn at one
+// second, with the bf_interval, 5 min and 1 h marks of the agreement
+// table.
+func validationDeltaFigure(v *Validation) Figure {
+	title := "Start error |simulated − recorded| (" + v.Policy + ")"
+	return Figure{Name: "validate_delta", Title: title, draw: func(c draw.Canvas) {
+		p := newPlot(title+"; dotted: ±bf_interval, 5 min, 1 h", "|Δstart| (log scale; under 1 s drawn at 1 s)", "Fraction of compared jobs")
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = durationTicker{}
+		p.Y.Min, p.Y.Max = 0, 1
+		ds := make([]float64, len(v.points))
+		hi := 3600.0
+		for i, q := range v.points {
+			ds[i] = max(math.Abs(q.simulated-q.recorded), 1)
+			hi = max(hi, ds[i])
+		}
+		for _, t := range durationTicks {
+			if t.v >= hi {
+				hi = t.v
+				break
+			}
+		}
+		p.X.Min, p.X.Max = 1, hi
+		for _, m := range []float64{float64(v.BfInterval), 300, 3600} {
+			if l, err := plotter.NewLine(plotter.XYs{{X: max(m, 1), Y: 0}, {X: max(m, 1), Y: 1}}); err == nil {
+				l.Width = vg.Points(1.5)
+				l.Dashes = []vg.Length{vg.Points(1), vg.Points(2)}
+				l.Color = textColor
+				p.Add(l)
+			}
+		}
+		if len(ds) == 0 {
+			p.Title.Text += " (no data)"
+		} else if l, err := plotter.NewLine(cdf(ds)); err == nil {
+			styleLine(&l.LineStyle, 0)
+			p.Add(l)
 		}
 		p.Draw(c)
 	}}

@@ -51,7 +51,7 @@ Metrics: ` + metricNames() + `.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.format, "format", "table", "output format: table, markdown or json")
 	fl.StringArrayVar(&f.gates, "gate", nil, "regression gate METRIC:[+|-]N[%|pp|s]; repeatable")
-	fl.StringVar(&f.out, "out", "", "directory for overlay plots (wait_cdf, gpu_utilization; PNG and SVG) and comparison.json")
+	fl.StringVar(&f.out, "out", "", "directory for compare.html, overlay plots (wait_cdf, gpu_utilization; PNG and SVG) and comparison.json")
 	fl.IntVar(&f.resamples, "resamples", reports.DefaultResamples, "bootstrap resamples")
 	fl.Uint64Var(&f.seed, "seed", 1, "bootstrap seed")
 	return cmd
@@ -150,7 +150,8 @@ func loadCompareRun(path, side string) (*reports.CompareRun, error) {
 	}, nil
 }
 
-// writeCompareOut writes the overlay plots and comparison.json into dir.
+// writeCompareOut writes the overlay plots, compare.html and
+// comparison.json into dir.
 func writeCompareOut(dir string, a, b *reports.CompareRun, c *reports.Comparison, gates []reports.GateResult) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -164,6 +165,11 @@ func writeCompareOut(dir string, a, b *reports.CompareRun, c *reports.Comparison
 		if err := traces.WriteFileAtomic(filepath.Join(dir, fig.Name+".svg"), fig.WriteSVG); err != nil {
 			return err
 		}
+	}
+	if err := traces.WriteFileAtomic(filepath.Join(dir, reports.ComparePageFile), func(w io.Writer) error {
+		return reports.WriteComparePage(w, reports.ComparePageInput{A: a, B: b, Comparison: c, Gates: gates})
+	}); err != nil {
+		return err
 	}
 	return traces.WriteFileAtomic(filepath.Join(dir, "comparison.json"), func(w io.Writer) error {
 		return reports.WriteComparison(w, c, gates, "json")

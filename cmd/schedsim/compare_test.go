@@ -78,10 +78,14 @@ func TestCompareFIFOvsEASY(t *testing.T) {
 	if !found {
 		t.Fatalf("no p95_wait in %s", out)
 	}
-	for _, name := range []string{"wait_cdf.png", "wait_cdf.svg", "gpu_utilization.png", "gpu_utilization.svg", "comparison.json"} {
+	for _, name := range []string{"wait_cdf.png", "wait_cdf.svg", "gpu_utilization.png", "gpu_utilization.svg", "comparison.json", "compare.html"} {
 		if st, err := os.Stat(filepath.Join(dir, "cmp", name)); err != nil || st.Size() == 0 {
 			t.Errorf("compare --out: %s missing or empty (%v)", name, err)
 		}
+	}
+	if page, err := os.ReadFile(filepath.Join(dir, "cmp", "compare.html")); err != nil || bytes.Count(page, []byte("<svg")) != 2 ||
+		!bytes.Contains(page, []byte(`id="headline"`)) {
+		t.Errorf("compare.html: %v; want a headline and the 2 overlay plots", err)
 	}
 
 	// The markdown table fits a pull-request comment.

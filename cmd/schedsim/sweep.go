@@ -14,6 +14,7 @@ import (
 
 	"github.com/schedsim/schedsim/cmd/schedsim/internal/sweep"
 	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/reports"
 )
 
 type sweepFlags struct {
@@ -131,8 +132,8 @@ func finishSweep(cmd *cobra.Command, sw *sweep.Sweep, results []sweep.Result, ou
 	if err := sweep.WriteResults(out, sw, rows); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%d scenarios (%d run, %d unchanged); wrote %s and %s/\n", len(results), len(results)-skipped, skipped,
-		filepath.Join(out, sweep.ParquetFile), filepath.Join(out, sweep.PlotsDir))
+	fmt.Fprintf(w, "%d scenarios (%d run, %d unchanged); wrote %s, %s and %s/\n", len(results), len(results)-skipped, skipped,
+		filepath.Join(out, sweep.ParquetFile), filepath.Join(out, reports.SweepPageFile), filepath.Join(out, sweep.PlotsDir))
 	return nil
 }
 

@@ -20,6 +20,7 @@ type validateFlags struct {
 	json  bool
 	worst int
 	plot  string
+	out   string
 }
 
 func newValidateCmd() *cobra.Command {
@@ -39,7 +40,8 @@ Two runs of one workload on a real Slurm agree on about 90 % of starts within
 loaded traces by distributions too.`,
 		Example: `  schedsim validate --trace recorded.sacct --cluster cluster.yaml
   schedsim validate --trace recorded.sacct --cluster cluster.yaml --policy easy --json
-  schedsim validate --scenario site.yaml --plot wait.svg`,
+  schedsim validate --scenario site.yaml --plot wait.svg
+  schedsim validate --trace recorded.sacct --cluster cluster.yaml --out validation/`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runValidate(cmd, &f) },
 	}
@@ -58,6 +60,7 @@ loaded traces by distributions too.`,
 	fl.BoolVar(&f.json, "json", false, "print the comparison as JSON")
 	fl.IntVar(&f.worst, "worst", 10, "how many jobs with the largest error to list")
 	fl.StringVar(&f.plot, "plot", "", "write the simulated vs recorded wait plot to this .png or .svg file")
+	fl.StringVar(&f.out, "out", "", "directory for validate.html, its plots (PNG and SVG) and validation.json")
 	addSetFlag(cmd, &f.runFlags)
 	return cmd
 }
@@ -106,6 +109,11 @@ func runValidate(cmd *cobra.Command, f *validateFlags) error {
 			return fig.WritePNG(w)
 		})
 		if err != nil {
+			return err
+		}
+	}
+	if f.out != "" {
+		if err := writeValidateOut(f.out, v, orDefault(run.Trace.Source, s.Trace.File), run.ClusterDesc); err != nil {
 			return err
 		}
 	}

@@ -32,7 +32,8 @@ func TestValidateHabrok(t *testing.T) {
 		}
 	}
 	plot := filepath.Join(t.TempDir(), "wait.svg")
-	out, err = schedsim(t, append(args, "--json", "--plot", plot)...)
+	outDir := filepath.Join(t.TempDir(), "val")
+	out, err = schedsim(t, append(args, "--json", "--plot", plot, "--out", outDir)...)
 	if err != nil {
 		t.Fatalf("validate --json: %v\n%s", err, out)
 	}
@@ -67,6 +68,15 @@ func TestValidateHabrok(t *testing.T) {
 	}
 	if b, err := os.ReadFile(plot); err != nil || !strings.Contains(string(b), "<svg") {
 		t.Errorf("plot: %v (%d bytes)", err, len(b))
+	}
+	for _, name := range []string{"validate.html", "validation.json", "validate_wait.svg", "validate_wait.png", "validate_delta.svg", "validate_delta.png"} {
+		if st, err := os.Stat(filepath.Join(outDir, name)); err != nil || st.Size() == 0 {
+			t.Errorf("validate --out: %s missing or empty (%v)", name, err)
+		}
+	}
+	if page, err := os.ReadFile(filepath.Join(outDir, "validate.html")); err != nil || strings.Count(string(page), "<svg") != 2 ||
+		!strings.Contains(string(page), "Of 90 jobs compared") {
+		t.Errorf("validate.html: %v; want the headline over the 90 compared jobs and 2 plots", err)
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/schedsim/schedsim/reports"
 )
 
 func loadSmall(t testing.TB) *Sweep {
@@ -194,6 +196,18 @@ func TestWorkersIdentical(t *testing.T) {
 	for _, f := range []string{"wait_p95_s_vs_cluster.png", "util_gpu_vs_load_scale.svg", "wait_p95_s_vs_policy.png"} {
 		if _, err := os.Stat(filepath.Join(one, PlotsDir, f)); err != nil {
 			t.Error(err)
+		}
+	}
+	// sweep.html: the 6 figures (2 metrics × 3 parameters), the 12
+	// configurations (2 clusters × 3 policies × 2 load scales) of 2 seeds.
+	if page, err := os.ReadFile(filepath.Join(one, reports.SweepPageFile)); err != nil {
+		t.Error(err)
+	} else {
+		if n := strings.Count(string(page), "<svg"); n != 6 {
+			t.Errorf("sweep.html has %d plots, want 6", n)
+		}
+		if !strings.Contains(string(page), "12 configurations of up to 2 seeds each, 24 scenarios in all.") {
+			t.Errorf("sweep.html lacks the headline's counts")
 		}
 	}
 
