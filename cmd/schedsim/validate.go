@@ -37,9 +37,9 @@ pending reasons they had in the simulation.
 Two runs of one workload on a real Slurm agree on about 90 % of starts within
 ±2 s when lightly loaded, and diverge job by job under sustained load: judge
 loaded traces by distributions too.`,
-		Example: `  schedsim validate --trace recorded.sacct --cluster cluster.yaml
-  schedsim validate --trace recorded.sacct --cluster cluster.yaml --policy easy --json
-  schedsim validate --scenario site.yaml --plot wait.svg`,
+		Example: `  schedsim validate --trace examples/jobs.sacct --cluster examples/cluster.yaml
+  schedsim validate --trace examples/jobs.sacct --cluster examples/cluster.yaml --policy easy --json
+  schedsim validate --scenario examples/scenario.yaml --plot results/validate.svg`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runValidate(cmd, &f) },
 	}
@@ -80,7 +80,7 @@ func runValidate(cmd *cobra.Command, f *validateFlags) error {
 	}
 	run, err := s.Build(policies.Builtin())
 	if err != nil {
-		return badInput(err)
+		return badInput(scenarioFlagError(cmd, f.set, err))
 	}
 	rec, err := run.Simulate()
 	if err != nil {
@@ -106,7 +106,7 @@ func runValidate(cmd *cobra.Command, f *validateFlags) error {
 			return fig.WritePNG(w)
 		})
 		if err != nil {
-			return err
+			return pathError("--plot", f.plot, err)
 		}
 	}
 	out := cmd.OutOrStdout()
