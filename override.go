@@ -92,7 +92,10 @@ func (s *Scenario) Override(key, value string) error {
 			}
 			v = v.Elem()
 		}
-		if v.Kind() != reflect.Struct || v.Type() == reflect.TypeFor[yaml.Node]() {
+		if v.Type() == reflect.TypeFor[yaml.Node]() {
+			return bad("%s is not a section: it is YAML of its own, set in the scenario file", strings.Join(parts[:i], "."))
+		}
+		if v.Kind() != reflect.Struct {
 			return bad("%s is not a section", strings.Join(parts[:i], "."))
 		}
 		f, ok := strictyaml.Field(v.Type(), p)

@@ -124,7 +124,10 @@ func loadCompareRun(path, side string) (*reports.CompareRun, error) {
 	if st.IsDir() {
 		rd, err := reports.ReadRunDir(path)
 		if err != nil {
-			return nil, badInput(fmt.Errorf("%s: %w", path, err))
+			if !strings.HasPrefix(err.Error(), path+":") {
+				err = fmt.Errorf("%s: %w", path, err)
+			}
+			return nil, badInput(err)
 		}
 		return &reports.CompareRun{
 			Label: side + ": " + orDefault(rd.Header.Policy, filepath.Base(path)),

@@ -348,6 +348,10 @@ func (o *outFlags) convert(cmd *cobra.Command, rf *traceReadFlags, in, out strin
 		}
 		return nil
 	})
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pathError("cannot write", out, err)
+	}
 	if err != nil {
 		return badInput(err)
 	}
