@@ -189,6 +189,7 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		{[]string{"trace", "fit", filepath.Join("..", "..", "examples", "jobs.sacct"), "--out", "/proc/nope/model.yaml"}, "--out /proc/nope/model.yaml: "},
 		{[]string{"trace", "convert", filepath.Join("..", "..", "examples", "jobs.sacct"), "/proc/nope/x.swf"}, "cannot write /proc/nope/x.swf: "},
 		{[]string{"run", "--set", "policy.args.bf_window=1"}, "--set: policy.args.bf_window: policy.args is not a section: it is YAML of its own, set in the scenario file"},
+		{[]string{"sweep", filepath.Join("..", "..", "examples", "sweep.yaml"), "--slurm-array", "/proc/nope/array"}, "--slurm-array /proc/nope/array: "},
 		{[]string{"compare", "nope-a", "nope-b"}, "A nope-a: no such file or directory"},
 		{[]string{"compare", filepath.Join("..", "..", "examples"), scen}, filepath.Join("..", "..", "examples") + ": no manifest.json"},
 		{[]string{"compare", scen, scen, "--format", "frob"}, `--format "frob": want one of table, markdown, json`},

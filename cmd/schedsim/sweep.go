@@ -184,6 +184,9 @@ func writeSweepArray(cmd *cobra.Command, sw *sweep.Sweep, f *sweepFlags) error {
 	if pilot >= len(sw.Points) {
 		return badInput(fmt.Errorf("--pilot %d: the sweep has scenarios 0 to %d", pilot, len(sw.Points)-1))
 	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return badInput(pathError("--slurm-array", f.array, err))
+	}
 	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "pilot run of scenario %d (%s)...\n", pilot, sw.Points[pilot].Name)
 	wall, peak, err := sweep.Pilot(sw, pilot, dir, policies.Builtin())
