@@ -48,7 +48,8 @@ malformed gate exits with status 2.
 Metrics: ` + metricNames() + `.`,
 		Example: `  schedsim compare examples/baseline.yaml examples/candidate.yaml
   schedsim compare examples/baseline.yaml examples/candidate.yaml --format markdown
-  schedsim compare results/easy results/slurm --gate 'p95_wait:+5%' --gate 'gpu_util:-1pp' --out results/cmp`,
+  schedsim compare examples/baseline.yaml examples/candidate.yaml --gate 'p95_wait:+5%' --gate 'mean_wait:+60s' --out results/cmp
+  schedsim run --policy easy --out results/easy && schedsim run --policy fifo --out results/fifo && schedsim compare results/easy results/fifo`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error { return runCompare(cmd, &f, args[0], args[1]) },
 	}

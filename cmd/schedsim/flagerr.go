@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -25,6 +27,15 @@ func pathError(what, path string, err error) error {
 		return fmt.Errorf("%s %s: %w", what, path, pe.Err)
 	}
 	return fmt.Errorf("%s %s: %w", what, path, err)
+}
+
+// makeParent makes the directory a file is written into, as run --out
+// makes its directory: "--out results/model.yaml" on a fresh checkout.
+func makeParent(what, path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return pathError(what, path, err)
+	}
+	return nil
 }
 
 // parseNoise matches what strconv and time add to a bad flag value's

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
 )
 
 // tourCommands returns the command lines of the README's "A tour"
@@ -65,27 +67,12 @@ var tourClaims = map[string][]string{
 // line must exit as its comment says ("# exits 1"), else 0. Lines that
 // read ../shared skip, with the reason, when it is absent.
 func TestReadmeTour(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the whole README tour (about 30 s)")
+	}
 	lines := tourCommands(t)
-	root := t.TempDir()
-	repo := filepath.Join(root, "checkout")
-	copyDir(t, filepath.Join("..", "..", "examples"), filepath.Join(repo, "examples"))
+	repo, env, haveShared := checkout(t)
 	shared, _ := filepath.Abs(filepath.Join("..", "..", "..", "shared"))
-	haveShared := false
-	if st, err := os.Stat(filepath.Join(shared, "traces")); err == nil && st.IsDir() {
-		if err := os.Symlink(shared, filepath.Join(root, "shared")); err != nil {
-			t.Fatal(err)
-		}
-		haveShared = true
-	}
-	bin := filepath.Join(repo, "bin")
-	if err := os.MkdirAll(bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	wrapper := "#!/bin/sh\nSCHEDSIM_RUN_MAIN=1 exec " + strconv.Quote(os.Args[0]) + ` "$@"` + "\n"
-	if err := os.WriteFile(filepath.Join(bin, "schedsim"), []byte(wrapper), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 
 	for _, line := range lines {
 		switch {
@@ -113,12 +100,7 @@ func TestReadmeTour(t *testing.T) {
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err := cmd.Run()
 		cancel()
-		got := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			got = ee.ExitCode()
-		} else if err != nil {
-			t.Fatalf("%s: %v", line, err)
-		}
+		got := exitOf(t, line, err)
 		if got != want {
 			t.Errorf("%s\nexit %d, want %d; stderr:\n%s", line, got, want, stderr.String())
 			continue
@@ -145,6 +127,115 @@ func TestReadmeTour(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("cluster import of examples/*.conf differs from examples/cluster.yaml; rerun it:\n%s", got)
+	}
+}
+
+// checkout makes a copy of what a fresh checkout holds for the examples
+// to run in: examples/, conformance/ (linked) and CONFORMANCE.md, with
+// ../shared beside it (linked) when the real traces are there, and
+// bin/schedsim, also on PATH as schedsim, running this test binary's
+// main (TestMain).
+func checkout(t *testing.T) (repo string, env []string, haveShared bool) {
+	t.Helper()
+	root := t.TempDir()
+	repo = filepath.Join(root, "checkout")
+	copyDir(t, filepath.Join("..", "..", "examples"), filepath.Join(repo, "examples"))
+	conf, _ := filepath.Abs(filepath.Join("..", "..", "conformance"))
+	if err := os.Symlink(conf, filepath.Join(repo, "conformance")); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(filepath.Join("..", "..", "CONFORMANCE.md")); err != nil {
+		t.Fatal(err)
+	} else if err := os.WriteFile(filepath.Join(repo, "CONFORMANCE.md"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shared, _ := filepath.Abs(filepath.Join("..", "..", "..", "shared"))
+	if st, err := os.Stat(filepath.Join(shared, "traces")); err == nil && st.IsDir() {
+		if err := os.Symlink(shared, filepath.Join(root, "shared")); err != nil {
+			t.Fatal(err)
+		}
+		haveShared = true
+	}
+	bin := filepath.Join(repo, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	wrapper := "#!/bin/sh\nSCHEDSIM_RUN_MAIN=1 exec " + strconv.Quote(os.Args[0]) + ` "$@"` + "\n"
+	if err := os.WriteFile(filepath.Join(bin, "schedsim"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return repo, env, haveShared
+}
+
+// exitOf is the exit status of a finished command.
+func exitOf(t *testing.T, line string, err error) int {
+	t.Helper()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%s: %v", line, err)
+	}
+	return 0
+}
+
+// notRunHere are example lines the test cannot run, by a part of the
+// line, with the reason.
+var notRunHere = []struct{ part, why string }{
+	{"/etc/slurm", "reads this machine's own Slurm configuration"},
+	{"/scratch", "a Slurm job array's directory on a cluster"},
+	{"schedsim probe", "reads NVIDIA GPUs through NVML"},
+	{"profiles/", "needs job profiles measured on GPU nodes (schedsim probe --run)"},
+	{"calibration.yaml", "needs the calibration calibrate fits from measured profiles"},
+	{"completion", "installs shell completion into the shell"},
+	{"go build", "builds the binary this test's main stands in for"},
+}
+
+// TestHelpExamplesRun runs the Example lines of every command's --help,
+// in the order of the command tree, as written with sh in a copied
+// checkout (see checkout), except those notRunHere names and those that
+// need ../shared or jq where it is absent. Each must exit 0.
+func TestHelpExamplesRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs every help example (about a minute)")
+	}
+	repo, env, haveShared := checkout(t)
+	_, jqErr := exec.LookPath("jq")
+	ran := 0
+	walk(newRootCmd(), func(c *cobra.Command) {
+	lines:
+		for l := range strings.SplitSeq(c.Example, "\n") {
+			line := strings.TrimSpace(l)
+			if line == "" {
+				continue
+			}
+			for _, n := range notRunHere {
+				if strings.Contains(line, n.part) {
+					t.Logf("not run (%s): %s", n.why, line)
+					continue lines
+				}
+			}
+			if strings.Contains(line, "../shared") && !haveShared {
+				t.Logf("not run (needs ../shared/traces, absent): %s", line)
+				continue
+			}
+			if strings.Contains(line, "| jq") && jqErr != nil {
+				t.Logf("not run (jq not installed): %s", line)
+				continue
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			cmd := exec.CommandContext(ctx, "sh", "-c", line)
+			cmd.Dir, cmd.Env = repo, env
+			out, err := cmd.CombinedOutput()
+			cancel()
+			if got := exitOf(t, line, err); got != 0 {
+				t.Errorf("%s example %s\nexit %d:\n%s", c.CommandPath(), line, got, out)
+			}
+			ran++
+		}
+	})
+	if ran < 40 {
+		t.Errorf("ran %d example lines; the help has more", ran)
 	}
 }
 

@@ -298,6 +298,9 @@ func (o *outFlags) register(fl *pflag.FlagSet) {
 
 func (o *outFlags) write(cmd *cobra.Command, path string, res *traces.Result) error {
 	wo := traces.WriteOptions{SacctUTC: o.sacctUTC}
+	if err := makeParent("cannot write", path); err != nil {
+		return badInput(err)
+	}
 	if res != nil {
 		wo.SWF = res.SWF
 	}
@@ -330,6 +333,9 @@ func (o *outFlags) convert(cmd *cobra.Command, rf *traceReadFlags, in, out strin
 		return err
 	}
 	defer s.Close()
+	if err := makeParent("cannot write", out); err != nil {
+		return badInput(err)
+	}
 	var n int64
 	err = traces.WriteFileAtomic(out, func(w io.Writer) error {
 		// Hide the file's Close: the Parquet writer closes a sink that has one.
@@ -559,6 +565,9 @@ func newTraceFitCmd() *cobra.Command {
 			}
 			m, err := workload.FitModel(res.Trace)
 			if err != nil {
+				return badInput(err)
+			}
+			if err := makeParent("--out", out); err != nil {
 				return badInput(err)
 			}
 			if err := traces.WriteFileAtomic(out, func(w io.Writer) error { return workload.WriteModel(w, m) }); err != nil {

@@ -98,6 +98,9 @@ func runValidate(cmd *cobra.Command, f *validateFlags) error {
 		v.Worst = nil
 	}
 	if f.plot != "" {
+		if err := makeParent("--plot", f.plot); err != nil {
+			return badInput(err)
+		}
 		fig := reports.ValidationFigure(v)
 		err := traces.WriteFileAtomic(f.plot, func(w io.Writer) error {
 			if strings.EqualFold(filepath.Ext(f.plot), ".svg") {
