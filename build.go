@@ -146,7 +146,7 @@ func (s *Scenario) traceOptions() (traces.Options, error) {
 		var ok bool
 		if m, ok = traces.CSVPreset(p); !ok {
 			return o, &Error{Path: s.pathOr("scenario"), Line: lineOf(s.root, "trace", "csv", "preset"), Field: "trace.csv.preset",
-				Msg: fmt.Sprintf("unknown preset %q (want one of %v)", p, traces.CSVPresets())}
+				Msg: fmt.Sprintf("unknown preset %q (want one of %s)", p, strings.Join(traces.CSVPresets(), ", "))}
 		}
 		if o.Format == "" && s.Trace.CSV.Map == "" {
 			o.Format = p

@@ -2,6 +2,7 @@ package schedsim
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -23,6 +24,16 @@ type OverrideError struct {
 
 func (e *OverrideError) Error() string { return e.Key + ": " + e.Err.Error() }
 func (e *OverrideError) Unwrap() error { return e.Err }
+
+// clusterNames are the names Override("cluster", name) takes for a
+// builtin cluster instead of a file, with the builtin each stands for.
+var clusterNames = map[string]string{"example": "example", "header": "swf-header", "swf-header": "swf-header"}
+
+// ClusterNames returns the names Override takes for "cluster" other than
+// a file (the builtin clusters, "header" for swf-header), sorted.
+func ClusterNames() []string {
+	return slices.Sorted(maps.Keys(clusterNames))
+}
 
 // pathKeys are the keys whose values are file paths: Override makes them
 // absolute, since a value given on a command line or in Go is relative to
@@ -60,17 +71,14 @@ func (s *Scenario) Override(key, value string) error {
 		return nil
 	case "cluster":
 		s.Cluster = Cluster{Calibration: s.Cluster.Calibration}
-		switch value {
-		case "example":
-			s.Cluster.Builtin = "example"
-		case "header", "swf-header":
-			s.Cluster.Builtin = "swf-header"
-		default:
-			if _, err := os.Stat(value); err != nil {
-				return &OverrideError{Key: key, Value: value, Err: err}
-			}
-			s.Cluster.File = absPath(value)
+		if b, ok := clusterNames[value]; ok {
+			s.Cluster.Builtin = b
+			return nil
 		}
+		if _, err := os.Stat(value); err != nil {
+			return &OverrideError{Key: key, Value: value, Err: err}
+		}
+		s.Cluster.File = absPath(value)
 		return nil
 	case "policy":
 		s.Policy = Policy{Name: value}
@@ -91,7 +99,10 @@ func (s *Scenario) Override(key, value string) error {
 			}
 			v = v.Elem()
 		}
-		if v.Kind() != reflect.Struct || v.Type() == reflect.TypeFor[yaml.Node]() {
+		if v.Type() == reflect.TypeFor[yaml.Node]() {
+			return bad("%s is not a section: it is YAML of its own, set in the scenario file", strings.Join(parts[:i], "."))
+		}
+		if v.Kind() != reflect.Struct {
 			return bad("%s is not a section", strings.Join(parts[:i], "."))
 		}
 		f, ok := strictyaml.Field(v.Type(), p)

@@ -50,7 +50,7 @@ func TestOverride(t *testing.T) {
 		{name: "bad map", key: "trace.partition_map", value: "gpu", err: `trace.partition_map: "gpu": want from=to`},
 		{name: "a section", key: "trace.swf", value: "1", err: "trace.swf: a section: set one of its keys, or set it in the scenario file"},
 		{name: "under a scalar", key: "seed.x", value: "1", err: "seed.x: seed is not a section"},
-		{name: "inline YAML", key: "cluster.inline.name", value: "x", err: "cluster.inline.name: cluster.inline is not a section"},
+		{name: "inline YAML", key: "cluster.inline.name", value: "x", err: "cluster.inline.name: cluster.inline is not a section: it is YAML of its own, set in the scenario file"},
 		{name: "a list of sections", key: "node_events", value: "x", err: "node_events: a list of sections: set it in the scenario file"},
 	}
 	for _, tt := range tests {

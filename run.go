@@ -88,6 +88,7 @@ func (r *Run) Analyze(rec *sim.Record) (*Result, error) {
 	a := reports.Analyze(rec, reports.SummaryOptions{
 		SampleInterval: r.sample,
 		ConfigHash:     "sha256:" + hex.EncodeToString(sum[:]),
+		Build:          reports.ReadBuild(),
 		NoJobRows:      r.NoJobRows,
 	})
 	return &Result{Record: rec, Analysis: a, Scenario: text}, nil

@@ -51,6 +51,7 @@ func analyze(rec *sim.Record, opts SummaryOptions, caller string) *Analysis {
 	}
 	d.finish(&s)
 	s.ConfigHash = opts.ConfigHash
+	s.Build = opts.Build
 	s.SampleInterval = sampleInterval(opts.SampleInterval, s.Makespan)
 	from, to := s.FirstSubmit, s.FirstSubmit+s.Makespan
 	tl := newTimeline(rec, from, to, s.SampleInterval, &s)

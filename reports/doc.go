@@ -106,6 +106,9 @@
 //	policy                          scheduling policy name
 //	seed                            scenario seed (unsigned 64-bit integer)
 //	config_hash                     identifies the configuration ("sha256:" + hex of the effective scenario YAML); "" if not given
+//	schedsim.version                the schedsim module version that wrote the file ("(devel)" from a checkout, else the module or pseudo-version; schedsim version prints it)
+//	schedsim.revision               the git commit it was built from; "" when the build has no VCS stamp (go run, -buildvcs=false)
+//	schedsim.modified               true when that checkout had uncommitted changes
 //	cluster.name                    cluster name
 //	cluster.nodes                   number of nodes
 //	cluster.gpus                    GPUs over all nodes

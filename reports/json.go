@@ -46,6 +46,7 @@ type jsonSummary struct {
 	Policy        string          `json:"policy"`
 	Seed          uint64          `json:"seed"`
 	ConfigHash    string          `json:"config_hash"`
+	Schedsim      jsonBuild       `json:"schedsim"`
 	Cluster       jsonCluster     `json:"cluster"`
 	Trace         jsonTrace       `json:"trace"`
 	Run           jsonRun         `json:"run"`
@@ -67,6 +68,13 @@ type jsonSummary struct {
 	Timeline      jsonTimeline    `json:"timeline"`
 	// Energy is present only when the cluster has a power model.
 	Energy *jsonEnergy `json:"energy,omitempty"`
+}
+
+// jsonBuild is the schedsim build that wrote the file.
+type jsonBuild struct {
+	Version  string `json:"version"`
+	Revision string `json:"revision"`
+	Modified bool   `json:"modified"`
 }
 
 type jsonEnergy struct {
@@ -269,6 +277,7 @@ func toJSON(s Summary) jsonSummary {
 		Policy:        s.Policy,
 		Seed:          s.Seed,
 		ConfigHash:    s.ConfigHash,
+		Schedsim:      jsonBuild{Version: s.Build.Version, Revision: s.Build.Revision, Modified: s.Build.Modified},
 		Cluster: jsonCluster{
 			Name:       s.Cluster.Name,
 			Nodes:      s.Cluster.Nodes,

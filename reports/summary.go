@@ -27,6 +27,9 @@ type SummaryOptions struct {
 	// command uses the SHA-256 of the effective scenario); it is copied
 	// into the outputs as is.
 	ConfigHash string
+	// Build is the schedsim build that ran it (ReadBuild), copied into
+	// the outputs; the zero value writes empty fields.
+	Build Build
 	// NoJobRows makes Analyze leave Analysis.Jobs nil: the summary and
 	// timeline are the same, and a large run keeps no row per job (about
 	// 400 bytes each) when nothing will write them.
@@ -105,6 +108,8 @@ type Summary struct {
 
 	// ConfigHash is SummaryOptions.ConfigHash.
 	ConfigHash string
+	// Build is SummaryOptions.Build.
+	Build Build
 	// Response summarizes end − submit over jobs that ended after they
 	// started (every final state but UNFINISHED).
 	Response Stats

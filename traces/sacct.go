@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,13 +48,39 @@ type SacctOptions struct {
 // University of Groningen (github.com/rug-cit-hpc/hb-jobinfo), whose
 // headerless "☃"-delimited output is the fixture
 // ../shared/traces/sacct-parsable_habrok-rug.txt. Pass it as
-// SacctOptions.Fields to read such output.
+// SacctOptions.Fields, or the preset name "jobinfo", to read such output.
 var JobinfoFields = []string{
 	"JobID", "JobName", "User", "Partition", "NodeList", "NNodes", "NCPUS", "NTasks", "State", "Submit", "Start",
 	"End", "Timelimit", "Elapsed", "TotalCPU", "CPUTime", "UserCPU", "SystemCPU", "ReqMem", "MaxRSS", "MaxVMSize",
 	"ReqTRES", "AllocTRES", "TRESUsageInMax", "TRESUsageInTot", "TRESUsageOutTot", "MaxDiskRead",
 	"MaxDiskWrite", "MaxRSSNode", "MaxRSSTask", "MaxVMSizeNode", "MaxVMSizeTask", "MaxDiskReadNode",
 	"MaxDiskReadTask", "MaxDiskWriteNode", "MaxDiskWriteTask", "Comment",
+}
+
+// sacctFieldPresets are field lists known by name: SacctOptions.Fields
+// of one entry naming a preset stands for its list.
+var sacctFieldPresets = map[string][]string{"jobinfo": JobinfoFields}
+
+// SacctFieldPresets returns the names SacctOptions.Fields accepts for a
+// known field list, sorted.
+func SacctFieldPresets() []string {
+	names := make([]string, 0, len(sacctFieldPresets))
+	for n := range sacctFieldPresets {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// expandFieldPreset returns the preset's list when fields is one preset
+// name, else fields.
+func expandFieldPreset(fields []string) []string {
+	if len(fields) == 1 {
+		if p, ok := sacctFieldPresets[strings.ToLower(strings.TrimSpace(fields[0]))]; ok {
+			return p
+		}
+	}
+	return fields
 }
 
 // SacctStats counts what a SacctReader did with its input.
@@ -318,20 +345,20 @@ func newSacctReader(r io.Reader, path string, opts SacctOptions, lim Limits, dup
 		sr.header = names
 	} else {
 		if len(opts.Fields) == 0 {
-			return nil, &ParseError{Path: path, Line: sr.lr.line, Err: errKind(ErrNoHeader, "no header row (no JobID column) and no field list given: pass SacctOptions.Fields for sacct -n output")}
+			return nil, &ParseError{Path: path, Line: sr.lr.line, Err: errKind(ErrNoHeader, "no header row (no JobID column) and no field list given: name the columns of this sacct -n output (--fields, or trace.sacct.fields; preset: "+strings.Join(SacctFieldPresets(), ", ")+")")}
 		}
-		for _, f := range opts.Fields {
+		for _, f := range expandFieldPreset(opts.Fields) {
 			for _, name := range strings.Split(f, ",") {
 				name = strings.TrimSpace(name)
 				if i := strings.IndexByte(name, '%'); i >= 0 {
 					name = name[:i]
 				}
 				if name == "" {
-					return nil, fmt.Errorf("traces: empty name in sacct field list %q", opts.Fields)
+					return nil, fmt.Errorf("%s: sacct field list (--fields, trace.sacct.fields) %q: empty name", path, strings.Join(opts.Fields, ","))
 				}
 				for j, prev := range names {
 					if strings.EqualFold(prev, name) {
-						return nil, fmt.Errorf("traces: sacct field list names %s twice, at positions %d and %d", name, j+1, len(names)+1)
+						return nil, fmt.Errorf("%s: sacct field list (--fields, trace.sacct.fields): %s twice, at positions %d and %d", path, name, j+1, len(names)+1)
 					}
 				}
 				names = append(names, name)
@@ -342,7 +369,7 @@ func newSacctReader(r io.Reader, path string, opts SacctOptions, lim Limits, dup
 	}
 	if err := sr.setColumns(names); err != nil {
 		if sr.pending != nil {
-			return nil, fmt.Errorf("traces: sacct field list: %w", err)
+			return nil, fmt.Errorf("%s: sacct field list (--fields, trace.sacct.fields): %w", path, err)
 		}
 		return nil, &ParseError{Path: path, Line: sr.lr.line, Err: err}
 	}

@@ -227,7 +227,7 @@ func (s *Stream) detect(br *bufio.Reader) (string, error) {
 		return "", fmt.Errorf("%s: %w", s.name, err)
 	}
 	if format == formatAlibabaNodes {
-		return "", fmt.Errorf("%s: this is an Alibaba node list (sn,cpu_milli,memory_mib,gpu,model), not a job trace: read it with ReadAlibabaNodes", s.name)
+		return "", fmt.Errorf("%s: this is an Alibaba node list (sn,cpu_milli,memory_mib,gpu,model), not a job trace: give the pod list (openb_pod_list_*.csv) as the trace", s.name)
 	}
 	if len(s.opts.CSV.Fields) > 0 && (format == FormatEagle || format == FormatHelios) {
 		format = FormatCSV // an explicit mapping wins over a detected preset

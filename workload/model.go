@@ -8,8 +8,10 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -595,10 +597,31 @@ func ReadModel(r io.Reader, path string) (*Model, error) {
 	dec.KnownFields(true)
 	var m Model
 	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, modelDecodeError(path, err)
 	}
 	if err := m.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &m, nil
+}
+
+// unknownField matches the YAML decoder's message for a key the model
+// lacks ("line 6: field name not found in type workload.Model").
+var unknownField = regexp.MustCompile(`^line (\d+): field (\S+) not found in type \S+$`)
+
+// modelDecodeError is a decoding error as one line naming the file, the
+// line and the key, without the decoder's Go type names.
+func modelDecodeError(path string, err error) error {
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg := te.Errors[0]
+		if m := unknownField.FindStringSubmatch(msg); m != nil {
+			return fmt.Errorf("%s:%s: unknown key %q (not a workload model: make one with schedsim trace fit)", path, m[1], m[2])
+		}
+		if line, rest, ok := strings.Cut(strings.TrimPrefix(msg, "line "), ": "); ok {
+			return fmt.Errorf("%s:%s: %s", path, line, rest)
+		}
+		return fmt.Errorf("%s: %s", path, msg)
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }

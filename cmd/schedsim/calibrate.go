@@ -32,7 +32,7 @@ which schedsim run --calibration uses in place of the datasheet defaults.
 
 PROFILES are profile files (.yaml, .json) or directories of them.`,
 		Example: `  schedsim calibrate profiles/ --out calibration.yaml
-  schedsim run --cluster cluster.yaml --scenario study.yaml --calibration calibration.yaml`,
+  schedsim run --scenario examples/scenario.yaml --calibration calibration.yaml`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			files, err := profileFiles(args)

@@ -18,8 +18,10 @@ func newClusterCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cluster",
 		Short: "Cluster specs: import from Slurm config files, show",
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		Example: `  schedsim cluster import --slurm-conf examples/slurm.conf > results/cluster.yaml
+  schedsim cluster show examples/cluster.yaml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newClusterImportCmd(), newClusterShowCmd())
 	return cmd
@@ -45,7 +47,7 @@ the scenario read (SchedulerParameters, Priority*, Preempt*, JobRequeue,
 EnforcePartLimits, ...) are kept in the spec's slurm section. Every key
 read but not modeled is warned about once, on standard error.`,
 		Example: `  schedsim cluster import --slurm-conf /etc/slurm/slurm.conf > cluster.yaml
-  schedsim cluster import --slurm-conf slurm.conf --gres-conf gres.conf --topology-conf topology.conf > cluster.yaml`,
+  schedsim cluster import --slurm-conf examples/slurm.conf --gres-conf examples/gres.conf --topology-conf examples/topology.conf > results/cluster.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if slurmConf == "" {
@@ -58,16 +60,16 @@ read but not modeled is warned about once, on standard error.`,
 				Files: hwmodels.OSConfFiles(), MaxNodes: maxNodes}
 			var err error
 			if f.SlurmConf, err = f.Files.ReadFile(slurmConf); err != nil {
-				return badInput(err)
+				return badInput(pathError("--slurm-conf", slurmConf, err))
 			}
 			if gresConf != "" {
 				if f.GresConf, err = f.Files.ReadFile(gresConf); err != nil {
-					return badInput(err)
+					return badInput(pathError("--gres-conf", gresConf, err))
 				}
 			}
 			if topoConf != "" {
 				if f.TopologyConf, err = f.Files.ReadFile(topoConf); err != nil {
-					return badInput(err)
+					return badInput(pathError("--topology-conf", topoConf, err))
 				}
 			}
 			spec, warns, err := hwmodels.ImportSlurm(f)
@@ -100,8 +102,9 @@ type, partitions (as PartitionName lines), the fabric, peak power and the
 kept Slurm settings. "example" shows the embedded example cluster. --json
 prints the same as JSON with top-level nodes and gpus totals and
 partitions by name.`,
-		Example: `  schedsim cluster show cluster.yaml
-  schedsim cluster show --json cluster.yaml | jq .partitions`,
+		Example: `  schedsim cluster show examples/cluster.yaml
+  schedsim cluster show example
+  schedsim cluster show --json examples/cluster.yaml | jq .partitions`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var c *hwmodels.Cluster

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,6 +15,9 @@ import (
 	"github.com/schedsim/schedsim/reports"
 	"github.com/schedsim/schedsim/traces"
 )
+
+// compareFormats are the --format values of compare (reports.WriteComparison).
+var compareFormats = []string{"table", "markdown", "json"}
 
 type compareFlags struct {
 	format    string
@@ -42,14 +46,15 @@ most one percentage point lower), mean_wait:+60s (at most 60 s higher). A
 malformed gate exits with status 2.
 
 Metrics: ` + metricNames() + `.`,
-		Example: `  schedsim compare baseline/ candidate/
-  schedsim compare easy.yaml fifo.yaml --format markdown
-  schedsim compare baseline/ candidate.yaml --gate 'p95_wait:+5%' --gate 'gpu_util:-1pp' --out cmp/`,
+		Example: `  schedsim compare examples/baseline.yaml examples/candidate.yaml
+  schedsim compare examples/baseline.yaml examples/candidate.yaml --format markdown
+  schedsim compare examples/baseline.yaml examples/candidate.yaml --gate 'p95_wait:+5%' --gate 'mean_wait:+60s' --out results/cmp
+  schedsim run --policy easy --out results/easy && schedsim run --policy fifo --out results/fifo && schedsim compare results/easy results/fifo`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error { return runCompare(cmd, &f, args[0], args[1]) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.format, "format", "table", "output format: table, markdown or json")
+	fl.StringVar(&f.format, "format", "table", "output format: "+strings.Join(compareFormats, ", "))
 	fl.StringArrayVar(&f.gates, "gate", nil, "regression gate METRIC:[+|-]N[%|pp|s]; repeatable")
 	fl.StringVar(&f.out, "out", "", "directory for compare.html, overlay plots (wait_cdf, gpu_utilization; PNG and SVG) and comparison.json")
 	fl.IntVar(&f.resamples, "resamples", reports.DefaultResamples, "bootstrap resamples")
@@ -66,10 +71,8 @@ func metricNames() string {
 }
 
 func runCompare(cmd *cobra.Command, f *compareFlags, pathA, pathB string) error {
-	switch f.format {
-	case "table", "markdown", "json":
-	default:
-		return badInput(fmt.Errorf("--format: unknown format %q (want table, markdown or json)", f.format))
+	if !slices.Contains(compareFormats, f.format) {
+		return badInput(fmt.Errorf("--format %q: want one of %s", f.format, strings.Join(compareFormats, ", ")))
 	}
 	if f.resamples < 1 {
 		return badInput(fmt.Errorf("--resamples: must be at least 1, got %d", f.resamples))
@@ -117,12 +120,15 @@ func runCompare(cmd *cobra.Command, f *compareFlags, pathA, pathB string) error 
 func loadCompareRun(path, side string) (*reports.CompareRun, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, badInput(err)
+		return nil, badInput(pathError(side, path, err))
 	}
 	if st.IsDir() {
 		rd, err := reports.ReadRunDir(path)
 		if err != nil {
-			return nil, badInput(fmt.Errorf("%s: %w", path, err))
+			if !strings.HasPrefix(err.Error(), path+":") {
+				err = fmt.Errorf("%s: %w", path, err)
+			}
+			return nil, badInput(err)
 		}
 		return &reports.CompareRun{
 			Label: side + ": " + orDefault(rd.Header.Policy, filepath.Base(path)),

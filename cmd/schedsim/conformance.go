@@ -15,6 +15,8 @@ func newConformanceCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "conformance",
 		Short: "Compare schedsim with the runs recorded on a real Slurm",
+		Example: `  schedsim conformance report
+  schedsim conformance show conformance/records/mixed-load/run1`,
 		Long: `Replay the runs conformance/run.sh recorded on a real Slurm 22.05
 (conformance/records/SCENARIO/runN) under the slurm policy and compare every
 job's wait with the real one; compare the real runs of a scenario with each

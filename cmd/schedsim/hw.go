@@ -16,8 +16,10 @@ func newHWCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hw",
 		Short: "Hardware models: GPU and node catalog, MIG layouts",
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		Example: `  schedsim hw catalog
+  schedsim hw mig-layout --gpu a100-40gb 4g.20gb,2g.10gb,1g.5gb`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newMIGLayoutCmd(), newCatalogCmd())
 	return cmd
@@ -97,9 +99,10 @@ func runMIGLayout(w io.Writer, gpu string, args []string) error {
 
 func newCatalogCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "catalog",
-		Short: "List the built-in GPU and node models with their datasheet figures",
-		Args:  cobra.NoArgs,
+		Use:     "catalog",
+		Short:   "List the built-in GPU and node models with their datasheet figures",
+		Example: `  schedsim hw catalog`,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return printCatalog(cmd.OutOrStdout())
 		},

@@ -191,11 +191,15 @@ modeled cluster under a scheduling policy, and reports what would have
 happened: queue waits, utilization, slowdown, per-partition figures.
 
 The same inputs and seed always give byte-identical outputs.`,
+		Example: `  schedsim run
+  schedsim run --scenario examples/scenario.yaml --out results/slurm
+  schedsim compare examples/baseline.yaml examples/candidate.yaml
+  schedsim run --help`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return badInput(fmt.Errorf("%s: %w (see '%s --help')", c.CommandPath(), err, c.CommandPath()))
+		return badInput(fmt.Errorf("%s: %w (see '%s --help')", c.CommandPath(), cleanFlagError(err), c.CommandPath()))
 	})
 	root.AddCommand(newRunCmd(), newVersionCmd())
 	root.AddCommand(newTraceCmd())
@@ -207,9 +211,37 @@ The same inputs and seed always give byte-identical outputs.`,
 	// cobra adds these when it runs; added now, checkUsage sees them too.
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
+	addBuiltinExamples(root)
+	registerCompletions(root)
 	checkHelpTopics(root)
 	checkUsage(root)
 	return root
+}
+
+// builtinExamples are the examples of the commands cobra adds (help,
+// completion), by command path.
+var builtinExamples = map[string]string{
+	"schedsim help": `  schedsim help run
+  schedsim help trace fit`,
+	"schedsim completion": `  source <(schedsim completion bash)
+  schedsim completion zsh > "${fpath[1]}/_schedsim"`,
+	"schedsim completion bash":       `  source <(schedsim completion bash)`,
+	"schedsim completion zsh":        `  schedsim completion zsh > "${fpath[1]}/_schedsim"`,
+	"schedsim completion fish":       `  schedsim completion fish > ~/.config/fish/completions/schedsim.fish`,
+	"schedsim completion powershell": `  schedsim completion powershell | Out-String | Invoke-Expression`,
+}
+
+func addBuiltinExamples(root *cobra.Command) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if ex, ok := builtinExamples[c.CommandPath()]; ok && c.Example == "" {
+			c.Example = ex
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
 }
 
 // checkHelpTopics makes "schedsim help NAME" of an unknown NAME a usage

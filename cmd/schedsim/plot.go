@@ -19,7 +19,7 @@ outputs schedsim run --out wrote there (summary.json, jobs.parquet,
 timeline.parquet, scenario.yaml), without running the simulation again.
 DIR must pass its manifest.json (every file complete and of one run); it
 is replaced whole, as run --out replaces it, under the same lock.`,
-		Example: "  schedsim plot results/",
+		Example: "  schedsim run --out results/run && schedsim plot results/run",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]

@@ -3,7 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -56,10 +60,10 @@ LLNL Thunder log under EASY backfill. A scenario file (--scenario) names
 everything a run needs; flags override it.`,
 		Example: `  schedsim run
   schedsim run --policy fifo
-  schedsim run --trace jobs.sacct --cluster my-cluster.yaml --policy easy --out results/
-  schedsim run --trace CTC-SP2-1996-3.1-cln.swf.gz --cluster header
-  schedsim run --trace thunder.swf.gz --procs-per-gpu 10 --partition-map 1=gpu,2=gpu
-  schedsim run --scenario study.yaml --seed 7 --out results/
+  schedsim run --trace examples/jobs.sacct --cluster examples/cluster.yaml --policy easy --out results/easy
+  schedsim run --scenario examples/scenario.yaml --seed 7 --out results/slurm
+  schedsim run --trace ../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz --cluster header
+  schedsim run --trace ../shared/traces/LLNL-Thunder-2007-1.1-cln.swf.gz --procs-per-gpu 10 --partition-map 1=gpu,2=gpu
   schedsim run --set trace.transforms.scale_load=1.2 --set controller.time_limit_sweep=30s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd, &f) },
@@ -113,13 +117,16 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	var od *reports.OutDir
 	if s.Output.Dir != "" {
 		if od, err = reports.CreateOutDir(s.Resolve(s.Output.Dir)); err != nil {
+			if cmd.Flags().Changed("out") {
+				err = pathError("--out", f.out, err)
+			}
 			return badInput(err)
 		}
 		defer od.Close()
 	}
 	run, err := s.Build(policies.Builtin())
 	if err != nil {
-		return badInput(err)
+		return badInput(scenarioFlagError(cmd, f.set, err))
 	}
 	done, err := scaleOptions(cmd, f, run)
 	if err != nil {
@@ -208,6 +215,9 @@ func loadScenario(cmd *cobra.Command, f *runFlags) (*scenario.Scenario, error) {
 	if f.scenario != "" {
 		var err error
 		if s, err = scenario.Load(f.scenario); err != nil {
+			if _, ok := err.(*fs.PathError); ok {
+				return nil, pathError("--scenario", f.scenario, err)
+			}
 			return nil, err
 		}
 	} else {
@@ -217,6 +227,9 @@ func loadScenario(cmd *cobra.Command, f *runFlags) (*scenario.Scenario, error) {
 		return nil, fmt.Errorf("--jobs must be >= 0, got %d", f.jobs)
 	}
 	fl := cmd.Flags()
+	if err := checkRunFiles(cmd, f); err != nil {
+		return nil, err
+	}
 	for _, o := range runOverrides {
 		if fl := fl.Lookup(o.flag); fl != nil && fl.Changed {
 			if err := s.Override(o.key, fl.Value.String()); err != nil {
@@ -238,9 +251,32 @@ func loadScenario(cmd *cobra.Command, f *runFlags) (*scenario.Scenario, error) {
 		}
 	}
 	if err := s.Validate(); err != nil {
-		return nil, err
+		return nil, scenarioFlagError(cmd, f.set, err)
 	}
 	return s, nil
+}
+
+// checkRunFiles checks the files and names the flags give before the
+// scenario takes them, so that an error names the flag: a trace or
+// cluster file that is not there, a time zone that does not exist.
+func checkRunFiles(cmd *cobra.Command, f *runFlags) error {
+	fl := cmd.Flags()
+	if fl.Changed("trace") {
+		if _, err := os.Stat(f.trace); err != nil {
+			return pathError("--trace", f.trace, err)
+		}
+	}
+	if fl.Changed("cluster") && !slices.Contains(scenario.ClusterNames(), f.cluster) {
+		if _, err := os.Stat(f.cluster); err != nil {
+			return fmt.Errorf("%w (want a cluster spec file or one of %s)", pathError("--cluster", f.cluster, err), strings.Join(scenario.ClusterNames(), ", "))
+		}
+	}
+	if fl.Changed("time-zone") {
+		if _, err := time.LoadLocation(f.timeZone); err != nil {
+			return fmt.Errorf("--time-zone %q: unknown time zone (want an IANA name such as Europe/Amsterdam or UTC)", f.timeZone)
+		}
+	}
+	return nil
 }
 
 // splitList and parseMap read list and map flag values as

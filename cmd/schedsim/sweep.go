@@ -50,9 +50,9 @@ With --slurm-array DIR it runs one pilot scenario to size the tasks and
 writes DIR/sweep.sbatch (a job array, one shard of scenarios per task) and
 DIR/manifest.json; each task runs "schedsim sweep run-shard DIR", and
 "schedsim sweep merge DIR" joins the shards.`,
-		Example: `  schedsim sweep study.yaml
-  schedsim sweep study.yaml --workers 8 --out results/
-  schedsim sweep study.yaml --slurm-array /scratch/study && cd /scratch/study && sbatch sweep.sbatch
+		Example: `  schedsim sweep examples/sweep.yaml
+  schedsim sweep examples/sweep.yaml --workers 8 --out results/sweep
+  schedsim sweep examples/sweep.yaml --slurm-array /scratch/study && cd /scratch/study && sbatch sweep.sbatch
   schedsim sweep merge /scratch/study`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runSweep(cmd, args[0], &f) },
@@ -185,6 +185,9 @@ func writeSweepArray(cmd *cobra.Command, sw *sweep.Sweep, f *sweepFlags) error {
 	if pilot >= len(sw.Points) {
 		return badInput(fmt.Errorf("--pilot %d: the sweep has scenarios 0 to %d", pilot, len(sw.Points)-1))
 	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return badInput(pathError("--slurm-array", f.array, err))
+	}
 	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "pilot run of scenario %d (%s)...\n", pilot, sw.Points[pilot].Name)
 	wall, peak, err := sweep.Pilot(sw, pilot, dir, policies.Builtin())
@@ -232,7 +235,9 @@ func newSweepRunShardCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run-shard DIR",
 		Short: "Run one task of a sweep's Slurm job array (the task from SLURM_ARRAY_TASK_ID or --task)",
-		Args:  cobra.ExactArgs(1),
+		Example: `  schedsim sweep run-shard /scratch/study            # inside an array task: SLURM_ARRAY_TASK_ID says which
+  schedsim sweep run-shard /scratch/study --task 3   # one task by hand`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t := task
 			if !cmd.Flags().Changed("task") {
@@ -278,8 +283,9 @@ func newSweepRunShardCmd() *cobra.Command {
 
 func newSweepMergeCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "merge DIR",
-		Short: "Join the shards of a sweep's Slurm job array into sweep.parquet and plots; report missing or failed tasks",
+		Use:     "merge DIR",
+		Short:   "Join the shards of a sweep's Slurm job array into sweep.parquet and plots; report missing or failed tasks",
+		Example: `  schedsim sweep merge /scratch/study`,
 		Long: `Join the shard results of a sweep's Slurm job array into DIR/sweep.parquet
 and DIR/plots/. When tasks are missing (never ran, or killed for time or
 memory) or failed (their note in DIR/shards/ says why), nothing is merged:

@@ -3,8 +3,10 @@ package main
 import (
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"strconv"
@@ -53,6 +55,12 @@ func (f *traceReadFlags) register(fl *pflag.FlagSet, withLenient bool) {
 // options turns the flags into reader options.
 func (f *traceReadFlags) options() (traces.Options, error) {
 	o := traces.Options{Format: f.format, Lenient: f.lenient, Limits: f.limits.l}
+	if f.format != "" && !slices.Contains(traces.ReadFormats(), f.format) {
+		return o, fmt.Errorf("--format %q: want one of %s (or leave it out to detect the format)", f.format, strings.Join(traces.ReadFormats(), ", "))
+	}
+	if _, err := time.LoadLocation(f.timeZone); err != nil {
+		return o, fmt.Errorf("--time-zone %q: unknown time zone (want an IANA name such as Europe/Amsterdam or UTC)", f.timeZone)
+	}
 	o.Sacct.Delimiter = f.delimiter
 	o.Sacct.Fields = splitList(f.fields)
 	o.Sacct.TimeZone = f.timeZone
@@ -119,6 +127,9 @@ func newTraceCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "trace",
 		Short: "Inspect, convert, transform, fit and synthesize workload traces",
+		Example: `  schedsim trace inspect examples/jobs.sacct
+  schedsim trace convert examples/jobs.sacct results/jobs.parquet
+  schedsim trace fit examples/jobs.sacct --out results/model.yaml`,
 		Long: `Work with workload traces: sacct -p/-P output, SWF, CSV exports (with a
 column map or the eagle and helios presets), the Alibaba GPU pod list, the
 Philly JSON job log, and the Arrow IPC and Parquet job tables schedsim
@@ -149,7 +160,10 @@ func newTraceInspectCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "inspect FILE",
 		Short: "Print a trace's figures: jobs, span, users, sizes, runtimes, arrivals, limits",
-		Args:  cobra.ExactArgs(1),
+		Example: `  schedsim trace inspect examples/jobs.sacct
+  schedsim trace inspect --json examples/jobs.sacct
+  schedsim trace inspect ../shared/traces/sacct-parsable_habrok-rug.txt --fields jobinfo`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// One job at a time: the figures need no more memory for a
 			// longer trace (workload.Summarizer).
@@ -284,10 +298,17 @@ func (o *outFlags) register(fl *pflag.FlagSet) {
 
 func (o *outFlags) write(cmd *cobra.Command, path string, res *traces.Result) error {
 	wo := traces.WriteOptions{SacctUTC: o.sacctUTC}
+	if err := makeParent("cannot write", path); err != nil {
+		return badInput(err)
+	}
 	if res != nil {
 		wo.SWF = res.SWF
 	}
 	if err := traces.WriteFile(path, o.format, res.Trace, wo); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pathError("cannot write", path, err)
+		}
 		return badInput(err)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%d jobs)\n", path, len(res.Trace.Jobs))
@@ -312,6 +333,9 @@ func (o *outFlags) convert(cmd *cobra.Command, rf *traceReadFlags, in, out strin
 		return err
 	}
 	defer s.Close()
+	if err := makeParent("cannot write", out); err != nil {
+		return badInput(err)
+	}
 	var n int64
 	err = traces.WriteFileAtomic(out, func(w io.Writer) error {
 		// Hide the file's Close: the Parquet writer closes a sink that has one.
@@ -330,6 +354,10 @@ func (o *outFlags) convert(cmd *cobra.Command, rf *traceReadFlags, in, out strin
 		}
 		return nil
 	})
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pathError("cannot write", out, err)
+	}
 	if err != nil {
 		return badInput(err)
 	}
@@ -343,6 +371,9 @@ func newTraceConvertCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "convert IN OUT",
 		Short: "Convert a trace between formats (OUT: .sacct, .swf, .arrow, .parquet, optionally .gz)",
+		Example: `  schedsim trace convert examples/jobs.sacct results/jobs.parquet
+  schedsim trace convert examples/jobs.sacct results/jobs.swf.gz
+  schedsim trace convert ../shared/traces/LLNL-Thunder-2007-1.1-cln.swf.gz results/thunder.sacct`,
 		Long: `Convert a trace between formats. The jobs are streamed: a first pass plans
 the output, a second writes it, so memory does not grow with the trace (an
 input not in submit order is sorted through temporary files). The output is
@@ -379,9 +410,10 @@ func newTraceWindowCmd() *cobra.Command {
 	var of outFlags
 	var from, to string
 	cmd := &cobra.Command{
-		Use:   "window IN OUT --from T [--to T]",
-		Short: "Keep the jobs submitted in [from, to)",
-		Args:  cobra.ExactArgs(2),
+		Use:     "window IN OUT --from T [--to T]",
+		Short:   "Keep the jobs submitted in [from, to)",
+		Example: `  schedsim trace window examples/jobs.sacct results/day2.sacct --from 2026-06-02 --to 2026-06-03`,
+		Args:    cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := parseWhen(from)
 			if err != nil {
@@ -413,7 +445,9 @@ func newTraceScaleCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "scale-load FACTOR IN OUT",
 		Short: "Scale the arrival rate by FACTOR, keeping the span and the daily and weekly cycle",
-		Args:  cobra.ExactArgs(3),
+		Example: `  schedsim trace scale-load 1.5 examples/jobs.sacct results/busier.sacct
+  schedsim trace scale-load 0.8 examples/jobs.sacct results/quieter.parquet --seed 2`,
+		Args: cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			factor, err := strconv.ParseFloat(args[0], 64)
 			if err != nil {
@@ -440,8 +474,9 @@ func newTraceRemapCmd() *cobra.Command {
 	var of outFlags
 	var speedup float64
 	cmd := &cobra.Command{
-		Use:   "remap-gpu FROM=TO[,FROM=TO] IN OUT --speedup X",
-		Short: "Move jobs to another GPU type, dividing their runtimes by --speedup",
+		Use:     "remap-gpu FROM=TO[,FROM=TO] IN OUT --speedup X",
+		Short:   "Move jobs to another GPU type, dividing their runtimes by --speedup",
+		Example: `  schedsim trace remap-gpu 'h100=h200' examples/jobs.sacct results/on-h200.sacct --speedup 1.4`,
 		Long: `Move the jobs of one GPU type onto another ("*" matches GPU jobs of any or
 no type) and divide their runtimes by --speedup, the new GPU's speed
 relative to the old one. To scale runtimes by the hardware catalog's speed
@@ -476,7 +511,9 @@ func newTraceFilterCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "filter IN OUT",
 		Short: "Keep the jobs of some users, partitions, states or times",
-		Args:  cobra.ExactArgs(2),
+		Example: `  schedsim trace filter examples/jobs.sacct results/long.sacct --partition gpu-long
+  schedsim trace filter examples/jobs.sacct results/done.sacct --state COMPLETED,TIMEOUT --user aydin,elif`,
+		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			flt, err := buildFilter(users, parts, states, from, to)
 			if err != nil {
@@ -517,9 +554,10 @@ func newTraceFitCmd() *cobra.Command {
 	var rf traceReadFlags
 	var out string
 	cmd := &cobra.Command{
-		Use:   "fit FILE --out model.yaml",
-		Short: "Fit a workload model: hour-of-week arrival rates, sizes, runtime and limit distributions, user and partition mix",
-		Args:  cobra.ExactArgs(1),
+		Use:     "fit FILE --out model.yaml",
+		Short:   "Fit a workload model: hour-of-week arrival rates, sizes, runtime and limit distributions, user and partition mix",
+		Example: `  schedsim trace fit examples/jobs.sacct --out results/model.yaml`,
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			res, err := rf.read(args[0])
 			if err != nil {
@@ -529,8 +567,11 @@ func newTraceFitCmd() *cobra.Command {
 			if err != nil {
 				return badInput(err)
 			}
+			if err := makeParent("--out", out); err != nil {
+				return badInput(err)
+			}
 			if err := traces.WriteFileAtomic(out, func(w io.Writer) error { return workload.WriteModel(w, m) }); err != nil {
-				return err
+				return pathError("--out", out, err)
 			}
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "fitted %d jobs; wrote %s\n", m.Jobs, out)
@@ -566,11 +607,13 @@ func newTraceSynthCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "synth MODEL --jobs N --seed S --out FILE",
 		Short: "Generate a synthetic trace from a fitted model (the same seed gives the same trace)",
-		Args:  cobra.ExactArgs(1),
+		Example: `  schedsim trace fit examples/jobs.sacct --out results/model.yaml
+  schedsim trace synth results/model.yaml --jobs 10000 --seed 1 --out results/next-month.sacct`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := os.Open(args[0])
 			if err != nil {
-				return badInput(err)
+				return badInput(pathError("MODEL", args[0], err))
 			}
 			defer f.Close()
 			m, err := workload.ReadModel(f, args[0])

@@ -38,10 +38,10 @@ pending reasons they had in the simulation.
 Two runs of one workload on a real Slurm agree on about 90 % of starts within
 ±2 s when lightly loaded, and diverge job by job under sustained load: judge
 loaded traces by distributions too.`,
-		Example: `  schedsim validate --trace recorded.sacct --cluster cluster.yaml
-  schedsim validate --trace recorded.sacct --cluster cluster.yaml --policy easy --json
-  schedsim validate --scenario site.yaml --plot wait.svg
-  schedsim validate --trace recorded.sacct --cluster cluster.yaml --out validation/`,
+		Example: `  schedsim validate --trace examples/jobs.sacct --cluster examples/cluster.yaml
+  schedsim validate --trace examples/jobs.sacct --cluster examples/cluster.yaml --policy easy --json
+  schedsim validate --scenario examples/scenario.yaml --plot results/validate.svg
+  schedsim validate --trace examples/jobs.sacct --cluster examples/cluster.yaml --out results/validation`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runValidate(cmd, &f) },
 	}
@@ -83,7 +83,7 @@ func runValidate(cmd *cobra.Command, f *validateFlags) error {
 	}
 	run, err := s.Build(policies.Builtin())
 	if err != nil {
-		return badInput(err)
+		return badInput(scenarioFlagError(cmd, f.set, err))
 	}
 	rec, err := run.Simulate()
 	if err != nil {
@@ -101,6 +101,9 @@ func runValidate(cmd *cobra.Command, f *validateFlags) error {
 		v.Worst = nil
 	}
 	if f.plot != "" {
+		if err := makeParent("--plot", f.plot); err != nil {
+			return badInput(err)
+		}
 		fig := reports.ValidationFigure(v)
 		err := traces.WriteFileAtomic(f.plot, func(w io.Writer) error {
 			if strings.EqualFold(filepath.Ext(f.plot), ".svg") {
@@ -109,7 +112,7 @@ func runValidate(cmd *cobra.Command, f *validateFlags) error {
 			return fig.WritePNG(w)
 		})
 		if err != nil {
-			return err
+			return pathError("--plot", f.plot, err)
 		}
 	}
 	if f.out != "" {
