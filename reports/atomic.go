@@ -25,7 +25,7 @@ const (
 
 // WriteOutputs writes every output of a run as the run directory dir
 // (CreateOutDir, WriteRun, Close): jobs.csv, jobs.parquet,
-// timeline.parquet, jobs.sacct, scenario.yaml (when scenario is not
+// timeline.parquet, timeline.om (OpenMetrics), jobs.sacct, scenario.yaml (when scenario is not
 // empty), plots/NAME.png and plots/NAME.svg for each of Figures,
 // report.html, summary.json and manifest.json. a must be Analyze(rec,
 // ...). dir then holds this run and nothing else, or, after an error, what
@@ -52,6 +52,7 @@ func (o *OutDir) WriteRun(rec *sim.Record, a *Analysis, scenario []byte) error {
 		{JobsFile, func(w io.Writer) error { return WriteJobsCSV(w, rec) }},
 		{JobsParquetFile, func(w io.Writer) error { return WriteJobsParquet(w, a) }},
 		{TimelineParquetFile, func(w io.Writer) error { return WriteTimelineParquet(w, a) }},
+		{OpenMetricsFile, func(w io.Writer) error { return WriteOpenMetrics(w, rec, &a.Timeline) }},
 		{SacctFile, func(w io.Writer) error { return WriteJobsSacct(w, rec) }},
 	}
 	if len(scenario) > 0 {

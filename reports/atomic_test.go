@@ -39,7 +39,7 @@ func TestWriteOutputs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := []string{JobsFile, JobsParquetFile, ManifestFile, SacctFile, PlotsDir, ReportFile, ScenarioFile, SummaryFile, TimelineParquetFile}
+	want := []string{JobsFile, JobsParquetFile, ManifestFile, SacctFile, PlotsDir, ReportFile, ScenarioFile, SummaryFile, TimelineParquetFile, OpenMetricsFile}
 	slices.Sort(want)
 	if diff := cmp.Diff(want, dirNames(t, dirs[0])); diff != "" {
 		t.Errorf("directory entries mismatch (-want +got):\n%s", diff)

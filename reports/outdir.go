@@ -371,7 +371,7 @@ func (w *hashWriter) Write(p []byte) (int, error) {
 }
 
 // runFileNames are the files a run writes at the top of its directory.
-var runFileNames = []string{SummaryFile, JobsFile, JobsParquetFile, TimelineParquetFile, SacctFile, ScenarioFile, ReportFile}
+var runFileNames = []string{SummaryFile, JobsFile, JobsParquetFile, TimelineParquetFile, OpenMetricsFile, SacctFile, ScenarioFile, ReportFile}
 
 // runFileName reports whether name (slash-separated, relative) is a file
 // a run may write: one of runFileNames, or plots/NAME.png|svg.

@@ -76,7 +76,7 @@ everything a run needs; flags override it.`,
 	fl.StringVar(&f.cluster, "cluster", "", `cluster spec YAML, or "example", or "header" (the machine an SWF header describes)`)
 	fl.StringVar(&f.policy, "policy", "", "scheduling policy: "+strings.Join(policies.Builtin().Names(), ", "))
 	fl.Uint64Var(&f.seed, "seed", 0, "root random seed (default: the scenario's)")
-	fl.StringVar(&f.out, "out", "", "directory for the outputs: summary.json, jobs.csv, jobs.parquet, timeline.parquet, jobs.sacct, plots/, report.html, manifest.json; replaced whole (docs/reports.md)")
+	fl.StringVar(&f.out, "out", "", "directory for the outputs: summary.json, jobs.csv, jobs.parquet, timeline.parquet, timeline.om, jobs.sacct, plots/, report.html, manifest.json; replaced whole (docs/reports.md)")
 	fl.StringVar(&f.delimiter, "delimiter", "", `sacct field delimiter (default: detected, "|" or "☃")`)
 	fl.StringVar(&f.fields, "fields", "", "comma-separated column names of headerless sacct output (sacct -n)")
 	fl.IntVar(&f.procsPerNode, "procs-per-node", 0, "SWF: map processors to whole nodes, this many per node")
@@ -151,7 +151,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		if err := od.Close(); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "\nwrote %s (summary.json, jobs.csv, jobs.parquet, timeline.parquet, jobs.sacct, plots/, report.html, manifest.json)\n", run.OutDir)
+		fmt.Fprintf(out, "\nwrote %s (summary.json, jobs.csv, jobs.parquet, timeline.parquet, timeline.om, jobs.sacct, plots/, report.html, manifest.json)\n", run.OutDir)
 	}
 	return nil
 }
