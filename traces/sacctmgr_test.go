@@ -207,3 +207,22 @@ func checkOneLine(t *testing.T, err error) {
 		t.Fatalf("error spans lines: %q", err)
 	}
 }
+
+func TestParseSubmitLineInfo(t *testing.T) {
+	in, err := ParseSubmitLine("sbatch -H --parsable --array=0-3%2 --dependency=afterok:2 --no-requeue -t 5 --wrap sleep 60")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// -t 5 is five minutes: 300 s.
+	want := SubmitLineInfo{Requeue: -1, Throttle: 2, Deps: []workload.Dependency{{Type: workload.DepAfterOK, JobID: "2"}}, HasDeps: true,
+		Hold: true, TimeLimit: 300, HasTime: true}
+	if !reflect.DeepEqual(in, want) {
+		t.Errorf("got %+v, want %+v", in, want)
+	}
+	if in, _ := ParseSubmitLine("sbatch --hold job.sh"); !in.Hold {
+		t.Errorf("--hold not seen")
+	}
+	if in, _ := ParseSubmitLine("sbatch job.sh -H"); in.Hold {
+		t.Errorf("-H after the script is the script's argument")
+	}
+}
