@@ -51,6 +51,9 @@ func Compare(rp *Replay, rec *sim.Record) ([]Start, error) {
 	var out []Start
 	for i := range rp.Jobs {
 		rj := &rp.Jobs[i]
+		if rec.Trace != nil && rec.Trace.Jobs[i].ID != rj.ID {
+			return nil, fmt.Errorf("simulated job %d is %s, the replay's is %s", i, rec.Trace.Jobs[i].ID, rj.ID)
+		}
 		if rj.Occupancy {
 			continue
 		}

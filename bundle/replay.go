@@ -452,7 +452,7 @@ func (r *builder) trace() error {
 	}
 	out.Jobs = jobs
 	r.rep.Trace = out
-	r.notes = append(r.notes, fmt.Sprintf("%s: %d rows, %d jobs (%d runs of requeued jobs after their first)", FileSacct, len(t.Jobs), len(order), len(t.Jobs)-len(order)))
+	r.notes = append(r.notes, fmt.Sprintf("%s: %d rows: %d jobs and %d later runs of requeued jobs", FileSacct, len(t.Jobs), len(order), len(t.Jobs)-len(order)))
 	if !hasSL {
 		r.notes = append(r.notes, FileSacct+": no SubmitLine column: dependencies, throttles and requeue flags are unknown (Eligible stands in)")
 	}
