@@ -21,6 +21,8 @@ type bundleRun struct {
 	record *conformance.Record
 	truth  conformance.Figures
 	bd     *bundle.Breakdown
+	// noSL is the bundle's replay without the SubmitLine column.
+	noSL *bundle.Breakdown
 }
 
 func replayBundleRun(t *testing.T, dir string) bundleRun {
@@ -37,30 +39,38 @@ func replayBundleRun(t *testing.T, dir string) bundleRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := recordBundle(r)
-	if err != nil {
-		t.Fatal(err)
+	out := bundleRun{record: r, truth: conformance.Figure(st)}
+	for _, noSL := range []bool{false, true} {
+		files, err := recordBundle(r, noSL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := files["submissions.tsv"]; ok {
+			t.Fatal("the bundle holds the ground truth")
+		}
+		b, err := bundle.FromFiles(dir+" (bundle)", files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rp, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, brec, err := rp.Simulate(dir + " (bundle scenario)")
+		if err != nil {
+			t.Fatalf("%v\n%s", err, rp.Scenario)
+		}
+		bd, err := bundle.Analyze(rp, brec, run.Cluster, bundle.BreakdownOptions{Worst: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if noSL {
+			out.noSL = bd
+		} else {
+			out.bd = bd
+		}
 	}
-	if _, ok := files["submissions.tsv"]; ok {
-		t.Fatal("the bundle holds the ground truth")
-	}
-	b, err := bundle.FromFiles(dir+" (bundle)", files)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rp, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, brec, err := rp.Simulate(dir + " (bundle scenario)")
-	if err != nil {
-		t.Fatalf("%v\n%s", err, rp.Scenario)
-	}
-	bd, err := bundle.Analyze(rp, brec, run.Cluster, bundle.BreakdownOptions{Worst: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bundleRun{record: r, truth: conformance.Figure(st), bd: bd}
+	return out
 }
 
 // bundleScenario is a scenario's runs, pooled.
@@ -68,6 +78,7 @@ type bundleScenario struct {
 	name                 string
 	runs                 []bundleRun
 	starts, truth, valid int     // starts, within ±5 s (ground truth, bundle)
+	noSL, noSLStarts     int     // within ±5 s and starts, the bundle without SubmitLine
 	real                 float64 // real vs real share within ±5 s; -1 with one run
 }
 
@@ -93,6 +104,8 @@ func replayBundles(t *testing.T) []bundleScenario {
 		s.starts += br.bd.All.Starts
 		s.truth += br.truth.Within5
 		s.valid += br.bd.All.Within
+		s.noSL += br.noSL.All.Within
+		s.noSLStarts += br.noSL.All.Starts
 		if br.truth.N != br.bd.All.Starts {
 			t.Errorf("%s: the ground-truth replay compares %d starts, the bundle's %d", dir, br.truth.N, br.bd.All.Starts)
 		}
@@ -114,8 +127,8 @@ func replayBundles(t *testing.T) []bundleScenario {
 // bundleTable is docs/validate.md's table of the figures.
 func bundleTable(ss []bundleScenario) string {
 	var b strings.Builder
-	b.WriteString("| scenario | runs | starts | real vs real ±5 s | ground-truth replay ±5 s | bundle replay ±5 s | bundle / ground truth | stable | inputs not recovered |\n")
-	b.WriteString("|---|--:|--:|--:|--:|--:|--:|---|---|\n")
+	b.WriteString("| scenario | runs | starts | real vs real ±5 s | ground-truth replay ±5 s | bundle replay ±5 s | bundle / ground truth | stable | inputs not recovered | bundle without SubmitLine: starts, ±5 s |\n")
+	b.WriteString("|---|--:|--:|--:|--:|--:|--:|---|---|--:|\n")
 	for _, s := range ss {
 		real := "-"
 		if s.real >= 0 {
@@ -140,8 +153,9 @@ func bundleTable(ss []bundleScenario) string {
 		if s.stable() {
 			stable = "yes"
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %s | %d (%.0f%%) | %d (%.0f%%) | %.2f | %s | %s |\n", s.name, len(s.runs), s.starts, real,
-			s.truth, 100*float64(s.truth)/float64(s.starts), s.valid, 100*float64(s.valid)/float64(s.starts), ratio(s.valid, s.truth), stable, lost)
+		fmt.Fprintf(&b, "| %s | %d | %d | %s | %d (%.0f%%) | %d (%.0f%%) | %.2f | %s | %s | %d, %d (%.0f%%) |\n", s.name, len(s.runs), s.starts, real,
+			s.truth, 100*float64(s.truth)/float64(s.starts), s.valid, 100*float64(s.valid)/float64(s.starts), ratio(s.valid, s.truth), stable, lost,
+			s.noSLStarts, s.noSL, 100*float64(s.noSL)/float64(s.noSLStarts))
 	}
 	return b.String()
 }

@@ -26,7 +26,7 @@ func writeRecordBundle(t *testing.T, run string) (dir, tgz string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := recordBundle(r)
+	files, err := recordBundle(r, false)
 	if err != nil {
 		t.Fatal(err)
 	}

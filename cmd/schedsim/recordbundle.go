@@ -24,7 +24,9 @@ import (
 // every user in it, one share each, as sacctmgr add gives them), the
 // default QOS, the node events slurmdbd records for the scenario's
 // scontrol update commands, and the reservations it created.
-func recordBundle(r *conformance.Record) (map[string][]byte, error) {
+// With noSubmitLine the sacct lacks that column, as on a Slurm before
+// 21.08.
+func recordBundle(r *conformance.Record, noSubmitLine bool) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	sacctPath := filepath.Join(r.Dir, "sacct-D.txt")
 	if _, err := os.Stat(sacctPath); err != nil {
@@ -41,6 +43,9 @@ func recordBundle(r *conformance.Record) (map[string][]byte, error) {
 	var b strings.Builder
 	lines := strings.Split(strings.TrimRight(string(sacct), "\n"), "\n")
 	header := lines[0]
+	if noSubmitLine {
+		files["sacct.txt"] = sacct
+	}
 	b.WriteString(header + "|SubmitLine\n")
 	for i, l := range lines[1:] {
 		id, _, _ := strings.Cut(l, "|")
@@ -51,7 +56,9 @@ func recordBundle(r *conformance.Record) (map[string][]byte, error) {
 		}
 		b.WriteString(l + "|" + cmd + "\n")
 	}
-	files["sacct.txt"] = []byte(b.String())
+	if !noSubmitLine {
+		files["sacct.txt"] = []byte(b.String())
+	}
 	conf := strings.ReplaceAll(string(r.SlurmConf), "@RUN@", "/nonexistent")
 	files["conf/slurm.conf"] = []byte(conf)
 	files["conf/gres.conf"] = []byte(strings.ReplaceAll(string(r.GresConf), "@RUN@", "/nonexistent"))
