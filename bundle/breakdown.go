@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/sim"
@@ -411,7 +412,8 @@ func group(name string, ss []Start) Group {
 func WriteText(w io.Writer, bd *Breakdown) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "%d jobs replayed, %d starts compared (every job's first run, and the final run of a requeued job).\n", bd.Jobs, bd.Starts)
-	fmt.Fprintf(tw, "A start agrees when the simulated one is within ±%d s of the one sacct recorded; late/early: more than %d s after/before it;\nmissing: one side never started it. Δ is simulated − recorded, in seconds.\n\n", Tolerance, Tolerance)
+	fmt.Fprintf(tw, "A start agrees when the simulated one is within ±%d s of the one sacct recorded; late/early: more than %d s after/before it;\nmissing: one side never started it. Δ is simulated − recorded, in seconds; starts count from the first submit, %s UTC.\n\n",
+		Tolerance, Tolerance, time.Unix(bd.Epoch, 0).UTC().Format("2006-01-02T15:04:05"))
 	table := func(title string, gs []Group) {
 		fmt.Fprintf(tw, "%s\tstarts\twithin ±5 s\tlate\tearly\tmissing\tmean Δ\tmedian |Δ|\tp95 |Δ|\n", title)
 		for _, g := range gs {
@@ -440,8 +442,12 @@ func WriteText(w io.Writer, bd *Breakdown) error {
 			if ws.Recorded < 0 || ws.Simulated < 0 {
 				d = "-"
 			}
+			rs := ws.SimulatedReasons
+			if len(rs) > maxShownReasons {
+				rs = append([]string{fmt.Sprintf("(%d earlier)", len(rs)-maxShownReasons)}, rs[len(rs)-maxShownReasons:]...)
+			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", id, ws.Submit, startStr(ws.Recorded), startStr(ws.Simulated), d, ws.RecordedReason,
-				strings.Join(ws.SimulatedReasons, " "), ws.Cause)
+				strings.Join(rs, " "), ws.Cause)
 		}
 		fmt.Fprintln(tw)
 	}
@@ -471,6 +477,10 @@ func WriteText(w io.Writer, bd *Breakdown) error {
 	}
 	return tw.Flush()
 }
+
+// maxShownReasons is how many of a job's last simulated reasons the text
+// table shows (the JSON has them all).
+const maxShownReasons = 5
 
 func secs(v float64, n int, signed bool) string {
 	if n <= 0 {

@@ -19,7 +19,7 @@ func newConformanceCmd() *cobra.Command {
 job's wait with the real one; compare the real runs of a scenario with each
 other as the yardstick (docs/conformance.md, CONFORMANCE.md).`,
 	}
-	cmd.AddCommand(newConformanceReportCmd(), newConformanceShowCmd())
+	cmd.AddCommand(newConformanceReportCmd(), newConformanceShowCmd(), newConformanceBundleCmd())
 	return cmd
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -9,8 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/schedsim/schedsim/cmd/schedsim/internal/conformance"
 	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/traces"
 )
 
 // recordBundle makes the records bundle a production cluster's
@@ -220,4 +224,55 @@ func eventTable(r *conformance.Record) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+func newConformanceBundleCmd() *cobra.Command {
+	var noSubmitLine bool
+	cmd := &cobra.Command{
+		Use:   "bundle RUN_DIR OUT_DIR",
+		Short: "Write the records bundle a recorded run's cluster would have collected, without its sbatch lines",
+		Long: `Write the records bundle (docs/collect.md) that scripts/collect-slurm-records.sh
+would have gathered on the mini-cluster of a recorded run: sacct -D with
+the SubmitLine sbatch wrote, scontrol show config, slurm.conf and
+gres.conf, the association tree, the default QOS, the node events and
+reservations as slurmdbd records them. The ground truth (submissions.tsv)
+stays out: schedsim validate OUT_DIR replays from what Slurm keeps
+(docs/validate.md).`,
+		Example: `  schedsim conformance bundle conformance/records/mixed-load/run1 /tmp/mixed-load
+  schedsim validate /tmp/mixed-load`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rec, err := conformance.LoadRecord(args[0])
+			if err != nil {
+				return badInput(err)
+			}
+			files, err := recordBundle(rec, noSubmitLine)
+			if err != nil {
+				return badInput(err)
+			}
+			out := args[1]
+			if _, err := os.Stat(out); err == nil {
+				return badInput(fmt.Errorf("%s exists: give a new directory", out))
+			}
+			names := make([]string, 0, len(files))
+			for n := range files {
+				names = append(names, n)
+			}
+			slices.Sort(names)
+			for _, n := range names {
+				p := filepath.Join(out, filepath.FromSlash(n))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					return err
+				}
+				data := files[n]
+				if err := traces.WriteFileAtomic(p, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%s)\n", out, strings.Join(names, ", "))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&noSubmitLine, "no-submit-line", false, "leave out the SubmitLine column, as a Slurm before 21.08 has none")
+	return cmd
 }
