@@ -9,9 +9,10 @@
 // recovered counted by cause. It also owns the validate breakdown of a
 // replay's error (per partition, user, size class and cause).
 //
-// It imports the scenario package for the replay's types, hwmodels for
-// the slurm.conf import and traces for the sacct and sacctmgr readers;
-// the schedsim command wires it into validate and run --bundle.
+// It imports hwmodels for the slurm.conf import, traces for the sacct
+// and sacctmgr readers, and sim for the simulated record it compares;
+// the schedsim command parses the scenario text it makes and wires it
+// into validate and run --bundle.
 package bundle
 
 import (

@@ -12,10 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	scenario "github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/hwmodels"
-	"github.com/schedsim/schedsim/policies"
-	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/traces"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -873,28 +870,6 @@ func orderAccounts(in []map[string]any) []map[string]any {
 		}
 	}
 	return out
-}
-
-// Simulate builds the replay's run through the scenario package, as
-// `schedsim run` does, and runs it.
-func (rp *Replay) Simulate(where string) (*scenario.Run, *sim.Record, error) {
-	run, err := rp.Run(where)
-	if err != nil {
-		return nil, nil, err
-	}
-	rec, err := run.Simulate()
-	return run, rec, err
-}
-
-// Run builds the replay's run (where names the generated scenario in
-// messages).
-func (rp *Replay) Run(where string) (*scenario.Run, error) {
-	s, err := scenario.Parse(rp.Scenario, where)
-	if err != nil {
-		return nil, err
-	}
-	s.Trace.Jobs = rp.Trace
-	return s.Build(policies.Builtin())
 }
 
 // ClockTime formats a replay time as a UTC wall-clock reading.

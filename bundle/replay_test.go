@@ -113,34 +113,6 @@ func TestBuildScenario(t *testing.T) {
 	}
 }
 
-func TestAnalyzeSmall(t *testing.T) {
-	rp := openSmall(t)
-	run, rec, err := rp.Simulate("small")
-	if err != nil {
-		t.Fatalf("%v\n%s", err, rp.Scenario)
-	}
-	bd, err := Analyze(rp, rec, run.Cluster, BreakdownOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// 7 jobs (frank's first run is not compared), 7 starts; each job
-	// starts where the record says, give or take the scheduling cycle.
-	if bd.Jobs != 7 || bd.Starts != 7 {
-		t.Fatalf("jobs %d starts %d, want 7, 7", bd.Jobs, bd.Starts)
-	}
-	if bd.All.Within != 7 {
-		var sb strings.Builder
-		_ = WriteText(&sb, bd)
-		t.Errorf("%d of 7 within ±5 s\n%s", bd.All.Within, sb.String())
-	}
-	if len(bd.Users) != 7 || len(bd.Partitions) != 1 || len(bd.Sizes) != 1 || bd.Sizes[0].Name != "5-8 GPUs" {
-		t.Errorf("users %d, partitions %d, sizes %+v", len(bd.Users), len(bd.Partitions), bd.Sizes)
-	}
-	if len(bd.Worst) != 0 || len(bd.Causes) != 1 || bd.Causes[0].Cause != CauseWithin {
-		t.Errorf("worst %v, causes %v", bd.Worst, bd.Causes)
-	}
-}
-
 // TestGroupArithmetic checks Group on hand-worked starts: Δ = +10, −2,
 // 0, +3, and one never simulated: 3 of 5 within ±5 s, 1 late, 1
 // missing; mean Δ (10−2+0+3)/4 = 2.75; |Δ| sorted 0 2 3 10: median 2.5,

@@ -56,7 +56,7 @@ func replayBundleRun(t *testing.T, dir string) bundleRun {
 		if err != nil {
 			t.Fatal(err)
 		}
-		run, brec, err := rp.Simulate(dir + " (bundle scenario)")
+		run, brec, err := simulateReplay(rp, dir+" (bundle scenario)")
 		if err != nil {
 			t.Fatalf("%v\n%s", err, rp.Scenario)
 		}

@@ -9,6 +9,7 @@ import (
 
 	scenario "github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/bundle"
+	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/sim"
 )
 
@@ -61,4 +62,21 @@ func writeBundleValidation(out io.Writer, f *validateFlags, run *scenario.Run, r
 	fmt.Fprintf(out, "schedsim %s, validate: records bundle %s, policy %s, cluster from its slurm.conf: %d nodes, %d GPUs\n\n",
 		versionString(), f.bundle, rec.Policy, len(run.Cluster.Nodes), run.Cluster.TotalGPUs())
 	return bundle.WriteText(out, bd)
+}
+
+// simulateReplay builds a bundle replay's run through the scenario
+// package, as loadBundle does for the commands, and runs it (where names
+// the generated scenario in messages).
+func simulateReplay(rp *bundle.Replay, where string) (*scenario.Run, *sim.Record, error) {
+	s, err := scenario.Parse(rp.Scenario, where)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.Trace.Jobs = rp.Trace
+	run, err := s.Build(policies.Builtin())
+	if err != nil {
+		return nil, nil, err
+	}
+	rec, err := run.Simulate()
+	return run, rec, err
 }

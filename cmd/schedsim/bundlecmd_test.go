@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/schedsim/schedsim/bundle"
 	"github.com/schedsim/schedsim/cmd/schedsim/internal/conformance"
 )
 
@@ -135,5 +136,44 @@ func TestValidateBundleBadInput(t *testing.T) {
 	}
 	if code, msg := exitCode(t, "validate", dir); code != 2 || !strings.Contains(msg, "event.txt:2: TimeStart: \"yesterday\"") || strings.Count(strings.TrimSpace(msg), "\n") > 0 {
 		t.Errorf("exit %d, %q", code, msg)
+	}
+}
+
+// TestAnalyzeSmallBundle replays bundle/testdata/small (its cases are
+// listed in bundle/replay_test.go) and checks the breakdown: seven jobs
+// (frank's first run, an admin's requeue, occupies gn3 as a job of its
+// own and is not compared), every one started within ±5 s of its record.
+func TestAnalyzeSmallBundle(t *testing.T) {
+	b, err := bundle.Open(filepath.Join("..", "..", "bundle", "testdata", "small"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, rec, err := simulateReplay(rp, "small")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, rp.Scenario)
+	}
+	bd, err := bundle.Analyze(rp, rec, run.Cluster, bundle.BreakdownOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 7 jobs (frank's first run is not compared), 7 starts; each job
+	// starts where the record says, give or take the scheduling cycle.
+	if bd.Jobs != 7 || bd.Starts != 7 {
+		t.Fatalf("jobs %d starts %d, want 7, 7", bd.Jobs, bd.Starts)
+	}
+	if bd.All.Within != 7 {
+		var sb strings.Builder
+		_ = bundle.WriteText(&sb, bd)
+		t.Errorf("%d of 7 within ±5 s\n%s", bd.All.Within, sb.String())
+	}
+	if len(bd.Users) != 7 || len(bd.Partitions) != 1 || len(bd.Sizes) != 1 || bd.Sizes[0].Name != "5-8 GPUs" {
+		t.Errorf("users %d, partitions %d, sizes %+v", len(bd.Users), len(bd.Partitions), bd.Sizes)
+	}
+	if len(bd.Worst) != 0 || len(bd.Causes) != 1 || bd.Causes[0].Cause != bundle.CauseWithin {
+		t.Errorf("worst %v, causes %v", bd.Worst, bd.Causes)
 	}
 }
