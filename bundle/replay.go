@@ -345,6 +345,8 @@ func (r *builder) trace() error {
 			}
 		} else if hasSL {
 			r.lost(id, CauseNoSubmitLine, "")
+		} else {
+			r.lost(id, CauseNoSubmitLine, "sacct.txt has no SubmitLine column")
 		}
 		j.Requeue = jobRequeue
 		if slOK && sl.Requeue != 0 {
