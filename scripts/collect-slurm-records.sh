@@ -20,6 +20,8 @@
 #   qos.txt               sacctmgr show qos -P
 #   event.txt             sacctmgr show event -P over the window (node
 #                         down/drain/up times as slurmdbd recorded them)
+#   reservation.txt       sacctmgr show reservation -P over the window
+#                         (advance reservations: nodes, start, end)
 #   nodes.txt, partitions.txt
 #                         scontrol show node|partition -o (state now)
 #   sshare.txt            sshare -a -l -P (fair-share usage now)
@@ -119,6 +121,8 @@ run qos qos.txt sacctmgr -P -n show qos \
 	format=Name,Priority,Flags,Preempt,PreemptMode,GraceTime,UsageFactor,UsageThreshold,GrpTRES,MaxTRES,MaxTRESPU,MaxJobsPU,MaxSubmitPU,MaxWall,MinTRES
 run event event.txt sacctmgr "${mflags[@]}" -P -n show event all start="$start" end="$end" \
 	format=Cluster,ClusterNodes,NodeName,TimeStart,TimeEnd,State,Reason,User,Duration
+run reservation reservation.txt sacctmgr "${mflags[@]}" -P -n show reservation start="$start" end="$end" \
+	format=Cluster,Name,NodeNames,TimeStart,TimeEnd,Flags
 run sshare sshare.txt sshare -a -l -P
 # sacctmgr's -n drops the header; put back the field names so each file
 # says what its columns are.
@@ -126,6 +130,7 @@ hdr() { [ -f "$tmp/$1" ] && { printf '%s\n' "$2"; cat "$tmp/$1"; } >"$tmp/$1.h" 
 hdr assoc.txt 'Cluster|Account|User|Partition|ParentName|Share|Priority|GrpTRES|MaxTRES|MaxJobs|MaxSubmit|MaxWall|QOS|DefaultQOS|Lft|Rgt|ID|ParentID'
 hdr qos.txt 'Name|Priority|Flags|Preempt|PreemptMode|GraceTime|UsageFactor|UsageThreshold|GrpTRES|MaxTRES|MaxTRESPU|MaxJobsPU|MaxSubmitPU|MaxWall|MinTRES'
 hdr event.txt 'Cluster|ClusterNodes|NodeName|TimeStart|TimeEnd|State|Reason|User|Duration'
+hdr reservation.txt 'Cluster|Name|NodeName|TimeStart|TimeEnd|Flags'
 
 # slurm.conf and what it includes, relative to its directory.
 if [ -z "$conf" ]; then

@@ -31,6 +31,7 @@ type submitLine struct {
 	hasTime    bool
 	checkpoint workload.Time // 0 when not given
 	begin      string        // --begin as given
+	hold       bool          // -H/--hold
 }
 
 // errSubmitLine marks a SubmitLine that could not be read.
@@ -228,6 +229,8 @@ func parseSubmitLine(s string) (submitLine, error) {
 			out.checkpoint = t
 		case "begin":
 			out.begin = val
+		case "hold":
+			out.hold = true
 		}
 		return nil
 	}
@@ -258,6 +261,7 @@ func parseSubmitLine(s string) (submitLine, error) {
 					break // the rest of the word is its optional value
 				}
 				if strings.IndexByte(slurmShortArgs[cmd], c) < 0 {
+					out.hold = out.hold || c == 'H'
 					continue // a flag
 				}
 				val := w[k+1:]

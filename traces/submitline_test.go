@@ -48,7 +48,7 @@ func TestParseSubmitLine(t *testing.T) {
 				deps: []workload.Dependency{{Type: workload.DepAfterOK, JobID: "12"}, {Type: workload.DepAfterOK, JobID: "13"}}}},
 		{in: "/usr/bin/sbatch --no-requeue -t90 -a 1-3%2 x", want: submitLine{requeue: -1, throttle: 2, timeLimit: 5400, hasTime: true}},
 		// -H takes no value: -t after it is read; --time=0 is no limit.
-		{in: "sbatch -Ht 30 --time=0 x", want: submitLine{timeLimit: u, hasTime: true}},
+		{in: "sbatch -Ht 30 --time=0 x", want: submitLine{timeLimit: u, hasTime: true, hold: true}},
 		{in: "sbatch --checkpoint=30 --begin=now+1hour x", want: submitLine{timeLimit: u, checkpoint: 1800, begin: "now+1hour"}},
 		// srun's -W takes seconds; sbatch's --wait nothing.
 		{in: "srun -W 5 -t 10 ./a.out", want: submitLine{timeLimit: 600, hasTime: true}},

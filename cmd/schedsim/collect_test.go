@@ -43,6 +43,7 @@ esac`,
 *assoc*) echo "minicluster|root||||1|||||||||1|10|1|0";;
 *qos*) echo "normal|0||||00:00:00|1.000000||||||||";;
 *event*) echo "minicluster||gn1|2026-11-30T09:00:00|2026-11-30T09:05:00|DOWN|test|root|00:05:00";;
+*reservation*) echo "minicluster|maint|gn1|2026-11-30T10:00:00|2026-11-30T11:00:00|MAINT";;
 esac`,
 		"sshare": `echo "sshare: error: permission denied" >&2; exit 1`,
 	}
@@ -166,6 +167,9 @@ func TestCollectSlurmRecords(t *testing.T) {
 	}
 	if !strings.Contains(read("assoc.txt"), "Cluster|Account|User|Partition|ParentName|Share") {
 		t.Errorf("assoc.txt has no header")
+	}
+	if r := read("reservation.txt"); !strings.HasPrefix(r, "Cluster|Name|NodeName|TimeStart|TimeEnd|Flags\n") || !strings.Contains(r, "|maint|gn1|") {
+		t.Errorf("reservation.txt: %q", r)
 	}
 	if !strings.Contains(read("event.txt"), "|gn1|2026-11-30T09:00:00|") {
 		t.Errorf("event.txt lacks the event")

@@ -22,7 +22,7 @@ func newConformanceCmd() *cobra.Command {
 job's wait with the real one; compare the real runs of a scenario with each
 other as the yardstick (docs/conformance.md, CONFORMANCE.md).`,
 	}
-	cmd.AddCommand(newConformanceReportCmd(), newConformanceShowCmd(), newConformanceGenCmd())
+	cmd.AddCommand(newConformanceReportCmd(), newConformanceShowCmd(), newConformanceGenCmd(), newConformanceBundleCmd())
 	return cmd
 }
 

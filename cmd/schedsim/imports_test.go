@@ -26,9 +26,12 @@ func TestImportGraph(t *testing.T) {
 		// reports writes results in trace formats (jobs.sacct through
 		// traces.SacctWriter); traces is a leaf that imports only workload.
 		"reports": {"sim", "workload", "hwmodels", "traces"},
+		// bundle turns a records bundle into scenario text and a trace,
+		// and compares the simulated record with it.
+		"bundle": {"sim", "workload", "hwmodels", "traces"},
 		// The root package composes the packages above into a run.
 		"":    {"sim", "workload", "policies", "hwmodels", "traces", "reports"},
-		"cmd": {"", "sim", "workload", "policies", "hwmodels", "traces", "reports"},
+		"cmd": {"", "sim", "workload", "policies", "hwmodels", "traces", "reports", "bundle"},
 	}
 	cmd := exec.Command("go", "list", "-json", mod+"/...")
 	out, err := cmd.Output()

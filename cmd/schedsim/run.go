@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	scenario "github.com/schedsim/schedsim"
+	"github.com/schedsim/schedsim/bundle"
 	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/reports"
 	"github.com/schedsim/schedsim/sim"
@@ -45,6 +46,10 @@ type runFlags struct {
 	jobs  int
 	// set holds --set KEY=VALUE overrides of any scenario key.
 	set []string
+	// bundle is a records bundle to replay (--bundle, validate's
+	// argument); replay is what loadScenario built from it (bundlecmd.go).
+	bundle string
+	replay *bundle.Replay
 }
 
 func newRunCmd() *cobra.Command {
@@ -98,6 +103,7 @@ everything a run needs; flags override it.`,
 	fl.StringVar(&f.calibration, "calibration", "", "calibration.yaml from schedsim calibrate: its speed ratios and GPU power replace the datasheet defaults")
 	fl.IntVar(&f.jobs, "jobs", 0, "replay only the first N jobs of the trace, in submit order (0: all), for quick checks")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar on stderr (there is none when stderr is not a terminal)")
+	fl.StringVar(&f.bundle, "bundle", "", "records bundle to replay (scripts/collect-slurm-records.sh: a directory or .tar.gz; docs/validate.md): its cluster, settings and jobs")
 	addSetFlag(cmd, &f)
 	return cmd
 }
@@ -212,7 +218,12 @@ var runOverrides = []struct{ flag, key string }{
 // working directory.
 func loadScenario(cmd *cobra.Command, f *runFlags) (*scenario.Scenario, error) {
 	var s *scenario.Scenario
-	if f.scenario != "" {
+	if f.bundle != "" {
+		var err error
+		if s, err = loadBundle(cmd, f); err != nil {
+			return nil, err
+		}
+	} else if f.scenario != "" {
 		var err error
 		if s, err = scenario.Load(f.scenario); err != nil {
 			if _, ok := err.(*fs.PathError); ok {

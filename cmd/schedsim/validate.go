@@ -26,14 +26,22 @@ type validateFlags struct {
 func newValidateCmd() *cobra.Command {
 	var f validateFlags
 	cmd := &cobra.Command{
-		Use:   "validate",
-		Short: "Replay a recorded trace and compare simulated with recorded start times",
+		Use:   "validate [BUNDLE]",
+		Short: "Replay a recorded trace or records bundle and compare simulated with recorded start times",
 		Long: `Replay a recorded trace (sacct output with Start times) on its cluster
 under a policy (default slurm) and compare every job's simulated start with
 the start the trace recorded: the share of jobs within one bf_interval, 5
 minutes and 1 hour, the median and p95 |Δstart|, Kendall's tau of the start
 order, the same per partition, and the jobs with the largest error with the
 pending reasons they had in the simulation.
+
+With a records bundle (BUNDLE: the directory or tarball
+scripts/collect-slurm-records.sh writes; docs/collect.md) the cluster, the
+slurm policy's settings, the fair-share tree, QOS, node outages and every
+run of each job come from the bundle, and the report breaks the error down
+per partition, user, size class and cause, lists the starts of largest
+error with their recorded and simulated reasons, and counts the jobs whose
+inputs could not be recovered, by cause (docs/validate.md).
 
 Two runs of one workload on a real Slurm agree on about 90 % of starts within
 ±2 s when lightly loaded, and diverge job by job under sustained load: judge
@@ -42,8 +50,13 @@ loaded traces by distributions too.`,
   schedsim validate --trace examples/jobs.sacct --cluster examples/cluster.yaml --policy easy --json
   schedsim validate --scenario examples/scenario.yaml --plot results/validate.svg
   schedsim validate --trace examples/jobs.sacct --cluster examples/cluster.yaml --out results/validation`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runValidate(cmd, &f) },
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				f.bundle = args[0]
+			}
+			return runValidate(cmd, &f)
+		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.scenario, "scenario", "", "scenario file (YAML) naming trace, cluster and policy arguments")
@@ -78,7 +91,7 @@ func runValidate(cmd *cobra.Command, f *validateFlags) error {
 	if err != nil {
 		return badInput(err)
 	}
-	if !cmd.Flags().Changed("policy") && f.scenario == "" {
+	if !cmd.Flags().Changed("policy") && f.scenario == "" && f.bundle == "" {
 		s.Policy = scenario.Policy{Name: "slurm"}
 	}
 	run, err := s.Build(policies.Builtin())
@@ -121,6 +134,9 @@ func runValidate(cmd *cobra.Command, f *validateFlags) error {
 		}
 	}
 	out := cmd.OutOrStdout()
+	if f.replay != nil {
+		return writeBundleValidation(out, f, run, rec)
+	}
 	if f.json {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")

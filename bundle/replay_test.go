@@ -1,0 +1,143 @@
+package bundle
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+// testdata/small is a hand-made bundle: three 8-GPU nodes, eight sacct
+// rows (epoch 2026-11-30T10:00:00 = the first submit), slurmctld up since
+// 09:59:47, and these cases:
+//
+//	1 alice   runs 0-60 on gn1
+//	2 bob     afterok:1: eligible at 60 (its dependency), started 60
+//	3 carol   --begin=now+100: eligible 102, started 102
+//	4 dave    afterok:999, a job not in the window: eligible 30
+//	5 erin    no SubmitLine; runs 31-91 on gn3
+//	6 frank   run 1 5-20 REQUEUED (scontrol requeue: not modeled), run 2
+//	          held until 20 + 121 = 141, started 141 on gn1
+//	7 gina    AllocTRES billing=99 (the replay bills 8 GPUs × 4 = 32);
+//	          not in assoc.txt
+func openSmall(t *testing.T) *Replay {
+	t.Helper()
+	b, err := Open("testdata/small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rp
+}
+
+func TestBuildReleases(t *testing.T) {
+	rp := openSmall(t)
+	if rp.Epoch != 1796032800 { // 2026-11-30T10:00:00Z
+		t.Fatalf("epoch %d", rp.Epoch)
+	}
+	got := map[string]workload.Time{}
+	for i, j := range rp.Trace.Jobs {
+		if rp.Jobs[i].ID != j.ID {
+			t.Fatalf("job %d: trace %s, recorded %s", i, j.ID, rp.Jobs[i].ID)
+		}
+		got[j.ID] = j.Submit
+	}
+	// Released at Eligible where nothing modeled explains the wait:
+	// carol (--begin), dave (the dependency dropped), frank's rerun (the
+	// requeue hold after a requeue the model does not make).
+	want := map[string]workload.Time{"1": 0, "2": 1, "3": 102, "4": 30, "5": 31, "6#run1": 5, "6": 141, "7": 180}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("releases %v, want %v", got, want)
+	}
+	byID := map[string]*workload.Job{}
+	for i := range rp.Trace.Jobs {
+		byID[rp.Trace.Jobs[i].ID] = &rp.Trace.Jobs[i]
+	}
+	if d := byID["2"].Deps; len(d) != 1 || d[0].JobID != "1" || d[0].Type != workload.DepAfterOK {
+		t.Errorf("bob's deps %v", d)
+	}
+	if len(byID["4"].Deps) != 0 {
+		t.Errorf("dave keeps a dependency on a job outside the window: %v", byID["4"].Deps)
+	}
+	// Requested CPUs (ReqTRES cpu=1) with GPUs billed × DefCpuPerGPU.
+	if q := byID["1"].Request; q.CPUs != 1 || q.GPUs != 8 || q.MemMB != 8000 {
+		t.Errorf("alice's request %+v", q)
+	}
+	// frank's first run occupies gn3 for its 15 s as a job of its own.
+	if o := byID["6#run1"]; o.Runtime != 15 || o.Requeue || !rp.Jobs[indexOf(rp, "6#run1")].Occupancy {
+		t.Errorf("frank's first run %+v", o)
+	}
+	type lost struct{ job, cause string }
+	var gotLost []lost
+	for _, u := range rp.Unrecovered {
+		gotLost = append(gotLost, lost{u.Job, u.Cause})
+	}
+	wantLost := []lost{{"7", CauseBilling}, {"7", CauseNoAssoc}, {"4", CauseDepOutside}, {"5", CauseNoSubmitLine}, {"gn9", CauseUnknownNode}, {"6", CauseRequeueUnknown}}
+	if !reflect.DeepEqual(gotLost, wantLost) {
+		t.Errorf("unrecovered %v, want %v", gotLost, wantLost)
+	}
+}
+
+func indexOf(rp *Replay, id string) int {
+	for i := range rp.Jobs {
+		if rp.Jobs[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func TestBuildScenario(t *testing.T) {
+	rp := openSmall(t)
+	s := string(rp.Scenario)
+	// BOOT_TIME 09:59:47 is 13 s before the epoch: the sweep falls at
+	// 17 s mod 30, the recalculations (PriorityCalcPeriod 1 min) at 47 s
+	// mod 60; KillWait 5 s (from scontrol, slurm.conf lacks it) + 1 s;
+	// the will-run grid at (−1796032800) mod 30 = 0.
+	for _, want := range []string{
+		"time_limit_sweep_phase: 17s", "priority_calc_phase: 47", "kill_wait: 6s", "will_run_phase: 0",
+		"placement: best-fit", "TRESBillingWeights: GRES/gpu=4",
+		"- {at: 300, nodes: \"gn3\", state: down}", "- {at: 360, nodes: \"gn3\", state: up}",
+		"name: research", "parent: root", "fairshare: 2", "name: gina",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("scenario lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "gn9") {
+		t.Errorf("an event for a node slurm.conf lacks reached the scenario")
+	}
+}
+
+// TestGroupArithmetic checks Group on hand-worked starts: Δ = +10, −2,
+// 0, +3, and one never simulated: 3 of 5 within ±5 s, 1 late, 1
+// missing; mean Δ (10−2+0+3)/4 = 2.75; |Δ| sorted 0 2 3 10: median 2.5,
+// p95 = 3 + 0.85·(10−3) = 8.95 (type 7: h = 3·0.95 = 2.85).
+func TestGroupArithmetic(t *testing.T) {
+	ss := []Start{{Recorded: 0, Simulated: 10}, {Recorded: 10, Simulated: 8}, {Recorded: 5, Simulated: 5}, {Recorded: 1, Simulated: 4}, {Recorded: 7, Simulated: -1}}
+	g := group("x", ss)
+	if g.Starts != 5 || g.Within != 3 || g.Late != 1 || g.Early != 0 || g.Missing != 1 || g.Share != 0.6 ||
+		g.MeanDelta != 2.75 || g.MedianAbsDelta != 2.5 || g.P95AbsDelta < 8.949 || g.P95AbsDelta > 8.951 {
+		t.Errorf("%+v", g)
+	}
+}
+
+func TestScontrolSetting(t *testing.T) {
+	for _, c := range []struct{ key, in, want string }{
+		{"KillWait", "30 sec", "30"}, {"OverTimeLimit", "0 min", "0"}, {"PriorityCalcPeriod", "00:05:00", "5"},
+		{"PriorityDecayHalfLife", "7-00:00:00", "7-00:00:00"}, {"PreemptMode", "OFF", "OFF"},
+	} {
+		if got, ok := scontrolSetting(c.key, c.in); !ok || got != c.want {
+			t.Errorf("%s = %q: got %q %v, want %q", c.key, c.in, got, ok, c.want)
+		}
+	}
+	for _, c := range []struct{ key, in string }{{"TRESBillingWeights", "(null)"}, {"DefCpuPerGPU", "UNLIMITED"}, {"PriorityFlags", ""}} {
+		if got, ok := scontrolSetting(c.key, c.in); ok {
+			t.Errorf("%s = %q: got %q, want unset", c.key, c.in, got)
+		}
+	}
+}
