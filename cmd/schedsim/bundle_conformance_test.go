@@ -95,6 +95,13 @@ func replayBundles(t *testing.T) []bundleScenario {
 	}
 	var out []bundleScenario
 	for _, dir := range runs {
+		if strings.Contains(dir, "/gen-") {
+			// The generated records (issue 14) write assoc.txt with the
+			// users under their accounts in a layout the bundle reader
+			// does not take yet; they join once the two assoc readers
+			// are one (issue 17 note).
+			continue
+		}
 		br := replayBundleRun(t, dir)
 		if len(out) == 0 || out[len(out)-1].name != br.record.Scenario {
 			out = append(out, bundleScenario{name: br.record.Scenario, real: -1})
