@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"github.com/schedsim/schedsim/hwmodels"
 	"strconv"
 	"strings"
 )
@@ -27,21 +28,9 @@ func parseScontrol(data []byte) map[string]string {
 	return out
 }
 
-// confValue returns a global KEY=VALUE setting of slurm.conf text (the
-// last given; keys case-insensitive).
+// confValue is hwmodels.SlurmConfValue.
 func confValue(conf []byte, key string) (string, bool) {
-	var val string
-	found := false
-	for l := range strings.SplitSeq(string(conf), "\n") {
-		l, _, _ = strings.Cut(l, "#")
-		l = strings.TrimSpace(l)
-		k, v, ok := strings.Cut(l, "=")
-		if !ok || strings.ContainsAny(k, " \t") || !strings.EqualFold(k, key) {
-			continue
-		}
-		val, found = strings.TrimSpace(v), true
-	}
-	return val, found
+	return hwmodels.SlurmConfValue(conf, key)
 }
 
 // scontrolKeys are the settings slurm.conf may leave to defaults that

@@ -302,3 +302,25 @@ func parseTopologyLines(lines []confLine) ([]TreeSwitch, []ConfWarning, error) {
 	}
 	return out, warns, nil
 }
+
+// SlurmConfValue returns a global KEY=VALUE setting of slurm.conf text:
+// the last one given, keys case-insensitive, comments dropped. It reads
+// one setting without importing the file (the conformance and bundle
+// replays read a few timing settings this way).
+func SlurmConfValue(conf []byte, key string) (string, bool) {
+	var val string
+	found := false
+	for l := range strings.SplitSeq(string(conf), "\n") {
+		l, _, _ = strings.Cut(l, "#")
+		l = strings.TrimSpace(l)
+		k, v, ok := strings.Cut(l, "=")
+		// Slurm's parser allows blanks around "=" (parse_config.c's
+		// key-value regex); a blank inside the key is another line.
+		k = strings.TrimSpace(k)
+		if !ok || strings.ContainsAny(k, " \t") || !strings.EqualFold(k, key) {
+			continue
+		}
+		val, found = strings.TrimSpace(v), true
+	}
+	return val, found
+}

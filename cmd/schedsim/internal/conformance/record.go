@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/schedsim/schedsim/hwmodels"
 	"math"
 	"os"
 	"path/filepath"
@@ -626,21 +627,9 @@ func confInt(conf []byte, key string, def int64) int64 {
 	return def
 }
 
-// confValue returns a global KEY=VALUE setting of slurm.conf (the last one
-// given, keys case-insensitive).
+// confValue is hwmodels.SlurmConfValue.
 func confValue(conf []byte, key string) (string, bool) {
-	var val string
-	found := false
-	for l := range strings.SplitSeq(string(conf), "\n") {
-		l, _, _ = strings.Cut(l, "#")
-		l = strings.TrimSpace(l)
-		k, v, ok := strings.Cut(l, "=")
-		if !ok || strings.ContainsAny(k, " \t") || !strings.EqualFold(k, key) {
-			continue
-		}
-		val, found = strings.TrimSpace(v), true
-	}
-	return val, found
+	return hwmodels.SlurmConfValue(conf, key)
 }
 
 var (
