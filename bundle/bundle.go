@@ -32,8 +32,9 @@ import (
 )
 
 // MaxBytes bounds what one bundle may hold: the sum of its files'
-// sizes, checked from each file's stated size before it is read.
-const MaxBytes = 4 << 30
+// sizes, checked from each file's stated size before it is read (1 GiB:
+// the sacct of a month of a busy cluster is a few hundred MB).
+const MaxBytes = 1 << 30
 
 // Bundle is a records bundle read into memory.
 type Bundle struct {
@@ -197,8 +198,13 @@ func (b *Bundle) readTar(p string) error {
 			return fmt.Errorf("%s: %s: %d bytes, more than a bundle may hold (%d in all)", p, h.Name, h.Size, int64(MaxBytes))
 		}
 		total += h.Size
-		data := make([]byte, h.Size)
-		if _, err := io.ReadFull(tr, data); err != nil {
+		// Read what is there, not what the header claims: a few bytes
+		// of tar.gz can state a size of gigabytes.
+		data, err := io.ReadAll(io.LimitReader(tr, h.Size))
+		if err == nil && int64(len(data)) != h.Size {
+			err = io.ErrUnexpectedEOF
+		}
+		if err != nil {
 			return fmt.Errorf("%s: %s: %v", p, h.Name, err)
 		}
 		name := path.Clean(strings.TrimPrefix(h.Name, "./"))
