@@ -27,7 +27,9 @@ import (
 // association tree conformance/run.sh made (account research under root,
 // every user in it, one share each, as sacctmgr add gives them), the
 // default QOS, the node events slurmdbd records for the scenario's
-// scontrol update commands, and the reservations it created.
+// scontrol update commands, and the reservations it created. Where the
+// record holds sacctmgr's own assoc.txt and qos.txt (run.sh writes them
+// for scenarios with accounts), those are the bundle's.
 // With noSubmitLine the sacct lacks that column, as on a Slurm before
 // 21.08.
 func recordBundle(r *conformance.Record, noSubmitLine bool) (map[string][]byte, error) {
@@ -94,8 +96,17 @@ func recordBundle(r *conformance.Record, noSubmitLine bool) (map[string][]byte, 
 		row("research", u, "", 4+k, 3)
 	}
 	files["assoc.txt"] = []byte(a.String())
-	files["qos.txt"] = []byte("Name|Priority|Flags|Preempt|PreemptMode|GraceTime|UsageFactor|UsageThreshold|GrpTRES|MaxTRES|MaxTRESPU|MaxJobsPU|MaxSubmitPU|MaxWall|MinTRES\n" +
-		strings.Join([]string{"normal", "0", "", "", "cluster", "00:00:00", "1.000000", "", "", "", "", "", "", "", ""}, "|") + "\n")
+	// A record that kept sacctmgr's own tables (the generated scenarios,
+	// with accounts and shares of their own) gives them as they are.
+	for _, name := range []string{"assoc.txt", "qos.txt"} {
+		if data, err := os.ReadFile(filepath.Join(r.Dir, name)); err == nil {
+			files[name] = data
+		}
+	}
+	if _, ok := files["qos.txt"]; !ok {
+		files["qos.txt"] = []byte("Name|Priority|Flags|Preempt|PreemptMode|GraceTime|UsageFactor|UsageThreshold|GrpTRES|MaxTRES|MaxTRESPU|MaxJobsPU|MaxSubmitPU|MaxWall|MinTRES\n" +
+			strings.Join([]string{"normal", "0", "", "", "cluster", "00:00:00", "1.000000", "", "", "", "", "", "", "", ""}, "|") + "\n")
+	}
 	ev, err := eventTable(r)
 	if err != nil {
 		return nil, err
