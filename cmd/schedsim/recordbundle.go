@@ -249,8 +249,8 @@ gres.conf, the association tree, the default QOS, the node events and
 reservations as slurmdbd records them. The ground truth (submissions.tsv)
 stays out: schedsim validate OUT_DIR replays from what Slurm keeps
 (docs/validate.md).`,
-		Example: `  schedsim conformance bundle conformance/records/mixed-load/run1 /tmp/mixed-load
-  schedsim validate /tmp/mixed-load`,
+		Example: `  schedsim conformance bundle conformance/records/mixed-load/run1 results/mixed-load-bundle
+  schedsim validate results/mixed-load-bundle`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rec, err := conformance.LoadRecord(args[0])
