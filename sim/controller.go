@@ -226,12 +226,16 @@ type controller struct {
 	runDead int
 	nodes   []NodeState
 	// dirty lists the nodes whose free state changed since the last
-	// ChangedNodes call (isDirty marks them); dirtyOut is what that call
-	// returned.
-	dirty, dirtyOut []int32
-	isDirty         []bool
-	rec             []JobRecord
-	allocPool       []NodeAlloc
+	// pass (isDirty marks them), and startedRun, endedRun the jobs whose
+	// runs started and ended; delta is what the pass's Delta returns,
+	// built from them as the pass begins (takeDelta), and its slices are
+	// reused as the next lists.
+	dirty                []int32
+	isDirty              []bool
+	startedRun, endedRun []JobRef
+	delta                Delta
+	rec                  []JobRecord
+	allocPool            []NodeAlloc
 
 	passAt      Time // instant of the pending event-triggered pass, or -1
 	passLateAt  Time // instant of the pending pass after late ends (classPassLate), or -1
@@ -243,7 +247,6 @@ type controller struct {
 	partRemap   map[string]int
 	typeDropped map[string]int
 
-	obs     Observer
 	lateEnd bool                // applying an end under Config.EndsAfterPass: passes it triggers go to now+1
 	lc      *lifecycle          // dependency, singleton and throttle gates; nil when unused
 	partsOf []uint64            // per job: allowed partitions; nil until a job lists several
@@ -276,7 +279,7 @@ type controller struct {
 	prog progress // Config.Progress state (progress.go)
 
 	// Termination guard (quiesce.go).
-	settle      Time // Settler.Settle, or the policy's Interval
+	settle      Time // Triggers.Settle, or the policy's Interval
 	quietSince  Time // when the state last changed
 	otherQueued int  // queued events the guard waits for (otherEvent)
 	quiesced    bool // the guard ended the run
@@ -387,10 +390,9 @@ func newController(cfg Config) *controller {
 		lc:          newLifecycle(cfg.Trace.Jobs),
 		sweep:       cfg.TimeLimitSweep,
 	}
-	c.obs, _ = cfg.Policy.(Observer)
 	c.settle = max(c.trig.Interval, 0)
-	if s, ok := cfg.Policy.(Settler); ok {
-		c.settle = max(s.Settle(), 0)
+	if c.trig.Settle > 0 {
+		c.settle = c.trig.Settle
 	}
 	c.isDirty = make([]bool, len(c.nodes))
 	for i := range c.nodes {
@@ -879,6 +881,7 @@ func (c *controller) pass(kind int32) error {
 				}
 			}
 		}
+		c.takeDelta()
 		plan := c.policy.Schedule(c, c.rng)
 		for _, p := range plan.Preempts {
 			if err := c.preempt(p); err != nil {
@@ -981,9 +984,8 @@ func (c *controller) start(s *Start) error {
 	if c.lc != nil {
 		c.lcStarted(ref)
 	}
-	if c.obs != nil {
-		c.obs.JobStarted(ref, begin, alloc)
-	}
+	c.startedRun = append(c.startedRun, ref)
+	c.policy.JobStarted(ref, begin, alloc)
 	return nil
 }
 

@@ -100,16 +100,27 @@ type View interface {
 	// that have not ended, by Start then Name. A job may not run on a
 	// reserved node at any time inside the window.
 	Reservations() []AdvanceReservation
+	// Delta says what changed since the previous pass (Schedule call) of
+	// the run, so a policy that keeps its own copy of Nodes (or of the
+	// running jobs) can update it instead of rebuilding it every pass.
+	// It is the same for every call within one pass.
+	Delta() Delta
 }
 
-// NodeChanges is an optional View capability for a policy that keeps its
-// own copy of Nodes between passes and updates it instead of copying the
-// whole slice every pass.
-type NodeChanges interface {
-	// ChangedNodes lists, each once and in no set order, the nodes whose
-	// free state may have changed since the previous call in this run:
-	// every node at the first call. The slice is owned like Nodes.
-	ChangedNodes() []int32
+// Delta is what changed between two passes of a run. Its slices are owned
+// like those of the View.
+type Delta struct {
+	// Nodes lists, each once and in no set order, the nodes whose free
+	// state may have changed since the previous pass: every node at the
+	// first pass of a run. A node not listed has the free state it had
+	// then.
+	Nodes []int32
+	// Started lists the jobs that started running since the previous
+	// pass (those its plan started among them), in start order, and
+	// Ended those whose run ended (completed, killed at the time limit,
+	// preempted, failed with their node, requeued), in end order. A job
+	// may be in both, and a requeued job may be in Started again.
+	Started, Ended []JobRef
 }
 
 // RunInfo is what a policy is told when a run begins (Policy.Begin).
@@ -150,6 +161,14 @@ type Plan struct {
 type Triggers struct {
 	OnEvent  bool
 	Interval Time
+	// Settle is how many seconds of passes that start nothing, after the
+	// last change of the run's state, show that no later pass would start
+	// anything either: long enough for every kind of pass the policy runs
+	// (a backfill cycle, a full main pass, a priority recalculation) to
+	// have run at least once. The run then ends (the termination guard,
+	// quiesce.go). Zero means Interval: one periodic pass, or none for a
+	// policy that runs on events only.
+	Settle Time
 }
 
 // Policy runs scheduling passes. Given the same View and rng state it must
@@ -166,6 +185,17 @@ type Policy interface {
 	Begin(info RunInfo) error
 	Triggers() Triggers
 	Schedule(v View, rng *rand.Rand) Plan
+	// JobStarted and JobEnded report every start and end of a job's run
+	// as it happens, in event order, with the time and allocation (which
+	// must not be retained), so a policy can keep usage (fair share)
+	// without polling. A start is reported as the pass's plan is applied,
+	// with at the instant the job begins to run (later than the pass when
+	// a MIG GPU is repartitioned or a node resumes first); an end at the
+	// instant its resources are freed, with the state the run ended in.
+	// A policy
+	// that needs neither embeds policies.Base or writes empty methods.
+	JobStarted(ref JobRef, at Time, alloc []NodeAlloc)
+	JobEnded(ref JobRef, at Time, alloc []NodeAlloc, state State)
 }
 
 // State is a job's final state in the simulation (sacct's State). A run

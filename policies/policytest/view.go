@@ -20,6 +20,10 @@ type View struct {
 	Jobs []workload.Job
 	// Resv backs Reservations.
 	Resv []sim.AdvanceReservation
+	// Started and Ended back Delta's lists of the jobs that started and
+	// ended since the previous pass.
+	Started, Ended []sim.JobRef
+	changed        []int32
 }
 
 var _ sim.View = (*View)(nil)
@@ -45,6 +49,19 @@ func (v *View) Nodes() []sim.NodeState {
 		v.Free = FreeAfter(v.C, v.Run)
 	}
 	return v.Free
+}
+
+// Delta implements sim.View: every node may have changed (a hand-made
+// view has no previous pass), and the jobs started and ended are Started
+// and Ended.
+func (v *View) Delta() sim.Delta {
+	if len(v.changed) != len(v.C.Nodes) {
+		v.changed = v.changed[:0]
+		for n := range v.C.Nodes {
+			v.changed = append(v.changed, int32(n))
+		}
+	}
+	return sim.Delta{Nodes: v.changed, Started: v.Started, Ended: v.Ended}
 }
 
 // Job implements sim.View.
