@@ -60,6 +60,10 @@ type Run struct {
 	// NoJobRows makes Analyze keep no per-job rows, for a run that
 	// writes no per-job outputs (reports.SummaryOptions.NoJobRows).
 	NoJobRows bool
+	// StreamJobRows makes Analyze keep what makes the per-job rows again
+	// instead of the rows, for a run whose only reader of them is
+	// reports.OutDir.WriteRun (reports.SummaryOptions.StreamJobRows).
+	StreamJobRows bool
 	// Calibration is the applied cluster.calibration (nil without one),
 	// read from CalibrationFile; CalibrationNotes say what of it could
 	// not be applied.
