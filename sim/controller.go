@@ -167,6 +167,10 @@ type Config struct {
 	// policy does, runs only its event-driven pass then). Elsewhere a late
 	// end's pass is at the next second. Zero: never.
 	MainPassEvery, MainPassPhase Time
+	// Oracle gives policies every job's runtime from the trace
+	// (JobInfo.Runtime), for studies of schedulers that know how long
+	// jobs run. Off, the default, policies see time limits only.
+	Oracle bool
 	// NoSettle turns off the termination guard (quiesce.go), for tests
 	// that compare records with and without it. A run then ends only when
 	// no event is left, which never happens while a policy with periodic
@@ -1305,8 +1309,18 @@ func countNotes(m map[string]int, format string) []string {
 
 // View implementation: the controller is its own read-only view.
 
-func (c *controller) Now() Time                    { return c.now }
-func (c *controller) Pending() []PendingJob        { return c.pending }
-func (c *controller) Nodes() []NodeState           { return c.nodes }
-func (c *controller) Cluster() *hwmodels.Cluster   { return c.cluster }
-func (c *controller) Job(ref JobRef) *workload.Job { return &c.jobs[ref] }
+func (c *controller) Now() Time                  { return c.now }
+func (c *controller) Pending() []PendingJob      { return c.pending }
+func (c *controller) Nodes() []NodeState         { return c.nodes }
+func (c *controller) Cluster() *hwmodels.Cluster { return c.cluster }
+
+// Job implements View.
+func (c *controller) Job(ref JobRef) JobInfo {
+	j := &c.jobs[ref]
+	info := JobInfo{ID: j.ID, Name: j.Name, User: j.User, Account: j.Account, QOS: j.QOS, Partition: j.Partition,
+		ArrayJobID: j.ArrayJobID, ArrayTaskID: j.ArrayTaskID, TimeLimit: j.TimeLimit, Submit: j.Submit, Runtime: workload.Unknown}
+	if c.cfg.Oracle {
+		info.Runtime = j.Runtime
+	}
+	return info
+}

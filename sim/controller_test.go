@@ -310,3 +310,36 @@ func TestControllerDelta(t *testing.T) {
 		t.Errorf("deltas (-want +got):\n%s", d)
 	}
 }
+
+// runtimeLog is greedy that logs the runtime the view gives each pending
+// job.
+type runtimeLog struct {
+	greedy
+	seen []Time
+}
+
+func (r *runtimeLog) Schedule(v View, rng *rand.Rand) Plan {
+	for _, p := range v.Pending() {
+		r.seen = append(r.seen, v.Job(p.Ref).Runtime)
+	}
+	return r.greedy.Schedule(v, rng)
+}
+
+// TestControllerOracle: a policy sees a job's runtime (here 7 s, limit
+// 100 s) only with Config.Oracle.
+func TestControllerOracle(t *testing.T) {
+	for _, oracle := range []bool{false, true} {
+		tr := &workload.Trace{Jobs: []workload.Job{job("x", 0, 7, 100, 4)}}
+		p := &runtimeLog{}
+		if _, err := Run(Config{Cluster: twoNodes(), Trace: tr, Policy: p, Oracle: oracle}); err != nil {
+			t.Fatal(err)
+		}
+		want := []Time{workload.Unknown}
+		if oracle {
+			want = []Time{7}
+		}
+		if d := cmp.Diff(want, p.seen); d != "" {
+			t.Errorf("oracle=%v: runtimes seen (-want +got):\n%s", oracle, d)
+		}
+	}
+}

@@ -94,8 +94,9 @@ type View interface {
 	// Nodes gives each node's free resources, indexed like Cluster().Nodes.
 	Nodes() []NodeState
 	Cluster() *hwmodels.Cluster
-	// Job returns the workload job behind ref; read only.
-	Job(ref JobRef) *workload.Job
+	// Job returns what the trace says of job ref (its submitter,
+	// partitions and limit as submitted), without its runtime.
+	Job(ref JobRef) JobInfo
 	// Reservations lists the advance reservations (maintenance windows)
 	// that have not ended, by Start then Name. A job may not run on a
 	// reserved node at any time inside the window.
@@ -121,6 +122,29 @@ type Delta struct {
 	// preempted, failed with their node, requeued), in end order. A job
 	// may be in both, and a requeued job may be in Started again.
 	Started, Ended []JobRef
+}
+
+// JobInfo is what a policy may know of a job beyond its PendingJob: who
+// submitted it, to which partitions and QOS, and the limit it asked for.
+// Schedulers never see how long a job will run, unless the run is an
+// oracle study (Config.Oracle).
+type JobInfo struct {
+	ID, Name           string
+	User, Account, QOS string
+	// Partition is the partition list as submitted ("a,b"); the
+	// PendingJob's Part and Parts are the ones the job may run in.
+	Partition string
+	// ArrayJobID is the array's job id for array tasks, else empty;
+	// ArrayTaskID is the task index, or -1.
+	ArrayJobID  string
+	ArrayTaskID int32
+	// TimeLimit is the limit as submitted (seconds), or workload.Unknown;
+	// PendingJob.Limit is the one to plan with.
+	TimeLimit Time
+	Submit    Time
+	// Runtime is the job's runtime in the trace with Config.Oracle, and
+	// workload.Unknown otherwise.
+	Runtime Time
 }
 
 // RunInfo is what a policy is told when a run begins (Policy.Begin).
@@ -155,8 +179,9 @@ type Plan struct {
 }
 
 // Triggers says when a policy wants a scheduling pass: after any instant at
-// which a job was submitted or ended (OnEvent), and/or every Interval
-// seconds (0 = never). The controller turns these into events; policies
+// which something happened that can let a job start (OnEvent: a submit, a
+// job end, a job becoming eligible, a node back in service), and/or every
+// Interval seconds (0 = never). The controller turns these into events; policies
 // hold no timers.
 type Triggers struct {
 	OnEvent  bool

@@ -64,13 +64,14 @@ func (v *View) Delta() sim.Delta {
 	return sim.Delta{Nodes: v.changed, Started: v.Started, Ended: v.Ended}
 }
 
-// Job implements sim.View.
-func (v *View) Job(ref sim.JobRef) *workload.Job {
-	if v.Jobs != nil {
-		return &v.Jobs[ref]
-	}
+// Job implements sim.View, without the runtime (workload.Unknown).
+func (v *View) Job(ref sim.JobRef) sim.JobInfo {
 	j := workload.NewJob(fmt.Sprint(ref))
-	return &j
+	if v.Jobs != nil {
+		j = v.Jobs[ref]
+	}
+	return sim.JobInfo{ID: j.ID, Name: j.Name, User: j.User, Account: j.Account, QOS: j.QOS, Partition: j.Partition,
+		ArrayJobID: j.ArrayJobID, ArrayTaskID: j.ArrayTaskID, TimeLimit: j.TimeLimit, Submit: j.Submit, Runtime: workload.Unknown}
 }
 
 // FreeAfter returns every node's capacity less what running holds. It
