@@ -63,7 +63,7 @@ func NewConservative(placer Placer) *Conservative {
 	if placer == nil {
 		placer = FirstFit{}
 	}
-	if _, ok := placer.(FirstFit); !ok {
+	if !placer.InOrder() {
 		return &Conservative{plain: newConservativeReference(placer)}
 	}
 	return &Conservative{}

@@ -15,7 +15,7 @@ const maxFailed = 64
 type pass struct {
 	placer Placer
 	// exact is set when the placer succeeds exactly when the capacity is
-	// there (FirstFit), so a refusal needs no capacity count to be known
+	// there (Placer.InOrder), so a refusal needs no capacity count to be known
 	// as one.
 	exact bool
 	// remember enables the memory of failures; a policy that stops at the
@@ -275,6 +275,5 @@ func newPass(placer Placer, remember bool) pass {
 	if placer == nil {
 		placer = FirstFit{}
 	}
-	_, exact := placer.(FirstFit)
-	return pass{placer: placer, exact: exact, remember: remember}
+	return pass{placer: placer, exact: placer.InOrder(), remember: remember}
 }
