@@ -136,7 +136,11 @@ func runValidate(cmd *cobra.Command, f *validateFlags) error {
 		}
 	}
 	if f.out != "" {
-		if err := writeValidateOut(f.out, v, bd, orDefault(run.Trace.Source, s.Trace.File), run.ClusterDesc); err != nil {
+		cluster := run.ClusterDesc
+		if bd != nil {
+			cluster = fmt.Sprintf("the cluster of its slurm.conf (%d nodes, %d GPUs)", len(run.Cluster.Nodes), run.Cluster.TotalGPUs())
+		}
+		if err := writeValidateOut(f.out, v, bd, orDefault(run.Trace.Source, s.Trace.File), cluster); err != nil {
 			return err
 		}
 	}
