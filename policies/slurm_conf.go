@@ -13,7 +13,8 @@ import (
 // gave) over the cluster's slurm.conf settings over Slurm's defaults;
 // Begin calls it. The settings read are SchedulerParameters (the bf_* keys, default_queue_depth, sched_interval; other keys are ignored),
 // the Priority* keys and FairShareDampeningFactor, PreemptType,
-// PreemptMode, PreemptExemptTime and DefCpuPerGPU, each partition's
+// PreemptMode, PreemptExemptTime, DefCpuPerGPU and
+// AccountingStorageEnforce, each partition's
 // PreemptMode, and TopologyPlugin: topology/tree on a cluster with a
 // fabric makes the placement topology-tree unless the scenario names one
 // (Slurm's select plugin then places by the switch tree, topology.conf).
@@ -109,7 +110,8 @@ func (s *Slurm) Args() SlurmArgs { return s.effective }
 func slurmConfKey(key string) bool {
 	k := strings.ToLower(key)
 	return strings.HasPrefix(k, "priority") || k == "fairsharedampeningfactor" ||
-		k == "preempttype" || k == "preemptmode" || k == "preemptexempttime" || k == "defcpupergpu"
+		k == "preempttype" || k == "preemptmode" || k == "preemptexempttime" || k == "defcpupergpu" ||
+		k == "accountingstorageenforce"
 }
 
 // yamlName returns a SlurmArgs field's YAML key.

@@ -59,6 +59,17 @@ type SlurmArgs struct {
 	FairShareDampeningFactor float64 `yaml:"FairShareDampeningFactor"` // >= 1 (1)
 	TRESBillingWeights       string  `yaml:"TRESBillingWeights"`       // default: CPUs
 
+	// AccountingStorageEnforce is slurm.conf's comma list (associations,
+	// limits, qos, safe, wckeys, nojobs, nosteps, all; default none). The
+	// policy takes one thing from it: with limits (which safe and all
+	// imply) a job's usage since the last priority recalculation is
+	// charged to its association when it ends (priority_p_job_end, called
+	// from _adjust_limit_usage in acct_policy.c only then); without, it
+	// is never charged: the decay thread charges running jobs only
+	// (decay_apply_new_usage in priority_multifactor.c), so a job's usage
+	// after the last recalculation it ran through is lost.
+	AccountingStorageEnforce string `yaml:"AccountingStorageEnforce"`
+
 	// DefCpuPerGPU is slurm.conf's: the CPUs cons_tres allocates per GPU
 	// of a job that names no CPU count (0: none). A partition's
 	// DefCpuPerGPU in the cluster spec's slurm section overrides it. The
@@ -167,6 +178,7 @@ type slurmConfig struct {
 	damp         float64
 	billing      []priority.TRESWeight
 	enforce      string
+	chargeEnd    bool // AccountingStorageEnforce has limits: charge a job's last partial period at its end
 
 	preempt     preemptType
 	preemptMode preemptMode // cluster default
@@ -524,6 +536,10 @@ func (a *SlurmArgs) config(lines map[string]int) (*slurmConfig, error) {
 		return nil, bad("EnforcePartLimits", "unknown %q (want NO, ALL, ANY or YES)", a.EnforcePartLimits)
 	}
 
+	if c.chargeEnd, err = enforceLimits(a.AccountingStorageEnforce); err != nil {
+		return nil, bad("AccountingStorageEnforce", "%v", err)
+	}
+
 	switch strings.ToLower(strings.TrimSpace(a.PreemptType)) {
 	case "preempt/none", "":
 		c.preempt = preemptNone
@@ -617,6 +633,24 @@ func (a *SlurmArgs) config(lines map[string]int) (*slurmConfig, error) {
 	}
 	slices.SortStableFunc(c.qos, func(x, y qosDef) int { return strings.Compare(x.name, y.name) })
 	return c, nil
+}
+
+// enforceLimits reads AccountingStorageEnforce and reports whether it
+// sets ACCOUNTING_ENFORCE_LIMITS: limits does, and so do safe (limits
+// and safe) and all, as _validate_accounting_storage_enforce
+// (src/common/read_config.c) sets the flags.
+func enforceLimits(s string) (bool, error) {
+	limits := false
+	for f := range strings.SplitSeq(s, ",") {
+		switch f = strings.ToLower(strings.TrimSpace(f)); f {
+		case "", "associations", "qos", "wckeys", "nojobs", "nosteps":
+		case "limits", "safe", "all":
+			limits = true
+		default:
+			return false, fmt.Errorf("unknown %q (want a comma list of associations, limits, qos, safe, wckeys, nojobs, nosteps or all)", f)
+		}
+	}
+	return limits, nil
 }
 
 func yesNo(s string) (bool, error) {
