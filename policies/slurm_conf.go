@@ -71,7 +71,7 @@ func (s *Slurm) configure(c *hwmodels.Cluster) error {
 			mv.Field(i).Set(av.Field(i))
 		}
 	}
-	cfg, err := merged.config(nil)
+	cfg, err := merged.config(nil, true) // the shares in s.args are resolved (SlurmFactory, NewSlurm)
 	if err != nil {
 		return fmt.Errorf("cluster slurm settings with the scenario's arguments: %w", err)
 	}

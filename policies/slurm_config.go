@@ -325,10 +325,14 @@ func SlurmFactory(decode func(into any) error) (sim.Policy, error) {
 			lines = keyLines(&n)
 		}
 	}
-	cfg, err := a.config(lines)
+	cfg, err := a.config(lines, false)
 	if err != nil {
 		return nil, fmt.Errorf("args: %w", err)
 	}
+	// Keep the shares as resolved (a missing fairshare is 1, an explicit
+	// 0 stays 0), so that Begin's merge with the cluster's settings takes
+	// them as given.
+	a.Accounts, a.Users = cfg.accounts, cfg.users
 	var explicit map[string]bool
 	if decode == nil || lines != nil {
 		explicit = map[string]bool{}
@@ -346,13 +350,15 @@ func SlurmFactory(decode func(into any) error) (sim.Policy, error) {
 }
 
 // NewSlurm returns a slurm policy with args (missing values: zero values
-// are taken as given, so start from DefaultSlurmArgs) placing with placer
-// (FirstFit when nil).
+// are taken as given, so start from DefaultSlurmArgs; but an association's
+// fairshare 0 is 1, the sacctmgr default) placing with placer (FirstFit
+// when nil).
 func NewSlurm(args SlurmArgs, placer Placer) (*Slurm, error) {
-	cfg, err := args.config(nil)
+	cfg, err := args.config(nil, false)
 	if err != nil {
 		return nil, err
 	}
+	args.Accounts, args.Users = cfg.accounts, cfg.users
 	if placer == nil {
 		placer = FirstFit{}
 	}
@@ -363,7 +369,13 @@ func NewSlurm(args SlurmArgs, placer Placer) (*Slurm, error) {
 // "slurm" policy has when a scenario gives none.
 func DefaultSlurmArgs() SlurmArgs { return defaultSlurmArgs() }
 
-func (a *SlurmArgs) config(lines map[string]int) (*slurmConfig, error) {
+// config validates a and converts it to the policy's units. lines maps
+// the keys given to their lines (nil: not decoded from YAML). An
+// association's fairshare is 1 when it is missing (lines given) or, with
+// lines nil, when it is 0, unless sharesResolved: the shares were
+// resolved before (by a config call whose result's accounts and users
+// replaced a's) and are taken as given.
+func (a *SlurmArgs) config(lines map[string]int, sharesResolved bool) (*slurmConfig, error) {
 	bad := func(field, format string, args ...any) error {
 		return &argError{line: lines[field], field: field, msg: fmt.Sprintf(format, args...)}
 	}
@@ -565,7 +577,7 @@ func (a *SlurmArgs) config(lines map[string]int) (*slurmConfig, error) {
 	for i, ac := range a.Accounts {
 		f := fmt.Sprintf("accounts[%d]", i)
 		sh := ac.Fairshare
-		if _, set := lines[f+".fairshare"]; !set && lines != nil || lines == nil && sh == 0 {
+		if _, set := lines[f+".fairshare"]; !sharesResolved && (!set && lines != nil || lines == nil && sh == 0) {
 			sh = 1
 		}
 		if _, err := t.AddAccount(ac.Name, ac.Parent, sh); err != nil {
@@ -577,7 +589,7 @@ func (a *SlurmArgs) config(lines map[string]int) (*slurmConfig, error) {
 	for i, u := range a.Users {
 		f := fmt.Sprintf("users[%d]", i)
 		sh := u.Fairshare
-		if _, set := lines[f+".fairshare"]; !set && lines != nil || lines == nil && sh == 0 {
+		if _, set := lines[f+".fairshare"]; !sharesResolved && (!set && lines != nil || lines == nil && sh == 0) {
 			sh = 1
 		}
 		if _, err := t.AddUser(u.Name, u.Account, sh); err != nil {
