@@ -13,7 +13,7 @@ import (
 // gave) over the cluster's slurm.conf settings over Slurm's defaults;
 // Begin calls it. The settings read are SchedulerParameters (the bf_* keys, default_queue_depth, sched_interval; other keys are ignored),
 // the Priority* keys and FairShareDampeningFactor, PreemptType,
-// PreemptMode, PreemptExemptTime, DefCpuPerGPU and
+// PreemptMode, PreemptExemptTime, PreemptParameters, DefCpuPerGPU and
 // AccountingStorageEnforce, each partition's
 // PreemptMode, and TopologyPlugin: topology/tree on a cluster with a
 // fabric makes the placement topology-tree unless the scenario names one
@@ -111,7 +111,7 @@ func slurmConfKey(key string) bool {
 	k := strings.ToLower(key)
 	return strings.HasPrefix(k, "priority") || k == "fairsharedampeningfactor" ||
 		k == "preempttype" || k == "preemptmode" || k == "preemptexempttime" || k == "defcpupergpu" ||
-		k == "accountingstorageenforce"
+		k == "accountingstorageenforce" || k == "preemptparameters"
 }
 
 // yamlName returns a SlurmArgs field's YAML key.

@@ -104,6 +104,14 @@ type SlurmArgs struct {
 	PreemptType       string `yaml:"PreemptType"`
 	PreemptMode       string `yaml:"PreemptMode"`
 	PreemptExemptTime string `yaml:"PreemptExemptTime"`
+	// PreemptParameters is slurm.conf's comma list; youngest_first takes
+	// the preemption candidates latest start first, whatever their tier
+	// (_sort_by_youngest in src/slurmctld/preempt.c), as does
+	// SchedulerParameters' preempt_youngest_first. min_exempt_priority,
+	// reclaim_licenses, send_user_signal and strict_order are accepted and
+	// not modeled.
+	PreemptParameters    string `yaml:"PreemptParameters"`
+	PreemptYoungestFirst bool   `yaml:"preempt_youngest_first"`
 
 	// EnforcePartLimits: only NO (hold jobs over a partition limit, the
 	// default) is accepted here; ALL, ANY and YES reject jobs at submit,
@@ -183,6 +191,7 @@ type slurmConfig struct {
 	preempt     preemptType
 	preemptMode preemptMode // cluster default
 	exempt      sim.Time
+	youngest    bool // preemption candidates by latest start (youngest_first)
 
 	accounts []AccountArgs
 	users    []UserArgs
@@ -567,6 +576,18 @@ func (a *SlurmArgs) config(lines map[string]int, sharesResolved bool) (*slurmCon
 	}
 	if c.exempt, err = dur("PreemptExemptTime", a.PreemptExemptTime); err != nil {
 		return nil, err
+	}
+	c.youngest = a.PreemptYoungestFirst
+	for f := range strings.SplitSeq(a.PreemptParameters, ",") {
+		f = strings.ToLower(strings.TrimSpace(f))
+		name, _, _ := strings.Cut(f, "=")
+		switch name {
+		case "youngest_first":
+			c.youngest = true
+		case "", "min_exempt_priority", "reclaim_licenses", "send_user_signal", "strict_order":
+		default:
+			return nil, bad("PreemptParameters", "unknown %q (want youngest_first, min_exempt_priority=N, reclaim_licenses, send_user_signal or strict_order)", f)
+		}
 	}
 
 	// Associations: check them by building a throwaway tree.

@@ -113,8 +113,10 @@ func (s *Slurm) victimMode(part, qos int32) preemptMode {
 // preempt plugin's _gen_job_prio (tier or QOS priority << 16, plus the
 // node count), which _sort_by_prio (src/slurmctld/preempt.c) sorts the
 // candidates by, ascending, in a stable sort of the job list order. The
-// job's priority and its GPU count play no part. Candidates are removed in that
-// order until the job fits; the job is then placed on the resulting free
+// job's priority and its GPU count play no part (with
+// PreemptParameters=youngest_first: latest start first, then job).
+// Candidates are removed in that order until the job fits; the job is
+// then placed on the resulting free
 // state, and the victims are the removed candidates holding a node of
 // that placement (cons_tres's _run_now: remove preemptees one by one until
 // the job fits, then preempt those its selected nodes overlap). On a real
@@ -182,9 +184,17 @@ func (s *Slurm) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qre
 	if len(pr.cand) == 0 {
 		return false
 	}
-	slices.SortFunc(pr.cand, func(a, b preemptCand) int {
-		return cmp.Or(cmp.Compare(a.class, b.class), cmp.Compare(a.nodes, b.nodes), cmp.Compare(a.ref, b.ref))
-	})
+	if s.cfg.youngest {
+		// PreemptParameters=youngest_first: latest start first, whatever
+		// the tier (_sort_by_youngest).
+		slices.SortFunc(pr.cand, func(a, b preemptCand) int {
+			return cmp.Or(cmp.Compare(b.start, a.start), cmp.Compare(a.ref, b.ref))
+		})
+	} else {
+		slices.SortFunc(pr.cand, func(a, b preemptCand) int {
+			return cmp.Or(cmp.Compare(a.class, b.class), cmp.Compare(a.nodes, b.nodes), cmp.Compare(a.ref, b.ref))
+		})
+	}
 	// With every candidate gone, does it fit at all?
 	if !s.fitsWithout(job, len(pr.cand)) {
 		return false

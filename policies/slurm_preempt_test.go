@@ -217,6 +217,38 @@ func TestSlurmPreemption(t *testing.T) {
 				{"C", 20, 1020, "COMPLETED", []int32{1}}, {"H", 100, 400, "COMPLETED", []int32{0}}},
 		},
 		{
+			// Equal candidates: A (lo, n0, from 0) and B (lo, n1, from
+			// 10), 8 GPUs each; H (hi, 8 GPUs) at 100. In job order the
+			// older A goes: H [100,400) on n0.
+			name: "equal candidates: the oldest first",
+			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *policies.SlurmArgs) { a.PreemptMode = "CANCEL" },
+			jobs: youngestJobs(),
+			want: []life{{"A", 0, 100, "PREEMPTED", []int32{0}}, {"B", 10, 1010, "COMPLETED", []int32{1}},
+				{"H", 100, 400, "COMPLETED", []int32{0}}},
+		},
+		{
+			// The same with PreemptParameters=youngest_first: the latest
+			// start goes first (_sort_by_youngest): B. H [100,400) on n1.
+			name: "PreemptParameters=youngest_first",
+			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *policies.SlurmArgs) {
+				a.PreemptMode, a.PreemptParameters = "CANCEL", "strict_order,youngest_first"
+			},
+			jobs: youngestJobs(),
+			want: []life{{"A", 0, 1000, "COMPLETED", []int32{0}}, {"B", 10, 100, "PREEMPTED", []int32{1}},
+				{"H", 100, 400, "COMPLETED", []int32{1}}},
+		},
+		{
+			// SchedulerParameters' preempt_youngest_first does the same.
+			name: "preempt_youngest_first",
+			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *policies.SlurmArgs) { a.PreemptMode, a.PreemptYoungestFirst = "CANCEL", true },
+			jobs: youngestJobs(),
+			want: []life{{"A", 0, 1000, "COMPLETED", []int32{0}}, {"B", 10, 100, "PREEMPTED", []int32{1}},
+				{"H", 100, 400, "COMPLETED", []int32{1}}},
+		},
+		{
 			// Fewer nodes first: W (lo, 2 nodes of 8 GPUs, n0 and n1,
 			// the older) and S (lo, 8 GPUs, n2). H (hi, one node of 8) at
 			// 100: S (one node) sorts before W (two) and alone frees a
@@ -361,5 +393,16 @@ func TestSlurmPreemptConformance(t *testing.T) {
 			}
 			t.Logf("seed %d: %d preemptions", seed, preempted)
 		})
+	}
+}
+
+// youngestJobs is the trace of the youngest-first cases of
+// TestSlurmPreemption.
+func youngestJobs() []workload.Job {
+	g8 := workload.Request{GPUs: 8}
+	return []workload.Job{
+		inPart(job("A", 0, 1000, 1000, g8), "lo"),
+		inPart(job("B", 10, 1000, 1000, g8), "lo"),
+		inPart(job("H", 100, 300, 300, workload.Request{Nodes: 1, GPUs: 8}), "hi"),
 	}
 }
