@@ -60,6 +60,10 @@ type Run struct {
 	// NoJobRows makes Analyze keep no per-job rows, for a run that
 	// writes no per-job outputs (reports.SummaryOptions.NoJobRows).
 	NoJobRows bool
+	// StreamJobRows makes Analyze keep what makes the per-job rows again
+	// instead of the rows, for a run whose only reader of them is
+	// reports.OutDir.WriteRun (reports.SummaryOptions.StreamJobRows).
+	StreamJobRows bool
 	// Calibration is the applied cluster.calibration (nil without one),
 	// read from CalibrationFile; CalibrationNotes say what of it could
 	// not be applied.
@@ -111,12 +115,11 @@ func (s *Scenario) Build(reg policies.Registry) (*Run, error) {
 	if err != nil {
 		return nil, &Error{Path: s.pathOr("scenario"), Line: lineOf(s.root, "policy", "name"), Field: "policy", Msg: err.Error()}
 	}
-	if cc, ok := p.(policies.ClusterConfigurer); ok {
-		// Defaults from the cluster's slurm.conf settings, under the
-		// scenario's arguments.
-		if err := cc.Configure(r.Cluster); err != nil {
-			return nil, &Error{Path: s.pathOr("scenario"), Line: lineOf(s.root, "policy", "name"), Field: "policy", Msg: err.Error()}
-		}
+	// Begin now, not only when the run starts, so that a cluster setting
+	// the policy cannot take (the slurm policy reads the cluster's
+	// slurm.conf settings) is reported at the scenario's policy line.
+	if err := p.Begin(sim.RunInfo{Cluster: r.Cluster, Jobs: len(r.Trace.Jobs)}); err != nil {
+		return nil, &Error{Path: s.pathOr("scenario"), Line: lineOf(s.root, "policy", "name"), Field: "policy", Msg: err.Error()}
 	}
 	r.Policy = p
 	if c := s.Cluster.Calibration; c != "" {
@@ -140,6 +143,7 @@ func (s *Scenario) traceOptions() (traces.Options, error) {
 		Lenient: s.Trace.Lenient,
 		Sacct:   traces.SacctOptions{Delimiter: s.Trace.Sacct.Delimiter, Fields: s.Trace.Sacct.Fields, TimeZone: s.Trace.TimeZone},
 		SWF:     traces.SWFOptions{ProcsPerNode: s.Trace.SWF.ProcsPerNode, ProcsPerGPU: s.Trace.SWF.ProcsPerGPU},
+		Head:    s.readHead(),
 	}
 	var m traces.CSVMap
 	if p := s.Trace.CSV.Preset; p != "" {
@@ -165,7 +169,9 @@ func (s *Scenario) traceOptions() (traces.Options, error) {
 
 // applyTransforms applies the trace section's transforms in the order
 // filter, window, remap_gpu, scale_load.
-func (s *Scenario) applyTransforms(t *workload.Trace) error {
+// read is how many jobs the reader read (traces.Result.Read; 0 for a
+// trace given in memory).
+func (s *Scenario) applyTransforms(t *workload.Trace, read int) error {
 	tf := s.Trace.Transforms
 	bad := func(key string, err error) error {
 		return &Error{Path: s.pathOr("scenario"), Line: lineOf(s.root, "trace", "transforms", key), Field: "trace.transforms." + key, Msg: err.Error()}
@@ -206,8 +212,30 @@ func (s *Scenario) applyTransforms(t *workload.Trace) error {
 			return bad("scale_load", err)
 		}
 	}
+	if s.readHead() > 0 && read > len(t.Jobs) {
+		// The reader cut the trace already (traces.Options.Head).
+		t.Notes = append(t.Notes, headNote(len(t.Jobs), read))
+		return nil
+	}
 	headTrace(t, tf.Head)
 	return nil
+}
+
+// readHead is the Options.Head the reader may apply: trace.transforms.head
+// when no transform before it changes which jobs come first (filter,
+// window, remap_gpu and scale_load run before the cut), else 0.
+func (s *Scenario) readHead() int {
+	tf := s.Trace.Transforms
+	f := tf.Filter
+	if len(f.Users)+len(f.Partitions)+len(f.States) > 0 || tf.Window.From != "" || tf.Window.To != "" ||
+		len(tf.RemapGPU) > 0 || (tf.ScaleLoad > 0 && tf.ScaleLoad != 1) {
+		return 0
+	}
+	return tf.Head
+}
+
+func headNote(n, total int) string {
+	return fmt.Sprintf("trace.transforms.head %d (run --jobs): replayed the first %d of %d jobs (submit order)", n, n, total)
 }
 
 // headTrace cuts t to its first n jobs in submit order and says so in
@@ -218,7 +246,7 @@ func headTrace(t *workload.Trace, n int) bool {
 		return false
 	}
 	t.Jobs = slices.Clone(t.Jobs[:n]) // frees the rest
-	t.Notes = append(t.Notes, fmt.Sprintf("trace.transforms.head %d (run --jobs): replayed the first %d of %d jobs (submit order)", n, n, total))
+	t.Notes = append(t.Notes, headNote(n, total))
 	return true
 }
 
@@ -244,7 +272,7 @@ func (s *Scenario) loadTrace() (*traces.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.applyTransforms(res.Trace); err != nil {
+	if err := s.applyTransforms(res.Trace, res.Read); err != nil {
 		return nil, err
 	}
 	return res, nil

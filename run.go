@@ -90,6 +90,7 @@ func (r *Run) Analyze(rec *sim.Record) (*Result, error) {
 		ConfigHash:     "sha256:" + hex.EncodeToString(sum[:]),
 		Build:          reports.ReadBuild(),
 		NoJobRows:      r.NoJobRows,
+		StreamJobRows:  r.StreamJobRows,
 	})
 	return &Result{Record: rec, Analysis: a, Scenario: text}, nil
 }

@@ -33,6 +33,13 @@ func newLockstep() *lockstep {
 func (l *lockstep) Name() string           { return "conservative" }
 func (l *lockstep) Triggers() sim.Triggers { return l.fast.Triggers() }
 
+func (l *lockstep) Begin(info sim.RunInfo) error {
+	if err := l.ref.Begin(info); err != nil {
+		return err
+	}
+	return l.fast.Begin(info)
+}
+
 func (l *lockstep) Schedule(v sim.View, rng *rand.Rand) sim.Plan {
 	want := l.ref.Schedule(v, rng)
 	got := l.fast.Schedule(v, rng)

@@ -13,9 +13,59 @@ import (
 // (summary.json, jobs.parquet, timeline.parquet, jobs.sacct, plots,
 // report.html) each read a part of it.
 type Analysis struct {
-	Summary  Summary
+	Summary Summary
+	// Jobs holds one row per job, nil with SummaryOptions.NoJobRows or
+	// StreamJobRows (JobCount and the writers still see every row with
+	// the latter).
 	Jobs     []JobRow
 	Timeline Timeline
+	// stream makes the rows again (SummaryOptions.StreamJobRows).
+	stream *rowStream
+}
+
+// rowStream makes an Analysis's rows one at a time for its writers.
+type rowStream struct {
+	rm    *rowMaker // with labels (NodeList, MIG)
+	n     int
+	kwh   []float64 // EnergyKWh by job; nil without a power model
+	waits []waitRow // the started jobs', in job order, for the figures
+	cur   int       // the job row holds, or -1
+	row   JobRow
+}
+
+// JobCount returns how many job rows the analysis has: len(Jobs), or the
+// jobs of the record when the rows are streamed.
+func (a *Analysis) JobCount() int {
+	if a.stream != nil {
+		return a.stream.n
+	}
+	return len(a.Jobs)
+}
+
+// jobRow returns job i's row: Jobs[i], or the stream's one row, made
+// again when i changes (the writers read rows in order, every column of
+// a row before the next row). It is valid until the next call.
+func (a *Analysis) jobRow(i int) *JobRow {
+	st := a.stream
+	if st == nil {
+		return &a.Jobs[i]
+	}
+	if st.cur != i {
+		st.rm.fill(&st.row, i)
+		if st.kwh != nil {
+			st.row.EnergyKWh = st.kwh[i]
+		}
+		st.cur = i
+	}
+	return &st.row
+}
+
+// waitRows returns what the wait figures read of the rows.
+func (a *Analysis) waitRows() []waitRow {
+	if a.stream != nil {
+		return a.stream.waits
+	}
+	return waitRowsOf(a.Jobs)
 }
 
 // Analyze computes the Analysis of rec. It panics, like Summarize, if rec
@@ -35,12 +85,19 @@ func analyze(rec *sim.Record, opts SummaryOptions, caller string) *Analysis {
 	var rows []JobRow
 	var d derived
 	d.grow(len(rec.Jobs))
-	rm := newRowMaker(rec, runs, s.Slowdown.Tau, !opts.NoJobRows)
-	if opts.NoJobRows {
+	var st *rowStream
+	if opts.StreamJobRows && !opts.NoJobRows {
+		st = &rowStream{rm: newRowMaker(rec, runs, s.Slowdown.Tau, true), n: len(rec.Jobs), cur: -1}
+	}
+	rm := newRowMaker(rec, runs, s.Slowdown.Tau, !opts.NoJobRows && st == nil)
+	if opts.NoJobRows || st != nil {
 		var r JobRow
 		for i := range rec.Jobs {
 			rm.fill(&r, i)
 			d.add(&r)
+			if st != nil && r.Wait != workload.Unknown {
+				st.waits = append(st.waits, waitRow{Partition: r.Partition, SizeClass: r.SizeClass, Wait: r.Wait})
+			}
 		}
 	} else {
 		rows = make([]JobRow, len(rec.Jobs))
@@ -55,12 +112,24 @@ func analyze(rec *sim.Record, opts SummaryOptions, caller string) *Analysis {
 	s.SampleInterval = sampleInterval(opts.SampleInterval, s.Makespan)
 	from, to := s.FirstSubmit, s.FirstSubmit+s.Makespan
 	tl := newTimeline(rec, from, to, s.SampleInterval, &s)
-	s.Energy = energyOf(rec, runs, busy, from, to, rows, tl.Samples)
+	var setKWh func(i int, kwh float64)
+	switch {
+	case rows != nil:
+		setKWh = func(i int, kwh float64) { rows[i].EnergyKWh = kwh }
+	case st != nil:
+		setKWh = func(i int, kwh float64) {
+			if st.kwh == nil {
+				st.kwh = make([]float64, st.n)
+			}
+			st.kwh[i] = kwh
+		}
+	}
+	s.Energy = energyOf(rec, runs, busy, from, to, setKWh, tl.Samples)
 	tl.Power = s.Energy.Modeled
 	tr := buildTimeline(rec, runs, busy, tl, from, to, s.SampleInterval)
 	s.Samples = len(tr.tl.Samples)
 	fillTimelineDerived(&s, &tr)
-	return &Analysis{Summary: s, Jobs: rows, Timeline: tr.tl}
+	return &Analysis{Summary: s, Jobs: rows, Timeline: tr.tl, stream: st}
 }
 
 // WaitBy holds wait statistics by group. Users, Accounts and GPUTypes

@@ -70,7 +70,7 @@ func (o *OutDir) WriteRun(rec *sim.Record, a *Analysis, scenario []byte) error {
 	if err := WriteSummaryJSON(&sum, a.Summary); err != nil {
 		return err
 	}
-	if err := o.writePlotsAndReport(sum.Bytes(), a.Jobs, &a.Timeline, scenario); err != nil {
+	if err := o.writePlotsAndReport(sum.Bytes(), a.waitRows(), &a.Timeline, scenario); err != nil {
 		return err
 	}
 	if err := o.WriteFile(SummaryFile, func(w io.Writer) error {
@@ -103,7 +103,7 @@ func (o *OutDir) Redraw() (*RunDir, error) {
 			return nil, err
 		}
 	}
-	if err := o.writePlotsAndReport(rd.Summary, rd.Jobs, rd.Timeline, rd.Scenario); err != nil {
+	if err := o.writePlotsAndReport(rd.Summary, waitRowsOf(rd.Jobs), rd.Timeline, rd.Scenario); err != nil {
 		return nil, err
 	}
 	m := rd.Manifest
@@ -113,12 +113,12 @@ func (o *OutDir) Redraw() (*RunDir, error) {
 // writePlotsAndReport draws Figures(jobs, tl, policy) into plots/ as PNG
 // and SVG and writes report.html from summary (summary.json's bytes), the
 // figures and scenario.
-func (o *OutDir) writePlotsAndReport(summary []byte, jobs []JobRow, tl *Timeline, scenario []byte) error {
+func (o *OutDir) writePlotsAndReport(summary []byte, jobs []waitRow, tl *Timeline, scenario []byte) error {
 	hdr, err := ParseSummaryHeader(summary)
 	if err != nil {
 		return fmt.Errorf("summary: %w", err)
 	}
-	figs := Figures(jobs, tl, hdr.Policy)
+	figs := figures(jobs, tl, hdr.Policy)
 	for i := range figs {
 		f := &figs[i]
 		if err := o.WriteFile(PlotsDir+"/"+f.Name+".png", f.WritePNG); err != nil {

@@ -55,9 +55,10 @@ type Energy struct {
 	MeanPowerKW, PeakPowerKW float64
 }
 
-// energyOf computes the run's Energy, fills rows' EnergyKWh and, when
-// samples is not empty, each sample's EnergyKWh.
-func energyOf(rec *sim.Record, runs *runTable, busy *nodeBusy, from, to sim.Time, rows []JobRow, samples []Sample) Energy {
+// energyOf computes the run's Energy, tells setKWh (when not nil) each
+// job's EnergyKWh and, when samples is not empty, fills each sample's
+// EnergyKWh.
+func energyOf(rec *sim.Record, runs *runTable, busy *nodeBusy, from, to sim.Time, setKWh func(i int, kwh float64), samples []Sample) Energy {
 	cl := rec.Cluster
 	pm := cl.Power
 	e := Energy{Currency: pm.Currency, PUE: max(pm.PUE, 1), PricePerKWh: pm.PricePerKWh, PeakPowerKW: cl.PeakPowerW() / 1000}
@@ -106,8 +107,8 @@ func energyOf(rec *sim.Record, runs *runTable, busy *nodeBusy, from, to sim.Time
 				}
 			}
 		}
-		if i < len(rows) {
-			rows[i].EnergyKWh = kwh
+		if setKWh != nil {
+			setKWh(i, kwh)
 		}
 		e.JobsKWh += kwh
 	}

@@ -340,6 +340,14 @@ func (o *OutDir) commitInPlace() error {
 	return nil
 }
 
+// Abandon removes the staging directory, for a process about to exit
+// from another goroutine than the one writing (over its memory budget).
+// The lock goes with the process. A write racing it fails or leaves files
+// that the next CreateOutDir removes as stale, as after a kill; a
+// committed directory is not touched (the stage is gone by then, or, in
+// place, holds only what was not yet moved, with no manifest).
+func (o *OutDir) Abandon() { os.RemoveAll(o.stage) }
+
 // Close removes the staging directory of an uncommitted write and
 // releases the lock. It may be called more than once.
 func (o *OutDir) Close() error {

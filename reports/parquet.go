@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -177,12 +176,13 @@ func baseMeta(s *Summary) map[string]string {
 	}
 }
 
-// WriteJobsParquet writes a.Jobs as jobs.parquet: one row per job in
-// JobRef order, with the columns and metadata doc.go lists.
+// WriteJobsParquet writes a's job rows (Jobs, or the rows it streams) as
+// jobs.parquet: one row per job in JobRef order, with the columns and
+// metadata doc.go lists.
 func WriteJobsParquet(w io.Writer, a *Analysis) error {
-	rows := a.Jobs
+	n := a.JobCount()
 	epoch := a.Summary.Trace.Epoch
-	r := func(i int) *JobRow { return &rows[i] }
+	r := a.jobRow
 	cols := []col{
 		strCol("job_id", func(i int) string { return r(i).ID }),
 		strCol("job_name", func(i int) string { return r(i).Name }),
@@ -227,7 +227,10 @@ func WriteJobsParquet(w io.Writer, a *Analysis) error {
 	if a.Timeline.MIG {
 		cols = append(cols, strCol("mig", func(i int) string { return r(i).MIG }))
 	}
-	mps := slices.ContainsFunc(rows, func(r JobRow) bool { return r.MPSShare != 0 })
+	mps := false
+	for i := 0; i < n && !mps; i++ {
+		mps = r(i).MPSShare != 0
+	}
 	if mps {
 		cols = append(cols, i32Col("mps_share", func(i int) int32 { return r(i).MPSShare }))
 	}
@@ -250,7 +253,7 @@ func WriteJobsParquet(w io.Writer, a *Analysis) error {
 		meta[metaEnergyIT] = strconv.FormatFloat(e.ITKWh, 'g', -1, 64)
 		meta[metaEnergyPUE] = strconv.FormatFloat(e.PUE, 'g', -1, 64)
 	}
-	return writeParquet(w, cols, len(rows), meta)
+	return writeParquet(w, cols, n, meta)
 }
 
 // WriteTimelineParquet writes a.Timeline as timeline.parquet: one row per

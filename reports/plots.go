@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -98,6 +99,28 @@ func (f *Figure) svgBody() ([]byte, error) {
 //
 // label heads every title (the run's policy, say).
 func Figures(jobs []JobRow, tl *Timeline, label string) []Figure {
+	return figures(waitRowsOf(jobs), tl, label)
+}
+
+// waitRow is what the wait figures read of a JobRow.
+type waitRow struct {
+	Partition, SizeClass string
+	Wait                 sim.Time
+}
+
+// waitRowsOf returns the wait rows of jobs' started jobs, in order.
+func waitRowsOf(jobs []JobRow) []waitRow {
+	var out []waitRow
+	for i := range jobs {
+		if r := &jobs[i]; r.Wait != workload.Unknown {
+			out = append(out, waitRow{Partition: r.Partition, SizeClass: r.SizeClass, Wait: r.Wait})
+		}
+	}
+	return out
+}
+
+// figures is Figures over the started jobs' waits.
+func figures(jobs []waitRow, tl *Timeline, label string) []Figure {
 	prefix := ""
 	if label != "" {
 		prefix = label + ": "
@@ -348,7 +371,7 @@ func drawQueue(c draw.Canvas, tl *Timeline, title string) {
 
 // waitsByPartition returns the waits (seconds, at least 1) of started
 // jobs per partition in first-seen order, and over all jobs.
-func waitsByPartition(jobs []JobRow) (names []string, by map[string][]float64, all []float64) {
+func waitsByPartition(jobs []waitRow) (names []string, by map[string][]float64, all []float64) {
 	by = map[string][]float64{}
 	for i := range jobs {
 		r := &jobs[i]
@@ -386,7 +409,7 @@ func cdf(xs []float64) plotter.XYs {
 	return xy
 }
 
-func plotWaitCDF(jobs []JobRow, title string) *plot.Plot {
+func plotWaitCDF(jobs []waitRow, title string) *plot.Plot {
 	p := newPlot(title, "Wait (log scale; waits under 1 s drawn at 1 s)", "Fraction of started jobs")
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = durationTicker{}
@@ -432,7 +455,7 @@ func plotWaitCDF(jobs []JobRow, title string) *plot.Plot {
 	return p
 }
 
-func plotWaitBySize(jobs []JobRow, title string) *plot.Plot {
+func plotWaitBySize(jobs []waitRow, title string) *plot.Plot {
 	p := newPlot(title, "Job size (GPUs requested; n = started jobs)", "Wait (log scale)")
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = durationTicker{}
@@ -522,7 +545,7 @@ func OverlayFigures(a, b *CompareRun) []Figure {
 			p.Legend.XOffs, p.Legend.YOffs = -vg.Points(15), vg.Points(20)
 			maxW := 60.0
 			for k, r := range runs {
-				_, _, all := waitsByPartition(r.Jobs)
+				_, _, all := waitsByPartition(waitRowsOf(r.Jobs))
 				if len(all) == 0 {
 					continue
 				}

@@ -34,6 +34,13 @@ type SummaryOptions struct {
 	// timeline are the same, and a large run keeps no row per job (about
 	// 400 bytes each) when nothing will write them.
 	NoJobRows bool
+	// StreamJobRows makes Analyze leave Analysis.Jobs nil but keep what
+	// makes the rows again, one at a time, for the writers that need them
+	// (WriteJobsParquet, the wait figures of OutDir.WriteRun): the same
+	// bytes as from kept rows, in the memory of one row, each job's
+	// energy (8 bytes) and each started job's wait for the figures (40
+	// bytes), instead of about 400 bytes a job. NoJobRows wins.
+	StreamJobRows bool
 }
 
 // Summary holds the run-level metrics of one Record. Every count and

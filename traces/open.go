@@ -2,8 +2,10 @@ package traces
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -49,6 +51,15 @@ type Options struct {
 	Lenient bool
 	// Limits bound what the read may cost (zero fields: the defaults).
 	Limits Limits
+	// Head, when above 0, makes Open and Read keep only the first Head
+	// jobs in submit order (ties in input order): the jobs Trace.Rebase
+	// followed by a cut to Head would keep, and the same epoch. The read
+	// still passes over every record, since an input need not be sorted
+	// by submit time, but holds at most Head jobs at once (a bounded
+	// heap), so a short replay of a long trace takes the memory of the
+	// replay, not of the trace. Result.Read counts the jobs before the
+	// cut. A Stream ignores Head.
+	Head int
 }
 
 // Result is a whole trace read by Open or Read, with what callers need
@@ -76,6 +87,9 @@ type Result struct {
 	Sentinels map[string]int
 	// Bad counts lines skipped as bad (Lenient only).
 	Bad int
+	// Read counts the jobs the input held: len(Trace.Jobs), or more
+	// when Options.Head cut them.
+	Read int
 }
 
 func (r *Result) skip(reason string, n int) {
@@ -122,6 +136,11 @@ func Read(r io.Reader, name string, opts Options) (*Result, error) {
 func readWhole(s *Stream) (*Result, error) {
 	defer s.Close()
 	var jobs []workload.Job
+	var head *headHeap
+	if n := s.opts.Head; n > 0 {
+		head = &headHeap{n: n}
+	}
+	read := 0
 	for {
 		j, err := s.Next()
 		if err == io.EOF {
@@ -130,15 +149,99 @@ func readWhole(s *Stream) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		read++
+		if head != nil {
+			head.offer(j)
+			continue
+		}
 		if jobs == nil {
 			jobs = make([]workload.Job, 0, max(16, s.sizeHint()))
 		}
 		jobs = append(jobs, j)
 	}
+	if head != nil {
+		jobs = head.sorted()
+	}
 	res := s.Result()
 	res.Trace.Jobs = jobs
+	res.Read = read
 	res.Trace.Rebase(0)
 	return res, nil
+}
+
+// headHeap keeps the n first jobs in submit order of those offered, ties
+// in the order offered: a max-heap by (Submit, seq) whose top is the job
+// the next earlier one displaces.
+type headHeap struct {
+	n    int
+	seq  int64
+	jobs []workload.Job
+	seqs []int64
+}
+
+// after reports whether job i of the heap comes after job k in submit
+// order.
+func (h *headHeap) after(i, k int) bool {
+	a, b := h.jobs[i].Submit, h.jobs[k].Submit
+	return a > b || (a == b && h.seqs[i] > h.seqs[k])
+}
+
+func (h *headHeap) swap(i, k int) {
+	h.jobs[i], h.jobs[k] = h.jobs[k], h.jobs[i]
+	h.seqs[i], h.seqs[k] = h.seqs[k], h.seqs[i]
+}
+
+// offer adds j if it is among the n first so far, dropping the last.
+func (h *headHeap) offer(j workload.Job) {
+	seq := h.seq
+	h.seq++
+	if len(h.jobs) < h.n {
+		h.jobs = append(h.jobs, j)
+		h.seqs = append(h.seqs, seq)
+		for i := len(h.jobs) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !h.after(i, p) {
+				break
+			}
+			h.swap(i, p)
+			i = p
+		}
+		return
+	}
+	// A later-offered job with the top's submit time comes after it.
+	if j.Submit >= h.jobs[0].Submit {
+		return
+	}
+	h.jobs[0], h.seqs[0] = j, seq
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(h.jobs) && h.after(l, m) {
+			m = l
+		}
+		if r < len(h.jobs) && h.after(r, m) {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		h.swap(i, m)
+		i = m
+	}
+}
+
+// sorted returns the kept jobs in the order offered; Rebase's stable sort
+// then puts them in submit order, ties in that order, as for a whole read.
+func (h *headHeap) sorted() []workload.Job {
+	idx := make([]int, len(h.jobs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(h.seqs[a], h.seqs[b]) })
+	out := make([]workload.Job, len(idx))
+	for i, k := range idx {
+		out[i] = h.jobs[k]
+	}
+	return out
 }
 
 // wallToZone turns the times of j from wall-clock readings taken as UTC

@@ -50,6 +50,8 @@ type runFlags struct {
 	// argument); replay is what loadScenario built from it (bundlecmd.go).
 	bundle string
 	replay *bundle.Replay
+	// memory is --max-memory (memlimit.go).
+	memory *memoryFlag
 }
 
 func newRunCmd() *cobra.Command {
@@ -104,6 +106,7 @@ everything a run needs; flags override it.`,
 	fl.IntVar(&f.jobs, "jobs", 0, "replay only the first N jobs of the trace, in submit order (0: all), for quick checks")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar on stderr (there is none when stderr is not a terminal)")
 	fl.StringVar(&f.bundle, "bundle", "", "records bundle to replay (scripts/collect-slurm-records.sh: a directory or .tar.gz; docs/validate.md): its cluster, settings and jobs")
+	f.memory = addMemoryFlag(cmd)
 	addSetFlag(cmd, &f)
 	return cmd
 }
@@ -130,6 +133,15 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		}
 		defer od.Close()
 	}
+	var abort func()
+	if od != nil {
+		abort = od.Abandon
+	}
+	if f.memory != nil {
+		b, desc := f.memory.budget()
+		setMemoryBudget(b, desc, abort)
+	}
+	defer setMemoryBudget(0, "", nil)
 	run, err := s.Build(policies.Builtin())
 	if err != nil {
 		return badInput(scenarioFlagError(cmd, f.set, err))
@@ -140,6 +152,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	}
 	reportCalibration(cmd, run)
 	run.NoJobRows = od == nil
+	run.StreamJobRows = od != nil // od.WriteRun reads the rows one at a time
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "schedsim %s, scenario %s, cluster: %s\n", versionString(), orDefault(run.Name, "(unnamed)"), run.ClusterDesc)
 	res, err := simulate(run, done)
