@@ -148,11 +148,7 @@ type slurmJob struct {
 	emitted  sim.PendingReason
 }
 
-var (
-	_ sim.Policy   = (*Slurm)(nil)
-	_ sim.Observer = (*Slurm)(nil)
-	_ sim.Settler  = (*Slurm)(nil)
-)
+var _ sim.Policy = (*Slurm)(nil)
 
 func newSlurm(cfg *slurmConfig, args SlurmArgs, explicit map[string]bool, placer Placer) *Slurm {
 	return &Slurm{cfg: cfg, baseCfg: cfg, placer: placer, basePlacer: placer, pass: newPass(placer, true), args: args, effective: args, explicit: explicit}
@@ -162,18 +158,14 @@ func newSlurm(cfg *slurmConfig, args SlurmArgs, explicit map[string]bool, placer
 func (*Slurm) Name() string { return "slurm" }
 
 // Triggers asks for a pass after every event and at every multiple of the
-// gcd of sched_interval and bf_interval.
+// gcd of sched_interval and bf_interval. Passes starting nothing for the
+// longest of sched_interval, bf_interval and PriorityCalcPeriod after the
+// last change have run every kind of pass at least once (a full main
+// pass, a backfill cycle, a priority recalculation), so later ones would
+// start nothing either: that is its Settle.
 func (s *Slurm) Triggers() sim.Triggers {
-	return sim.Triggers{OnEvent: true, Interval: gcd(s.cfg.schedInterval, s.cfg.bfInterval)}
-}
-
-// Settle implements sim.Settler: passes starting nothing for the longest
-// of sched_interval, bf_interval and PriorityCalcPeriod after the last
-// change have run every kind of pass at least once (a full main pass, a
-// backfill cycle, a priority recalculation), so later ones would start
-// nothing either.
-func (s *Slurm) Settle() sim.Time {
-	return max(s.cfg.schedInterval, s.cfg.bfInterval, s.cfg.calcPeriod)
+	return sim.Triggers{OnEvent: true, Interval: gcd(s.cfg.schedInterval, s.cfg.bfInterval),
+		Settle: max(s.cfg.schedInterval, s.cfg.bfInterval, s.cfg.calcPeriod)}
 }
 
 func gcd(a, b sim.Time) sim.Time {

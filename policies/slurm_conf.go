@@ -33,8 +33,8 @@ func (s *Slurm) configure(c *hwmodels.Cluster) error {
 		return nil
 	}
 	merged := defaultSlurmArgs()
-	_, firstFit := s.basePlacer.(FirstFit) // a placer handed to NewSlurm stays
-	if v, ok := c.Slurm.Get("TopologyPlugin"); ok && strings.EqualFold(strings.TrimSpace(v), "topology/tree") && c.Fabric != nil && firstFit {
+	inOrder := s.basePlacer.InOrder() // another placer handed to NewSlurm stays
+	if v, ok := c.Slurm.Get("TopologyPlugin"); ok && strings.EqualFold(strings.TrimSpace(v), "topology/tree") && c.Fabric != nil && inOrder {
 		merged.Placement = PlacementTopologyTree
 	}
 	for _, kv := range c.Slurm.Settings {

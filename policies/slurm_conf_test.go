@@ -78,7 +78,7 @@ PreemptMode=REQUEUE
 	if got := s.Triggers().Interval; got != 15 {
 		t.Errorf("pass interval %d, want 15", got)
 	}
-	if got := s.Settle(); got != 120 {
+	if got := s.Triggers().Settle; got != 120 {
 		t.Errorf("settle %d, want 120", got)
 	}
 

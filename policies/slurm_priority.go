@@ -138,13 +138,13 @@ func (s *Slurm) recalc(pend []sim.PendingJob, k sim.Time) {
 	}
 }
 
-// JobStarted implements sim.Observer: the job's billable TRES start
+// JobStarted implements sim.Policy: the job's billable TRES start
 // charging its association.
 func (s *Slurm) JobStarted(ref sim.JobRef, at sim.Time, alloc []sim.NodeAlloc) {
 	s.charge(ref, at, alloc)
 }
 
-// JobEnded implements sim.Observer.
+// JobEnded implements sim.Policy.
 func (s *Slurm) JobEnded(ref sim.JobRef, at sim.Time, _ []sim.NodeAlloc, _ sim.State) {
 	s.uncharge(ref, at)
 }
@@ -190,7 +190,7 @@ func (s *Slurm) uncharge(ref sim.JobRef, at sim.Time) {
 }
 
 // reconcile ends the charging of tracked jobs no longer running, for
-// controllers that do not report ends (sim.Observer): every job end
+// callers that do not report ends (a test's hand-made view): every job end
 // triggers a pass at its instant, so a job missing from Running ended at
 // the latest now.
 func (s *Slurm) reconcile(v sim.View) {

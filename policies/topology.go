@@ -47,6 +47,9 @@ type TopologyTree struct {
 
 var _ Placer = (*TopologyTree)(nil)
 
+// InOrder implements Placer: it picks nodes by switch.
+func (*TopologyTree) InOrder() bool { return false }
+
 // Place implements Placer.
 func (t *TopologyTree) Place(nodes []hwmodels.Node, free []sim.NodeState, job *sim.PendingJob, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
 	d := newDemand(job)

@@ -18,8 +18,8 @@ import (
 // and starts every job that fits on the lowest-numbered nodes of the first
 // of its partitions (Part, then the others by index) that holds it, leaving
 // out nodes with an advance reservation the job's limit would reach into.
-// preempt, when set, is asked for preemptions first. As an Observer it
-// logs every start and end.
+// preempt, when set, is asked for preemptions first. It logs every start
+// and end it is told of.
 type lgreedy struct {
 	preempt func(v View) []Preemption
 	log     []string

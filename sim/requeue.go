@@ -176,7 +176,7 @@ func (c *controller) release(ref JobRef) {
 }
 
 // releaseRun frees a run's resources, drops it from the running list and
-// tells the observer.
+// tells the policy.
 func (c *controller) releaseRun(ref JobRef, alloc []NodeAlloc, st State) {
 	for k := range alloc {
 		a := &alloc[k]
@@ -190,8 +190,7 @@ func (c *controller) releaseRun(ref JobRef, alloc []NodeAlloc, st State) {
 		}
 	}
 	c.dropRunning(ref)
-	if c.obs != nil {
-		c.obs.JobEnded(ref, c.now, alloc, st)
-	}
+	c.endedRun = append(c.endedRun, ref)
+	c.policy.JobEnded(ref, c.now, alloc, st)
 	c.trigger()
 }
