@@ -115,12 +115,11 @@ func (s *Scenario) Build(reg policies.Registry) (*Run, error) {
 	if err != nil {
 		return nil, &Error{Path: s.pathOr("scenario"), Line: lineOf(s.root, "policy", "name"), Field: "policy", Msg: err.Error()}
 	}
-	if cc, ok := p.(policies.ClusterConfigurer); ok {
-		// Defaults from the cluster's slurm.conf settings, under the
-		// scenario's arguments.
-		if err := cc.Configure(r.Cluster); err != nil {
-			return nil, &Error{Path: s.pathOr("scenario"), Line: lineOf(s.root, "policy", "name"), Field: "policy", Msg: err.Error()}
-		}
+	// Begin now, not only when the run starts, so that a cluster setting
+	// the policy cannot take (the slurm policy reads the cluster's
+	// slurm.conf settings) is reported at the scenario's policy line.
+	if err := p.Begin(sim.RunInfo{Cluster: r.Cluster, Jobs: len(r.Trace.Jobs)}); err != nil {
+		return nil, &Error{Path: s.pathOr("scenario"), Line: lineOf(s.root, "policy", "name"), Field: "policy", Msg: err.Error()}
 	}
 	r.Policy = p
 	if c := s.Cluster.Calibration; c != "" {

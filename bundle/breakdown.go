@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -407,32 +408,47 @@ func group(name string, ss []Start) Group {
 	return g
 }
 
-// WriteText writes the breakdown as plain-text tables, with what the
-// figures mean.
-func WriteText(w io.Writer, bd *Breakdown) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "%d jobs replayed, %d starts compared (every job's first run, and the final run of a requeued job).\n", bd.Jobs, bd.Starts)
-	fmt.Fprintf(tw, "A start agrees when the simulated one is within ±%d s of the one sacct recorded; late/early: more than %d s after/before it;\nmissing: one side never started it. Δ is simulated − recorded, in seconds; starts count from the first submit, %s UTC.\n\n",
-		Tolerance, Tolerance, time.Unix(bd.Epoch, 0).UTC().Format("2006-01-02T15:04:05"))
-	table := func(title string, gs []Group) {
-		fmt.Fprintf(tw, "%s\tstarts\twithin ±5 s\tlate\tearly\tmissing\tmean Δ\tmedian |Δ|\tp95 |Δ|\n", title)
+// Table is one table of a breakdown, as text cells: Header names the
+// columns (the first one the table's title in the text form), Num marks
+// the numeric ones. The text form and validate.html show the same
+// tables.
+type Table struct {
+	ID, Title string
+	Header    []string
+	Num       []bool
+	Rows      [][]string
+}
+
+// Tables returns the breakdown's tables: the agreement overall, per
+// partition, user and size class, the causes, the starts of largest
+// error (when any) and the unrecovered inputs (when any).
+func (bd *Breakdown) Tables() []Table {
+	var out []Table
+	groups := func(id, title, col string, gs []Group) {
+		t := Table{ID: id, Title: title,
+			Header: []string{col, "starts", "within ±5 s", "late", "early", "missing", "mean Δ", "median |Δ|", "p95 |Δ|"},
+			Num:    []bool{false, true, true, true, true, true, true, true, true}}
 		for _, g := range gs {
-			fmt.Fprintf(tw, "%s\t%d\t%d (%.0f%%)\t%d\t%d\t%d\t%s\t%s\t%s\n", g.Name, g.Starts, g.Within, 100*g.Share, g.Late, g.Early, g.Missing,
-				secs(g.MeanDelta, g.Starts-g.Missing, true), secs(g.MedianAbsDelta, g.Starts-g.Missing, false), secs(g.P95AbsDelta, g.Starts-g.Missing, false))
+			n := g.Starts - g.Missing
+			t.Rows = append(t.Rows, []string{g.Name, strconv.Itoa(g.Starts), fmt.Sprintf("%d (%.0f%%)", g.Within, 100*g.Share),
+				strconv.Itoa(g.Late), strconv.Itoa(g.Early), strconv.Itoa(g.Missing),
+				secs(g.MeanDelta, n, true), secs(g.MedianAbsDelta, n, false), secs(g.P95AbsDelta, n, false)})
 		}
-		fmt.Fprintln(tw)
+		out = append(out, t)
 	}
-	table("", []Group{bd.All})
-	table("partition", bd.Partitions)
-	table("user", bd.Users)
-	table("size", bd.Sizes)
-	fmt.Fprintf(tw, "cause\tstarts\tmean Δ\n")
+	groups("bundle-all", "All starts", "", []Group{bd.All})
+	groups("bundle-partitions", "Per partition", "partition", bd.Partitions)
+	groups("bundle-users", "Per user", "user", bd.Users)
+	groups("bundle-sizes", "Per size class", "size", bd.Sizes)
+	causes := Table{ID: "bundle-causes", Title: "Per cause", Header: []string{"cause", "starts", "mean Δ"}, Num: []bool{false, true, true}}
 	for _, c := range bd.Causes {
-		fmt.Fprintf(tw, "%s\t%d\t%+.1f s\n", c.Cause, c.Starts, c.MeanDelta)
+		causes.Rows = append(causes.Rows, []string{c.Cause, strconv.Itoa(c.Starts), fmt.Sprintf("%+.1f s", c.MeanDelta)})
 	}
-	fmt.Fprintln(tw)
+	out = append(out, causes)
 	if len(bd.Worst) > 0 {
-		fmt.Fprintf(tw, "largest errors\tsubmit (UTC)\trecorded start\tsimulated start\tΔ\trecorded reason\tsimulated reasons (s after submit)\tcause\n")
+		t := Table{ID: "bundle-worst", Title: "Starts of largest error",
+			Header: []string{"largest errors", "submit (UTC)", "recorded start", "simulated start", "Δ", "recorded reason", "simulated reasons (s after submit)", "cause"},
+			Num:    []bool{false, false, true, true, true, false, false, false}}
 		for _, ws := range bd.Worst {
 			id := ws.Job
 			if ws.Rerun {
@@ -446,15 +462,12 @@ func WriteText(w io.Writer, bd *Breakdown) error {
 			if len(rs) > maxShownReasons {
 				rs = append([]string{fmt.Sprintf("(%d earlier)", len(rs)-maxShownReasons)}, rs[len(rs)-maxShownReasons:]...)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", id, ws.Submit, startStr(ws.Recorded), startStr(ws.Simulated), d, ws.RecordedReason,
-				strings.Join(rs, " "), ws.Cause)
+			t.Rows = append(t.Rows, []string{id, ws.Submit, startStr(ws.Recorded), startStr(ws.Simulated), d, ws.RecordedReason, strings.Join(rs, " "), ws.Cause})
 		}
-		fmt.Fprintln(tw)
+		out = append(out, t)
 	}
-	if len(bd.Unrecovered) == 0 {
-		fmt.Fprintln(tw, "Every job's inputs were recovered from the bundle.")
-	} else {
-		fmt.Fprintf(tw, "inputs not recovered\tjobs\tfirst jobs\n")
+	if len(bd.Unrecovered) > 0 {
+		t := Table{ID: "bundle-unrecovered", Title: "Inputs not recovered", Header: []string{"inputs not recovered", "jobs", "first jobs"}, Num: []bool{false, true, false}}
 		for _, c := range bd.Unrecovered {
 			var first []string
 			for _, u := range bd.UnrecoveredJobs {
@@ -466,8 +479,73 @@ func WriteText(w io.Writer, bd *Breakdown) error {
 					first = append(first, s)
 				}
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%s\n", c.Cause, c.Jobs, strings.Join(first, ", "))
+			t.Rows = append(t.Rows, []string{c.Cause, strconv.Itoa(c.Jobs), strings.Join(first, ", ")})
 		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// Meaning says what the breakdown's figures mean, for the text form and
+// the page.
+func (bd *Breakdown) Meaning() string { return strings.Join(bd.meaningLines(), " ") }
+
+// meaningLines is Meaning as the text form breaks it.
+func (bd *Breakdown) meaningLines() []string {
+	return []string{
+		fmt.Sprintf("%d jobs replayed, %d starts compared (every job's first run, and the final run of a requeued job).", bd.Jobs, bd.Starts),
+		fmt.Sprintf("A start agrees when the simulated one is within ±%d s of the one sacct recorded; late/early: more than %d s after/before it;", Tolerance, Tolerance),
+		fmt.Sprintf("missing: one side never started it. Δ is simulated − recorded, in seconds; starts count from the first submit, %s UTC.",
+			time.Unix(bd.Epoch, 0).UTC().Format("2006-01-02T15:04:05")),
+	}
+}
+
+// Headline says in at most three sentences what the breakdown finds: the
+// share of starts within ±5 s, the largest cause of the rest, and the
+// jobs whose inputs were not recovered.
+func (bd *Breakdown) Headline() string {
+	var b strings.Builder
+	if bd.Starts == 0 {
+		b.WriteString("The bundle has no start to compare.")
+	} else {
+		fmt.Fprintf(&b, "Replayed from the records bundle alone under %s, %d of %d starts (%.0f %%) are within ±%d s of the recorded ones.",
+			bd.Policy, bd.All.Within, bd.Starts, 100*bd.All.Share, Tolerance)
+	}
+	for _, c := range bd.Causes {
+		if c.Cause != CauseWithin {
+			fmt.Fprintf(&b, " Of the other %d, %d (mean Δ %+.0f s) fall under the largest cause, “%s”.", bd.Starts-bd.All.Within, c.Starts, c.MeanDelta, c.Cause)
+			break
+		}
+	}
+	if n := len(bd.UnrecoveredJobs); n == 0 {
+		b.WriteString(" Every job's inputs were recovered.")
+	} else {
+		jobs := map[string]bool{}
+		for _, u := range bd.UnrecoveredJobs {
+			jobs[u.Job] = true
+		}
+		fmt.Fprintf(&b, " %d jobs' inputs were not all recovered (%d causes; see the table).", len(jobs), len(bd.Unrecovered))
+	}
+	return b.String()
+}
+
+// WriteText writes the breakdown as plain-text tables, with what the
+// figures mean.
+func WriteText(w io.Writer, bd *Breakdown) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	m := bd.meaningLines()
+	fmt.Fprintf(tw, "%s\n%s\n%s\n\n", m[0], m[1], m[2])
+	for _, t := range bd.Tables() {
+		fmt.Fprintln(tw, strings.Join(t.Header, "\t"))
+		for _, r := range t.Rows {
+			fmt.Fprintln(tw, strings.Join(r, "\t"))
+		}
+		if t.ID != "bundle-unrecovered" {
+			fmt.Fprintln(tw)
+		}
+	}
+	if len(bd.Unrecovered) == 0 {
+		fmt.Fprintln(tw, "Every job's inputs were recovered from the bundle.")
 	}
 	if len(bd.Notes) > 0 {
 		fmt.Fprintln(tw, "\nread from the bundle:")

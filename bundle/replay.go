@@ -305,6 +305,8 @@ func (r *builder) trace() error {
 		}
 		return ts - epoch
 	}
+	successor := handovers(t.Jobs)
+	shortened := 0
 	out := &workload.Trace{Epoch: t.Epoch, Source: "records bundle " + r.b.Path, TimeZone: t.TimeZone}
 	var recs []Recorded
 	released := map[string]int{}
@@ -382,6 +384,10 @@ func (r *builder) trace() error {
 				r.lost(id, CauseBilling, fmt.Sprintf("AllocTRES billing=%d, the replay bills %d", want, got))
 			}
 		}
+		if successor(last) {
+			j.Runtime--
+			shortened++
+		}
 		// A TIMEOUT job's work is unknown: it runs to its limit.
 		if j.TraceState == "TIMEOUT" && j.TimeLimit != workload.Unknown {
 			j.Runtime = max(j.Runtime, j.TimeLimit)
@@ -404,6 +410,10 @@ func (r *builder) trace() error {
 			o.Submit, o.TraceState = row.TraceStart, "COMPLETED"
 			if row.TraceEnd != workload.Unknown {
 				o.Runtime = row.TraceEnd - row.TraceStart
+				if successor(row) {
+					o.Runtime--
+					shortened++
+				}
 			}
 			out.Jobs = append(out.Jobs, o)
 			recs = append(recs, Recorded{ID: o.ID, Submit: o.Submit, Eligible: o.Submit, Release: o.Submit, Runs: []Run{{Start: row.TraceStart, End: row.TraceEnd, State: row.TraceState}}, Occupancy: true})
@@ -452,6 +462,9 @@ func (r *builder) trace() error {
 	out.Jobs = jobs
 	r.rep.Trace = out
 	r.notes = append(r.notes, fmt.Sprintf("%s: %d rows: %d jobs and %d later runs of requeued jobs", FileSacct, len(t.Jobs), len(order), len(t.Jobs)-len(order)))
+	if shortened > 0 {
+		r.notes = append(r.notes, fmt.Sprintf("%s: %d of the runs ended in the second another job started on their nodes: they run 1 s shorter than End − Start, so the end comes before that second's pass", FileSacct, shortened))
+	}
 	if !hasSL {
 		r.notes = append(r.notes, FileSacct+": no SubmitLine column: dependencies, throttles and requeue flags are unknown (Eligible stands in)")
 	}
@@ -469,6 +482,57 @@ func (r *builder) trace() error {
 		r.notes = append(r.notes, fmt.Sprintf("billing: the CPUs asked for, and GPUs × DefCpuPerGPU=%d billed (TRESBillingWeights GRES/gpu=%d), as Slurm charged AllocTRES", billing.perGPU, billing.perGPU))
 	}
 	return nil
+}
+
+// handovers returns a test of whether a run (a sacct row) handed its
+// nodes over within one second: it ended on its own in the second in
+// which another run started on one of its nodes. sacct's Start and End
+// are whole seconds (slurmctld's job_record start_time and end_time are
+// time_t), so End − Start is the run's length give or take a second; the
+// replay applies an end after the scheduling pass of its second
+// (ends_after_pass, as slurmctld's cycles run early in the second), and
+// a run that freed its nodes for a start in the same second must then
+// end one second earlier, else the start it made room for is a second
+// late and the schedule shifts from there. Runs that end by the time
+// limit sweep, a node failure or preemption end when the replay's own
+// events say, and runs of one second are left as they are.
+func handovers(rows []workload.Job) func(*workload.Job) bool {
+	starts := map[workload.Time][]string{} // start second -> NodeList of the runs started then
+	for i := range rows {
+		j := &rows[i]
+		if j.TraceStart != workload.Unknown {
+			starts[j.TraceStart] = append(starts[j.TraceStart], extra(j, "NodeList"))
+		}
+	}
+	return func(j *workload.Job) bool {
+		switch j.TraceState {
+		case "TIMEOUT", "NODE_FAIL", "PREEMPTED", "DEADLINE", "BOOT_FAIL":
+			return false
+		}
+		if j.TraceStart == workload.Unknown || j.TraceEnd == workload.Unknown || j.TraceEnd-j.TraceStart < 2 || j.Runtime < 2 {
+			return false
+		}
+		others := starts[j.TraceEnd]
+		if len(others) == 0 {
+			return false
+		}
+		mine, err := hwmodels.ExpandHostlist(extra(j, "NodeList"))
+		if err != nil || len(mine) == 0 {
+			return false
+		}
+		for _, nl := range others {
+			names, err := hwmodels.ExpandHostlist(nl)
+			if err != nil {
+				continue
+			}
+			for _, n := range names {
+				if slices.Contains(mine, n) {
+					return true
+				}
+			}
+		}
+		return false
+	}
 }
 
 func startKey(j *workload.Job) int64 {

@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -139,5 +140,30 @@ func TestScontrolSetting(t *testing.T) {
 		if got, ok := scontrolSetting(c.key, c.in); ok {
 			t.Errorf("%s = %q: got %q, want unset", c.key, c.in, got)
 		}
+	}
+}
+
+// TestBuildHandovers: a run that ended in the second another run started
+// on its node runs a second shorter than End − Start, so that, its end
+// applied after that second's pass (ends_after_pass), the start it made
+// room for is not a second late. In testdata/small, job 1 ends at 60 on
+// gn1 and job 2 starts there at 60: 59 s. Job 6's first run ends at 20
+// on gn3 where nothing starts at 20: its occupancy job keeps 20 − 5 =
+// 15 s. Every other run keeps End − Start (job 5 ends at 91 on gn3, job
+// 4 at 90 on gn2, where nothing starts then).
+func TestBuildHandovers(t *testing.T) {
+	rp := openSmall(t)
+	got := map[string]workload.Time{}
+	for _, j := range rp.Trace.Jobs {
+		got[j.ID] = j.Runtime
+	}
+	want := map[string]workload.Time{"1": 59, "2": 60, "3": 60, "4": 60, "5": 60, "6#run1": 15, "6": 60, "7": 30}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("runtimes %v, want %v", got, want)
+	}
+	if !slices.ContainsFunc(rp.Notes, func(n string) bool {
+		return strings.Contains(n, "1 of the runs ended in the second another job started on their nodes")
+	}) {
+		t.Errorf("no note of the shortened run: %q", rp.Notes)
 	}
 }

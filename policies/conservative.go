@@ -40,8 +40,8 @@ import (
 // TestConservativeMatchesReference holds this.
 //
 // A Conservative keeps its schedule and scratch buffers between passes; it
-// must not be used by two runs at once. A pass in a new run (another
-// cluster, or time going back) starts afresh.
+// must not be used by two runs at once. Begin drops the schedule, so the
+// first pass of a run builds it afresh.
 type Conservative struct {
 	plain *conservativeReference // set when the placer is not FirstFit
 	st    consState
@@ -80,6 +80,15 @@ func ConservativeFactory(decode func(into any) error) (sim.Policy, error) {
 // Name returns "conservative".
 func (*Conservative) Name() string { return "conservative" }
 
+// Begin implements sim.Policy: the run starts with no kept schedule.
+func (c *Conservative) Begin(info sim.RunInfo) error {
+	if c.plain != nil {
+		return c.plain.Begin(info)
+	}
+	c.st.built = false
+	return nil
+}
+
 // Triggers asks for a pass after every event.
 func (*Conservative) Triggers() sim.Triggers { return sim.Triggers{OnEvent: true} }
 
@@ -101,7 +110,7 @@ func (c *Conservative) Schedule(v sim.View, rng *rand.Rand) sim.Plan {
 	}
 	s := &c.st
 	s.passes++
-	if !s.continues(v) || !s.reconcile(v) {
+	if !s.built || !s.reconcile(v) { // built by an earlier pass of the run (Begin clears it)
 		s.reset(v)
 	}
 	s.walk()
@@ -207,12 +216,6 @@ type consBlock struct {
 	// applies only to kept jobs whose last index was below before.
 	coexist bool
 	before  int32
-}
-
-// continues reports whether v is the next pass of the run the state was
-// built for.
-func (s *consState) continues(v sim.View) bool {
-	return s.built && v.Cluster() == s.cluster && len(v.Cluster().Nodes) == len(s.node) && v.Now() >= s.now
 }
 
 // reset builds the state from v alone: every queued job is new.

@@ -31,9 +31,10 @@ import (
 //
 // Each plain node also has its timeline: its free GPUs, CPUs and memory
 // from each change on, over the same reservations as the totals, which
-// node checks read directly; and a bit per segment saying whether it has
-// a free GPU then, so that a GPU job's check visits only the nodes with
-// one throughout its window.
+// node checks read directly. Per segment, a bit per node says whether the
+// node has a free GPU then (MIG and MPS nodes: always), so that a GPU
+// job's check visits only the nodes with one throughout its window, found
+// by and-ing the window's segments' words.
 
 // consNode is one node of the profile.
 type consNode struct {
@@ -51,7 +52,6 @@ type consNode struct {
 	stamp uint32 // meet holds the current candidate's meet
 	meet  sim.NodeState
 	tl    []consPoint // timeline: the totals' profile at this node
-	fb    []uint64    // bit per segment: a free GPU then (MIG, MPS: always)
 }
 
 // consPoint is a node's free GPUs, CPUs and memory from t on.
@@ -103,9 +103,12 @@ type consProfile struct {
 	// timed: the walk is past its first search, so the totals and
 	// timelines hold only the jobs placed so far (see walk).
 	timed bool
-	rw    int // words of each consNode.fb
-	acc   []int64
-	evs   []consEvent
+	// fb holds nw words per segment: bit n%64 of word n/64 is set when
+	// node n has a free GPU throughout the segment.
+	fb  []uint64
+	nw  int
+	acc []int64
+	evs []consEvent
 
 	bnd       []int64
 	out       []sim.NodeAlloc
@@ -140,7 +143,7 @@ func (s *consState) resetNodes(view []sim.NodeState) {
 		s.classN[c]++
 		nd := &s.node[i]
 		mps := sim.MPSCapacity(hn).Enabled()
-		*nd = consNode{base: view[i], rels: nd.rels[:0], res: nd.res[:0], win: nd.win[:0], tl: nd.tl[:0], fb: nd.fb[:0], cls: int32(c),
+		*nd = consNode{base: view[i], rels: nd.rels[:0], res: nd.res[:0], win: nd.win[:0], tl: nd.tl[:0], cls: int32(c),
 			complex: mps || sim.MIGCapacity(hn) != 0, mps: mps, gpus: hn.GPUs}
 	}
 	s.nclass = len(keys)
@@ -249,14 +252,12 @@ func (s *consState) advance(now sim.Time) {
 		s.times = slices.Delete(s.times, 0, k)
 		s.cnt = slices.Delete(s.cnt, 0, k)
 		s.dif = slices.Delete(s.dif, 0, k*s.stride)
+		s.fb = slices.Delete(s.fb, 0, k*s.nw)
 	}
 	s.times[0], s.cnt[0] = now, 0
 	s.now = now
 	for n := range s.node {
 		nd := &s.node[n]
-		if k > 0 {
-			shiftBits(nd.fb, k)
-		}
 		if nd.complex {
 			continue
 		}
@@ -286,15 +287,8 @@ func (s *consState) mark(t sim.Time) {
 	s.times = slices.Insert(s.times, i, t)
 	s.cnt = slices.Insert(s.cnt, i, 1)
 	s.dif = slices.Insert(s.dif, i*s.stride, make([]int64, s.stride)...)
-	if len(s.times) > 64*s.rw {
-		s.rw++
-		for n := range s.node {
-			s.node[n].fb = append(s.node[n].fb, 0)
-		}
-	}
-	for n := range s.node {
-		insBit(s.node[n].fb, i)
-	}
+	// The new segment splits segment i-1 (i > 0: t is after now).
+	s.fb = slices.Insert(s.fb, i*s.nw, s.fb[(i-1)*s.nw:i*s.nw]...)
 }
 
 // unmark drops a reason for the boundary at t, and the boundary with its
@@ -318,9 +312,7 @@ func (s *consState) unmark(t sim.Time) {
 	s.times = slices.Delete(s.times, i, i+1)
 	s.cnt = slices.Delete(s.cnt, i, i+1)
 	s.dif = slices.Delete(s.dif, i*s.stride, (i+1)*s.stride)
-	for n := range s.node {
-		delBit(s.node[n].fb, i)
-	}
+	s.fb = slices.Delete(s.fb, i*s.nw, (i+1)*s.nw)
 }
 
 // find returns the first segment starting at or after t, and whether it
@@ -391,7 +383,7 @@ func (s *consState) change(n int32, from, to sim.Time, lo, hi int, dg, dc int32,
 	}
 	s.difAdd(lo*s.stride, i1, 3*int(nd.cls), tg, int64(dc), dm)
 	if !nd.complex {
-		s.tlAdd(nd, from, to, lo, dg, dc, dm)
+		s.tlAdd(n, from, to, lo, dg, dc, dm)
 	}
 }
 
@@ -662,41 +654,55 @@ func (s *consState) firstFit(r *consJob, start, end sim.Time, before int32, k, m
 // firstFitPart is firstFit (place.go) of d in its partition d.part; with
 // lo >= 0, only on the nodes with a free GPU in every segment of [lo, hi).
 func (s *consState) firstFitPart(d *demand, start, end sim.Time, before int32, lo, hi int, def *int64) bool {
-	out := s.out[:0]
+	s.out = s.out[:0]
 	need := d.count
 	gpuOnly := d.gpus > 0 && d.cpus == 0 && d.mem == 0
-	var mask uint64 // the bits of [lo, hi) when they lie in word 0
-	if lo >= 0 && hi <= 64 {
-		mask = (^uint64(0) >> (64 - uint(hi-lo))) << uint(lo)
-	}
-	for i := range s.nodes {
-		if mask != 0 {
-			if s.node[i].fb[0]&mask != mask {
-				continue
+	if lo < 0 {
+		for i := range s.nodes {
+			if s.fitNode(d, int32(i), start, end, before, gpuOnly, &need) {
+				return true
 			}
-		} else if lo >= 0 && !allBits(s.node[i].fb, lo, hi) {
-			continue
 		}
-		if !d.eligible(&s.nodes[i]) { // filter: partition and GPU type
-			continue
-		}
-		f := s.meetOf(int32(i), start, end, before, gpuOnly)
-		if d.short(f) {
-			continue
-		}
-		n := min(d.fit(*f), need) // filter: what fits the node's least free state
-		if n == 0 {
-			continue
-		}
-		out = append(out, d.allocOn(int32(i), n, *f, false)) // select: lowest-numbered node first
-		if need -= n; need == 0 {
-			s.out = out
-			return true
+	} else {
+		nw := s.nw
+		for w := range nw {
+			// The nodes of word w with a free GPU in every segment.
+			cand := ^uint64(0)
+			if w == nw-1 && len(s.nodes)%64 != 0 {
+				cand = 1<<uint(len(s.nodes)%64) - 1
+			}
+			for k := lo; k < hi && cand != 0; k++ {
+				cand &= s.fb[k*nw+w]
+			}
+			for ; cand != 0; cand &= cand - 1 {
+				if s.fitNode(d, int32(w*64+bits.TrailingZeros64(cand)), start, end, before, gpuOnly, &need) {
+					return true
+				}
+			}
 		}
 	}
-	s.out = out[:0]
+	s.out = s.out[:0]
 	*def = min(*def, int64(need)) // every eligible node gave what it holds
 	return false
+}
+
+// fitNode is firstFitPart's step at node i: it appends what of d the
+// node holds to s.out and reports whether that completes the demand.
+func (s *consState) fitNode(d *demand, i int32, start, end sim.Time, before int32, gpuOnly bool, need *int32) bool {
+	if !d.eligible(&s.nodes[i]) { // filter: partition and GPU type
+		return false
+	}
+	f := s.meetOf(i, start, end, before, gpuOnly)
+	if d.short(f) {
+		return false
+	}
+	n := min(d.fit(*f), *need) // filter: what fits the node's least free state
+	if n == 0 {
+		return false
+	}
+	s.out = append(s.out, d.allocOn(i, n, *f, false)) // select: lowest-numbered node first
+	*need -= n
+	return *need == 0
 }
 
 // meetOf returns node n's least free state over [start, end) on the
@@ -772,17 +778,15 @@ func (nd *consNode) tlMin(start, end sim.Time) (int32, int32, int64) {
 // timeline builds the nodes' timelines and free-GPU bits from their free
 // state, releases and reservations (reset).
 func (s *consState) timeline() {
-	s.rw = (len(s.times) + 63) / 64
+	s.nw = (len(s.node) + 63) / 64
+	s.fb = slices.Grow(s.fb[:0], len(s.times)*s.nw)[:len(s.times)*s.nw]
+	clear(s.fb)
 	for n := range s.node {
 		nd := &s.node[n]
-		nd.fb = slices.Grow(nd.fb[:0], s.rw)[:s.rw]
 		if nd.complex {
-			for k := range nd.fb {
-				nd.fb[k] = ^uint64(0)
-			}
+			s.setBits(int32(n), 0, len(s.times), true)
 			continue
 		}
-		clear(nd.fb)
 		evs := s.evs[:0]
 		for k := range nd.rels {
 			e := &nd.rels[k]
@@ -820,88 +824,31 @@ func (s *consState) timeline() {
 					next++
 				}
 			}
-			setBits(nd.fb, r, next, nd.tl[k].g > 0)
+			s.setBits(int32(n), r, next, nd.tl[k].g > 0)
 			r = next
 		}
 	}
 }
 
-// insBit inserts at i a copy of bit i-1 (i > 0), moving the higher bits
-// up; the top bit of w is lost.
-func insBit(w []uint64, i int) {
-	wi, bi := i>>6, uint(i&63)
-	prev := w[(i-1)>>6] >> uint((i-1)&63) & 1
-	carry := w[wi] >> 63
-	for k := wi + 1; k < len(w); k++ {
-		c := w[k] >> 63
-		w[k] = w[k]<<1 | carry
-		carry = c
-	}
-	low := w[wi] & (1<<bi - 1)
-	w[wi] = low | (w[wi]&^(1<<bi-1))<<1 | prev<<bi
-}
-
-// delBit removes bit i, moving the higher bits down.
-func delBit(w []uint64, i int) {
-	wi, bi := i>>6, uint(i&63)
-	low := w[wi] & (1<<bi - 1)
-	w[wi] = low | (w[wi]>>1)&^(1<<bi-1)
-	for k := wi + 1; k < len(w); k++ {
-		w[k-1] |= (w[k] & 1) << 63
-		w[k] >>= 1
-	}
-}
-
-// shiftBits drops the lowest k bits, moving the others down.
-func shiftBits(w []uint64, k int) {
-	q, r := k>>6, uint(k&63)
-	for i := range w {
-		var x uint64
-		if i+q < len(w) {
-			x = w[i+q] >> r
-			if r > 0 && i+q+1 < len(w) {
-				x |= w[i+q+1] << (64 - r)
-			}
-		}
-		w[i] = x
-	}
-}
-
-// setBits sets (on) or clears bits [lo, hi).
-func setBits(w []uint64, lo, hi int, on bool) {
-	for lo < hi {
-		wi, bi := lo>>6, uint(lo&63)
-		n := min(hi-lo, 64-int(bi))
-		m := (^uint64(0) >> (64 - uint(n))) << bi
+// setBits sets (on) or clears node n's bit in segments [lo, hi).
+func (s *consState) setBits(n int32, lo, hi int, on bool) {
+	w, b := int(n>>6), uint64(1)<<uint(n&63)
+	for k := lo; k < hi; k++ {
 		if on {
-			w[wi] |= m
+			s.fb[k*s.nw+w] |= b
 		} else {
-			w[wi] &^= m
+			s.fb[k*s.nw+w] &^= b
 		}
-		lo += n
 	}
-}
-
-// allBits reports whether bits [lo, hi) are all set.
-func allBits(w []uint64, lo, hi int) bool {
-	for lo < hi {
-		wi, bi := lo>>6, uint(lo&63)
-		n := min(hi-lo, 64-int(bi))
-		m := (^uint64(0) >> (64 - uint(n))) << bi
-		if w[wi]&m != m {
-			return false
-		}
-		lo += n
-	}
-	return true
 }
 
 // take puts r's reservation in the totals and timelines.
 func (s *consState) take(r *consJob) { s.aggReservation(r, -1) }
 
-// tlAdd adds a change over [from, to), starting at segment lo, to nd's
-// timeline and free-GPU bits.
-func (s *consState) tlAdd(nd *consNode, from, to sim.Time, lo int, dg, dc int32, dm int64) {
+// tlAdd adds a change over [from, to), starting at segment lo, to node
+// n's timeline and free-GPU bits.
+func (s *consState) tlAdd(n int32, from, to sim.Time, lo int, dg, dc int32, dm int64) {
+	nd := &s.node[n]
 	from = max(from, s.now)
 	i := nd.tlSplit(from)
 	j := len(nd.tl)
@@ -923,7 +870,7 @@ func (s *consState) tlAdd(nd *consNode, from, to sim.Time, lo int, dg, dc int32,
 			if k+1 < len(nd.tl) {
 				next = s.row(nd.tl[k+1].t)
 			}
-			setBits(nd.fb, r, next, nd.tl[k].g > 0)
+			s.setBits(n, r, next, nd.tl[k].g > 0)
 			r = next
 		}
 	}

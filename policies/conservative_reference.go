@@ -43,6 +43,12 @@ func newConservativeReference(placer Placer) *conservativeReference {
 // Name returns "conservative".
 func (*conservativeReference) Name() string { return "conservative" }
 
+// Begin implements sim.Policy: the run starts with no kept state.
+func (c *conservativeReference) Begin(sim.RunInfo) error {
+	c.pass.begin()
+	return nil
+}
+
 // Triggers asks for a pass after every event.
 func (*conservativeReference) Triggers() sim.Triggers { return sim.Triggers{OnEvent: true} }
 

@@ -33,6 +33,13 @@ func newLockstep() *lockstep {
 func (l *lockstep) Name() string           { return "conservative" }
 func (l *lockstep) Triggers() sim.Triggers { return l.fast.Triggers() }
 
+func (l *lockstep) Begin(info sim.RunInfo) error {
+	if err := l.ref.Begin(info); err != nil {
+		return err
+	}
+	return l.fast.Begin(info)
+}
+
 func (l *lockstep) Schedule(v sim.View, rng *rand.Rand) sim.Plan {
 	want := l.ref.Schedule(v, rng)
 	got := l.fast.Schedule(v, rng)
@@ -131,6 +138,13 @@ func consCases(t *testing.T) []consCase {
 		c, tr := policytest.Synthetic(seed, 6, 8, 150, 1.3)
 		add(fmt.Sprintf("synthetic/%d", seed), sim.Config{Cluster: c, Trace: tr, Seed: seed})
 	}
+	// Wide clusters, up to 70 nodes (more than one word of free-GPU bits
+	// per segment), in three overlapping partitions.
+	for seed := uint64(1); seed <= 24; seed++ {
+		nodes := []int{12, 40, 64, 70}[seed%4]
+		c, tr := wideWorkload(seed, nodes, 120)
+		add(fmt.Sprintf("wide/%d/%d", nodes, seed), sim.Config{Cluster: c, Trace: tr, Seed: seed})
+	}
 	mig := catalogCluster(t, migMixedSpec)
 	for seed := uint64(1); seed <= 40; seed++ {
 		add(fmt.Sprintf("mig/%d", seed), sim.Config{Cluster: mig, Trace: randomMIGTrace(t, seed, 60), Seed: seed})
@@ -140,6 +154,60 @@ func consCases(t *testing.T) []consCase {
 		add(fmt.Sprintf("mps/%d", seed), sim.Config{Cluster: mps[seed%2], Trace: randomMPSTrace(seed, 60), Seed: seed})
 	}
 	return cases
+}
+
+// wideWorkload returns a cluster of n nodes of two GPU types (every
+// seventh node CPU-only) in three overlapping partitions, like the
+// default scenario's, and jobs jobs arriving about as fast as they can
+// run: one to eight GPUs, or two to six whole nodes, in one of the
+// partitions, two of them, or the default, some with a GPU type or memory.
+func wideWorkload(seed uint64, n, jobs int) (*hwmodels.Cluster, *workload.Trace) {
+	rng := rand.New(rand.NewPCG(seed, 21))
+	nodes := make([]hwmodels.Node, n)
+	for i := range nodes {
+		parts := uint64(1) << uint(i*3/n) // thirds
+		if rng.IntN(4) == 0 {
+			parts |= 1 << uint(rng.IntN(3))
+		}
+		gpus, typ := int32(8), []string{"a100", "h100"}[i%2]
+		if i%7 == 6 {
+			gpus, typ = 0, ""
+		}
+		nodes[i] = policytest.Node(fmt.Sprintf("n%d", i), gpus, typ, 64, 512*1024, parts)
+	}
+	c := policytest.Cluster(nodes, "p0", "p1", "p2")
+	tr := &workload.Trace{Source: fmt.Sprintf("wideWorkload(%d, %d)", seed, n)}
+	var at workload.Time
+	for i := range jobs {
+		if rng.IntN(4) > 0 {
+			at += workload.Time(rng.IntN(120 * 48 / n))
+		}
+		j := workload.NewJob(fmt.Sprint(i + 1))
+		j.Submit = at
+		var r workload.Request
+		switch k := rng.IntN(10); {
+		case k < 7:
+			r.GPUs = int32(1 << rng.IntN(4))
+			r.CPUs = r.GPUs * int32(1+rng.IntN(4))
+		case k < 9:
+			r.Nodes = int32(2 + rng.IntN(5))
+			r.GPUs = 8 * r.Nodes
+		default:
+			r.CPUs = int32(1 + rng.IntN(32))
+		}
+		if rng.IntN(4) == 0 {
+			r.MemMB = int64(4096 * (1 + rng.IntN(64)))
+		}
+		if r.GPUs > 0 && rng.IntN(5) == 0 {
+			r.GPUType = []string{"a100", "h100"}[rng.IntN(2)]
+		}
+		j.Request = r
+		j.Partition = []string{"", "p0", "p1", "p2", "p1,p2", "p2,p0"}[rng.IntN(6)]
+		j.TimeLimit = workload.Time(600 * (1 + rng.IntN(24)))
+		j.Runtime = workload.Time(rng.Int64N(int64(j.TimeLimit) * 5 / 4))
+		tr.Jobs = append(tr.Jobs, j)
+	}
+	return c, tr
 }
 
 // randomMIGTrace is whole-GPU and MIG jobs on migMixedSpec, limits above

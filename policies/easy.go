@@ -97,6 +97,12 @@ func NewEASY(placer Placer) *EASY {
 // Name returns "easy".
 func (*EASY) Name() string { return "easy" }
 
+// Begin implements sim.Policy: the run starts with no kept state.
+func (e *EASY) Begin(sim.RunInfo) error {
+	e.pass.begin()
+	return nil
+}
+
 // Triggers asks for a pass after every event.
 func (*EASY) Triggers() sim.Triggers { return sim.Triggers{OnEvent: true} }
 

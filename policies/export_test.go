@@ -102,6 +102,28 @@ func (s *consState) check() error {
 		if !slices.Equal(got, exp) {
 			return fmt.Errorf("segment %d totals %v, nodes give %v", t, got, exp)
 		}
+		// Timelines and the free-GPU bits of the segment.
+		if len(s.fb) != len(s.times)*s.nw {
+			return fmt.Errorf("%d free-GPU words for %d segments of %d", len(s.fb), len(s.times), s.nw)
+		}
+		for n := range s.node {
+			nd := &s.node[n]
+			bit := s.fb[i*s.nw+n/64]>>uint(n%64)&1 == 1
+			if nd.complex {
+				if !bit {
+					return fmt.Errorf("segment %d: MIG/MPS node %d has no free-GPU bit", t, n)
+				}
+				continue
+			}
+			g, c, m := s.freeAt(nd, t, math.MaxInt32)
+			p := nd.tl[nd.tlAt(t)]
+			if p.g != g || p.c != c || p.m != m {
+				return fmt.Errorf("segment %d: node %d's timeline gives %d/%d/%d, its jobs %d/%d/%d", t, n, p.g, p.c, p.m, g, c, m)
+			}
+			if bit != (g > 0) {
+				return fmt.Errorf("segment %d: node %d's free-GPU bit is %v with %d free", t, n, bit, g)
+			}
+		}
 	}
 	return nil
 }

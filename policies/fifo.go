@@ -33,6 +33,12 @@ func NewFIFO(placer Placer) *FIFO {
 // Name returns "fifo".
 func (*FIFO) Name() string { return "fifo" }
 
+// Begin implements sim.Policy: the run starts with no kept state.
+func (f *FIFO) Begin(sim.RunInfo) error {
+	f.pass.begin()
+	return nil
+}
+
 // Triggers asks for a pass after every event.
 func (*FIFO) Triggers() sim.Triggers { return sim.Triggers{OnEvent: true} }
 

@@ -39,11 +39,7 @@ type pass struct {
 	own      []sim.NodeState
 	mirror   bool
 	synced   bool
-	mirrored bool // own and idx mirror the view as of the last ChangedNodes
-	// mirrorOf is the cluster own and idx were built for: a policy value
-	// reused for another run (another cluster, or time going back)
-	// rebuilds them, since the index's bounds come from the cluster.
-	mirrorOf *hwmodels.Cluster
+	mirrored bool // own and idx mirror the view as of the last ChangedNodes; begin clears it
 	idx      freeIndex
 
 	// lastD is newDemand(&lastJob), which depends on its Part, Parts and
@@ -85,10 +81,11 @@ func failed(job *sim.PendingJob) failedReq {
 	return failedReq{part: job.Part, req: job.Req, parts: job.Parts, limit: job.Limit}
 }
 
+// begin starts a run: own and idx are rebuilt at the first pass, since
+// the index's bounds come from the cluster.
+func (p *pass) begin() { p.mirrored = false }
+
 func (p *pass) reset(v sim.View) {
-	if cl := v.Cluster(); cl != p.mirrorOf || v.Now() < p.now {
-		p.mirrored, p.mirrorOf = false, cl
-	}
 	p.nodes = v.Cluster().Nodes
 	p.now = v.Now()
 	p.windows = v.Reservations()

@@ -14,6 +14,7 @@ import (
 type nopPolicy struct{}
 
 func (nopPolicy) Name() string                           { return "nop" }
+func (nopPolicy) Begin(sim.RunInfo) error                { return nil }
 func (nopPolicy) Triggers() sim.Triggers                 { return sim.Triggers{OnEvent: true} }
 func (nopPolicy) Schedule(sim.View, *rand.Rand) sim.Plan { return sim.Plan{} }
 

@@ -47,9 +47,8 @@ import (
 // the last full pass and backfill cycle; the controller calls Schedule on
 // events and at multiples of gcd(sched_interval, bf_interval).
 //
-// A Slurm keeps per-job state and fair-share usage between passes; it
-// notices a new run (time going back or another cluster) and starts over.
-// It must not be used by two runs at once.
+// A Slurm keeps per-job state and fair-share usage between passes; Begin
+// starts them over. It must not be used by two runs at once.
 type Slurm struct {
 	// AlwaysReserve makes every backfill cycle compute the reservation of
 	// every record it tests that cannot start, so that Reservations
@@ -75,15 +74,18 @@ type Slurm struct {
 	// decision, only the cost; tests compare the two.
 	Reference bool
 
-	cfg    *slurmConfig
-	placer Placer
-	pass   pass
-	// basePlacer is the placer the policy was built with; Configure puts
+	cfg *slurmConfig
+	// baseCfg is the configuration of the arguments alone, which configure
+	// puts back for a cluster without slurm.conf settings.
+	baseCfg *slurmConfig
+	placer  Placer
+	pass    pass
+	// basePlacer is the placer the policy was built with; configure puts
 	// it back unless the cluster's TopologyPlugin asks for the tree.
 	basePlacer Placer
 
 	// Arguments: as given, which keys were given (nil: those that differ
-	// from the defaults), and in effect (see Configure).
+	// from the defaults), and in effect (see configure).
 	args        SlurmArgs
 	explicit    map[string]bool
 	effective   SlurmArgs
@@ -91,8 +93,6 @@ type Slurm struct {
 	partModes   []preemptMode // per partition of confCluster: its PreemptMode
 
 	cluster  *hwmodels.Cluster
-	lastNow  sim.Time
-	started  bool
 	epoch    uint32
 	st       []slurmJob
 	order    []qrec
@@ -154,7 +154,7 @@ var (
 )
 
 func newSlurm(cfg *slurmConfig, args SlurmArgs, explicit map[string]bool, placer Placer) *Slurm {
-	return &Slurm{cfg: cfg, placer: placer, basePlacer: placer, pass: newPass(placer, true), args: args, effective: args, explicit: explicit}
+	return &Slurm{cfg: cfg, baseCfg: cfg, placer: placer, basePlacer: placer, pass: newPass(placer, true), args: args, effective: args, explicit: explicit}
 }
 
 // Name returns "slurm".
@@ -188,11 +188,25 @@ func gcd(a, b sim.Time) sim.Time {
 	return a
 }
 
+// Begin implements sim.Policy: the arguments in effect become the
+// scenario's over the cluster's slurm.conf settings (see configure), and
+// the per-job state, fair-share usage and pass records start over, sized
+// for info.Jobs jobs.
+func (s *Slurm) Begin(info sim.RunInfo) error {
+	if err := s.configure(info.Cluster); err != nil {
+		return err
+	}
+	s.reset(info.Cluster)
+	if cap(s.st) < info.Jobs {
+		s.st = make([]slurmJob, 0, info.Jobs)
+	}
+	return nil
+}
+
 // reset starts the state of a new run on cluster c.
 func (s *Slurm) reset(c *hwmodels.Cluster) {
 	cfg := s.cfg
 	s.cluster = c
-	s.started = true
 	s.epoch = 0
 	s.st = s.st[:cap(s.st)]
 	clear(s.st) // job grows into this capacity and expects zeros
@@ -261,7 +275,7 @@ func (s *Slurm) job(ref sim.JobRef) *slurmJob {
 	if int(ref) >= len(s.st) {
 		n := max(int(ref)+1, 2*len(s.st))
 		if int(ref) < cap(s.st) {
-			n = min(n, cap(s.st)) // sized for the run (sim.JobCounter)
+			n = min(n, cap(s.st)) // sized for the run (Begin)
 		}
 		s.st = slices.Grow(s.st, n-len(s.st))[:n]
 	}
@@ -272,13 +286,6 @@ func (s *Slurm) job(ref sim.JobRef) *slurmJob {
 // the next call.
 func (s *Slurm) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
 	now := v.Now()
-	if !s.started || now < s.lastNow || v.Cluster() != s.cluster {
-		s.reset(v.Cluster())
-		if jc, ok := v.(sim.JobCounter); ok && cap(s.st) < jc.Jobs() {
-			s.st = make([]slurmJob, 0, jc.Jobs())
-		}
-	}
-	s.lastNow = now
 	s.epoch++
 	s.reconcile(v)
 	s.epoch++ // fresh stamp for the pending scan

@@ -47,6 +47,22 @@ type backfillState struct {
 	parts    [64]int
 	relBuilt bool
 
+	// While rel is built: onNode[x] lists the rel jobs with an allocation
+	// entry on node x (one per entry), and mcnt[ref] counts rel job ref's
+	// entries on nodes b.mask leaves out, kept as the mask changes, so
+	// that a will-run scan tells a job on masked nodes only in O(1).
+	onNode [][]sim.JobRef
+	mcnt   []int32
+
+	// flog logs the nodes that left the mask (x<<1) or came back
+	// (x<<1|1) since the mask was last rebuilt (logEpoch), so that a
+	// profile's units on the masked nodes follow the mask by its changes.
+	flog     []int32
+	logEpoch uint64
+
+	// The window [maskLo, maskLast] the mask was set for (setMask).
+	maskLo, maskLast sim.Time
+
 	// Will-run profiles (exact placement) of the demands reserved since
 	// the free state or rel last changed: profs[:nprof], wr the one of
 	// the job being reserved.
@@ -459,6 +475,44 @@ func (s *Slurm) buildRel() {
 	b.relNew = fresh[:0]
 	b.relBuf = b.rel[:0]
 	b.rel = out
+	s.ensureMask()
+	if n := len(b.relMark); len(b.mcnt) < n {
+		b.mcnt = slices.Grow(b.mcnt, n-len(b.mcnt))[:n]
+	}
+	if n := len(s.cluster.Nodes); len(b.onNode) != n {
+		b.onNode = make([][]sim.JobRef, n)
+	}
+	for x := range b.onNode {
+		b.onNode[x] = b.onNode[x][:0]
+	}
+	for i := range b.rel {
+		b.noteRel(&b.rel[i])
+	}
+}
+
+// noteRel lists rel job r in onNode and counts its entries on masked
+// nodes (mcnt).
+func (b *backfillState) noteRel(r *bfRel) {
+	var m int32
+	for _, a := range r.alloc {
+		b.onNode[a.Node] = append(b.onNode[a.Node], r.ref)
+		if !b.mask[a.Node] {
+			m++
+		}
+	}
+	b.mcnt[r.ref] = m
+}
+
+// flip notes that node x left the mask (d = 1) or came back (d = -1)
+// in the rel jobs' counts of masked entries.
+func (b *backfillState) flip(x int32, d int32) {
+	b.flog = append(b.flog, x<<1|(1-d)>>1)
+	if !b.relBuilt {
+		return
+	}
+	for _, ref := range b.onNode[x] {
+		b.mcnt[ref] += d
+	}
 }
 
 func relCmp(x, y bfRel) int {
@@ -501,17 +555,7 @@ func (s *Slurm) materialize(v sim.View, pend []sim.PendingJob) {
 // it is: successive windows of a cycle often meet the same ones.
 func (s *Slurm) setMask(lo, last sim.Time) {
 	b := &s.bf
-	if n := len(s.cluster.Nodes); len(b.mask) != n {
-		b.mask = slices.Grow(b.mask[:0], n)[:n]
-		for i := range b.mask {
-			b.mask[i] = true
-		}
-		b.cnt = slices.Grow(b.cnt[:0], n)[:n]
-		clear(b.cnt)
-		b.mpos = slices.Grow(b.mpos[:0], n)[:n]
-		b.masked = b.masked[:0]
-		b.maskOK = false
-	}
+	s.ensureMask()
 	s.orderRes()
 	// The reservations meeting [lo, last] are those among the first a by
 	// start (start <= last) that are not among the first c by end
@@ -538,7 +582,9 @@ func (s *Slurm) setMask(lo, last sim.Time) {
 		for _, x := range b.masked {
 			b.mask[x] = true
 			b.cnt[x] = 0
+			b.flip(x, -1)
 		}
+		b.newEpoch()
 		b.masked = b.masked[:0]
 		for _, r := range b.loOrd[:a] {
 			if b.rankHi[r] >= int32(c) {
@@ -547,16 +593,50 @@ func (s *Slurm) setMask(lo, last sim.Time) {
 		}
 	}
 	b.maskA, b.maskC = a, c
+	b.maskLo, b.maskLast = lo, last
 	b.maskOK = true
 	b.maskVer++
+	if len(b.flog) > 4*len(b.mask) {
+		b.newEpoch()
+	}
+}
+
+// ensureMask sizes b.mask to the cluster, every node in, when it is not.
+func (s *Slurm) ensureMask() {
+	b := &s.bf
+	if n := len(s.cluster.Nodes); len(b.mask) != n {
+		b.mask = slices.Grow(b.mask[:0], n)[:n]
+		for i := range b.mask {
+			b.mask[i] = true
+		}
+		b.cnt = slices.Grow(b.cnt[:0], n)[:n]
+		clear(b.cnt)
+		b.mpos = slices.Grow(b.mpos[:0], n)[:n]
+		b.masked = b.masked[:0]
+		b.maskOK = false
+		b.newEpoch()
+	}
+}
+
+// newEpoch starts the mask's change log afresh: the profiles sum their
+// masked units again.
+func (b *backfillState) newEpoch() {
+	b.logEpoch++
+	b.flog = b.flog[:0]
 }
 
 // orderRes keeps loOrd and hiOrd, the reservations by start and by end
-// (ties by index), for the reservations made so far. A new reservation
-// changes the ranks, so the mask is then rebuilt.
+// (ties by index), for the reservations made so far. A reservation made
+// since is inserted into both (its index is the largest, so it goes
+// after its equals), and into the mask when it meets the mask's window.
 func (s *Slurm) orderRes() {
 	b := &s.bf
 	if b.ordN == len(b.res) {
+		return
+	}
+	if b.ordN >= 0 && b.ordN == len(b.res)-1 {
+		s.insertRes(int32(b.ordN))
+		b.ordN = len(b.res)
 		return
 	}
 	b.ordN = len(b.res)
@@ -582,6 +662,43 @@ func (s *Slurm) orderRes() {
 	}
 }
 
+// insertRes inserts reservation r, the last made, into loOrd and hiOrd
+// and, when the mask is kept, into the mask.
+func (s *Slurm) insertRes(r int32) {
+	b := &s.bf
+	res := &b.res[r]
+	k := sort.Search(len(b.loOrd), func(k int) bool { return b.res[b.loOrd[k]].lo > res.lo })
+	b.loOrd = slices.Insert(b.loOrd, k, r)
+	b.rankLo = append(b.rankLo, 0)
+	for j := k; j < len(b.loOrd); j++ {
+		b.rankLo[b.loOrd[j]] = int32(j)
+	}
+	k = sort.Search(len(b.hiOrd), func(k int) bool { return b.res[b.hiOrd[k]].hi > res.hi })
+	b.hiOrd = slices.Insert(b.hiOrd, k, r)
+	b.rankHi = append(b.rankHi, 0)
+	for j := k; j < len(b.hiOrd); j++ {
+		b.rankHi[b.hiOrd[j]] = int32(j)
+	}
+	if !b.maskOK {
+		return
+	}
+	// It sorts after every reservation with its start (end), so it is
+	// among the first maskA (maskC) exactly when its start is at most
+	// maskLast (its end at most maskLo).
+	in := res.lo <= b.maskLast
+	if in {
+		b.maskA++
+	}
+	if res.hi <= b.maskLo {
+		b.maskC++
+		in = false
+	}
+	if in {
+		b.addMask(r)
+		b.maskVer++
+	}
+}
+
 // nextBound returns the first start or end of a reservation after t
 // (math.MaxInt64: none).
 func (s *Slurm) nextBound(t sim.Time) sim.Time {
@@ -603,6 +720,7 @@ func (b *backfillState) addMask(r int32) {
 	for _, x := range b.res[r].nodes {
 		if b.cnt[x] == 0 {
 			b.mask[x] = false
+			b.flip(x, 1)
 			b.mpos[x] = int32(len(b.masked))
 			b.masked = append(b.masked, x)
 		}
@@ -616,6 +734,7 @@ func (b *backfillState) dropMask(r int32) {
 	for _, x := range b.res[r].nodes {
 		if b.cnt[x]--; b.cnt[x] == 0 {
 			b.mask[x] = true
+			b.flip(x, -1)
 			i, last := b.mpos[x], b.masked[len(b.masked)-1]
 			b.masked[i] = last
 			b.mpos[last] = i
@@ -628,6 +747,7 @@ func (b *backfillState) dropMask(r int32) {
 func (b *backfillState) maskOut(x int32) {
 	if b.mask[x] {
 		b.mask[x] = false
+		b.flip(x, 1)
 		b.masked = append(b.masked, x)
 	}
 }
@@ -741,6 +861,10 @@ func (s *Slurm) tryNow(job *sim.PendingJob, cls int32) bool {
 		rel := bfRel{key: p.ends[k], end: p.ends[k], ref: job.Ref, alloc: p.starts[k].Alloc}
 		i, _ := slices.BinarySearchFunc(b.rel, rel, relCmp)
 		b.rel = slices.Insert(b.rel, i, rel)
+		if n := int(job.Ref) + 1; len(b.mcnt) < n {
+			b.mcnt = slices.Grow(b.mcnt, n-len(b.mcnt))[:n]
+		}
+		b.noteRel(&b.rel[i])
 	}
 	b.dropProfiles() // the free state and rel changed
 	b.forget()

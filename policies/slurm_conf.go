@@ -9,22 +9,9 @@ import (
 	"github.com/schedsim/schedsim/hwmodels"
 )
 
-// ClusterConfigurer is an optional capability of a policy built from a
-// registry: Configure gives it the cluster before the run, so it can take
-// its defaults from the cluster spec's slurm section (slurm.conf settings
-// kept by `schedsim cluster import`). Callers that have the cluster (the
-// scenario build) call it once, before sim.Run; an error names the
-// setting.
-type ClusterConfigurer interface {
-	Configure(c *hwmodels.Cluster) error
-}
-
-var _ ClusterConfigurer = (*Slurm)(nil)
-
-// Configure implements ClusterConfigurer: the arguments in effect become
-// the scenario's (the keys it gave) over the cluster's slurm.conf settings
-// over Slurm's defaults. The settings read are SchedulerParameters (the
-// bf_* keys, default_queue_depth, sched_interval; other keys are ignored),
+// configure makes the arguments in effect the scenario's (the keys it
+// gave) over the cluster's slurm.conf settings over Slurm's defaults;
+// Begin calls it. The settings read are SchedulerParameters (the bf_* keys, default_queue_depth, sched_interval; other keys are ignored),
 // the Priority* keys and FairShareDampeningFactor, PreemptType,
 // PreemptMode, PreemptExemptTime and DefCpuPerGPU, each partition's
 // PreemptMode, and TopologyPlugin: topology/tree on a cluster with a
@@ -32,14 +19,16 @@ var _ ClusterConfigurer = (*Slurm)(nil)
 // (Slurm's select plugin then places by the switch tree, topology.conf).
 // A partition's DefCpuPerGPU is its spec field (hwmodels.Partition,
 // which cluster import fills from the partition line, else the global
-// value). A cluster without a slurm section changes nothing.
-func (s *Slurm) Configure(c *hwmodels.Cluster) error {
+// value). A cluster without a slurm section leaves the arguments as
+// given. An error names the setting.
+func (s *Slurm) configure(c *hwmodels.Cluster) error {
 	s.confCluster = c
 	s.partModes = nil
 	if s.basePlacer != nil && s.placer != s.basePlacer {
 		s.placer, s.pass = s.basePlacer, newPass(s.basePlacer, true)
 	}
 	if c == nil || c.Slurm == nil {
+		s.cfg, s.effective = s.baseCfg, s.args
 		return nil
 	}
 	merged := defaultSlurmArgs()
@@ -108,12 +97,11 @@ func (s *Slurm) Configure(c *hwmodels.Cluster) error {
 	s.cfg = cfg
 	s.effective = merged
 	s.partModes = modes
-	s.started = false // a new configuration starts a new run
 	return nil
 }
 
 // Args returns the arguments in effect: those given, over the cluster's
-// slurm.conf settings when Configure was called, over Slurm's defaults.
+// slurm.conf settings of the last Begin, over Slurm's defaults.
 func (s *Slurm) Args() SlurmArgs { return s.effective }
 
 // slurmConfKey reports whether a global slurm.conf key is one the policy

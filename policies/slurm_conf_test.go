@@ -63,7 +63,7 @@ PreemptMode=REQUEUE
 		t.Fatal(err)
 	}
 	s := p.(*policies.Slurm)
-	if err := s.Configure(c); err != nil {
+	if err := s.Begin(sim.RunInfo{Cluster: c}); err != nil {
 		t.Fatal(err)
 	}
 	want := policies.DefaultSlurmArgs()
@@ -104,7 +104,7 @@ PreemptMode=REQUEUE
 	// naming the setting.
 	plain := seedCluster(t, "")
 	p2, _ := policies.SlurmFactory(nil)
-	if err := p2.(*policies.Slurm).Configure(plain); err != nil || !cmp.Equal(p2.(*policies.Slurm).Args(), policies.DefaultSlurmArgs()) {
+	if err := p2.Begin(sim.RunInfo{Cluster: plain}); err != nil || !cmp.Equal(p2.(*policies.Slurm).Args(), policies.DefaultSlurmArgs()) {
 		t.Errorf("no settings: %v, args %+v", err, p2.(*policies.Slurm).Args())
 	}
 	for extra, want := range map[string]string{
@@ -114,7 +114,7 @@ PreemptMode=REQUEUE
 		"PriorityWeightAge=lots\n":              "PriorityWeightAge",
 	} {
 		p, _ := policies.SlurmFactory(nil)
-		err := p.(*policies.Slurm).Configure(seedCluster(t, extra))
+		err := p.Begin(sim.RunInfo{Cluster: seedCluster(t, extra)})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v, want it to mention %q", extra, err, want)
 		}
@@ -135,7 +135,7 @@ func TestSlurmConfPartitionPreemptMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Configure(c); err != nil {
+	if err := p.Begin(sim.RunInfo{Cluster: c}); err != nil {
 		t.Fatal(err)
 	}
 	g8 := workload.Request{GPUs: 8}

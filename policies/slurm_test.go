@@ -464,6 +464,9 @@ func TestSlurmPartitionLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := p.Begin(sim.RunInfo{Cluster: c, Jobs: len(jobs)}); err != nil {
+		t.Fatal(err)
+	}
 	plan := p.Schedule(v, nil)
 	if len(plan.Starts) != 1 || plan.Starts[0].Job != 2 {
 		t.Errorf("starts %+v, want only Fits (ref 2)", plan.Starts)

@@ -42,8 +42,11 @@ type wrProfile struct {
 	entEnd   []int32
 	reachYes int64
 	reachNo  int64
+	allElig  bool   // every node is eligible (contrib >= 0)
 	maskVer  uint64 // the mask masked was summed on (0: none)
 	masked   int64
+	logEpoch uint64 // the mask's change log (flog) when masked was summed
+	logPos   int    // and its length then
 
 	// The will-run groups on the nodes the demand may use under the
 	// mask grpVer (0: none), as _will_run_test forms them (groupScan),
@@ -352,6 +355,7 @@ func (s *Slurm) profile(cls int32) {
 	n := len(p.nodes)
 	w.contrib = slices.Grow(w.contrib[:0], n)[:n]
 	var base int64
+	w.allElig = true
 	for i := range p.nodes {
 		c := int32(-1)
 		if d.eligible(&p.nodes[i]) {
@@ -360,6 +364,8 @@ func (s *Slurm) profile(cls int32) {
 				c = d.fit(p.free[i])
 			}
 			base += int64(c)
+		} else {
+			w.allElig = false
 		}
 		w.contrib[i] = c
 	}
@@ -385,12 +391,27 @@ func (s *Slurm) maskedUnits() int64 {
 	w := b.wr
 	if w.maskVer != b.maskVer {
 		var u int64
-		for _, x := range b.masked {
-			if c := w.contrib[x]; c > 0 {
-				u += int64(c)
+		if w.maskVer != 0 && w.logEpoch == b.logEpoch && len(b.flog)-w.logPos < len(b.masked) {
+			// Follow the changes since.
+			u = w.masked
+			for _, e := range b.flog[w.logPos:] {
+				if c := w.contrib[e>>1]; c > 0 {
+					if e&1 == 0 {
+						u += int64(c)
+					} else {
+						u -= int64(c)
+					}
+				}
+			}
+		} else {
+			for _, x := range b.masked {
+				if c := w.contrib[x]; c > 0 {
+					u += int64(c)
+				}
 			}
 		}
 		w.maskVer, w.masked = b.maskVer, u
+		w.logEpoch, w.logPos = b.logEpoch, len(b.flog)
 	}
 	return w.masked
 }
@@ -554,7 +575,14 @@ func (s *Slurm) nextGroup(w *wrProfile) bool {
 		capSum = w.grp[k-1].cap
 	}
 	usable := func(i int) bool {
-		for _, a := range b.rel[i].alloc {
+		r := &b.rel[i]
+		if int(b.mcnt[r.ref]) == len(r.alloc) {
+			return false // every node it is on is masked
+		}
+		if w.allElig {
+			return true
+		}
+		for _, a := range r.alloc {
 			if w.contrib[a.Node] >= 0 && b.mask[a.Node] {
 				return true
 			}

@@ -303,6 +303,28 @@ type ValidatePageInput struct {
 	Validation *Validation
 	// Trace and Cluster name what was replayed, for the title.
 	Trace, Cluster string
+	// Breakdown, when not nil, is a records bundle's breakdown of the
+	// error (validate BUNDLE): its headline replaces the page's, and its
+	// tables follow the agreement table.
+	Breakdown *PageBreakdown
+}
+
+// PageBreakdown is the error breakdown validate.html shows for a records
+// bundle (the bundle package computes it; Headline and Meaning are its
+// sentences, Tables its tables, Notes what the replay read from where).
+type PageBreakdown struct {
+	Headline, Meaning string
+	Tables            []PageTable
+	Notes             []string
+}
+
+// PageTable is a table of text cells: Header names the columns, Num
+// marks the numeric ones (right-aligned); ID is the table's element id.
+type PageTable struct {
+	ID, Title string
+	Header    []string
+	Num       []bool
+	Rows      [][]string
 }
 
 type validateRow struct {
@@ -318,6 +340,7 @@ type worstRow struct {
 
 type validatePage struct {
 	Head       pageHead
+	Breakdown  *PageBreakdown
 	BfInterval int64
 	Counts     string
 	Tau        string
@@ -334,7 +357,17 @@ var validateTmpl = pageTemplate("validate", `{{template "head" .Head}}<h2 id="ag
 {{with .Overall}}<tr><th>all</th><td class="num">{{.Jobs}}</td><td class="num">{{.WithinBf}}</td><td class="num">{{.Within5}}</td><td class="num">{{.Within1h}}</td><td class="num">{{.Median}}</td><td class="num">{{.P95}}</td></tr>
 {{end}}{{range .Partitions}}<tr><td>{{.Name}}</td><td class="num">{{.Jobs}}</td><td class="num">{{.WithinBf}}</td><td class="num">{{.Within5}}</td><td class="num">{{.Within1h}}</td><td class="num">{{.Median}}</td><td class="num">{{.P95}}</td></tr>
 {{end}}</table></div>
-<h2 id="plots">Plots</h2>
+{{with .Breakdown}}<h2 id="breakdown">Where the error comes from</h2>
+<p class="note">{{.Meaning}}</p>
+{{range .Tables}}<h3>{{.Title}}</h3>
+<div class="wide"><table id="{{.ID}}">
+<tr>{{$num := .Num}}{{range $i, $h := .Header}}<th{{if index $num $i}} class="num"{{end}}>{{$h}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range $i, $c := .}}<td{{if index $num $i}} class="num"{{end}}>{{$c}}</td>{{end}}</tr>
+{{end}}</table></div>
+{{end}}{{if .Notes}}<details id="bundle-notes"><summary>What the replay read from the bundle</summary>
+<ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul>
+</details>
+{{end}}{{end}}<h2 id="plots">Plots</h2>
 {{template "figures" .Figures}}{{if .Worst}}<h2 id="worst">Jobs with the largest start error</h2>
 <div class="wide"><table id="worst-table">
 <tr><th>Job</th><th>Partition</th><th class="num">Recorded wait</th><th class="num">Simulated wait</th><th class="num">Δstart</th><th>Simulated pending reasons (reason@s after submit)</th></tr>
@@ -399,7 +432,25 @@ func WriteValidatePage(w io.Writer, in ValidatePageInput) error {
 	if in.Cluster != "" {
 		title += " on " + in.Cluster
 	}
-	page.Head = pageHead{Title: title, Headline: b.String()}
+	headline := b.String()
+	if in.Breakdown != nil {
+		page.Breakdown = in.Breakdown
+		page.Worst = nil // the breakdown lists them, with the recorded reasons
+		if in.Breakdown.Headline != "" {
+			headline = in.Breakdown.Headline
+		}
+		for _, t := range in.Breakdown.Tables {
+			if len(t.Num) != len(t.Header) {
+				return fmt.Errorf("validate page: table %s: %d columns, %d numeric flags", t.ID, len(t.Header), len(t.Num))
+			}
+			for _, r := range t.Rows {
+				if len(r) != len(t.Header) {
+					return fmt.Errorf("validate page: table %s: a row of %d cells under %d columns", t.ID, len(r), len(t.Header))
+				}
+			}
+		}
+	}
+	page.Head = pageHead{Title: title, Headline: headline}
 	figs, err := inlineFigures(ValidationFigures(v))
 	if err != nil {
 		return fmt.Errorf("validate page: %w", err)

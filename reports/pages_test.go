@@ -117,9 +117,60 @@ func testPages(t *testing.T, dir string) map[string]int {
 	write(ValidatePageFile, len(ValidationFigures(v)), func(w *bytes.Buffer) error {
 		return WriteValidatePage(w, ValidatePageInput{Validation: v, Trace: "fixture.sacct", Cluster: "tiny"})
 	})
+	write("validate-bundle.html", len(ValidationFigures(v)), func(w *bytes.Buffer) error {
+		return WriteValidatePage(w, ValidatePageInput{Validation: v, Trace: "records bundle fixture", Cluster: "tiny", Breakdown: breakdownFixture()})
+	})
 	in := sweepFixture()
 	write(SweepPageFile, len(in.Figures), func(w *bytes.Buffer) error { return WriteSweepPage(w, in) })
 	return pages
+}
+
+// breakdownFixture is a records bundle's breakdown as the bundle package
+// gives it to the page: two of three starts within ±5 s, one 40 s late
+// put down to priority.
+func breakdownFixture() *PageBreakdown {
+	return &PageBreakdown{
+		Headline: "Replayed from the records bundle alone under slurm, 2 of 3 starts (67 %) are within ±5 s of the recorded ones.",
+		Meaning:  "3 jobs replayed, 3 starts compared.",
+		Tables: []PageTable{
+			{ID: "bundle-partitions", Title: "Per partition", Header: []string{"partition", "starts", "within ±5 s"}, Num: []bool{false, true, true},
+				Rows: [][]string{{"batch", "3", "2 (67%)"}}},
+			{ID: "bundle-causes", Title: "Per cause", Header: []string{"cause", "starts", "mean Δ"}, Num: []bool{false, true, true},
+				Rows: [][]string{{"within ±5 s", "2", "+0.0 s"}, {"later: simulated priority ranked it lower", "1", "+40.0 s"}}},
+		},
+		Notes: []string{"assoc.txt: 1 accounts, 3 user associations"},
+	}
+}
+
+// TestValidatePageBreakdown: a bundle's breakdown replaces the headline,
+// its tables follow the agreement table with numeric cells right-aligned,
+// its notes are collapsed, and its own list of the worst starts stands
+// for the page's.
+func TestValidatePageBreakdown(t *testing.T) {
+	v := Validate(fixtureRecord(), ValidateOptions{})
+	var buf bytes.Buffer
+	if err := WriteValidatePage(&buf, ValidatePageInput{Validation: v, Breakdown: breakdownFixture()}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	checkPage(t, ValidatePageFile, buf.Bytes(), len(ValidationFigures(v)), "agreement-table", "breakdown", "bundle-partitions", "bundle-causes", "bundle-notes")
+	for _, want := range []string{
+		`<p class="headline" id="headline">Replayed from the records bundle alone under slurm, 2 of 3 starts (67 %) are within ±5 s of the recorded ones.</p>`,
+		`<tr><td>later: simulated priority ranked it lower</td><td class="num">1</td><td class="num">&#43;40.0 s</td></tr>`,
+		`<li>assoc.txt: 1 accounts, 3 user associations</li>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("validate.html lacks %s", want)
+		}
+	}
+	if strings.Contains(page, `id="worst-table"`) {
+		t.Errorf("validate.html of a bundle has the trace's worst-job table besides the breakdown's")
+	}
+	bad := breakdownFixture()
+	bad.Tables[0].Rows[0] = bad.Tables[0].Rows[0][:2]
+	if err := WriteValidatePage(&bytes.Buffer{}, ValidatePageInput{Validation: v, Breakdown: bad}); err == nil || !strings.Contains(err.Error(), "bundle-partitions: a row of 2 cells under 3 columns") {
+		t.Errorf("a short row: %v", err)
+	}
 }
 
 // sweepFixture is a sweep of three policies by hand: wait means 3600,

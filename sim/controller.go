@@ -329,6 +329,9 @@ func Run(cfg Config) (*Record, error) {
 		return nil, fmt.Errorf("sim: TimeLimitSweep, OverTimeLimit and PreemptGraceTime must be >= 0, got %d, %d, %d",
 			cfg.TimeLimitSweep, cfg.OverTimeLimit, cfg.PreemptGraceTime)
 	}
+	if err := cfg.Policy.Begin(RunInfo{Cluster: cfg.Cluster, Jobs: len(cfg.Trace.Jobs)}); err != nil {
+		return nil, fmt.Errorf("policy %s: %w", cfg.Policy.Name(), err)
+	}
 	c := newController(cfg)
 	if err := c.setupNodes(); err != nil {
 		return nil, err
@@ -1305,6 +1308,3 @@ func (c *controller) Pending() []PendingJob        { return c.pending }
 func (c *controller) Nodes() []NodeState           { return c.nodes }
 func (c *controller) Cluster() *hwmodels.Cluster   { return c.cluster }
 func (c *controller) Job(ref JobRef) *workload.Job { return &c.jobs[ref] }
-
-// Jobs implements JobCounter.
-func (c *controller) Jobs() int { return len(c.jobs) }

@@ -16,8 +16,9 @@ import (
 // importing policies.
 type greedy struct{ bad func(v View) Plan }
 
-func (g *greedy) Name() string       { return "greedy" }
-func (g *greedy) Triggers() Triggers { return Triggers{OnEvent: true} }
+func (g *greedy) Name() string        { return "greedy" }
+func (g *greedy) Triggers() Triggers  { return Triggers{OnEvent: true} }
+func (g *greedy) Begin(RunInfo) error { return nil }
 func (g *greedy) Schedule(v View, _ *rand.Rand) Plan {
 	if g.bad != nil {
 		return g.bad(v)

@@ -25,8 +25,9 @@ type lgreedy struct {
 	log     []string
 }
 
-func (g *lgreedy) Name() string       { return "lgreedy" }
-func (g *lgreedy) Triggers() Triggers { return Triggers{OnEvent: true} }
+func (g *lgreedy) Name() string        { return "lgreedy" }
+func (g *lgreedy) Triggers() Triggers  { return Triggers{OnEvent: true} }
+func (g *lgreedy) Begin(RunInfo) error { return nil }
 
 func (g *lgreedy) JobStarted(ref JobRef, at Time, alloc []NodeAlloc) {
 	g.log = append(g.log, fmt.Sprintf("%d start %d on %d nodes", at, ref, len(alloc)))

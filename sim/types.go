@@ -112,11 +112,16 @@ type NodeChanges interface {
 	ChangedNodes() []int32
 }
 
-// JobCounter is an optional View capability: how many jobs the run has
-// (JobRefs are 0 to Jobs()-1), so a policy can size its per-job state once
-// instead of growing it by copying as refs arrive.
-type JobCounter interface {
-	Jobs() int
+// RunInfo is what a policy is told when a run begins (Policy.Begin).
+type RunInfo struct {
+	// Cluster is the run's cluster, the one every View of the run
+	// returns. Its Slurm field holds the cluster's slurm.conf settings
+	// (kept by `schedsim cluster import`; nil for none), which a policy
+	// may take its defaults from.
+	Cluster *hwmodels.Cluster
+	// Jobs is how many jobs the run has: JobRefs are 0 to Jobs−1, so
+	// per-job state can be sized once.
+	Jobs int
 }
 
 // Start is a policy's decision to start a job now on the given nodes.
@@ -151,6 +156,14 @@ type Triggers struct {
 // return the same Plan.
 type Policy interface {
 	Name() string
+	// Begin starts a run: Run calls it once, before anything else of the
+	// run (Triggers included) and before the first pass, and a policy
+	// drops whatever it kept from an earlier run. A policy value may be
+	// reused for any number of runs one after another, never two at once;
+	// Begin may also be called before a run to check that the policy can
+	// run on the cluster (the scenario build does). An error (a setting of
+	// the cluster the policy cannot take) stops the run before it starts.
+	Begin(info RunInfo) error
 	Triggers() Triggers
 	Schedule(v View, rng *rand.Rand) Plan
 }

@@ -181,9 +181,7 @@ func ratio(a, b int) float64 {
 // bundleShortOf lists the stable scenarios whose bundle replay is known
 // to fall below 0.9 × the ground truth, with why; issue 17 is not done
 // while it is not empty.
-var bundleShortOf = map[string]string{
-	"gen-103": "29 of 34 starts against 34 (0.85×): the misses are late 5-32 GPU jobs in the high partition, where the bundle's release times (Eligible, SubmitLine) and the ground truth's submissions differ; not yet explained",
-}
+var bundleShortOf = map[string]string{}
 
 func TestBundleConformance(t *testing.T) {
 	ss := replayBundles(t)

@@ -10,6 +10,7 @@ import (
 	scenario "github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/bundle"
 	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/reports"
 	"github.com/schedsim/schedsim/sim"
 )
 
@@ -43,17 +44,22 @@ func loadBundle(cmd *cobra.Command, f *runFlags) (*scenario.Scenario, error) {
 	return s, nil
 }
 
-// writeBundleValidation writes validate's breakdown of a bundle replay.
-func writeBundleValidation(out io.Writer, f *validateFlags, run *scenario.Run, rec *sim.Record) error {
+// analyzeBundle breaks validate's bundle replay error down.
+func analyzeBundle(f *validateFlags, run *scenario.Run, rec *sim.Record) (*bundle.Breakdown, error) {
 	worst := f.worst
 	if worst == 0 {
 		worst = -1
 	}
 	bd, err := bundle.Analyze(f.replay, rec, run.Cluster, bundle.BreakdownOptions{Worst: worst})
 	if err != nil {
-		return failed(err)
+		return nil, failed(err)
 	}
 	bd.Bundle = f.bundle
+	return bd, nil
+}
+
+// writeBundleValidation writes validate's breakdown of a bundle replay.
+func writeBundleValidation(out io.Writer, f *validateFlags, run *scenario.Run, rec *sim.Record, bd *bundle.Breakdown) error {
 	if f.json {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
@@ -62,6 +68,15 @@ func writeBundleValidation(out io.Writer, f *validateFlags, run *scenario.Run, r
 	fmt.Fprintf(out, "schedsim %s, validate: records bundle %s, policy %s, cluster from its slurm.conf: %d nodes, %d GPUs\n\n",
 		versionString(), f.bundle, rec.Policy, len(run.Cluster.Nodes), run.Cluster.TotalGPUs())
 	return bundle.WriteText(out, bd)
+}
+
+// pageBreakdown is what validate.html shows of a bundle's breakdown.
+func pageBreakdown(bd *bundle.Breakdown) *reports.PageBreakdown {
+	pb := &reports.PageBreakdown{Headline: bd.Headline(), Meaning: bd.Meaning(), Notes: bd.Notes}
+	for _, t := range bd.Tables() {
+		pb.Tables = append(pb.Tables, reports.PageTable(t))
+	}
+	return pb
 }
 
 // simulateReplay builds a bundle replay's run through the scenario

@@ -177,3 +177,40 @@ func TestAnalyzeSmallBundle(t *testing.T) {
 		t.Errorf("worst %v, causes %v", bd.Worst, bd.Causes)
 	}
 }
+
+// TestValidateBundleOut: validate BUNDLE --out DIR writes validate.html
+// with the breakdown (its headline, the per-partition, user, size and
+// cause tables, the notes) and breakdown.json, which is what --json
+// prints. node-down-requeue/run1 has every start within ±5 s
+// (TestValidateBundle), so its one cause is "within ±5 s".
+func TestValidateBundleOut(t *testing.T) {
+	dir, _ := writeRecordBundle(t, "node-down-requeue/run1")
+	out := filepath.Join(t.TempDir(), "v")
+	if msg, err := schedsim(t, "validate", dir, "--out", out); err != nil {
+		t.Fatalf("validate --out: %v\n%s", err, msg)
+	}
+	page, err := os.ReadFile(filepath.Join(out, "validate.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`<p class="headline" id="headline">Replayed from the records bundle alone under slurm, 6 of 6 starts (100 %) are within ±5 s of the recorded ones. Every job&#39;s inputs were recovered.</p>`,
+		`id="bundle-partitions"`, `id="bundle-users"`, `id="bundle-sizes"`, `id="bundle-causes"`, `id="bundle-notes"`,
+		`<tr><td>within ±5 s</td><td class="num">6</td>`,
+	} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("validate.html lacks %s", want)
+		}
+	}
+	js, err := schedsim(t, "validate", dir, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, err := os.ReadFile(filepath.Join(out, "breakdown.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(saved) != js {
+		t.Errorf("breakdown.json differs from validate --json:\n%s\n%s", saved, js)
+	}
+}

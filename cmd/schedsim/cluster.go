@@ -62,6 +62,9 @@ read but not modeled is warned about once, on standard error.`,
 			if f.SlurmConf, err = f.Files.ReadFile(slurmConf); err != nil {
 				return badInput(pathError("--slurm-conf", slurmConf, err))
 			}
+			if err := notSlurmConf(slurmConf, f.SlurmConf); err != nil {
+				return badInput(err)
+			}
 			if gresConf != "" {
 				if f.GresConf, err = f.Files.ReadFile(gresConf); err != nil {
 					return badInput(pathError("--gres-conf", gresConf, err))
@@ -206,3 +209,50 @@ func printClusterSummary(w io.Writer, s *hwmodels.ClusterSummary) error {
 
 // kw formats watts as kW with one decimal.
 func kw(w float64) string { return fmt.Sprintf("%.1f kW", w/1000) }
+
+// otherConfKeys are the keys that begin a line of gres.conf or
+// topology.conf and never one of slurm.conf (slurm.conf(5), gres.conf(5),
+// topology.conf(5) of Slurm 22.05), with the flag that reads that file.
+var otherConfKeys = map[string][2]string{
+	"name": {"gres.conf", "--gres-conf"}, "autodetect": {"gres.conf", "--gres-conf"},
+	"switchname": {"topology.conf", "--topology-conf"}, "blockname": {"topology.conf", "--topology-conf"},
+	"blocksizes": {"topology.conf", "--topology-conf"},
+}
+
+// gresNodeKeys are gres.conf's keys on a NodeName line, which slurm.conf's
+// NodeName lines never have.
+var gresNodeKeys = map[string]bool{"name": true, "type": true, "file": true, "count": true, "multiplefiles": true, "autodetect": true}
+
+// notSlurmConf says where the file given as --slurm-conf is a gres.conf or
+// a topology.conf instead: its first line that only those files have,
+// with the flag the file belongs to. Reading it as slurm.conf would warn
+// about every key and print a spec of 1-CPU, 1-MiB nodes.
+func notSlurmConf(path string, data []byte) error {
+	for n, line := range strings.Split(string(data), "\n") {
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		key := func(f string) string { k, _, _ := strings.Cut(f, "="); return strings.ToLower(k) }
+		first := key(fields[0])
+		if o, ok := otherConfKeys[first]; ok {
+			return fmt.Errorf("--slurm-conf %s:%d: %s= begins a %s line, not a slurm.conf one: give this file as %s", path, n+1, strings.SplitN(fields[0], "=", 2)[0], o[0], o[1])
+		}
+		if first != "nodename" {
+			continue
+		}
+		var gres []string
+		for _, f := range fields[1:] {
+			if gresNodeKeys[key(f)] {
+				gres = append(gres, strings.SplitN(f, "=", 2)[0]+"=")
+			}
+		}
+		if len(gres) > 0 {
+			return fmt.Errorf("--slurm-conf %s:%d: a NodeName line with %s is a gres.conf line, not a slurm.conf one: give this file as --gres-conf", path, n+1, strings.Join(gres, ", "))
+		}
+	}
+	return nil
+}

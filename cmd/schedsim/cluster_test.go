@@ -178,3 +178,53 @@ func TestClusterImportErrors(t *testing.T) {
 		t.Errorf("show bad spec: %v", err)
 	}
 }
+
+// TestClusterImportWrongFile: a gres.conf or topology.conf given as
+// --slurm-conf exits 2 with one line naming the file, the line that gave
+// it away and the flag it belongs to; no spec is printed.
+func TestClusterImportWrongFile(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		// examples/gres.conf line 5 is its first NodeName line.
+		{"../../examples/gres.conf", "schedsim: --slurm-conf ../../examples/gres.conf:5: a NodeName line with Name=, Type=, File=, Count= is a gres.conf line, not a slurm.conf one: give this file as --gres-conf\n"},
+		// examples/topology.conf line 3 is its first SwitchName line.
+		{"../../examples/topology.conf", "schedsim: --slurm-conf ../../examples/topology.conf:3: SwitchName= begins a topology.conf line, not a slurm.conf one: give this file as --topology-conf\n"},
+	} {
+		code, stderr := exitCode(t, "cluster", "import", "--slurm-conf", tc.file)
+		if code != 2 || stderr != tc.want {
+			t.Errorf("cluster import --slurm-conf %s: exit %d, stderr %q; want exit 2, %q", tc.file, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestNotSlurmConfAcceptsSlurmConfs: no slurm.conf of the repository
+// (the seeds, the conformance records, the examples) is taken for a
+// gres.conf or topology.conf.
+func TestNotSlurmConfAcceptsSlurmConfs(t *testing.T) {
+	var n int
+	err := filepath.WalkDir("../..", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasPrefix(d.Name(), "slurm") || !strings.HasSuffix(d.Name(), ".conf") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		n++
+		if err := notSlurmConf(path, data); err != nil {
+			t.Error(err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 10 {
+		t.Errorf("read %d slurm*.conf files; the repository has more", n)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -451,7 +452,10 @@ func newTraceScaleCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			factor, err := strconv.ParseFloat(args[0], 64)
 			if err != nil {
-				return badInput(fmt.Errorf("FACTOR %q: want a number", args[0]))
+				return badInput(fmt.Errorf("trace scale-load: FACTOR %q: want a number in (0, 1000]", args[0]))
+			}
+			if !(factor > 0 && factor <= 1000) {
+				return badInput(fmt.Errorf("trace scale-load: FACTOR %s: must be in (0, 1000] (0.5 halves the arrivals, 2 doubles them)", args[0]))
 			}
 			res, err := rf.read(args[1])
 			if err != nil {
@@ -463,11 +467,23 @@ func newTraceScaleCmd() *cobra.Command {
 			return of.write(cmd, args[2], res)
 		},
 	}
+	// A negative FACTOR ("-1") reaches pflag as a shorthand flag; say
+	// what it is instead of "unknown shorthand flag: '1' in -1".
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if m := negativeArg.FindStringSubmatch(err.Error()); m != nil {
+			return badInput(fmt.Errorf("trace scale-load: FACTOR %s: must be in (0, 1000] (0.5 halves the arrivals, 2 doubles them)", m[1]))
+		}
+		return c.Root().FlagErrorFunc()(c, err)
+	})
 	rf.register(cmd.Flags(), true)
 	of.register(cmd.Flags())
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the draws that pick which jobs are copied or dropped")
 	return cmd
 }
+
+// negativeArg matches pflag's error for a negative number given where an
+// argument was meant ("unknown shorthand flag: '1' in -1.5").
+var negativeArg = regexp.MustCompile(`^unknown shorthand flag: '[0-9.]' in (-[0-9.]+(?:[eE][-+]?[0-9]+)?)$`)
 
 func newTraceRemapCmd() *cobra.Command {
 	var rf traceReadFlags

@@ -453,3 +453,29 @@ func TestTraceConvertStreams(t *testing.T) {
 		t.Error("out.swf.gz is not gzip")
 	}
 }
+
+// TestTraceScaleLoadBadFactor: a FACTOR outside (0, 1000] exits 2 with
+// one line saying so before the trace is read, a negative one too
+// (pflag would take "-1" for a shorthand flag), and an unknown shorthand
+// that is not a number is still pflag's error.
+func TestTraceScaleLoadBadFactor(t *testing.T) {
+	in, out := "../../examples/jobs.sacct", filepath.Join(t.TempDir(), "x.sacct")
+	const want = ": must be in (0, 1000] (0.5 halves the arrivals, 2 doubles them)\n"
+	for _, tc := range []struct{ factor, want string }{
+		{"-1", "schedsim: trace scale-load: FACTOR -1" + want},
+		{"-0.5", "schedsim: trace scale-load: FACTOR -0.5" + want},
+		{"-2e3", "schedsim: trace scale-load: FACTOR -2e3" + want},
+		{"0", "schedsim: trace scale-load: FACTOR 0" + want},
+		{"1001", "schedsim: trace scale-load: FACTOR 1001" + want},
+		{"abc", "schedsim: trace scale-load: FACTOR \"abc\": want a number in (0, 1000]\n"},
+		{"-z", "schedsim: schedsim trace scale-load: unknown shorthand flag: 'z' in -z (see 'schedsim trace scale-load --help')\n"},
+	} {
+		code, stderr := exitCode(t, "trace", "scale-load", tc.factor, in, out)
+		if code != 2 || stderr != tc.want {
+			t.Errorf("trace scale-load %s: exit %d, stderr %q; want exit 2, %q", tc.factor, code, stderr, tc.want)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("a bad FACTOR wrote %s", out)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	scenario "github.com/schedsim/schedsim"
+	"github.com/schedsim/schedsim/bundle"
 	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/reports"
 	"github.com/schedsim/schedsim/traces"
@@ -73,7 +74,7 @@ loaded traces by distributions too.`,
 	fl.BoolVar(&f.json, "json", false, "print the comparison as JSON")
 	fl.IntVar(&f.worst, "worst", 10, "how many jobs with the largest error to list")
 	fl.StringVar(&f.plot, "plot", "", "write the simulated vs recorded wait plot to this .png or .svg file")
-	fl.StringVar(&f.out, "out", "", "directory for validate.html, its plots (PNG and SVG) and validation.json")
+	fl.StringVar(&f.out, "out", "", "directory for validate.html, its plots (PNG and SVG), validation.json and, for a bundle, breakdown.json")
 	addSetFlag(cmd, &f.runFlags)
 	return cmd
 }
@@ -128,14 +129,20 @@ func runValidate(cmd *cobra.Command, f *validateFlags) error {
 			return pathError("--plot", f.plot, err)
 		}
 	}
+	var bd *bundle.Breakdown
+	if f.replay != nil {
+		if bd, err = analyzeBundle(f, run, rec); err != nil {
+			return err
+		}
+	}
 	if f.out != "" {
-		if err := writeValidateOut(f.out, v, orDefault(run.Trace.Source, s.Trace.File), run.ClusterDesc); err != nil {
+		if err := writeValidateOut(f.out, v, bd, orDefault(run.Trace.Source, s.Trace.File), run.ClusterDesc); err != nil {
 			return err
 		}
 	}
 	out := cmd.OutOrStdout()
-	if f.replay != nil {
-		return writeBundleValidation(out, f, run, rec)
+	if bd != nil {
+		return writeBundleValidation(out, f, run, rec, bd)
 	}
 	if f.json {
 		enc := json.NewEncoder(out)

@@ -94,6 +94,9 @@ type checker struct {
 func (c *checker) Name() string           { return c.inner.Name() }
 func (c *checker) Triggers() sim.Triggers { return c.inner.Triggers() }
 
+// Begin forwards to the inner policy.
+func (c *checker) Begin(info sim.RunInfo) error { return c.inner.Begin(info) }
+
 // Settle forwards the inner policy's sim.Settler, or its interval.
 func (c *checker) Settle() sim.Time {
 	if s, ok := c.inner.(sim.Settler); ok {

@@ -7,98 +7,85 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/schedsim/schedsim/traces"
 )
 
-// Assoc is one association of the record's sacctmgr tree (assoc.txt,
-// `sacctmgr show assoc -P format=Cluster,Account,User,Partition,ParentName,Share,QOS`):
-// an account (User empty; Parent its parent account, empty for root) or
-// a user in Account.
-type Assoc struct {
-	Account, User, Parent string
-	Shares                int64
-	Line                  int
-}
+// A record's assoc.txt (`sacctmgr show assoc -P
+// format=Cluster,Account,User,Partition,ParentName,Share,QOS`) and
+// qos.txt (`sacctmgr show qos -P
+// format=Name,Priority,Preempt,PreemptMode,MaxJobsPU,MaxTRESPU,GrpTRES`)
+// are read by the traces package's sacctmgr reader, the one validate
+// BUNDLE reads a records bundle's with; the replay adds what a record,
+// made on a mini-cluster the harness set up, must also hold: the tree
+// in sacctmgr's order (a parent before its children), raw shares, no
+// per-partition associations, and preempt modes the policy has.
 
-// QOS is one QOS of the record (qos.txt, `sacctmgr show qos -P
-// format=Name,Priority,Preempt,PreemptMode,MaxJobsPU,MaxTRESPU,GrpTRES`).
-type QOS struct {
-	Name               string
-	Priority           int64
-	Preempt            string // QOS names, comma separated
-	PreemptMode        string // "" for sacctmgr's "cluster"
-	MaxJobsPU          int
-	MaxTRESPU, GrpTRES string
-	Line               int
-}
+// assocColumns and qosColumns are the columns run.sh records.
+var (
+	assocColumns = []string{"Cluster", "Account", "User", "Partition", "ParentName", "Share", "QOS"}
+	qosColumns   = []string{"Name", "Priority", "Preempt", "PreemptMode", "MaxJobsPU", "MaxTRESPU", "GrpTRES"}
+)
 
-// maxSacctmgrRows bounds the rows read from one assoc.txt or qos.txt
-// (the mini-cluster has a handful).
-const maxSacctmgrRows = 10000
-
-// readTable reads a sacctmgr -P table of the record: ok is false when the
-// file does not exist (records made before run.sh recorded it). The
-// header must have the columns want.
-func (r *Record) readTable(name string, want []string) (path string, col map[string]int, rows [][]string, ok bool, err error) {
-	path = filepath.Join(r.Dir, name)
-	data, err := os.ReadFile(path)
+// readTable reads a sacctmgr -P table of the record with the columns
+// want: ok is false when the file does not exist (records made before
+// run.sh recorded it).
+func (r *Record) readTable(name string, want []string) (t *traces.SacctmgrTable, ok bool, err error) {
+	path := filepath.Join(r.Dir, name)
+	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return path, nil, nil, false, nil
+		return nil, false, nil
 	} else if err != nil {
-		return path, nil, nil, false, err
+		return nil, false, err
 	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	if len(lines)-1 > maxSacctmgrRows {
-		return path, nil, nil, false, perr(path, 0, "", "%d rows, more than the %d allowed", len(lines)-1, maxSacctmgrRows)
+	defer f.Close()
+	t, err = traces.ReadSacctmgr(f, path, want)
+	if err != nil {
+		return nil, false, recordError(err)
 	}
-	col = map[string]int{}
-	for i, h := range strings.Split(lines[0], "|") {
-		col[h] = i
-	}
-	for _, h := range want {
-		if _, ok := col[h]; !ok {
-			return path, nil, nil, false, perr(path, 1, "header", "no %s column (want sacctmgr -P with format=%s)", h, strings.Join(want, ","))
-		}
-	}
-	for i, l := range lines[1:] {
-		f := strings.Split(l, "|")
-		if len(f) != len(col) {
-			return path, nil, nil, false, perr(path, i+2, "", "%d fields, want %d", len(f), len(col))
-		}
-		rows = append(rows, f)
-	}
-	return path, col, rows, true, nil
+	return t, true, nil
 }
 
-var assocColumns = []string{"Cluster", "Account", "User", "Partition", "ParentName", "Share", "QOS"}
+// recordError gives a traces reader's error as the record's *ParseError,
+// with the same message.
+func recordError(err error) error {
+	var pe *traces.ParseError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	msg := pe.Error()
+	prefix := fmt.Sprintf("%s:%d: ", pe.Path, pe.Line)
+	if pe.Field != "" {
+		prefix += pe.Field + ": "
+	}
+	return &ParseError{Path: pe.Path, Line: pe.Line, Field: pe.Field, Err: errors.New(strings.TrimPrefix(msg, prefix))}
+}
 
 // readAssoc reads assoc.txt when the record has one (records made before
 // the harness recorded the tree have none: the replay then derives the
-// tree from the jobs, shares 1, as the policy does without accounts). The
-// tree must be in sacctmgr's order, a parent before its children.
+// tree from the jobs, shares 1, as the policy does without accounts).
 func (r *Record) readAssoc() error {
-	path, col, rows, ok, err := r.readTable("assoc.txt", assocColumns)
+	t, ok, err := r.readTable("assoc.txt", assocColumns)
 	if !ok || err != nil {
 		return err
 	}
+	as, err := traces.ParseAssoc(t)
+	if err != nil {
+		return recordError(err)
+	}
+	path := t.Path
 	accounts := map[string]bool{}
 	users := map[[2]string]bool{}
-	for i, f := range rows {
-		ln := i + 2
-		a := Assoc{Account: f[col["Account"]], User: f[col["User"]], Parent: f[col["ParentName"]], Line: ln}
-		if a.Account == "" {
-			return perr(path, ln, "Account", "empty")
+	for _, a := range as {
+		ln := a.Line
+		if a.Partition != "" {
+			return perr(path, ln, "Partition", "%q: per-partition associations are not modeled by the replay", a.Partition)
 		}
-		if p := f[col["Partition"]]; p != "" {
-			return perr(path, ln, "Partition", "%q: per-partition associations are not modeled by the replay", p)
-		}
-		sh := f[col["Share"]]
-		n, err := strconv.ParseInt(sh, 10, 64)
-		if err != nil || n < 0 {
+		if a.Shares < 0 {
 			// sacctmgr prints "parent" for an association that uses its
 			// parent's share, which the policy's tree does not model.
-			return perr(path, ln, "Share", "%q: want a raw share (0 or more)", sh)
+			return perr(path, ln, "Share", "%q: want a raw share (0 or more)", "parent")
 		}
-		a.Shares = n
 		switch {
 		case a.User != "":
 			if !accounts[a.Account] {
@@ -123,8 +110,8 @@ func (r *Record) readAssoc() error {
 		if a.User == "" {
 			accounts[a.Account] = true
 		}
-		r.Assocs = append(r.Assocs, a)
 	}
+	r.Assocs = as
 	return nil
 }
 
@@ -150,41 +137,28 @@ func (r *Record) checkAssocs() error {
 	return nil
 }
 
-var qosColumns = []string{"Name", "Priority", "Preempt", "PreemptMode", "MaxJobsPU", "MaxTRESPU", "GrpTRES"}
-
 // readQOS reads qos.txt when the record has one.
 func (r *Record) readQOS() error {
-	path, col, rows, ok, err := r.readTable("qos.txt", qosColumns)
+	t, ok, err := r.readTable("qos.txt", qosColumns)
 	if !ok || err != nil {
 		return err
 	}
-	for i, f := range rows {
-		ln := i + 2
-		q := QOS{Name: f[col["Name"]], Preempt: f[col["Preempt"]], MaxTRESPU: f[col["MaxTRESPU"]], GrpTRES: f[col["GrpTRES"]], Line: ln}
-		if q.Name == "" {
-			return perr(path, ln, "Name", "empty")
-		}
-		if v := f[col["Priority"]]; v != "" {
-			if q.Priority, err = strconv.ParseInt(v, 10, 64); err != nil || q.Priority < 0 {
-				return perr(path, ln, "Priority", "%q: want 0 or more", v)
-			}
-		}
-		if v := f[col["MaxJobsPU"]]; v != "" {
-			n, err := strconv.ParseInt(v, 10, 32)
-			if err != nil || n < 0 {
-				return perr(path, ln, "MaxJobsPU", "%q: want a count, or empty for none", v)
-			}
-			q.MaxJobsPU = int(n)
-		}
-		switch m := strings.ToUpper(f[col["PreemptMode"]]); m {
+	qs, err := traces.ParseQOS(t)
+	if err != nil {
+		return recordError(err)
+	}
+	for i := range qs {
+		q := &qs[i]
+		switch m := strings.ToUpper(q.PreemptMode); m {
 		case "CLUSTER", "":
+			q.PreemptMode = ""
 		case "OFF", "CANCEL", "REQUEUE":
 			q.PreemptMode = m
 		default:
-			return perr(path, ln, "PreemptMode", "%q: want cluster, off, cancel or requeue", f[col["PreemptMode"]])
+			return perr(t.Path, q.Line, "PreemptMode", "%q: want cluster, off, cancel or requeue", q.PreemptMode)
 		}
-		r.QOS = append(r.QOS, q)
 	}
+	r.QOS = qs
 	return nil
 }
 
@@ -200,9 +174,9 @@ func (r *Record) assocArgs() []string {
 		for _, a := range r.Assocs {
 			switch {
 			case a.User != "":
-				users = append(users, fmt.Sprintf("{name: %q, account: %q, fairshare: %d}", a.User, a.Account, a.Shares))
+				users = append(users, fmt.Sprintf("{name: %q, account: %q, fairshare: %s}", a.User, a.Account, shares(a.Shares)))
 			case a.Account != "root":
-				accts = append(accts, fmt.Sprintf("{name: %q, parent: %q, fairshare: %d}", a.Account, a.Parent, a.Shares))
+				accts = append(accts, fmt.Sprintf("{name: %q, parent: %q, fairshare: %s}", a.Account, a.Parent, shares(a.Shares)))
 			}
 		}
 		out = append(out, fmt.Sprintf("accounts: [%s]", strings.Join(accts, ", ")), fmt.Sprintf("users: [%s]", strings.Join(users, ", ")))
@@ -214,7 +188,7 @@ func (r *Record) assocArgs() []string {
 			if q.MaxJobsPU > 0 {
 				s += fmt.Sprintf(", MaxJobsPerUser: %d", q.MaxJobsPU)
 			}
-			for _, kv := range [][2]string{{"MaxTRESPerUser", q.MaxTRESPU}, {"GrpTRES", q.GrpTRES}, {"Preempt", q.Preempt}, {"PreemptMode", q.PreemptMode}} {
+			for _, kv := range [][2]string{{"MaxTRESPerUser", q.MaxTRESPU}, {"GrpTRES", q.GrpTRES}, {"Preempt", strings.Join(q.Preempt, ",")}, {"PreemptMode", q.PreemptMode}} {
 				if kv[1] != "" {
 					s += fmt.Sprintf(", %s: %q", kv[0], kv[1])
 				}
@@ -225,3 +199,6 @@ func (r *Record) assocArgs() []string {
 	}
 	return out
 }
+
+// shares writes a raw share as the policy's YAML reads it.
+func shares(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

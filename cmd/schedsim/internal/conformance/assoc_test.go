@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/schedsim/schedsim/traces"
 )
 
 // synthJob is one job of a hand-made record: submitted at At (seconds
@@ -177,11 +179,16 @@ func TestReadAssoc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Assoc{
-		{Account: "root", Shares: 1, Line: 2}, {Account: "root", User: "root", Shares: 1, Line: 3},
-		{Account: "phys", Parent: "root", Shares: 2, Line: 4}, {Account: "theory", Parent: "phys", Shares: 5, Line: 5},
-		{Account: "theory", User: "alice", Shares: 3, Line: 6},
-		{Account: "chem", Parent: "root", Shares: 4, Line: 7}, {Account: "chem", User: "bob", Shares: 0, Line: 8},
+	// As traces.ParseAssoc reads them (no Priority or MaxJobs column: -1).
+	a := func(account, user, parent string, shares float64, line int) traces.Assoc {
+		return traces.Assoc{Cluster: "conformance", Account: account, User: user, Parent: parent, Shares: shares,
+			Priority: -1, MaxJobs: -1, QOS: []string{"normal"}, Line: line}
+	}
+	want := []traces.Assoc{
+		a("root", "", "", 1, 2), a("root", "root", "", 1, 3),
+		a("phys", "", "root", 2, 4), a("theory", "", "phys", 5, 5),
+		a("theory", "alice", "", 3, 6),
+		a("chem", "", "root", 4, 7), a("chem", "bob", "", 0, 8),
 	}
 	if d := cmp.Diff(want, r.Assocs); d != "" {
 		t.Errorf("assocs (-want +got):\n%s", d)
@@ -216,17 +223,17 @@ func TestBadAssoc(t *testing.T) {
 	for _, tc := range []struct {
 		name, file, text, want string
 	}{
-		{"header", "assoc.txt", "Cluster|Account|User\n", "assoc.txt:1: header: no Partition column"},
-		{"fields", "assoc.txt", strings.Replace(good, "|phys|alice|||1|normal", "|phys|alice|||1", 1), "assoc.txt:5: 6 fields, want 7"},
+		{"header", "assoc.txt", "Cluster|Account|User\n", "assoc.txt:1: Partition: the header lacks it (want sacctmgr -P with Cluster,Account,User,Partition,ParentName,Share,QOS)"},
+		{"fields", "assoc.txt", strings.Replace(good, "|phys|alice|||1|normal", "|phys|alice|||1", 1), "assoc.txt:5: 6 fields, the header has 7"},
 		{"parent share", "assoc.txt", strings.Replace(good, "|phys|alice|||1|", "|phys|alice|||parent|", 1), `assoc.txt:5: Share: "parent": want a raw share`},
-		{"negative share", "assoc.txt", strings.Replace(good, "|chem|||root|1|", "|chem|||root|-2|", 1), `assoc.txt:6: Share: "-2"`},
+		{"negative share", "assoc.txt", strings.Replace(good, "|chem|||root|1|", "|chem|||root|-2|", 1), `assoc.txt:6: Share: "-2": want shares >= 0 or "parent"`},
 		{"unknown parent", "assoc.txt", strings.Replace(good, "|chem|||root|", "|chem|||bio|", 1), `assoc.txt:6: ParentName: "bio" for account chem: want a parent account defined on an earlier line`},
 		{"user first", "assoc.txt", assocHeader + "conformance|root||||1|normal\nconformance|phys|alice|||1|normal\n", `assoc.txt:3: Account: user alice in account "phys", which no earlier line defines`},
 		{"partition", "assoc.txt", strings.Replace(good, "|phys|alice||", "|phys|alice|batch|", 1), `assoc.txt:5: Partition: "batch": per-partition associations are not modeled`},
 		{"duplicate", "assoc.txt", good + "conformance|chem|bob|||1|normal\n", "assoc.txt:8: User: bob in account chem listed twice"},
 		{"job outside", "assoc.txt", strings.Replace(good, "|chem|bob|", "|chem|carol|", 1), `sacct.txt:3: Account: job 2: user bob has no association in account "chem" in assoc.txt`},
-		{"qos header", "qos.txt", "Name|Priority\nnormal|0\n", "qos.txt:1: header: no Preempt column"},
-		{"qos priority", "qos.txt", "Name|Priority|Preempt|PreemptMode|MaxJobsPU|MaxTRESPU|GrpTRES\nnormal|high||cluster|||\n", `qos.txt:2: Priority: "high": want 0 or more`},
+		{"qos header", "qos.txt", "Name|Priority\nnormal|0\n", "qos.txt:1: Preempt: the header lacks it"},
+		{"qos priority", "qos.txt", "Name|Priority|Preempt|PreemptMode|MaxJobsPU|MaxTRESPU|GrpTRES\nnormal|high||cluster|||\n", `qos.txt:2: Priority: "high": want a whole number >= 0`},
 		{"qos mode", "qos.txt", "Name|Priority|Preempt|PreemptMode|MaxJobsPU|MaxTRESPU|GrpTRES\nnormal|0||suspend|||\n", `qos.txt:2: PreemptMode: "suspend"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/schedsim/schedsim/traces"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -76,8 +77,8 @@ type Record struct {
 	// Assocs is the sacctmgr association tree (assoc.txt), in
 	// sacctmgr's order, and QOS the QOS (qos.txt); empty for records
 	// made before run.sh recorded them.
-	Assocs []Assoc
-	QOS    []QOS
+	Assocs []traces.Assoc
+	QOS    []traces.QOS
 }
 
 // Job is one recorded job with the ground truth of its sbatch line.
