@@ -140,10 +140,11 @@ func readWhole(s *Stream) (*Result, error) {
 	if n := s.opts.Head; n > 0 {
 		head = &headHeap{n: n}
 	}
-	// Without a row count to preallocate for (Arrow and Parquet have
-	// one), the jobs are collected in chunks and copied once into a slice
-	// of their exact length: a slice grown by append keeps up to a
-	// quarter of its length unused (74 bytes a job).
+	// The jobs are collected in chunks, the first as long as the row
+	// count Arrow and Parquet state (bounded by the file's size), and
+	// copied once into a slice of their exact length when there is more
+	// than one: a slice grown by append keeps up to a quarter of its
+	// length unused (74 bytes a job).
 	hint := s.sizeHint()
 	var chunks [][]workload.Job
 	var ex extraInterner
@@ -161,14 +162,13 @@ func readWhole(s *Stream) (*Result, error) {
 		switch {
 		case head != nil:
 			head.offer(j)
-		case hint > 0:
-			if jobs == nil {
-				jobs = make([]workload.Job, 0, hint)
-			}
-			jobs = append(jobs, j)
 		default:
 			if len(chunks) == 0 || len(chunks[len(chunks)-1]) == cap(chunks[len(chunks)-1]) {
-				chunks = append(chunks, make([]workload.Job, 0, min(readChunk, 16<<len(chunks))))
+				c := chunkCap(len(chunks))
+				if len(chunks) == 0 && hint > 0 {
+					c = hint
+				}
+				chunks = append(chunks, make([]workload.Job, 0, c))
 			}
 			c := &chunks[len(chunks)-1]
 			*c = append(*c, j)
@@ -200,6 +200,14 @@ func readWhole(s *Stream) (*Result, error) {
 // readChunk is the most jobs one chunk of readWhole holds; the first
 // chunks are smaller (16, 32, ...), so a short trace wastes little.
 const readChunk = 1 << 14
+
+// chunkCap is the capacity of readWhole's chunk k (from 0).
+func chunkCap(k int) int {
+	if k >= 10 { // 16<<10 = readChunk; a larger shift overflows
+		return readChunk
+	}
+	return 16 << k
+}
 
 // extraInterner shares identical Job.Extra lists between the jobs of one
 // read: an SWF or sacct trace repeats few combinations of its other
