@@ -2,8 +2,10 @@ package traces
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/schedsim/schedsim/workload"
@@ -72,5 +74,30 @@ func TestHeldBytesPerJob(t *testing.T) {
 		}
 		runtime.KeepAlive(res)
 		runtime.KeepAlive(data)
+	}
+}
+
+// TestMemoryBudgetRefusesJobs: under a 256 KiB memory budget (7/8 of it,
+// 224 KiB, may be live), reading 1,000 jobs stops before the slice of
+// their exact length (1,000 x 288 bytes, 281 KiB) is allocated, or
+// earlier if the heap is already live, with a one-line *ParseError
+// wrapping a *LimitError that names --max-memory; without a budget the
+// same read succeeds.
+func TestMemoryBudgetRefusesJobs(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Write(&buf, FormatSWF, heldTrace(1000), WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	SetMemoryBudget(256<<10, "max-memory")
+	_, err := Read(bytes.NewReader(buf.Bytes()), "budget.swf", Options{})
+	SetMemoryBudget(0, "")
+	var le *LimitError
+	var pe *ParseError
+	if !errors.As(err, &le) || le.Flag != "max-memory" || !errors.As(err, &pe) || strings.Contains(err.Error(), "\n") ||
+		!strings.Contains(err.Error(), "budget.swf:") || !strings.Contains(err.Error(), "raise it with --max-memory") {
+		t.Fatalf("got %v, want a one-line budget error naming budget.swf and --max-memory", err)
+	}
+	if res, err := Read(bytes.NewReader(buf.Bytes()), "budget.swf", Options{}); err != nil || len(res.Trace.Jobs) != 1000 {
+		t.Fatalf("without a budget: %v", err)
 	}
 }

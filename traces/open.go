@@ -168,6 +168,9 @@ func readWhole(s *Stream) (*Result, error) {
 				if len(chunks) == 0 && hint > 0 {
 					c = hint
 				}
+				if err := reserve(int64(c)*jobBytes, read); err != nil {
+					return nil, s.budgetError(err)
+				}
 				chunks = append(chunks, make([]workload.Job, 0, c))
 			}
 			c := &chunks[len(chunks)-1]
@@ -184,6 +187,9 @@ func readWhole(s *Stream) (*Result, error) {
 		for _, c := range chunks {
 			n += len(c)
 		}
+		if err := reserve(int64(n)*jobBytes, read); err != nil {
+			return nil, s.budgetError(err)
+		}
 		jobs = make([]workload.Job, 0, n)
 		for k := range chunks {
 			jobs = append(jobs, chunks[k]...)
@@ -195,6 +201,16 @@ func readWhole(s *Stream) (*Result, error) {
 	res.Read = read
 	res.Trace.Rebase(0)
 	return res, nil
+}
+
+// budgetError places a memory budget's *LimitError at the record the
+// read has reached.
+func (s *Stream) budgetError(err error) error {
+	line := 1
+	if s.cur != nil {
+		line = max(1, s.cur.line())
+	}
+	return &ParseError{Path: s.name, Line: line, Err: err, noValue: true}
 }
 
 // readChunk is the most jobs one chunk of readWhole holds; the first
