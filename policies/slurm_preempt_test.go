@@ -51,7 +51,7 @@ func TestSlurmPreemption(t *testing.T) {
 	g8 := workload.Request{GPUs: 8}
 	L := inPart(job("L", 0, 1000, 1000, g8), "lo")
 	H := inPart(job("H", 100, 300, 300, g8), "hi")
-	withCkpt := func(j workload.Job, c sim.Time) workload.Job { j.CheckpointInterval = c; return j }
+	withCkpt := func(j workload.Job, c sim.Time) workload.Job { j.CheckpointInterval = int32(c); return j }
 	tests := []struct {
 		name  string
 		c     *hwmodels.Cluster

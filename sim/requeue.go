@@ -135,7 +135,7 @@ func (c *controller) requeue(ref JobRef, st State, kill Time) {
 		c.requeuedAt = make([]Time, len(c.jobs))
 	}
 	c.requeuedAt[ref] = kill
-	if ci := j.CheckpointInterval; ci > 0 {
+	if ci := Time(j.CheckpointInterval); ci > 0 {
 		saved := max(kill-r.Start, 0) / ci * ci // r.Start > now while a MIG GPU is repartitioned
 		c.remain[ref] = max(c.remain[ref]-c.savedWork(ref, saved), 0)
 	} else {
