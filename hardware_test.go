@@ -16,12 +16,15 @@ func TestBuildRuntime(t *testing.T) {
 		wantOff   bool
 		speed     bool
 		stretch   bool
+		comm      string
 		classOf   map[string]string // partition → class
 	}{
 		{name: "off by default", src: head + "trace: {builtin: llnl-thunder-slice}\n", wantOff: true},
 		{name: "recorded gpu turns speed on", src: head + "trace: {builtin: llnl-thunder-slice, recorded_gpu: a100-sxm-80gb}\n", speed: true},
 		{name: "speed off explicitly", src: head + "trace: {builtin: llnl-thunder-slice, recorded_gpu: a100-sxm-80gb}\nruntime: {speed: false}\n", wantOff: true},
-		{name: "stretch only", src: head + "trace: {builtin: llnl-thunder-slice}\nruntime: {comm_stretch: true}\n", stretch: true},
+		{name: "stretch only", src: head + "trace: {builtin: llnl-thunder-slice}\nruntime: {comm_stretch: true}\n", comm: "ring"},
+		{name: "tree", src: head + "trace: {builtin: llnl-thunder-slice}\nruntime: {comm_stretch: true, comm_model: tree}\n", comm: "tree"},
+		{name: "fixed", src: head + "trace: {builtin: llnl-thunder-slice}\nruntime: {comm_stretch: true, comm_model: fixed}\n", stretch: true},
 		{name: "classes", src: head + "trace: {builtin: llnl-thunder-slice, recorded_gpu: a100-sxm-80gb}\nruntime:\n  class: hpc\n  class_by_partition: {infer: inference}\n",
 			speed: true, classOf: map[string]string{"infer": "inference", "gpu": "hpc", "infer,gpu": "inference"}},
 		{name: "unknown model", src: head + "trace:\n  builtin: llnl-thunder-slice\n  recorded_gpu: a100-xl\n",
@@ -51,8 +54,8 @@ func TestBuildRuntime(t *testing.T) {
 				}
 				return
 			}
-			if rs == nil || rs.Speed != tc.speed || rs.CommStretch != tc.stretch {
-				t.Fatalf("got %+v, want speed %v stretch %v", rs, tc.speed, tc.stretch)
+			if rs == nil || rs.Speed != tc.speed || rs.CommStretch != tc.stretch || rs.Comm != tc.comm {
+				t.Fatalf("got %+v, want speed %v stretch %v comm %q", rs, tc.speed, tc.stretch, tc.comm)
 			}
 			for part, want := range tc.classOf {
 				j := workload.NewJob("x")

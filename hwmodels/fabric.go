@@ -57,6 +57,8 @@ type Fabric struct {
 	leafOf []int32
 	// chains[s] is s and its ancestors, s first; nodes share their leaf's.
 	chains [][]int32
+	// attached[s] is the number of nodes below switch s (fabric_comm.go).
+	attached []int32
 }
 
 // LeafOf returns the leaf switch of node (an index into Switches), or -1
@@ -206,9 +208,13 @@ func (f *Fabric) finish(nodes int) error {
 	for i := range f.leafOf {
 		f.leafOf[i] = -1
 	}
+	f.attached = make([]int32, n)
 	for s := range f.Switches {
 		for _, nd := range f.Switches[s].Nodes {
 			f.leafOf[nd] = int32(s)
+		}
+		for _, x := range f.chains[s] {
+			f.attached[x] += int32(len(f.Switches[s].Nodes))
 		}
 	}
 	return nil

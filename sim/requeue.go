@@ -190,6 +190,7 @@ func (c *controller) releaseRun(ref JobRef, alloc []NodeAlloc, st State) {
 		}
 	}
 	c.dropRunning(ref)
+	c.commEnd(ref)
 	if c.obs != nil {
 		c.obs.JobEnded(ref, c.now, alloc, st)
 	}
