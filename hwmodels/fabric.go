@@ -53,6 +53,11 @@ type Fabric struct {
 	// Rails is the number of rails per node of a SuperPOD (NICs per
 	// node), 0 otherwise.
 	Rails int32
+	// IntraGBs and InterGBs are calibrated all-reduce bus bandwidths per
+	// GPU in GB/s inside a node and between nodes (schedsim calibrate
+	// --nccl); 0 leaves the communication model the catalog's NVLink and
+	// the link speed (fabric_comm.go).
+	IntraGBs, InterGBs float64
 	// leafOf is each node's leaf switch, -1 when not attached.
 	leafOf []int32
 	// chains[s] is s and its ancestors, s first; nodes share their leaf's.

@@ -52,9 +52,14 @@ func (g *GPUSpec) NVLinkGBsPerGPU() float64 { return float64(g.NVLinkGBs) / 2 }
 // GB/s that a fabric of link_gbps ports gives, one NIC per GPU (the HGX /
 // DGX layout: 8 × 400 Gb/s ConnectX-7 for 8 GPUs): LinkGbps / 8, 0 when
 // the fabric says no link speed.
+//
+// A calibrated InterGBs takes precedence.
 func (f *Fabric) NICGBsPerGPU() float64 {
 	if f == nil {
 		return 0
+	}
+	if f.InterGBs > 0 {
+		return f.InterGBs
 	}
 	for i := range f.Switches {
 		if g := f.Switches[i].LinkGbps; g > 0 {

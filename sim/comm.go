@@ -39,7 +39,8 @@ import (
 // recorded time in collectives at the bus bandwidth it was recorded with,
 // b_ref = min(NVLink, NIC) per GPU (the catalog's NVLink of its GPU model,
 // hwmodels.GPUSpec.NVLinkGBsPerGPU, and the fabric's link speed,
-// Fabric.NICGBsPerGPU); with r it gets b = min(NVLink, NIC × r), so it
+// Fabric.NICGBsPerGPU, or the fabric's calibrated IntraGBs and InterGBs
+// from schedsim calibrate --nccl); with r it gets b = min(NVLink, NIC × r), so it
 // runs x = 1 + f (b_ref / b − 1) times as long (1 + f (1/r − 1) when a
 // figure is missing). One-node jobs and jobs on unattached nodes have
 // x = 1.
@@ -176,6 +177,9 @@ func (c *controller) commStart(ref JobRef, alloc []NodeAlloc, begin, run Time, f
 				}
 			}
 		}
+	}
+	if fab.IntraGBs > 0 {
+		j.nvl = fab.IntraGBs // calibrated (schedsim calibrate --nccl)
 	}
 	if j.nvl > 0 && j.nic > 0 {
 		j.bRef = min(j.nvl, j.nic)

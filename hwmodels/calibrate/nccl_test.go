@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/schedsim/schedsim/hwmodels"
 )
 
 func loadNCCL(t *testing.T, name string) *NCCLRun {
@@ -77,5 +79,31 @@ func TestParseNCCLErrors(t *testing.T) {
 				t.Errorf("error %v, want %q (ErrNCCL)", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestCommParseApply: a calibration's comm section is range-checked with
+// its line, and Apply puts it on a copy of the cluster's fabric.
+func TestCommParseApply(t *testing.T) {
+	_, err := Parse([]byte("version: 1\nruntime: {ratios: []}\ncomm:\n  intra_gbs: -3\n"), "c.yaml")
+	if err == nil || !strings.Contains(err.Error(), "c.yaml:4: comm.intra_gbs: bad calibration: must be 0 to 100000, got -3") {
+		t.Errorf("error %v, want c.yaml:4: comm.intra_gbs", err)
+	}
+	cl := hwmodels.ExampleCluster()
+	nodes := make([]int32, len(cl.Nodes))
+	for i := range nodes {
+		nodes[i] = int32(i)
+	}
+	f, err := hwmodels.BuildFatTree(hwmodels.FatTreeParams{LeafSize: 8, LinkGbps: 400}, nodes, len(nodes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl.Fabric = f
+	if _, err := Apply(cl, &Calibration{Version: Version, Comm: &CommFit{IntraGBs: 470, InterGBs: 46}}); err != nil {
+		t.Fatal(err)
+	}
+	if cl.Fabric == f || cl.Fabric.IntraGBs != 470 || cl.Fabric.NICGBsPerGPU() != 46 || f.NICGBsPerGPU() != 50 {
+		t.Errorf("fabric after Apply: intra %v, NIC %v (original %v); want a copy with 470, 46 and the original at 50",
+			cl.Fabric.IntraGBs, cl.Fabric.NICGBsPerGPU(), f.NICGBsPerGPU())
 	}
 }
