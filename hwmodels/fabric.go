@@ -58,6 +58,10 @@ type Fabric struct {
 	// --nccl); 0 leaves the communication model the catalog's NVLink and
 	// the link speed (fabric_comm.go).
 	IntraGBs, InterGBs float64
+	// Blocks are the multi-node NVLink domains (fabric_block.go), nil
+	// without; blockOf each node's index into Blocks, -1 for none.
+	Blocks  []Block
+	blockOf []int32
 	// leafOf is each node's leaf switch, -1 when not attached.
 	leafOf []int32
 	// chains[s] is s and its ancestors, s first; nodes share their leaf's.

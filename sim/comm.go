@@ -53,6 +53,11 @@ import (
 // superseded end event is dropped by its generation. Everything iterates
 // jobs by JobRef and switches by index, so a run is a pure function of its
 // inputs.
+//
+// NVLink domains. A job whose nodes all lie in one fabric block (a
+// multi-node NVLink domain such as an NVL72 rack) talks over NVLink and
+// uses no uplink: its stretch is fixed at start (commBlock), below 1 when
+// NVLink is faster than the NICs it was recorded with.
 
 // Communication patterns of RuntimeScaling.Comm.
 const (
@@ -162,6 +167,9 @@ func (c *controller) commStart(ref JobRef, alloc []NodeAlloc, begin, run Time, f
 		rs.nodes = append(rs.nodes, a.Node)
 	}
 	slices.Sort(rs.nodes)
+	if fab.SameBlock(rs.nodes) {
+		return c.commBlock(alloc, run, f)
+	}
 	links := cs.demand(fab, rs.nodes)
 	if len(links) == 0 || f <= 0 {
 		return run
@@ -307,6 +315,31 @@ func (c *controller) commRecord(j *commJob) {
 	ch := &rs.changes[cs.chIdx[j.ref]-1]
 	ch.Actual = act
 	ch.Stretch = float64(act) / float64(max(j.base, 1))
+}
+
+// commBlock returns the length of a run inside one multi-node NVLink
+// domain (hwmodels.Block): its collectives run over NVLink, not the NICs
+// it was recorded with, and take no uplink. b = NVLink per GPU (or the
+// calibrated IntraGBs), b_ref = min(NVLink, NIC): x = 1 + f (b_ref/b − 1),
+// below 1 where NVLink is faster, fixed for the run; ceil(run × x). With a
+// figure missing the run does not change.
+func (c *controller) commBlock(alloc []NodeAlloc, run Time, f float64) Time {
+	fab := c.cluster.Fabric
+	nvl, nic := fab.IntraGBs, fab.NICGBsPerGPU()
+	if nvl == 0 {
+		for _, a := range alloc {
+			if m := c.cluster.Nodes[a.Node].GPUModel; m != "" && a.GPUs > 0 {
+				if g := c.rt.spec(c.cluster, m); g != nil && g.NVLinkGBs > 0 && (nvl == 0 || g.NVLinkGBsPerGPU() < nvl) {
+					nvl = g.NVLinkGBsPerGPU()
+				}
+			}
+		}
+	}
+	if nvl <= 0 || nic <= 0 || f <= 0 || run <= 0 {
+		return run
+	}
+	x := 1 + f*(min(nvl, nic)/nvl-1)
+	return max(Time(math.Ceil(float64(run)*x-1e-9)), 1)
 }
 
 // find returns job ref's index in jobs and whether it is registered.

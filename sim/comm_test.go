@@ -206,3 +206,25 @@ func TestCommBadPattern(t *testing.T) {
 		t.Fatal("no error for comm mesh")
 	}
 }
+
+// TestCommNVLinkBlock: n0 and n2 form one multi-node NVLink domain (an
+// NVL72-style block). A 2-node training job inside it talks over NVLink
+// (450 GB/s per GPU one way on H100 SXM) instead of NDR (50 GB/s): x = 1 +
+// 0.2 × (50/450 − 1) = 0.8222…, 1,000 s → ceil(822.22) = 823 s, and it
+// takes no uplink, so B on {n1, n3} beside it at 2:1 does not slow (its
+// ring alone fits the uplinks: 1,000 s).
+func TestCommNVLinkBlock(t *testing.T) {
+	c := commCluster(t, 2)
+	names := map[string]int32{"n0": 0, "n1": 1, "n2": 2, "n3": 3}
+	if err := c.Fabric.SetBlocks([]hwmodels.BlockSpec{{Name: "nvl1", Nodes: "n[0,2]"}}, func(s string) (int32, bool) { i, ok := names[s]; return i, ok }, 4); err != nil {
+		t.Fatal(err)
+	}
+	tr := commJobs([3]workload.Time{0, 1000, 5000}, [3]workload.Time{0, 1000, 5000})
+	rec, err := Run(Config{Cluster: c, Trace: tr, Policy: pinned{"A": {0, 2}, "B": {1, 3}}, Seed: 1, Check: true, Runtime: &RuntimeScaling{Comm: CommRing}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Jobs[0].End != 823 || rec.Jobs[1].End != 1000 {
+		t.Errorf("ends %d, %d; want 823 (inside the NVLink block) and 1000", rec.Jobs[0].End, rec.Jobs[1].End)
+	}
+}
