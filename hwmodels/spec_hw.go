@@ -629,6 +629,7 @@ func (p *parser) fabric(n *yaml.Node) error {
 	p.c.Fabric = fab
 	for i := range p.c.Nodes {
 		p.c.Nodes[i].Switches = fab.NodeChain(int32(i))
+		p.c.Nodes[i].Block = fab.BlockOf(int32(i)) + 1
 	}
 	return nil
 }
