@@ -35,6 +35,8 @@ func (s *Slurm) configure(c *hwmodels.Cluster) error {
 	_, firstFit := s.basePlacer.(FirstFit) // a placer handed to NewSlurm stays
 	if v, ok := c.Slurm.Get("TopologyPlugin"); ok && strings.EqualFold(strings.TrimSpace(v), "topology/tree") && c.Fabric != nil && firstFit {
 		merged.Placement = PlacementTopologyTree
+	} else if ok && strings.EqualFold(strings.TrimSpace(v), "topology/block") && c.Fabric != nil && len(c.Fabric.Blocks) > 0 && firstFit {
+		merged.Placement = PlacementTopologyBlock // Slurm 23.11+: eval_nodes_block
 	}
 	for _, kv := range c.Slurm.Settings {
 		key := kv.Key

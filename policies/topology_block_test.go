@@ -83,3 +83,41 @@ fabric:
 		})
 	}
 }
+
+// TestSlurmTopologyBlock: under TopologyPlugin=topology/block with blocks
+// declared, the slurm policy places with topology-block, as Slurm 23.11+
+// calls eval_nodes_block; without blocks it keeps first-fit.
+func TestSlurmTopologyBlock(t *testing.T) {
+	spec := `version: 1
+name: nvl
+node_groups:
+  - {name: "gb[01-36]", gpu: {model: h100-sxm-80gb, count: 4}, cpus: 72, memory: 512G}
+slurm: {settings: {TopologyPlugin: topology/block}}
+fabric:
+  kind: fat-tree
+  leaf_size: 18
+`
+	for _, tc := range []struct {
+		name, blocks, want string
+	}{
+		{"blocks", "  blocks: [{name: nvl1, nodes: \"gb[01-18]\"}, {name: nvl2, nodes: \"gb[19-36]\"}]\n", policies.PlacementTopologyBlock},
+		{"no blocks", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := hwmodels.ParseCluster([]byte(spec+tc.blocks), "nvl.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := policies.Builtin().New("slurm", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Begin(sim.RunInfo{Cluster: c, Jobs: 1}); err != nil {
+				t.Fatal(err)
+			}
+			if got := p.(*policies.Slurm).Args().Placement; got != tc.want {
+				t.Errorf("placement %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
