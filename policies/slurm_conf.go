@@ -36,6 +36,8 @@ func (s *Slurm) configure(c *hwmodels.Cluster) error {
 	inOrder := s.basePlacer.InOrder() // another placer handed to NewSlurm stays
 	if v, ok := c.Slurm.Get("TopologyPlugin"); ok && strings.EqualFold(strings.TrimSpace(v), "topology/tree") && c.Fabric != nil && inOrder {
 		merged.Placement = PlacementTopologyTree
+	} else if ok && strings.EqualFold(strings.TrimSpace(v), "topology/block") && c.Fabric != nil && len(c.Fabric.Blocks) > 0 && inOrder {
+		merged.Placement = PlacementTopologyBlock // Slurm 23.11+: eval_nodes_block
 	}
 	for _, kv := range c.Slurm.Settings {
 		key := kv.Key

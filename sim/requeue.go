@@ -190,6 +190,7 @@ func (c *controller) releaseRun(ref JobRef, alloc []NodeAlloc, st State) {
 		}
 	}
 	c.dropRunning(ref)
+	c.commEnd(ref)
 	c.endedRun = append(c.endedRun, ref)
 	c.policy.JobEnded(ref, c.now, alloc, st)
 	c.trigger()
