@@ -247,7 +247,9 @@ func (s *consState) reset(v sim.View) {
 	}
 	pend := v.Pending()
 	for i := range pend {
-		s.queue = append(s.queue, s.newJob(&pend[i]))
+		id := s.newJob(&pend[i])
+		s.recs[id].pos = int32(i)
+		s.queue = append(s.queue, id)
 	}
 }
 
@@ -502,6 +504,7 @@ func (s *consState) walk() {
 	prefix := true
 	for i, id := range s.queue {
 		r := &s.recs[id]
+		s.cur = int32(i)
 		keep := false
 		if r.fresh || r.placed && r.start < s.now {
 			r.hints, r.early = false, false
@@ -516,11 +519,7 @@ func (s *consState) walk() {
 		}
 		if prefix {
 			prefix = false
-			for _, id := range s.queue[i:] {
-				if q := &s.recs[id]; q.placed {
-					s.aggReservation(q, 1)
-				}
-			}
+			s.lazyFrom(i)
 			s.timed = true
 		}
 		s.replace(id, int32(i))
@@ -528,9 +527,95 @@ func (s *consState) walk() {
 	s.timed = false
 }
 
-// placed puts r's reservation back in the totals and the timelines, as
-// the walk passes r after its first search.
-func (s *consState) placed(r *consJob) { s.take(r) }
+// lazyFrom takes the reservations of the jobs from queue position i on
+// out of the totals, as the walk's first search (at i) needs; the nodes'
+// timelines keep them until a check of the node needs it (exact). lazy
+// marks the nodes whose timelines hold a job at or after the walk's
+// position, later counts those jobs' reservations on each.
+func (s *consState) lazyFrom(i int) {
+	s.lazy = slices.Grow(s.lazy[:0], s.nw)[:s.nw]
+	clear(s.lazy)
+	for n := range s.node {
+		s.node[n].later = 0
+	}
+	for _, id := range s.queue[i:] {
+		q := &s.recs[id]
+		if !q.placed {
+			continue
+		}
+		s.aggTotals(q, 1)
+		for k := range q.alloc {
+			n := q.alloc[k].Node
+			if nd := &s.node[n]; !nd.complex {
+				nd.later++
+				s.lazy[n>>6] |= 1 << uint(n&63)
+			}
+		}
+	}
+}
+
+// isLazy reports whether node n's timeline holds a job at or after the
+// walk's position.
+func (s *consState) isLazy(n int32) bool { return s.lazy[n>>6]>>uint(n&63)&1 != 0 }
+
+// passed counts a reservation of a job the walk is done with, on lazy
+// node n: once none is left, the timeline is exact.
+func (s *consState) passed(n int32) {
+	nd := &s.node[n]
+	if nd.later--; nd.later == 0 {
+		s.lazy[n>>6] &^= 1 << uint(n&63)
+	}
+}
+
+// placed puts r's reservation back in the totals, and in the timelines
+// of the nodes that are not lazy (still holding it), as the walk passes r
+// after its first search.
+func (s *consState) placed(r *consJob) {
+	s.aggTotals(r, -1)
+	lo := s.row(r.start)
+	for k := range r.alloc {
+		a := &r.alloc[k]
+		switch {
+		case s.node[a.Node].complex:
+		case s.isLazy(a.Node):
+			s.passed(a.Node)
+		default:
+			s.tlAdd(a.Node, r.start, r.end, lo, -a.GPUs, -a.CPUs, -a.MemMB)
+		}
+	}
+}
+
+// unplaced takes r's reservation, which the walk has just searched for
+// again, out of the lazy nodes' timelines (the totals and the others'
+// timelines do not hold it).
+func (s *consState) unplaced(r *consJob) {
+	lo := s.row(r.start)
+	for k := range r.alloc {
+		a := &r.alloc[k]
+		if s.node[a.Node].complex || !s.isLazy(a.Node) {
+			continue
+		}
+		s.tlAdd(a.Node, r.start, r.end, lo, a.GPUs, a.CPUs, a.MemMB)
+		s.passed(a.Node)
+	}
+}
+
+// exact makes lazy node n's timeline that of the jobs before the walk's
+// position, taking the later jobs' reservations out of it; from then on
+// the walk puts each job's reservation back on it as it passes the job.
+func (s *consState) exact(n int32) {
+	if !s.isLazy(n) {
+		return
+	}
+	s.lazy[n>>6] &^= 1 << uint(n&63)
+	nd := &s.node[n]
+	for k := range nd.res {
+		e := &nd.res[k]
+		if s.recs[e.id].pos >= s.cur {
+			s.tlAdd(n, e.start, e.end, s.row(e.start), e.a.GPUs, e.a.CPUs, e.a.MemMB)
+		}
+	}
+}
 
 // certified reports whether job r, kept from the last pass, is sure to be
 // placed where it is: the pass's changes (blocks, summed per node) can
@@ -576,14 +661,14 @@ func (s *consState) certified(r *consJob) bool {
 	fail := false
 	for _, n := range s.sumList {
 		ds := &s.sums[n]
-		if ds.to <= s.now || ds.from >= hi || r.classes&(1<<s.node[n].cls) == 0 {
+		if ds.to <= s.now || ds.from >= hi || r.classes&ds.cls == 0 {
 			continue
 		}
 		if ds.wild {
 			r.same, r.hints, r.early = false, false, false // MPS shares: see above
 			return false
 		}
-		plain := !s.node[n].complex
+		plain := !ds.complex
 		if r.same && r.placed && n <= r.last && !s.startSame(r, n, ds) {
 			r.same = false
 			if fail {
@@ -684,6 +769,8 @@ type consSum struct {
 	dm       bool
 	from, to sim.Time // the span of the blocks
 	posTo    sim.Time // the end of the last block with a positive part
+	cls      uint64   // the node's class bit
+	complex  bool     // a MIG or MPS node
 }
 
 // resetSums empties the pass's blocks and their sums.
@@ -703,7 +790,8 @@ func (s *consState) fold() {
 		}
 		ds := &s.sums[b.node]
 		if ds.pass != s.passes {
-			*ds = consSum{pass: s.passes, from: b.from, to: b.to, posTo: math.MinInt64}
+			nd := &s.node[b.node]
+			*ds = consSum{pass: s.passes, from: b.from, to: b.to, posTo: math.MinInt64, cls: 1 << nd.cls, complex: nd.complex}
 			s.sumList = append(s.sumList, b.node)
 		}
 		ds.from, ds.to = min(ds.from, b.from), max(ds.to, b.to)
@@ -754,6 +842,9 @@ func (s *consState) fitOver(r *consJob, n int32, from, to sim.Time) int64 {
 	nd := &s.node[n]
 	var g, c int32
 	var m int64
+	if s.timed {
+		s.exact(n)
+	}
 	switch d := &r.d; {
 	case !s.timed:
 		g, c, m = s.minFree(nd, from, to, r.pos)
@@ -801,6 +892,7 @@ func (s *consState) replace(id, pos int32) {
 	}
 	oldEnd := r.end
 	if wasPlaced {
+		s.unplaced(r)
 		s.dropReservation(id, false) // not in the totals (walk)
 	}
 	r.placed = ok

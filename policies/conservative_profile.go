@@ -47,8 +47,11 @@ type consNode struct {
 	// mps: the node shares GPUs by MPS, whose shares take GPUs out of
 	// FreeGPUs beyond what allocations say; its GPUs count in the totals
 	// as all free, always.
-	mps   bool
-	gpus  int32
+	mps  bool
+	gpus int32
+	// later counts the reservations of jobs at or after the walk's
+	// position in the timeline of a lazy node (consState.lazyFrom).
+	later int32
 	stamp uint32 // meet holds the current candidate's meet
 	meet  sim.NodeState
 	tl    []consPoint // timeline: the totals' profile at this node
@@ -105,10 +108,16 @@ type consProfile struct {
 	timed bool
 	// fb holds nw words per segment: bit n%64 of word n/64 is set when
 	// node n has a free GPU throughout the segment.
-	fb  []uint64
-	nw  int
-	acc []int64
-	evs []consEvent
+	fb []uint64
+	nw int
+	// lazy marks, during a timed walk, the nodes whose timelines still
+	// hold reservations of jobs at or after the walk's position cur
+	// (lazyFrom); partNodes marks each partition's nodes.
+	lazy      []uint64
+	cur       int32
+	partNodes [64][]uint64
+	acc       []int64
+	evs       []consEvent
 
 	bnd       []int64
 	out       []sim.NodeAlloc
@@ -147,6 +156,16 @@ func (s *consState) resetNodes(view []sim.NodeState) {
 			complex: mps || sim.MIGCapacity(hn) != 0, mps: mps, gpus: hn.GPUs}
 	}
 	s.nclass = len(keys)
+	nw := (n + 63) / 64
+	for p := range s.partNodes {
+		s.partNodes[p] = slices.Grow(s.partNodes[p][:0], nw)[:nw]
+		clear(s.partNodes[p])
+	}
+	for i := range s.nodes {
+		for m := s.nodes[i].Partitions; m != 0; m &= m - 1 {
+			s.partNodes[bits.TrailingZeros64(m)][i>>6] |= 1 << uint(i&63)
+		}
+	}
 	s.stride = 3 * (s.nclass + 1) // the last: all nodes
 	s.allClasses = 1<<s.nclass - 1
 	if len(s.nodeSeen) < n {
@@ -410,6 +429,25 @@ func (s *consState) aggReservation(r *consJob, sign int32) {
 	}
 }
 
+// aggTotals adds r's reservation to the totals (sign -1) or takes it out
+// (sign 1), leaving the timelines.
+func (s *consState) aggTotals(r *consJob, sign int32) {
+	lo, hi := s.rows(r.start, r.end)
+	i1 := -1
+	if hi < len(s.times) {
+		i1 = hi * s.stride
+	}
+	for k := range r.alloc {
+		a := &r.alloc[k]
+		nd := &s.node[a.Node]
+		tg := int64(sign * a.GPUs)
+		if nd.mps {
+			tg = 0 // see totalGPUs
+		}
+		s.difAdd(lo*s.stride, i1, 3*int(nd.cls), tg, int64(sign*a.CPUs), int64(sign)*a.MemMB)
+	}
+}
+
 // addReservation puts job id's reservation in the profile.
 func (s *consState) addReservation(id int32) {
 	r := &s.recs[id]
@@ -665,6 +703,14 @@ func (s *consState) firstFitPart(d *demand, start, end sim.Time, before int32, l
 		}
 	} else {
 		nw := s.nw
+		// Lazy nodes of the partition may have more free than their
+		// bits say.
+		pn := s.partNodes[bits.TrailingZeros64(d.part)]
+		for w := range nw {
+			for m := s.lazy[w] & pn[w]; m != 0; m &= m - 1 {
+				s.exact(int32(w*64 + bits.TrailingZeros64(m)))
+			}
+		}
 		for w := range nw {
 			// The nodes of word w with a free GPU in every segment.
 			cand := ^uint64(0)
@@ -724,7 +770,9 @@ func (s *consState) meetOf(n int32, start, end sim.Time, before int32, gpuOnly b
 		nd.meet = s.meetWhole(nd, start, end, before)
 		return &nd.meet
 	}
-	// The timeline holds the jobs before this one (the walk is timed).
+	// The timeline holds the jobs before this one once exact (the walk is
+	// timed).
+	s.exact(n)
 	var g, c int32
 	var m int64
 	if gpuOnly {
@@ -832,12 +880,18 @@ func (s *consState) timeline() {
 
 // setBits sets (on) or clears node n's bit in segments [lo, hi).
 func (s *consState) setBits(n int32, lo, hi int, on bool) {
-	w, b := int(n>>6), uint64(1)<<uint(n&63)
-	for k := lo; k < hi; k++ {
-		if on {
-			s.fb[k*s.nw+w] |= b
-		} else {
-			s.fb[k*s.nw+w] &^= b
+	if lo >= hi {
+		return
+	}
+	nw, b := s.nw, uint64(1)<<uint(n&63)
+	fb := s.fb[lo*nw+int(n>>6) : (hi-1)*nw+int(n>>6)+1]
+	if on {
+		for k := 0; k < len(fb); k += nw {
+			fb[k] |= b
+		}
+	} else {
+		for k := 0; k < len(fb); k += nw {
+			fb[k] &^= b
 		}
 	}
 }
@@ -862,15 +916,27 @@ func (s *consState) tlAdd(n int32, from, to sim.Time, lo int, dg, dc int32, dm i
 		p.g, p.c, p.m = p.g+dg, p.c+dc, p.m+dm
 	}
 	if flip {
-		// Each changed point's segments, up to the next point's (points
-		// lie on boundaries).
-		r := lo
+		// Each flipped point's segments, up to the next point's (points
+		// lie on boundaries); a point made by the splits above has the
+		// bits of the one it was split from already.
+		r := -1 // the row of point k, when known
 		for k := i; k < j; k++ {
+			p := &nd.tl[k]
+			if (p.g > 0) == (p.g-dg > 0) {
+				r = -1
+				continue
+			}
+			if r < 0 {
+				r = lo
+				if k > i {
+					r = s.row(p.t)
+				}
+			}
 			next := len(s.times)
 			if k+1 < len(nd.tl) {
 				next = s.row(nd.tl[k+1].t)
 			}
-			s.setBits(n, r, next, nd.tl[k].g > 0)
+			s.setBits(n, r, next, p.g > 0)
 			r = next
 		}
 	}

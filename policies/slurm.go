@@ -137,9 +137,10 @@ type slurmJob struct {
 	user     int32
 	pi       int32 // index into the view's Pending this pass
 	epoch    uint32
-	started  uint32 // epoch of the pass that started it
-	victim   uint32 // epoch of the pass that preempted it
-	limit    int32  // time limit of its current run, seconds (saturated); 0 before it starts
+	started  uint32   // epoch of the pass that started it
+	victim   uint32   // epoch of the pass that preempted it
+	limit    int32    // time limit of its current run, seconds (saturated); 0 before it starts
+	charged  sim.Time // when its current charge began (its run's start)
 	known    bool
 	sized    bool // tested against the nodes: the job size factor counts the CPUs it would be allocated
 	charging bool

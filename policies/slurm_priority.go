@@ -166,6 +166,7 @@ func (s *Slurm) charge(ref sim.JobRef, at sim.Time, alloc []sim.NodeAlloc) {
 	}
 	js.billable = priority.Billable(s.cfg.billing, &t)
 	js.charging = true
+	js.charged = at
 	s.tree.Charge(js.assoc, at, js.billable)
 	s.tracked = append(s.tracked, ref)
 }
@@ -180,6 +181,12 @@ func (s *Slurm) uncharge(ref sim.JobRef, at sim.Time) {
 	}
 	js.charging = false
 	s.tree.Charge(js.assoc, at, -js.billable)
+	if !s.cfg.chargeEnd {
+		// Slurm charges a running job at each recalculation; what it
+		// used since the last one it ran through is never charged
+		// unless AccountingStorageEnforce has limits (Tree.Forfeit).
+		s.tree.Forfeit(js.assoc, at, js.charged, js.billable)
+	}
 }
 
 // reconcile ends the charging of tracked jobs no longer running, for

@@ -135,7 +135,7 @@ func (c *controller) requeue(ref JobRef, st State, kill Time) {
 		c.requeuedAt = make([]Time, len(c.jobs))
 	}
 	c.requeuedAt[ref] = kill
-	if ci := j.CheckpointInterval; ci > 0 {
+	if ci := Time(j.CheckpointInterval); ci > 0 {
 		saved := max(kill-r.Start, 0) / ci * ci // r.Start > now while a MIG GPU is repartitioned
 		c.remain[ref] = max(c.remain[ref]-c.savedWork(ref, saved), 0)
 	} else {
@@ -190,6 +190,7 @@ func (c *controller) releaseRun(ref JobRef, alloc []NodeAlloc, st State) {
 		}
 	}
 	c.dropRunning(ref)
+	c.commEnd(ref)
 	c.endedRun = append(c.endedRun, ref)
 	c.policy.JobEnded(ref, c.now, alloc, st)
 	c.trigger()
