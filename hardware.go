@@ -21,10 +21,15 @@ type Runtime struct {
 	// the model it runs on. Default: on when trace.recorded_gpu is set,
 	// else off.
 	Speed *bool `yaml:"speed,omitempty"`
-	// CommStretch stretches multi-node jobs whose nodes span leaf switches
-	// of the cluster's fabric (communication fraction × oversubscription).
-	// Default off.
+	// CommStretch turns on the communication model for multi-node jobs on
+	// the cluster's fabric. Default off.
 	CommStretch bool `yaml:"comm_stretch"`
+	// CommModel is how CommStretch models communication: ring (default)
+	// or tree, the contention model (sim/comm.go: jobs share the uplinks
+	// max-min fair, their rates change as jobs start and end), or fixed,
+	// the former model (a run spanning leaves stretched by 1 + f × (o −
+	// 1) whatever else runs; kept for comparison).
+	CommModel string `yaml:"comm_model"`
 	// Class is the job class of every job (default: the cluster spec's
 	// runtime.default_class, training unless it says otherwise).
 	Class string `yaml:"class"`
@@ -47,6 +52,11 @@ func (r *Runtime) speed(recorded string) bool {
 
 // validateRuntime checks what can be checked without the cluster.
 func (s *Scenario) validateRuntime() error {
+	switch s.Runtime.CommModel {
+	case "", sim.CommRing, sim.CommTree, "fixed":
+	default:
+		return s.lifecycleError(fmt.Sprintf("unknown communication model %q (want ring, tree or fixed)", s.Runtime.CommModel), "runtime", "comm_model")
+	}
 	if m := s.Trace.RecordedGPU; m != "" && strings.TrimSpace(m) != m {
 		return s.lifecycleError(fmt.Sprintf("%q: surrounding spaces", m), "trace", "recorded_gpu")
 	}
@@ -90,7 +100,17 @@ func (s *Scenario) buildRuntime(c *hwmodels.Cluster) (*sim.RuntimeScaling, error
 	if !rt.on(rec) {
 		return nil, nil
 	}
-	out := &sim.RuntimeScaling{Speed: rt.speed(rec), RecordedGPU: rec, CommStretch: rt.CommStretch}
+	out := &sim.RuntimeScaling{Speed: rt.speed(rec), RecordedGPU: rec}
+	if rt.CommStretch {
+		switch rt.CommModel {
+		case "fixed":
+			out.CommStretch = true
+		case "":
+			out.Comm = sim.CommRing
+		default:
+			out.Comm = rt.CommModel
+		}
+	}
 	if rt.Class != "" || len(rt.ClassByPartition) > 0 {
 		def, byPart := rt.Class, rt.ClassByPartition
 		out.Class = func(j *workload.Job) string {

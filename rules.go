@@ -69,8 +69,12 @@ func (s *Scenario) validateRules() error {
 			return s.lifecycleError("sets nothing (want checkpoint, array_throttle or requeue)", "job_rules", i)
 		}
 		if r.Checkpoint != "" {
-			if _, err := parseDur(r.Checkpoint); err != nil {
+			d, err := parseDur(r.Checkpoint)
+			if err != nil {
 				return s.lifecycleError(err.Error(), "job_rules", i, "checkpoint")
+			}
+			if d > workload.MaxCheckpointInterval {
+				return s.lifecycleError(fmt.Sprintf("%s is longer than the longest checkpoint interval, %d s (68 years)", r.Checkpoint, workload.MaxCheckpointInterval), "job_rules", i, "checkpoint")
 			}
 		}
 		if t := r.ArrayThrottle; t != nil && !(*t >= 0 && *t <= maxThrottle) {
@@ -156,7 +160,7 @@ func (s *Scenario) applyRules(c *hwmodels.Cluster, t *workload.Trace, l *Lifecyc
 			}
 			matched[i]++
 			if a.hasCkpt && !ckptSet {
-				j.CheckpointInterval, ckptSet = a.ckpt, true
+				j.CheckpointInterval, ckptSet = int32(a.ckpt), true // validated: at most workload.MaxCheckpointInterval
 			}
 			if a.throttle != nil && !throttleSet {
 				if j.ArrayJobID != "" {

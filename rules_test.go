@@ -88,7 +88,7 @@ func TestJobRules(t *testing.T) {
 	}
 	var got []opts
 	for _, j := range r.Trace.Jobs {
-		got = append(got, opts{j.ID, j.CheckpointInterval, j.ArrayThrottle, j.Requeue})
+		got = append(got, opts{j.ID, workload.Time(j.CheckpointInterval), j.ArrayThrottle, j.Requeue})
 	}
 	want := []opts{
 		{"1", 1800, 0, false}, // not an array: no throttle

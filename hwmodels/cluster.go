@@ -22,6 +22,9 @@ type Node struct {
 	// Cluster.Fabric, leaf first (Fabric.NodeChain), nil when the cluster
 	// has no fabric or the node hangs off no switch. Shared; read only.
 	Switches []int32
+	// Block is 1 + the index into Cluster.Fabric.Blocks of the node's
+	// multi-node NVLink domain, 0 for none.
+	Block int32
 	// MIG is the node's MIG configuration (its group's), nil when none of
 	// its GPUs is in MIG mode. Shared; read only.
 	MIG *MIGConfig

@@ -53,10 +53,21 @@ type Fabric struct {
 	// Rails is the number of rails per node of a SuperPOD (NICs per
 	// node), 0 otherwise.
 	Rails int32
+	// IntraGBs and InterGBs are calibrated all-reduce bus bandwidths per
+	// GPU in GB/s inside a node and between nodes (schedsim calibrate
+	// --nccl); 0 leaves the communication model the catalog's NVLink and
+	// the link speed (fabric_comm.go).
+	IntraGBs, InterGBs float64
+	// Blocks are the multi-node NVLink domains (fabric_block.go), nil
+	// without; blockOf each node's index into Blocks, -1 for none.
+	Blocks  []Block
+	blockOf []int32
 	// leafOf is each node's leaf switch, -1 when not attached.
 	leafOf []int32
 	// chains[s] is s and its ancestors, s first; nodes share their leaf's.
 	chains [][]int32
+	// attached[s] is the number of nodes below switch s (fabric_comm.go).
+	attached []int32
 }
 
 // LeafOf returns the leaf switch of node (an index into Switches), or -1
@@ -206,9 +217,13 @@ func (f *Fabric) finish(nodes int) error {
 	for i := range f.leafOf {
 		f.leafOf[i] = -1
 	}
+	f.attached = make([]int32, n)
 	for s := range f.Switches {
 		for _, nd := range f.Switches[s].Nodes {
 			f.leafOf[nd] = int32(s)
+		}
+		for _, x := range f.chains[s] {
+			f.attached[x] += int32(len(f.Switches[s].Nodes))
 		}
 	}
 	return nil

@@ -311,20 +311,30 @@ func decimalLen(v uint64) int {
 // ExpandHostlist(CompressHostlist(names)) is names sorted and de-duplicated
 // as above; other characters are copied through unchecked.
 func CompressHostlist(names []string) string {
-	keys := make([]hostKey, 0, len(names))
+	if len(names) == 1 {
+		return names[0] // one name (or none, if empty) is its own list
+	}
+	var buf [64]hostKey // most node lists are short: no allocation for them
+	keys := buf[:0]
+	if len(names) > len(buf) {
+		keys = make([]hostKey, 0, len(names))
+	}
 	for _, n := range names {
 		if n != "" {
 			keys = append(keys, splitHost(n))
 		}
 	}
-	slices.SortFunc(keys, func(a, b hostKey) int {
+	order := func(a, b hostKey) int {
 		return cmp.Or(
 			strings.Compare(a.prefix, b.prefix),
 			cmp.Compare(min(len(a.digits), 1), min(len(b.digits), 1)), // plain name first
 			cmp.Compare(a.num, b.num),
 			cmp.Compare(len(a.digits), len(b.digits)),
 		)
-	})
+	}
+	if !slices.IsSortedFunc(keys, order) { // node lists usually come in cluster order
+		slices.SortFunc(keys, order)
+	}
 	keys = slices.CompactFunc(keys, func(a, b hostKey) bool { return a.name == b.name })
 
 	var b strings.Builder

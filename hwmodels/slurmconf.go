@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Slurm configuration files (slurm.conf(5), gres.conf(5), topology.conf(5))
@@ -165,6 +166,12 @@ func splitPairs(line string) ([]confPair, error) {
 				i++
 			}
 			val = line[v:i]
+		}
+		// A control character or invalid UTF-8 belongs in no setting, and
+		// the imported spec (YAML) could not carry it (found by
+		// FuzzImportSlurm: Priority=\x7f).
+		if k := strings.IndexFunc(key+"="+val, func(r rune) bool { return r == utf8.RuneError || r < 0x20 || r == 0x7f }); k >= 0 {
+			return nil, fmt.Errorf("%s: control character or invalid UTF-8 at byte %d of %q (want printable text)", key, k+1, key+"="+val)
 		}
 		out = append(out, confPair{Key: key, Value: val})
 	}

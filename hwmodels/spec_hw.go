@@ -20,7 +20,7 @@ var (
 	migKeys       = []string{"layout", "mode", "gpus", "reconfigure_delay"}
 	mpsKeys       = []string{"max_clients"}
 	groupPowerKey = []string{"base_w"}
-	fabricKeys    = []string{"kind", "nodes", "link", "link_gbps", "leaf_size", "leaves_per_pod", "spines", "oversubscription", "pod_oversubscription", "su_size", "rails", "switches"}
+	fabricKeys    = []string{"kind", "nodes", "link", "link_gbps", "leaf_size", "leaves_per_pod", "spines", "oversubscription", "pod_oversubscription", "su_size", "rails", "switches", "blocks"}
 	switchKeys    = []string{"name", "nodes", "switches", "link_gbps", "oversubscription"}
 	powerKeys     = []string{"pue", "price_per_kwh", "currency", "suspend_time", "resume_timeout", "suspend_timeout", "suspended_w", "suspend_exc_nodes", "suspend_exc_parts"}
 	runtimeKeys   = []string{"default_class", "classes", "ratios"}
@@ -481,9 +481,9 @@ func (p *parser) fabric(n *yaml.Node) error {
 	}
 	kind, _ := p.scalar(kn, "fabric.kind", "fat-tree, superpod or tree")
 	allowed := map[string][]string{
-		FabricFatTree:  {"kind", "nodes", "link", "link_gbps", "leaf_size", "leaves_per_pod", "spines", "oversubscription", "pod_oversubscription"},
-		FabricSuperPOD: {"kind", "nodes", "link", "link_gbps", "su_size", "rails"},
-		FabricTree:     {"kind", "switches"},
+		FabricFatTree:  {"kind", "nodes", "link", "link_gbps", "leaf_size", "leaves_per_pod", "spines", "oversubscription", "pod_oversubscription", "blocks"},
+		FabricSuperPOD: {"kind", "nodes", "link", "link_gbps", "su_size", "rails", "blocks"},
+		FabricTree:     {"kind", "switches", "blocks"},
 	}
 	keys, ok := allowed[kind]
 	if !ok {
@@ -621,9 +621,15 @@ func (p *parser) fabric(n *yaml.Node) error {
 	if err != nil {
 		return p.errorf(kn, "fabric", ErrRange, "%v", err)
 	}
+	if bn := f.get("blocks"); bn != nil {
+		if err := p.fabricBlocks(fab, bn); err != nil {
+			return err
+		}
+	}
 	p.c.Fabric = fab
 	for i := range p.c.Nodes {
 		p.c.Nodes[i].Switches = fab.NodeChain(int32(i))
+		p.c.Nodes[i].Block = fab.BlockOf(int32(i)) + 1
 	}
 	return nil
 }
@@ -866,5 +872,51 @@ func (p *parser) slurm(n *yaml.Node) error {
 		}
 	}
 	p.c.Slurm = s
+	return nil
+}
+
+// fabricBlocks decodes fabric.blocks (fabric_block.go): a list of {name,
+// nodes} multi-node NVLink domains.
+func (p *parser) fabricBlocks(fab *Fabric, bn *yaml.Node) error {
+	items, err := p.sequence(bn, "fabric.blocks", "blocks")
+	if err != nil {
+		return err
+	}
+	var bs []BlockSpec
+	for i, it := range items {
+		path := fmt.Sprintf("fabric.blocks[%d]", i)
+		bf, err := p.mapping(it, path, []string{"name", "nodes"}, nil)
+		if err != nil {
+			return err
+		}
+		b := BlockSpec{Line: deref(it).Line}
+		nn := bf.get("name")
+		if nn == nil {
+			return p.missing(bf, "name", "the block name")
+		}
+		if b.Name, err = p.name(nn, bf.field("name")); err != nil {
+			return err
+		}
+		x := bf.get("nodes")
+		if x == nil {
+			return p.missing(bf, "nodes", "a hostlist of the block's nodes")
+		}
+		b.Nodes, _ = p.scalar(x, bf.field("nodes"), "a hostlist of nodes")
+		bs = append(bs, b)
+	}
+	err = fab.SetBlocks(bs, func(name string) (int32, bool) {
+		i, ok := p.nodeByName[name]
+		return i, ok
+	}, len(p.c.Nodes))
+	if err != nil {
+		line := bn
+		for i, b := range bs {
+			if strings.HasPrefix(err.Error(), "block "+strconv.Quote(b.Name)) {
+				line = deref(items[i])
+				break
+			}
+		}
+		return p.errorf(line, "fabric.blocks", ErrRange, "%v", err)
+	}
 	return nil
 }

@@ -39,6 +39,9 @@ type BestFit struct {
 
 var _ Placer = (*BestFit)(nil)
 
+// InOrder implements Placer: best fit picks nodes by how well they fit.
+func (*BestFit) InOrder() bool { return false }
+
 // candidate is a node a job fits on, with its best-fit key.
 type candidate struct {
 	node     int32

@@ -43,6 +43,7 @@ import (
 // must not be used by two runs at once. Begin drops the schedule, so the
 // first pass of a run builds it afresh.
 type Conservative struct {
+	Base
 	plain *conservativeReference // set when the placer is not FirstFit
 	st    consState
 }
@@ -62,7 +63,7 @@ func NewConservative(placer Placer) *Conservative {
 	if placer == nil {
 		placer = FirstFit{}
 	}
-	if _, ok := placer.(FirstFit); !ok {
+	if !placer.InOrder() {
 		return &Conservative{plain: newConservativeReference(placer)}
 	}
 	return &Conservative{}
@@ -124,8 +125,7 @@ func (c *Conservative) Schedule(v sim.View, rng *rand.Rand) sim.Plan {
 // view; walk places what changed; plan returns the starts.
 //
 // The view is read in reset and reconcile only: Now, Nodes (at the nodes
-// sim.NodeChanges lists, when the view has it), Running, Pending,
-// Reservations and Cluster.
+// its Delta lists), Running, Pending, Reservations and Cluster.
 type consState struct {
 	built   bool
 	cluster *hwmodels.Cluster
@@ -135,7 +135,6 @@ type consState struct {
 	node     []consNode
 	classN   []int32 // nodes per class
 	windows  []sim.AdvanceReservation
-	changes  bool // the view lists changed nodes (sim.NodeChanges)
 	nodeSeen []uint32
 	touched  []int32
 
@@ -232,12 +231,6 @@ func (s *consState) reset(v sim.View) {
 	s.setWindows(v.Reservations())
 	s.resetProfile(now)
 	s.timeline()
-	if nc, ok := v.(sim.NodeChanges); ok {
-		nc.ChangedNodes() // every node at first; keeps the next call relative to this pass
-		s.changes = true
-	} else {
-		s.changes = false
-	}
 	for _, w := range s.windows {
 		s.mark(w.End)
 	}
@@ -379,19 +372,13 @@ func (s *consState) reconcile(v sim.View) bool {
 		nd.base = view[n]
 	}
 	s.stamp++
-	if s.changes {
-		for _, n := range v.(sim.NodeChanges).ChangedNodes() {
-			s.nodeSeen[n] = s.stamp
+	for _, n := range v.Delta().Nodes {
+		s.nodeSeen[n] = s.stamp
+		check(n)
+	}
+	for _, n := range s.touched {
+		if s.nodeSeen[n] != s.stamp {
 			check(n)
-		}
-		for _, n := range s.touched {
-			if s.nodeSeen[n] != s.stamp {
-				check(n)
-			}
-		}
-	} else {
-		for n := range s.node {
-			check(int32(n))
 		}
 	}
 

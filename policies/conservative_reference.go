@@ -20,6 +20,7 @@ import (
 // doc comment); this is the implementation the project ran before the
 // kept schedule, unchanged but for its name.
 type conservativeReference struct {
+	Base
 	pass pass
 
 	times []sim.Time        // segment starts, ascending; times[0] = now

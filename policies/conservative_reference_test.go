@@ -33,6 +33,16 @@ func newLockstep() *lockstep {
 func (l *lockstep) Name() string           { return "conservative" }
 func (l *lockstep) Triggers() sim.Triggers { return l.fast.Triggers() }
 
+func (l *lockstep) JobStarted(ref sim.JobRef, at sim.Time, alloc []sim.NodeAlloc) {
+	l.ref.JobStarted(ref, at, alloc)
+	l.fast.JobStarted(ref, at, alloc)
+}
+
+func (l *lockstep) JobEnded(ref sim.JobRef, at sim.Time, alloc []sim.NodeAlloc, st sim.State) {
+	l.ref.JobEnded(ref, at, alloc, st)
+	l.fast.JobEnded(ref, at, alloc, st)
+}
+
 func (l *lockstep) Begin(info sim.RunInfo) error {
 	if err := l.ref.Begin(info); err != nil {
 		return err

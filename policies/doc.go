@@ -27,11 +27,21 @@
 //     (docs/slurm-policy.md).
 //
 // Node choice is delegated to a Placer: FirstFit (Slurm's lowest-numbered
-// node first), best-fit, topology-tree and mig-packing. Placement is all-or-nothing: a Placer stages a whole
-// allocation and the policy commits it or discards it.
+// node first), best-fit, topology-tree and mig-packing. Placement is
+// all-or-nothing: a Placer stages a whole allocation and the policy
+// commits it or discards it.
 //
 // Policies are built by name from a Registry of Factory functions;
 // Builtin returns the standard set. Nothing registers itself in init.
+//
+// A new policy implements sim.Policy: Begin starts a run (the slurm policy
+// takes its defaults from the cluster's slurm.conf settings there),
+// Triggers says when passes run, Schedule reads the view and returns the
+// plan, and JobStarted and JobEnded report each run of a job. Base gives
+// the methods a policy that keeps nothing needs to do nothing with;
+// policytest.Run is the conformance test every policy passes.
+// docs/policy.md is the contract with a worked example
+// (policydoc_test.go).
 //
 // See README.md for the pipeline of one scheduling pass.
 package policies

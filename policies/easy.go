@@ -44,6 +44,8 @@ import (
 // An EASY keeps scratch buffers between passes; it must not be used by two
 // runs at once.
 type EASY struct {
+	Base
+
 	// AlwaysReserve makes every pass compute the blocked head's
 	// reservation, so that Reservation reports it, even when no later job
 	// fits now and so none could delay it. By default the reservation is

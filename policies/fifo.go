@@ -17,6 +17,7 @@ import (
 // A FIFO keeps scratch buffers between passes; it must not be used by two
 // runs at once.
 type FIFO struct {
+	Base
 	pass pass
 }
 

@@ -30,6 +30,9 @@ type MIGPacking struct {
 
 var _ Placer = (*MIGPacking)(nil)
 
+// InOrder implements Placer: it picks GPUs by how well they pack.
+func (*MIGPacking) InOrder() bool { return false }
+
 // NewMIGPacking returns a MIG-packing placer.
 func NewMIGPacking() *MIGPacking { return &MIGPacking{bf: BestFit{migPack: true}} }
 

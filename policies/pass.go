@@ -15,7 +15,7 @@ const maxFailed = 64
 type pass struct {
 	placer Placer
 	// exact is set when the placer succeeds exactly when the capacity is
-	// there (FirstFit), so a refusal needs no capacity count to be known
+	// there (Placer.InOrder), so a refusal needs no capacity count to be known
 	// as one.
 	exact bool
 	// remember enables the memory of failures; a policy that stops at the
@@ -31,15 +31,15 @@ type pass struct {
 
 	// free is the free state after the starts staged so far. Until the
 	// first start it aliases the view's slice (read only); the first
-	// commit copies it into own. With mirror set and a view that tells
-	// changed nodes (sim.NodeChanges), own is instead kept equal to the
-	// view between passes (synced), with idx over it, and free is own:
-	// a pass then costs the nodes that changed, not a copy of every node.
+	// commit copies it into own. With mirror set, own is instead kept
+	// equal to the view between passes (synced) from the nodes the view's
+	// Delta lists, with idx over it, and free is own: a pass then costs
+	// the nodes that changed, not a copy of every node.
 	free     []sim.NodeState
 	own      []sim.NodeState
 	mirror   bool
 	synced   bool
-	mirrored bool // own and idx mirror the view as of the last ChangedNodes; begin clears it
+	mirrored bool // own and idx mirror the view as of the last pass; begin clears it
 	idx      freeIndex
 
 	// lastD is newDemand(&lastJob), which depends on its Part, Parts and
@@ -92,10 +92,8 @@ func (p *pass) reset(v sim.View) {
 	p.free = v.Nodes()
 	p.synced = false
 	if p.mirror {
-		if nc, ok := v.(sim.NodeChanges); ok {
-			p.sync(p.free, nc.ChangedNodes())
-			p.free, p.synced = p.own, true
-		}
+		p.sync(p.free, v.Delta().Nodes)
+		p.free, p.synced = p.own, true
 	}
 	p.mirrored = p.synced
 	p.starts = p.starts[:0]
@@ -277,6 +275,5 @@ func newPass(placer Placer, remember bool) pass {
 	if placer == nil {
 		placer = FirstFit{}
 	}
-	_, exact := placer.(FirstFit)
-	return pass{placer: placer, exact: exact, remember: remember}
+	return pass{placer: placer, exact: placer.InOrder(), remember: remember}
 }

@@ -18,8 +18,17 @@ import (
 // of its GPU type when it names one) and fits that node's free resources;
 // together they satisfy the request (see workload.Request and the sim
 // controller's rules). The same arguments give the same result.
+//
+// InOrder reports whether Place places as FirstFit does: it takes the
+// eligible nodes in cluster order, from each as much of the request as it
+// holds, and so succeeds exactly when their free capacity holds the
+// request. What reasons from capacity alone relies on it: a pass's memory
+// of refused requests, Conservative's kept schedule, and the slurm
+// policy's switch to the topology tree that a cluster's TopologyPlugin
+// asks for (a placer that is not in order stays).
 type Placer interface {
 	Place(nodes []hwmodels.Node, free []sim.NodeState, job *sim.PendingJob, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool)
+	InOrder() bool
 }
 
 // FirstFit places a job on the lowest-numbered eligible nodes that fit, in
@@ -33,6 +42,9 @@ type Placer interface {
 type FirstFit struct{}
 
 var _ Placer = FirstFit{}
+
+// InOrder implements Placer: it is the order.
+func (FirstFit) InOrder() bool { return true }
 
 // Place implements Placer.
 func (FirstFit) Place(nodes []hwmodels.Node, free []sim.NodeState, job *sim.PendingJob, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {

@@ -14,11 +14,13 @@ const (
 	PlacementFirstFit     = "first-fit"
 	PlacementBestFit      = "best-fit"
 	PlacementTopologyTree = "topology-tree"
+	// PlacementTopologyBlock is TopologyBlock (Slurm's topology/block).
+	PlacementTopologyBlock = "topology-block"
 )
 
 // PlacementNames lists the placement strategies NewPlacer knows.
 func PlacementNames() []string {
-	return []string{PlacementFirstFit, PlacementBestFit, PlacementTopologyTree, PlacementMIGPacking}
+	return []string{PlacementFirstFit, PlacementBestFit, PlacementTopologyTree, PlacementTopologyBlock, PlacementMIGPacking}
 }
 
 // NewPlacer returns a new placer of the strategy called name: first-fit
@@ -33,6 +35,8 @@ func NewPlacer(name string) (Placer, error) {
 		return &BestFit{}, nil
 	case PlacementTopologyTree:
 		return &TopologyTree{}, nil
+	case PlacementTopologyBlock:
+		return &TopologyBlock{}, nil
 	case PlacementMIGPacking:
 		return NewMIGPacking(), nil
 	}

@@ -185,7 +185,7 @@ func TestPlacementArg(t *testing.T) {
 			t.Errorf("%s without args: %v", name, err)
 		}
 		_, err := reg.New(name, strictDecode("placement: worst-fit\n"))
-		if err == nil || !strings.Contains(err.Error(), `unknown placement "worst-fit" (want first-fit, best-fit, topology-tree, mig-packing)`) {
+		if err == nil || !strings.Contains(err.Error(), `unknown placement "worst-fit" (want first-fit, best-fit, topology-tree, topology-block, mig-packing)`) {
 			t.Errorf("%s unknown placement: %v", name, err)
 		}
 		if _, err := reg.New(name, strictDecode("bf_window: 3\n")); err == nil {

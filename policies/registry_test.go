@@ -11,7 +11,7 @@ import (
 	"github.com/schedsim/schedsim/sim"
 )
 
-type nopPolicy struct{}
+type nopPolicy struct{ policies.Base }
 
 func (nopPolicy) Name() string                           { return "nop" }
 func (nopPolicy) Begin(sim.RunInfo) error                { return nil }
@@ -34,8 +34,8 @@ func TestBuiltin(t *testing.T) {
 			t.Errorf("New(%q).Name() = %q", name, p.Name())
 		}
 		want := sim.Triggers{OnEvent: true}
-		if name == "slurm" { // gcd(sched_interval 60, bf_interval 30)
-			want.Interval = 30
+		if name == "slurm" { // gcd(sched_interval 60, bf_interval 30); max(60, 30, PriorityCalcPeriod 5 min)
+			want.Interval, want.Settle = 30, 300
 		}
 		if got := p.Triggers(); got != want {
 			t.Errorf("%s: Triggers() = %+v, want %+v", name, got, want)

@@ -137,9 +137,10 @@ type slurmJob struct {
 	user     int32
 	pi       int32 // index into the view's Pending this pass
 	epoch    uint32
-	started  uint32 // epoch of the pass that started it
-	victim   uint32 // epoch of the pass that preempted it
-	limit    int32  // time limit of its current run, seconds (saturated); 0 before it starts
+	started  uint32   // epoch of the pass that started it
+	victim   uint32   // epoch of the pass that preempted it
+	limit    int32    // time limit of its current run, seconds (saturated); 0 before it starts
+	charged  sim.Time // when its current charge began (its run's start)
 	known    bool
 	sized    bool // tested against the nodes: the job size factor counts the CPUs it would be allocated
 	charging bool
@@ -147,11 +148,7 @@ type slurmJob struct {
 	emitted  sim.PendingReason
 }
 
-var (
-	_ sim.Policy   = (*Slurm)(nil)
-	_ sim.Observer = (*Slurm)(nil)
-	_ sim.Settler  = (*Slurm)(nil)
-)
+var _ sim.Policy = (*Slurm)(nil)
 
 func newSlurm(cfg *slurmConfig, args SlurmArgs, explicit map[string]bool, placer Placer) *Slurm {
 	return &Slurm{cfg: cfg, baseCfg: cfg, placer: placer, basePlacer: placer, pass: newPass(placer, true), args: args, effective: args, explicit: explicit}
@@ -161,18 +158,14 @@ func newSlurm(cfg *slurmConfig, args SlurmArgs, explicit map[string]bool, placer
 func (*Slurm) Name() string { return "slurm" }
 
 // Triggers asks for a pass after every event and at every multiple of the
-// gcd of sched_interval and bf_interval.
+// gcd of sched_interval and bf_interval. Passes starting nothing for the
+// longest of sched_interval, bf_interval and PriorityCalcPeriod after the
+// last change have run every kind of pass at least once (a full main
+// pass, a backfill cycle, a priority recalculation), so later ones would
+// start nothing either: that is its Settle.
 func (s *Slurm) Triggers() sim.Triggers {
-	return sim.Triggers{OnEvent: true, Interval: gcd(s.cfg.schedInterval, s.cfg.bfInterval)}
-}
-
-// Settle implements sim.Settler: passes starting nothing for the longest
-// of sched_interval, bf_interval and PriorityCalcPeriod after the last
-// change have run every kind of pass at least once (a full main pass, a
-// backfill cycle, a priority recalculation), so later ones would start
-// nothing either.
-func (s *Slurm) Settle() sim.Time {
-	return max(s.cfg.schedInterval, s.cfg.bfInterval, s.cfg.calcPeriod)
+	return sim.Triggers{OnEvent: true, Interval: gcd(s.cfg.schedInterval, s.cfg.bfInterval),
+		Settle: max(s.cfg.schedInterval, s.cfg.bfInterval, s.cfg.calcPeriod)}
 }
 
 func gcd(a, b sim.Time) sim.Time {

@@ -62,6 +62,7 @@ type backfillState struct {
 
 	// The window [maskLo, maskLast] the mask was set for (setMask).
 	maskLo, maskLast sim.Time
+	nbLo, nbHi       int // nextBound's last answers, where it starts next
 
 	// Will-run profiles (exact placement) of the demands reserved since
 	// the free state or rel last changed: profs[:nprof], wr the one of
@@ -560,22 +561,34 @@ func (s *Slurm) setMask(lo, last sim.Time) {
 	// The reservations meeting [lo, last] are those among the first a by
 	// start (start <= last) that are not among the first c by end
 	// (end <= lo).
-	a := sort.Search(len(b.loOrd), func(k int) bool { return b.res[b.loOrd[k]].lo > last })
-	c := sort.Search(len(b.hiOrd), func(k int) bool { return b.res[b.hiOrd[k]].hi > lo })
+	a := b.after(b.loOrd, false, last, b.maskA)
+	c := b.after(b.hiOrd, true, lo, b.maskC)
 	if b.maskOK && a == b.maskA && c == b.maskC {
 		return
 	}
-	if b.maskOK && a >= b.maskA && c >= b.maskC {
-		// The window moved later: add the reservations it now meets,
-		// drop those it has passed.
-		for _, r := range b.loOrd[b.maskA:a] {
-			if b.rankHi[r] >= int32(c) {
+	if b.maskOK {
+		// A reservation is in the mask when it is among the first a by
+		// start and not among the first c by end: only those whose rank
+		// lies between the old and the new bounds can change.
+		a0, c0 := int32(b.maskA), int32(b.maskC)
+		a1, c1 := int32(a), int32(c)
+		change := func(r int32) {
+			was := b.rankLo[r] < a0 && b.rankHi[r] >= c0
+			is := b.rankLo[r] < a1 && b.rankHi[r] >= c1
+			switch {
+			case is && !was:
 				b.addMask(r)
+			case was && !is:
+				b.dropMask(r)
 			}
 		}
-		for _, r := range b.hiOrd[b.maskC:c] {
-			if b.rankLo[r] < int32(b.maskA) {
-				b.dropMask(r)
+		loL, loH := min(a0, a1), max(a0, a1)
+		for _, r := range b.loOrd[loL:loH] {
+			change(r)
+		}
+		for _, r := range b.hiOrd[min(c0, c1):max(c0, c1)] {
+			if k := b.rankLo[r]; k < loL || k >= loH {
+				change(r)
 			}
 		}
 	} else {
@@ -705,13 +718,57 @@ func (s *Slurm) nextBound(t sim.Time) sim.Time {
 	b := &s.bf
 	s.orderRes()
 	next := sim.Time(math.MaxInt64)
-	if k := sort.Search(len(b.loOrd), func(k int) bool { return b.res[b.loOrd[k]].lo > t }); k < len(b.loOrd) {
+	if k := b.after(b.loOrd, false, t, b.nbLo); k < len(b.loOrd) {
+		b.nbLo = k
 		next = b.res[b.loOrd[k]].lo
 	}
-	if k := sort.Search(len(b.hiOrd), func(k int) bool { return b.res[b.hiOrd[k]].hi > t }); k < len(b.hiOrd) {
+	if k := b.after(b.hiOrd, true, t, b.nbHi); k < len(b.hiOrd) {
+		b.nbHi = k
 		next = min(next, b.res[b.hiOrd[k]].hi)
 	}
 	return next
+}
+
+// after returns the number of reservations in ord (loOrd, or hiOrd when
+// hi) whose start (end) is at most t: the index of the first after t.
+// The search starts from hint, where a retry's window moving a little
+// later finds it in a step or two, and halves the range otherwise.
+func (b *backfillState) after(ord []int32, hi bool, t sim.Time, hint int) int {
+	key := func(k int) sim.Time {
+		if hi {
+			return b.res[ord[k]].hi
+		}
+		return b.res[ord[k]].lo
+	}
+	n := len(ord)
+	lo, up := 0, n // the answer is in [lo, up]
+	if hint = min(max(hint, 0), n); hint > 0 && key(hint-1) > t {
+		up = hint - 1
+	} else {
+		lo = hint
+		for step := 1; lo < n; step *= 2 {
+			if key(lo) > t {
+				up = lo
+				break
+			}
+			lo++
+			if probe := lo + step; probe < n && key(probe) <= t {
+				lo = probe + 1
+			} else {
+				up = min(n, lo+step)
+				break
+			}
+		}
+	}
+	for lo < up {
+		m := int(uint(lo+up) >> 1)
+		if key(m) > t {
+			up = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
 }
 
 // addMask takes reservation r's nodes out of the mask (counting how many

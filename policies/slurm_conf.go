@@ -13,7 +13,8 @@ import (
 // gave) over the cluster's slurm.conf settings over Slurm's defaults;
 // Begin calls it. The settings read are SchedulerParameters (the bf_* keys, default_queue_depth, sched_interval; other keys are ignored),
 // the Priority* keys and FairShareDampeningFactor, PreemptType,
-// PreemptMode, PreemptExemptTime and DefCpuPerGPU, each partition's
+// PreemptMode, PreemptExemptTime, PreemptParameters, DefCpuPerGPU and
+// AccountingStorageEnforce, each partition's
 // PreemptMode, and TopologyPlugin: topology/tree on a cluster with a
 // fabric makes the placement topology-tree unless the scenario names one
 // (Slurm's select plugin then places by the switch tree, topology.conf).
@@ -32,9 +33,11 @@ func (s *Slurm) configure(c *hwmodels.Cluster) error {
 		return nil
 	}
 	merged := defaultSlurmArgs()
-	_, firstFit := s.basePlacer.(FirstFit) // a placer handed to NewSlurm stays
-	if v, ok := c.Slurm.Get("TopologyPlugin"); ok && strings.EqualFold(strings.TrimSpace(v), "topology/tree") && c.Fabric != nil && firstFit {
+	inOrder := s.basePlacer.InOrder() // another placer handed to NewSlurm stays
+	if v, ok := c.Slurm.Get("TopologyPlugin"); ok && strings.EqualFold(strings.TrimSpace(v), "topology/tree") && c.Fabric != nil && inOrder {
 		merged.Placement = PlacementTopologyTree
+	} else if ok && strings.EqualFold(strings.TrimSpace(v), "topology/block") && c.Fabric != nil && len(c.Fabric.Blocks) > 0 && inOrder {
+		merged.Placement = PlacementTopologyBlock // Slurm 23.11+: eval_nodes_block
 	}
 	for _, kv := range c.Slurm.Settings {
 		key := kv.Key
@@ -70,7 +73,7 @@ func (s *Slurm) configure(c *hwmodels.Cluster) error {
 			mv.Field(i).Set(av.Field(i))
 		}
 	}
-	cfg, err := merged.config(nil)
+	cfg, err := merged.config(nil, true) // the shares in s.args are resolved (SlurmFactory, NewSlurm)
 	if err != nil {
 		return fmt.Errorf("cluster slurm settings with the scenario's arguments: %w", err)
 	}
@@ -109,7 +112,8 @@ func (s *Slurm) Args() SlurmArgs { return s.effective }
 func slurmConfKey(key string) bool {
 	k := strings.ToLower(key)
 	return strings.HasPrefix(k, "priority") || k == "fairsharedampeningfactor" ||
-		k == "preempttype" || k == "preemptmode" || k == "preemptexempttime" || k == "defcpupergpu"
+		k == "preempttype" || k == "preemptmode" || k == "preemptexempttime" || k == "defcpupergpu" ||
+		k == "accountingstorageenforce" || k == "preemptparameters"
 }
 
 // yamlName returns a SlurmArgs field's YAML key.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/policytest"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -77,7 +78,7 @@ PreemptMode=REQUEUE
 	if got := s.Triggers().Interval; got != 15 {
 		t.Errorf("pass interval %d, want 15", got)
 	}
-	if got := s.Settle(); got != 120 {
+	if got := s.Triggers().Settle; got != 120 {
 		t.Errorf("settle %d, want 120", got)
 	}
 
@@ -147,5 +148,44 @@ func TestSlurmConfPartitionPreemptMode(t *testing.T) {
 	want := []life{{"L", 0, 100, "PREEMPTED", []int32{0}}, {"H", 100, 400, "COMPLETED", []int32{0}}}
 	if d := cmp.Diff(want, lifeRuns(rec)); d != "" {
 		t.Errorf("runs (-want +got):\n%s", d)
+	}
+}
+
+// TestSlurmConfZeroShares: an association's explicit fairshare 0 stays 0
+// when the policy merges its arguments with the cluster's slurm.conf
+// settings (it became 1, the default for a missing one). One node of 8
+// GPUs; Fair Tree with PriorityWeightFairshare 1000 from the cluster's
+// settings, recalculated every minute; lab has u0, u1 (fairshare 0), u2.
+// A (u0) holds the node [0,100); B (u1, at 10) and C (u2, at 20) wait.
+// At the calculation at 60 u1 has S = 0 (LF 0) and u2 S = 1/2 with no
+// usage (LF +Inf): C ranks above B and starts first at 100, B at 200.
+// With u1's shares 1 both would have LF +Inf and tie: B, older, first.
+func TestSlurmConfZeroShares(t *testing.T) {
+	c := policytest.GPUNodes(1, 8)
+	c.Slurm = &hwmodels.SlurmSettings{Settings: []hwmodels.KeyValue{
+		{Key: "PriorityWeightFairshare", Value: "1000"}, {Key: "PriorityCalcPeriod", Value: "1"},
+	}}
+	p, err := policies.SlurmFactory(yamlArgs(`
+bf_interval: 10
+sched_interval: 10
+bf_resolution: 1
+accounts: [{name: lab}]
+users: [{name: u0, account: lab}, {name: u1, account: lab, fairshare: 0}, {name: u2, account: lab}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g8 := workload.Request{GPUs: 8}
+	jobs := []workload.Job{
+		withUser(job("A", 0, 100, 100, g8), "u0", "lab"),
+		withUser(job("B", 10, 100, 100, g8), "u1", "lab"),
+		withUser(job("C", 20, 100, 100, g8), "u2", "lab"),
+	}
+	rec, err := sim.Run(sim.Config{Cluster: c, Trace: &workload.Trace{Jobs: jobs}, Policy: p, Seed: 1, Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(map[string]sim.Time{"A": 0, "B": 200, "C": 100}, starts(rec)); d != "" {
+		t.Errorf("starts (-want +got):\n%s", d)
 	}
 }

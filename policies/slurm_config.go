@@ -59,6 +59,17 @@ type SlurmArgs struct {
 	FairShareDampeningFactor float64 `yaml:"FairShareDampeningFactor"` // >= 1 (1)
 	TRESBillingWeights       string  `yaml:"TRESBillingWeights"`       // default: CPUs
 
+	// AccountingStorageEnforce is slurm.conf's comma list (associations,
+	// limits, qos, safe, wckeys, nojobs, nosteps, all; default none). The
+	// policy takes one thing from it: with limits (which safe and all
+	// imply) a job's usage since the last priority recalculation is
+	// charged to its association when it ends (priority_p_job_end, called
+	// from _adjust_limit_usage in acct_policy.c only then); without, it
+	// is never charged: the decay thread charges running jobs only
+	// (decay_apply_new_usage in priority_multifactor.c), so a job's usage
+	// after the last recalculation it ran through is lost.
+	AccountingStorageEnforce string `yaml:"AccountingStorageEnforce"`
+
 	// DefCpuPerGPU is slurm.conf's: the CPUs cons_tres allocates per GPU
 	// of a job that names no CPU count (0: none). A partition's
 	// DefCpuPerGPU in the cluster spec's slurm section overrides it. The
@@ -93,6 +104,14 @@ type SlurmArgs struct {
 	PreemptType       string `yaml:"PreemptType"`
 	PreemptMode       string `yaml:"PreemptMode"`
 	PreemptExemptTime string `yaml:"PreemptExemptTime"`
+	// PreemptParameters is slurm.conf's comma list; youngest_first takes
+	// the preemption candidates latest start first, whatever their tier
+	// (_sort_by_youngest in src/slurmctld/preempt.c), as does
+	// SchedulerParameters' preempt_youngest_first. min_exempt_priority,
+	// reclaim_licenses, send_user_signal and strict_order are accepted and
+	// not modeled.
+	PreemptParameters    string `yaml:"PreemptParameters"`
+	PreemptYoungestFirst bool   `yaml:"preempt_youngest_first"`
 
 	// EnforcePartLimits: only NO (hold jobs over a partition limit, the
 	// default) is accepted here; ALL, ANY and YES reject jobs at submit,
@@ -167,10 +186,12 @@ type slurmConfig struct {
 	damp         float64
 	billing      []priority.TRESWeight
 	enforce      string
+	chargeEnd    bool // AccountingStorageEnforce has limits: charge a job's last partial period at its end
 
 	preempt     preemptType
 	preemptMode preemptMode // cluster default
 	exempt      sim.Time
+	youngest    bool // preemption candidates by latest start (youngest_first)
 
 	accounts []AccountArgs
 	users    []UserArgs
@@ -313,10 +334,14 @@ func SlurmFactory(decode func(into any) error) (sim.Policy, error) {
 			lines = keyLines(&n)
 		}
 	}
-	cfg, err := a.config(lines)
+	cfg, err := a.config(lines, false)
 	if err != nil {
 		return nil, fmt.Errorf("args: %w", err)
 	}
+	// Keep the shares as resolved (a missing fairshare is 1, an explicit
+	// 0 stays 0), so that Begin's merge with the cluster's settings takes
+	// them as given.
+	a.Accounts, a.Users = cfg.accounts, cfg.users
 	var explicit map[string]bool
 	if decode == nil || lines != nil {
 		explicit = map[string]bool{}
@@ -334,13 +359,15 @@ func SlurmFactory(decode func(into any) error) (sim.Policy, error) {
 }
 
 // NewSlurm returns a slurm policy with args (missing values: zero values
-// are taken as given, so start from DefaultSlurmArgs) placing with placer
-// (FirstFit when nil).
+// are taken as given, so start from DefaultSlurmArgs; but an association's
+// fairshare 0 is 1, the sacctmgr default) placing with placer (FirstFit
+// when nil).
 func NewSlurm(args SlurmArgs, placer Placer) (*Slurm, error) {
-	cfg, err := args.config(nil)
+	cfg, err := args.config(nil, false)
 	if err != nil {
 		return nil, err
 	}
+	args.Accounts, args.Users = cfg.accounts, cfg.users
 	if placer == nil {
 		placer = FirstFit{}
 	}
@@ -351,7 +378,13 @@ func NewSlurm(args SlurmArgs, placer Placer) (*Slurm, error) {
 // "slurm" policy has when a scenario gives none.
 func DefaultSlurmArgs() SlurmArgs { return defaultSlurmArgs() }
 
-func (a *SlurmArgs) config(lines map[string]int) (*slurmConfig, error) {
+// config validates a and converts it to the policy's units. lines maps
+// the keys given to their lines (nil: not decoded from YAML). An
+// association's fairshare is 1 when it is missing (lines given) or, with
+// lines nil, when it is 0, unless sharesResolved: the shares were
+// resolved before (by a config call whose result's accounts and users
+// replaced a's) and are taken as given.
+func (a *SlurmArgs) config(lines map[string]int, sharesResolved bool) (*slurmConfig, error) {
 	bad := func(field, format string, args ...any) error {
 		return &argError{line: lines[field], field: field, msg: fmt.Sprintf(format, args...)}
 	}
@@ -524,6 +557,10 @@ func (a *SlurmArgs) config(lines map[string]int) (*slurmConfig, error) {
 		return nil, bad("EnforcePartLimits", "unknown %q (want NO, ALL, ANY or YES)", a.EnforcePartLimits)
 	}
 
+	if c.chargeEnd, err = enforceLimits(a.AccountingStorageEnforce); err != nil {
+		return nil, bad("AccountingStorageEnforce", "%v", err)
+	}
+
 	switch strings.ToLower(strings.TrimSpace(a.PreemptType)) {
 	case "preempt/none", "":
 		c.preempt = preemptNone
@@ -540,6 +577,18 @@ func (a *SlurmArgs) config(lines map[string]int) (*slurmConfig, error) {
 	if c.exempt, err = dur("PreemptExemptTime", a.PreemptExemptTime); err != nil {
 		return nil, err
 	}
+	c.youngest = a.PreemptYoungestFirst
+	for f := range strings.SplitSeq(a.PreemptParameters, ",") {
+		f = strings.ToLower(strings.TrimSpace(f))
+		name, _, _ := strings.Cut(f, "=")
+		switch name {
+		case "youngest_first":
+			c.youngest = true
+		case "", "min_exempt_priority", "reclaim_licenses", "send_user_signal", "strict_order":
+		default:
+			return nil, bad("PreemptParameters", "unknown %q (want youngest_first, min_exempt_priority=N, reclaim_licenses, send_user_signal or strict_order)", f)
+		}
+	}
 
 	// Associations: check them by building a throwaway tree.
 	if len(a.Users) > 0 && len(a.Accounts) == 0 {
@@ -549,7 +598,7 @@ func (a *SlurmArgs) config(lines map[string]int) (*slurmConfig, error) {
 	for i, ac := range a.Accounts {
 		f := fmt.Sprintf("accounts[%d]", i)
 		sh := ac.Fairshare
-		if _, set := lines[f+".fairshare"]; !set && lines != nil || lines == nil && sh == 0 {
+		if _, set := lines[f+".fairshare"]; !sharesResolved && (!set && lines != nil || lines == nil && sh == 0) {
 			sh = 1
 		}
 		if _, err := t.AddAccount(ac.Name, ac.Parent, sh); err != nil {
@@ -561,7 +610,7 @@ func (a *SlurmArgs) config(lines map[string]int) (*slurmConfig, error) {
 	for i, u := range a.Users {
 		f := fmt.Sprintf("users[%d]", i)
 		sh := u.Fairshare
-		if _, set := lines[f+".fairshare"]; !set && lines != nil || lines == nil && sh == 0 {
+		if _, set := lines[f+".fairshare"]; !sharesResolved && (!set && lines != nil || lines == nil && sh == 0) {
 			sh = 1
 		}
 		if _, err := t.AddUser(u.Name, u.Account, sh); err != nil {
@@ -617,6 +666,24 @@ func (a *SlurmArgs) config(lines map[string]int) (*slurmConfig, error) {
 	}
 	slices.SortStableFunc(c.qos, func(x, y qosDef) int { return strings.Compare(x.name, y.name) })
 	return c, nil
+}
+
+// enforceLimits reads AccountingStorageEnforce and reports whether it
+// sets ACCOUNTING_ENFORCE_LIMITS: limits does, and so do safe (limits
+// and safe) and all, as _validate_accounting_storage_enforce
+// (src/common/read_config.c) sets the flags.
+func enforceLimits(s string) (bool, error) {
+	limits := false
+	for f := range strings.SplitSeq(s, ",") {
+		switch f = strings.ToLower(strings.TrimSpace(f)); f {
+		case "", "associations", "qos", "wckeys", "nojobs", "nosteps":
+		case "limits", "safe", "all":
+			limits = true
+		default:
+			return false, fmt.Errorf("unknown %q (want a comma list of associations, limits, qos, safe, wckeys, nojobs, nosteps or all)", f)
+		}
+	}
+	return limits, nil
 }
 
 func yesNo(s string) (bool, error) {

@@ -28,9 +28,8 @@ type preemptState struct {
 type preemptCand struct {
 	ref   sim.JobRef
 	alloc []sim.NodeAlloc
-	class int64 // partition tier (partition_prio) or QOS priority (qos): lower goes first
-	prio  uint32
-	size  int64 // GPUs, then CPUs
+	class int64 // partition tier (partition_prio) or QOS priority capped at 0xffff (qos): lower goes first
+	nodes int64 // node count, capped at 0xffff: fewer goes first
 	start sim.Time
 	mode  sim.PreemptMode
 	drop  bool
@@ -110,9 +109,14 @@ func (s *Slurm) victimMode(part, qos int32) preemptMode {
 // PreemptExemptTime, whose PreemptMode is not OFF, that hold a node the job
 // could use and that no other record preempted in this pass. They are
 // taken in Slurm's order, lowest first: partition tier (or QOS priority),
-// then job priority, then size (GPUs, then CPUs; smaller first), then job
-// (Slurm's job list order: submission). Candidates are removed in that
-// order until the job fits; the job is then placed on the resulting free
+// then node count, then job (Slurm's job list order: submission): the
+// preempt plugin's _gen_job_prio (tier or QOS priority << 16, plus the
+// node count), which _sort_by_prio (src/slurmctld/preempt.c) sorts the
+// candidates by, ascending, in a stable sort of the job list order. The
+// job's priority and its GPU count play no part (with
+// PreemptParameters=youngest_first: latest start first, then job).
+// Candidates are removed in that order until the job fits; the job is
+// then placed on the resulting free
 // state, and the victims are the removed candidates holding a node of
 // that placement (cons_tres's _run_now: remove preemptees one by one until
 // the job fits, then preempt those its selected nodes overlap). On a real
@@ -152,7 +156,7 @@ func (s *Slurm) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qre
 			if !pr.qosCan[js.qos][vj.qos] {
 				continue
 			}
-			class = s.cfg.qos[vj.qos].priority
+			class = min(s.cfg.qos[vj.qos].priority, 0xffff)
 		default:
 			return false
 		}
@@ -166,10 +170,7 @@ func (s *Slurm) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qre
 			continue // PreemptMode OFF: not preemptable
 		}
 		useful := false
-		var gpus, cpus int64
 		for _, a := range rj.Alloc {
-			gpus += int64(a.GPUs)
-			cpus += int64(a.CPUs)
 			if !pr.blocked[a.Node] && d.eligible(&p.nodes[a.Node]) {
 				useful = true
 			}
@@ -178,15 +179,22 @@ func (s *Slurm) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qre
 			continue
 		}
 		pr.cand = append(pr.cand, preemptCand{ref: rj.Ref, alloc: rj.Alloc, class: class,
-			prio: s.prio(vj, rj.Part), size: gpus<<32 | min(cpus, 1<<32-1), start: rj.Start, mode: mode})
+			nodes: min(int64(len(rj.Alloc)), 0xffff), start: rj.Start, mode: mode})
 	}
 	if len(pr.cand) == 0 {
 		return false
 	}
-	slices.SortFunc(pr.cand, func(a, b preemptCand) int {
-		return cmp.Or(cmp.Compare(a.class, b.class), cmp.Compare(a.prio, b.prio), cmp.Compare(a.size, b.size),
-			cmp.Compare(a.ref, b.ref))
-	})
+	if s.cfg.youngest {
+		// PreemptParameters=youngest_first: latest start first, whatever
+		// the tier (_sort_by_youngest).
+		slices.SortFunc(pr.cand, func(a, b preemptCand) int {
+			return cmp.Or(cmp.Compare(b.start, a.start), cmp.Compare(a.ref, b.ref))
+		})
+	} else {
+		slices.SortFunc(pr.cand, func(a, b preemptCand) int {
+			return cmp.Or(cmp.Compare(a.class, b.class), cmp.Compare(a.nodes, b.nodes), cmp.Compare(a.ref, b.ref))
+		})
+	}
 	// With every candidate gone, does it fit at all?
 	if !s.fitsWithout(job, len(pr.cand)) {
 		return false

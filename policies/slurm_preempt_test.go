@@ -51,7 +51,7 @@ func TestSlurmPreemption(t *testing.T) {
 	g8 := workload.Request{GPUs: 8}
 	L := inPart(job("L", 0, 1000, 1000, g8), "lo")
 	H := inPart(job("H", 100, 300, 300, g8), "hi")
-	withCkpt := func(j workload.Job, c sim.Time) workload.Job { j.CheckpointInterval = c; return j }
+	withCkpt := func(j workload.Job, c sim.Time) workload.Job { j.CheckpointInterval = int32(c); return j }
 	tests := []struct {
 		name  string
 		c     *hwmodels.Cluster
@@ -174,8 +174,9 @@ func TestSlurmPreemption(t *testing.T) {
 		{
 			// No unneeded victim: n0 holds A (2 GPUs, lo) and X (6 GPUs,
 			// hi: not preemptable), n1 holds C (8 GPUs, lo). H (hi, one
-			// node of 8) at 100. Smaller first: A is removed, which is not
-			// enough (X keeps 6 GPUs of n0), then C, which frees n1. H is
+			// node of 8) at 100. In job order (both have one node): A is
+			// removed, which is not enough (X keeps 6 GPUs of n0), then C,
+			// which frees n1. H is
 			// placed on n1; A does not hold it and is not preempted: C is
 			// the only victim. H [100,400) on n1.
 			name: "no unneeded victim",
@@ -191,10 +192,15 @@ func TestSlurmPreemption(t *testing.T) {
 				{"C", 0, 100, "PREEMPTED", []int32{1}}, {"H", 100, 400, "COMPLETED", []int32{1}}},
 		},
 		{
-			// The same with C in QOS "cheap" (priority 0 against normal's
-			// 10, PriorityWeightQOS 1000): C has the lowest priority and
-			// alone frees a node: the only victim. H [100,400) on n1.
-			name: "lowest priority victim first",
+			// The job's priority does not order the victims: C is in QOS
+			// "cheap" (priority 0 against normal's 10, PriorityWeightQOS
+			// 1000), the lowest job priority, and alone would free a
+			// node. Slurm sorts the candidates by _gen_job_prio (tier <<
+			// 16 plus the node count: equal here), then in job order: A
+			// (n0, 4 GPUs) is removed, not enough; B (n0, 4 GPUs) too,
+			// and H fits on n0. Both are preempted; C runs on. H
+			// [100,400) on n0.
+			name: "job priority does not order the victims",
 			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
 			args: func(a *policies.SlurmArgs) {
 				a.PreemptMode = "CANCEL"
@@ -207,8 +213,57 @@ func TestSlurmPreemption(t *testing.T) {
 				withQOS(inPart(job("C", 20, 1000, 1000, g8), "lo"), "cheap"),
 				inPart(job("H", 100, 300, 300, workload.Request{Nodes: 1, GPUs: 8}), "hi"),
 			},
-			want: []life{{"A", 0, 1000, "COMPLETED", []int32{0}}, {"B", 10, 1010, "COMPLETED", []int32{0}},
-				{"C", 20, 100, "PREEMPTED", []int32{1}}, {"H", 100, 400, "COMPLETED", []int32{1}}},
+			want: []life{{"A", 0, 100, "PREEMPTED", []int32{0}}, {"B", 10, 100, "PREEMPTED", []int32{0}},
+				{"C", 20, 1020, "COMPLETED", []int32{1}}, {"H", 100, 400, "COMPLETED", []int32{0}}},
+		},
+		{
+			// Equal candidates: A (lo, n0, from 0) and B (lo, n1, from
+			// 10), 8 GPUs each; H (hi, 8 GPUs) at 100. In job order the
+			// older A goes: H [100,400) on n0.
+			name: "equal candidates: the oldest first",
+			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *policies.SlurmArgs) { a.PreemptMode = "CANCEL" },
+			jobs: youngestJobs(),
+			want: []life{{"A", 0, 100, "PREEMPTED", []int32{0}}, {"B", 10, 1010, "COMPLETED", []int32{1}},
+				{"H", 100, 400, "COMPLETED", []int32{0}}},
+		},
+		{
+			// The same with PreemptParameters=youngest_first: the latest
+			// start goes first (_sort_by_youngest): B. H [100,400) on n1.
+			name: "PreemptParameters=youngest_first",
+			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *policies.SlurmArgs) {
+				a.PreemptMode, a.PreemptParameters = "CANCEL", "strict_order,youngest_first"
+			},
+			jobs: youngestJobs(),
+			want: []life{{"A", 0, 1000, "COMPLETED", []int32{0}}, {"B", 10, 100, "PREEMPTED", []int32{1}},
+				{"H", 100, 400, "COMPLETED", []int32{1}}},
+		},
+		{
+			// SchedulerParameters' preempt_youngest_first does the same.
+			name: "preempt_youngest_first",
+			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *policies.SlurmArgs) { a.PreemptMode, a.PreemptYoungestFirst = "CANCEL", true },
+			jobs: youngestJobs(),
+			want: []life{{"A", 0, 1000, "COMPLETED", []int32{0}}, {"B", 10, 100, "PREEMPTED", []int32{1}},
+				{"H", 100, 400, "COMPLETED", []int32{1}}},
+		},
+		{
+			// Fewer nodes first: W (lo, 2 nodes of 8 GPUs, n0 and n1,
+			// the older) and S (lo, 8 GPUs, n2). H (hi, one node of 8) at
+			// 100: S (one node) sorts before W (two) and alone frees a
+			// node: the only victim. H [100,400) on n2.
+			name: "fewer nodes first",
+			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3),
+				policytest.Node("n1", 8, "h100", 64, 524288, 3), policytest.Node("n2", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *policies.SlurmArgs) { a.PreemptMode = "CANCEL" },
+			jobs: []workload.Job{
+				inPart(job("W", 0, 1000, 1000, workload.Request{Nodes: 2, GPUs: 16}), "lo"),
+				inPart(job("S", 10, 1000, 1000, g8), "lo"),
+				inPart(job("H", 100, 300, 300, workload.Request{Nodes: 1, GPUs: 8}), "hi"),
+			},
+			want: []life{{"W", 0, 1000, "COMPLETED", []int32{0, 1}}, {"S", 10, 100, "PREEMPTED", []int32{2}},
+				{"H", 100, 400, "COMPLETED", []int32{2}}},
 		},
 		{
 			// preempt/qos on one partition: QOS high lists scavenger in
@@ -338,5 +393,16 @@ func TestSlurmPreemptConformance(t *testing.T) {
 			}
 			t.Logf("seed %d: %d preemptions", seed, preempted)
 		})
+	}
+}
+
+// youngestJobs is the trace of the youngest-first cases of
+// TestSlurmPreemption.
+func youngestJobs() []workload.Job {
+	g8 := workload.Request{GPUs: 8}
+	return []workload.Job{
+		inPart(job("A", 0, 1000, 1000, g8), "lo"),
+		inPart(job("B", 10, 1000, 1000, g8), "lo"),
+		inPart(job("H", 100, 300, 300, workload.Request{Nodes: 1, GPUs: 8}), "hi"),
 	}
 }

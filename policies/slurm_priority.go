@@ -138,13 +138,13 @@ func (s *Slurm) recalc(pend []sim.PendingJob, k sim.Time) {
 	}
 }
 
-// JobStarted implements sim.Observer: the job's billable TRES start
+// JobStarted implements sim.Policy: the job's billable TRES start
 // charging its association.
 func (s *Slurm) JobStarted(ref sim.JobRef, at sim.Time, alloc []sim.NodeAlloc) {
 	s.charge(ref, at, alloc)
 }
 
-// JobEnded implements sim.Observer.
+// JobEnded implements sim.Policy.
 func (s *Slurm) JobEnded(ref sim.JobRef, at sim.Time, _ []sim.NodeAlloc, _ sim.State) {
 	s.uncharge(ref, at)
 }
@@ -166,6 +166,7 @@ func (s *Slurm) charge(ref sim.JobRef, at sim.Time, alloc []sim.NodeAlloc) {
 	}
 	js.billable = priority.Billable(s.cfg.billing, &t)
 	js.charging = true
+	js.charged = at
 	s.tree.Charge(js.assoc, at, js.billable)
 	s.tracked = append(s.tracked, ref)
 }
@@ -180,10 +181,16 @@ func (s *Slurm) uncharge(ref sim.JobRef, at sim.Time) {
 	}
 	js.charging = false
 	s.tree.Charge(js.assoc, at, -js.billable)
+	if !s.cfg.chargeEnd {
+		// Slurm charges a running job at each recalculation; what it
+		// used since the last one it ran through is never charged
+		// unless AccountingStorageEnforce has limits (Tree.Forfeit).
+		s.tree.Forfeit(js.assoc, at, js.charged, js.billable)
+	}
 }
 
 // reconcile ends the charging of tracked jobs no longer running, for
-// controllers that do not report ends (sim.Observer): every job end
+// callers that do not report ends (a test's hand-made view): every job end
 // triggers a pass at its instant, so a job missing from Running ended at
 // the latest now.
 func (s *Slurm) reconcile(v sim.View) {

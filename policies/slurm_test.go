@@ -299,6 +299,41 @@ func TestSlurmPriority(t *testing.T) {
 			want: map[string]sim.Time{"A": 0, "B": 220, "C": 120},
 		},
 		{
+			// A job that ends between two recalculations is never
+			// charged (Slurm's decay thread charges running jobs only:
+			// decay_apply_new_usage). Fair Tree as above, calculations
+			// at 0, 60, 120. A (u1, 8 GPUs) runs [0,50) and is never
+			// charged. B (u2, 4 GPUs, submitted first) starts at 50;
+			// D (u2) and C (u1), 8 GPUs each, wait for B's end at 150.
+			// At 120 u1 has 0, u2 4·70 = 280: in lab u1 (LF +Inf)
+			// ranks 2 (0.667), u2 (S 1/2, U 1: LF 0.5) ranks 1: C 666,
+			// D 333. C first at 150, D at 250, though D is older.
+			name: "Fair Tree: a job ending between calculations is not charged",
+			args: func(a *policies.SlurmArgs) {
+				a.PriorityWeightFairshare = 1000
+				a.TRESBillingWeights = "GRES/gpu=1"
+				a.PriorityDecayHalfLife, a.PriorityCalcPeriod = "0", "1"
+			},
+			jobs: endBetweenCalcs(),
+			want: map[string]sim.Time{"A": 0, "B": 50, "C": 150, "D": 250},
+		},
+		{
+			// The same with AccountingStorageEnforce=limits: A's 8·50 =
+			// 400 is charged at its end (priority_p_job_end). At 120 u1
+			// has 400, u2 280: U(u1) = 400/680, LF = 0.5/0.588 = 0.85;
+			// U(u2) = 280/680, LF = 1.21. u2 ranks 2: D 666, C 333. D
+			// first at 150, C at 250.
+			name: "Fair Tree: AccountingStorageEnforce=limits charges the last period at the end",
+			args: func(a *policies.SlurmArgs) {
+				a.PriorityWeightFairshare = 1000
+				a.TRESBillingWeights = "GRES/gpu=1"
+				a.PriorityDecayHalfLife, a.PriorityCalcPeriod = "0", "1"
+				a.AccountingStorageEnforce = "associations,limits"
+			},
+			jobs: endBetweenCalcs(),
+			want: map[string]sim.Time{"A": 0, "B": 50, "C": 250, "D": 150},
+		},
+		{
 			// Classic fair share on the same trace: at 60 root usage is
 			// 480, all u1's. S(lab) = 1/2, S(u1) = S(u2) = 1/4. UE(u1) =
 			// 1 + (1-1)/2 = 1: F = 2^(-1/0.25) = 0.0625, B = 62; UE(u2)
@@ -392,6 +427,17 @@ func TestSlurmPriority(t *testing.T) {
 }
 
 func withQOS(j workload.Job, q string) workload.Job { j.QOS = q; return j }
+
+// endBetweenCalcs is the trace of the "ending between calculations"
+// cases of TestSlurmPriority.
+func endBetweenCalcs() []workload.Job {
+	return []workload.Job{
+		withUser(job("A", 0, 50, 50, workload.Request{GPUs: 8}), "u1", "lab"),
+		withUser(job("B", 5, 100, 100, workload.Request{GPUs: 4}), "u2", "lab"),
+		withUser(job("D", 10, 100, 100, workload.Request{GPUs: 8}), "u2", "lab"),
+		withUser(job("C", 20, 100, 100, workload.Request{GPUs: 8}), "u1", "lab"),
+	}
+}
 
 func ageArgs(a *policies.SlurmArgs) {
 	a.PriorityWeightAge, a.PriorityWeightQOS = 1000, 500

@@ -47,6 +47,9 @@ type TopologyTree struct {
 
 var _ Placer = (*TopologyTree)(nil)
 
+// InOrder implements Placer: it picks nodes by switch.
+func (*TopologyTree) InOrder() bool { return false }
+
 // Place implements Placer.
 func (t *TopologyTree) Place(nodes []hwmodels.Node, free []sim.NodeState, job *sim.PendingJob, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
 	d := newDemand(job)
@@ -193,4 +196,126 @@ func resize[T any](s []T, n int) []T {
 	s = s[:n]
 	clear(s)
 	return s
+}
+
+// TopologyBlock places a job as Slurm's topology/block plugin does
+// (src/plugins/topology/block/eval_nodes_block.c, eval_nodes_block and
+// _choose_best_bblock; topology/block is Slurm 23.11 and later, so the
+// 22.05 source has none) on the cluster's multi-node NVLink domains
+// (fabric.blocks, hwmodels.Node.Block):
+//
+//  1. filter: the eligible nodes in a block the job's share fits on
+//     (Slurm considers only nodes in blocks);
+//  2. one block: of the blocks that alone hold the job, the one with
+//     the fewest usable nodes (Slurm's "lowest sufficient count of nodes
+//     to minimize fragmentation"; on equal counts the later block, as its
+//     bnc <= block_node_cnt test keeps the last);
+//  3. else base blocks one at a time, minimizing their number
+//     (_choose_best_bblock): a block that alone holds the rest, the
+//     smallest such; else the one holding most (later on ties); nodes
+//     inside a block best-fit.
+//
+// Simplifications: BlockSizes aggregation levels (blocks of 2^k base
+// blocks) are not modeled, so a job larger than a block takes base blocks
+// across the whole topology, as Slurm does when no configured level holds
+// it; node weights are not modeled. On a cluster without blocks it is
+// BestFit.
+//
+// A TopologyBlock keeps scratch buffers between calls; use one per policy.
+type TopologyBlock struct {
+	best   BestFit
+	units  []int32
+	cap    []int64
+	picked []int32
+}
+
+var _ Placer = (*TopologyBlock)(nil)
+
+// InOrder implements Placer: it picks nodes by block, not in node order.
+func (*TopologyBlock) InOrder() bool { return false }
+
+// Place implements Placer.
+func (t *TopologyBlock) Place(nodes []hwmodels.Node, free []sim.NodeState, job *sim.PendingJob, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
+	d := newDemand(job)
+	for _, part := range partitionBits(job) {
+		d.part = part
+		var ok bool
+		if out, ok = t.place(nodes, free, &d, out); ok {
+			return out, true
+		}
+	}
+	return out, false
+}
+
+func (t *TopologyBlock) place(nodes []hwmodels.Node, free []sim.NodeState, d *demand, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
+	nb := int32(0)
+	for i := range nodes {
+		nb = max(nb, nodes[i].Block)
+	}
+	if nb == 0 {
+		return t.best.place(nodes, free, d, out, nil)
+	}
+	t.units = resize(t.units, len(nodes))
+	t.cap = resize(t.cap, int(nb)+1)
+	for i := range nodes {
+		n := int32(0)
+		if nodes[i].Block > 0 && d.eligible(&nodes[i]) {
+			if n = d.fit(free[i]); !d.spread && n > 0 {
+				n = 1
+			}
+		}
+		t.units[i] = n
+		t.cap[nodes[i].Block] += int64(n)
+	}
+	need := int64(d.count)
+	one := int32(-1)
+	for b := int32(1); b <= nb; b++ {
+		if t.cap[b] >= need && (one < 0 || t.cap[b] <= t.cap[one]) {
+			one = b
+		}
+	}
+	base := len(out)
+	rest := d.count
+	for rest > 0 {
+		pick := one
+		if pick < 0 {
+			for b := int32(1); b <= nb; b++ {
+				c := t.cap[b]
+				if c == 0 {
+					continue
+				}
+				if pick < 0 {
+					pick = b
+					continue
+				}
+				pc := t.cap[pick]
+				switch fit, pFit := c >= int64(rest), pc >= int64(rest); {
+				case fit && !pFit, fit && pFit && c <= pc, !fit && !pFit && c >= pc:
+					pick = b
+				}
+			}
+		}
+		if pick < 0 {
+			return out[:base], false
+		}
+		one = -1
+		t.cap[pick] = 0
+		t.picked = t.picked[:0]
+		var c int32
+		for i := range nodes {
+			if t.units[i] > 0 && nodes[i].Block == pick {
+				t.picked = append(t.picked, int32(i))
+				c += t.units[i]
+			}
+		}
+		sub := *d
+		sub.count = min(rest, c)
+		var ok bool
+		if out, ok = t.best.place(nodes, free, &sub, out, t.picked); !ok {
+			return out[:base], false
+		}
+		rest -= sub.count
+	}
+	slices.SortFunc(out[base:], func(x, y sim.NodeAlloc) int { return cmp.Compare(x.Node, y.Node) })
+	return out, true
 }

@@ -363,7 +363,7 @@ func (m *rowMaker) fill(r *JobRow, i int) {
 		}
 		switch run.state {
 		case sim.NodeFail:
-			lost7 += g * lostSeconds(d, tj.CheckpointInterval)
+			lost7 += g * lostSeconds(d, sim.Time(tj.CheckpointInterval))
 			r.NodeFails++
 		case sim.Preempted:
 			r.Preemptions++

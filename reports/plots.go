@@ -28,6 +28,7 @@ type Figure struct {
 	// Title is the plot's title, for the HTML report.
 	Title string
 	draw  func(c draw.Canvas)
+	svg   []byte // the SVG, once drawn
 }
 
 // Figure size: 9 × 5 inches; PNGs at 100 dots per inch (900 × 500 px).
@@ -40,13 +41,17 @@ const (
 // WriteSVG writes the figure as SVG (fonts referenced by name, not
 // embedded). The same figure gives the same bytes.
 func (f *Figure) WriteSVG(w io.Writer) error {
-	c := vgsvg.New(figWidth, figHeight)
-	f.draw(draw.New(c))
-	var b bytes.Buffer
-	if _, err := c.WriteTo(&b); err != nil {
-		return err
+	if f.svg == nil {
+		// Drawn once: plots/*.svg and report.html write the same bytes.
+		c := vgsvg.New(figWidth, figHeight)
+		f.draw(draw.New(c))
+		var b bytes.Buffer
+		if _, err := c.WriteTo(&b); err != nil {
+			return err
+		}
+		f.svg = []byte(svgFontFallback.Replace(b.String()))
 	}
-	_, err := io.WriteString(w, svgFontFallback.Replace(b.String()))
+	_, err := w.Write(f.svg)
 	return err
 }
 

@@ -167,6 +167,10 @@ type Config struct {
 	// policy does, runs only its event-driven pass then). Elsewhere a late
 	// end's pass is at the next second. Zero: never.
 	MainPassEvery, MainPassPhase Time
+	// Oracle gives policies every job's runtime from the trace
+	// (JobInfo.Runtime), for studies of schedulers that know how long
+	// jobs run. Off, the default, policies see time limits only.
+	Oracle bool
 	// NoSettle turns off the termination guard (quiesce.go), for tests
 	// that compare records with and without it. A run then ends only when
 	// no event is left, which never happens while a policy with periodic
@@ -226,12 +230,16 @@ type controller struct {
 	runDead int
 	nodes   []NodeState
 	// dirty lists the nodes whose free state changed since the last
-	// ChangedNodes call (isDirty marks them); dirtyOut is what that call
-	// returned.
-	dirty, dirtyOut []int32
-	isDirty         []bool
-	rec             []JobRecord
-	allocPool       []NodeAlloc
+	// pass (isDirty marks them), and startedRun, endedRun the jobs whose
+	// runs started and ended; delta is what the pass's Delta returns,
+	// built from them as the pass begins (takeDelta), and its slices are
+	// reused as the next lists.
+	dirty                []int32
+	isDirty              []bool
+	startedRun, endedRun []JobRef
+	delta                Delta
+	rec                  []JobRecord
+	allocPool            []NodeAlloc
 
 	passAt      Time // instant of the pending event-triggered pass, or -1
 	passLateAt  Time // instant of the pending pass after late ends (classPassLate), or -1
@@ -243,7 +251,6 @@ type controller struct {
 	partRemap   map[string]int
 	typeDropped map[string]int
 
-	obs     Observer
 	lateEnd bool                // applying an end under Config.EndsAfterPass: passes it triggers go to now+1
 	lc      *lifecycle          // dependency, singleton and throttle gates; nil when unused
 	partsOf []uint64            // per job: allowed partitions; nil until a job lists several
@@ -276,7 +283,7 @@ type controller struct {
 	prog progress // Config.Progress state (progress.go)
 
 	// Termination guard (quiesce.go).
-	settle      Time // Settler.Settle, or the policy's Interval
+	settle      Time // Triggers.Settle, or the policy's Interval
 	quietSince  Time // when the state last changed
 	otherQueued int  // queued events the guard waits for (otherEvent)
 	quiesced    bool // the guard ended the run
@@ -387,10 +394,9 @@ func newController(cfg Config) *controller {
 		lc:          newLifecycle(cfg.Trace.Jobs),
 		sweep:       cfg.TimeLimitSweep,
 	}
-	c.obs, _ = cfg.Policy.(Observer)
 	c.settle = max(c.trig.Interval, 0)
-	if s, ok := cfg.Policy.(Settler); ok {
-		c.settle = max(s.Settle(), 0)
+	if c.trig.Settle > 0 {
+		c.settle = c.trig.Settle
 	}
 	c.isDirty = make([]bool, len(c.nodes))
 	for i := range c.nodes {
@@ -879,6 +885,7 @@ func (c *controller) pass(kind int32) error {
 				}
 			}
 		}
+		c.takeDelta()
 		plan := c.policy.Schedule(c, c.rng)
 		for _, p := range plan.Preempts {
 			if err := c.preempt(p); err != nil {
@@ -981,9 +988,8 @@ func (c *controller) start(s *Start) error {
 	if c.lc != nil {
 		c.lcStarted(ref)
 	}
-	if c.obs != nil {
-		c.obs.JobStarted(ref, begin, alloc)
-	}
+	c.startedRun = append(c.startedRun, ref)
+	c.policy.JobStarted(ref, begin, alloc)
 	return nil
 }
 
@@ -1303,8 +1309,18 @@ func countNotes(m map[string]int, format string) []string {
 
 // View implementation: the controller is its own read-only view.
 
-func (c *controller) Now() Time                    { return c.now }
-func (c *controller) Pending() []PendingJob        { return c.pending }
-func (c *controller) Nodes() []NodeState           { return c.nodes }
-func (c *controller) Cluster() *hwmodels.Cluster   { return c.cluster }
-func (c *controller) Job(ref JobRef) *workload.Job { return &c.jobs[ref] }
+func (c *controller) Now() Time                  { return c.now }
+func (c *controller) Pending() []PendingJob      { return c.pending }
+func (c *controller) Nodes() []NodeState         { return c.nodes }
+func (c *controller) Cluster() *hwmodels.Cluster { return c.cluster }
+
+// Job implements View.
+func (c *controller) Job(ref JobRef) JobInfo {
+	j := &c.jobs[ref]
+	info := JobInfo{ID: j.ID, Name: j.Name, User: j.User, Account: j.Account, QOS: j.QOS, Partition: j.Partition,
+		ArrayJobID: j.ArrayJobID, ArrayTaskID: j.ArrayTaskID, TimeLimit: j.TimeLimit, Submit: j.Submit, Runtime: workload.Unknown}
+	if c.cfg.Oracle {
+		info.Runtime = j.Runtime
+	}
+	return info
+}

@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,9 +18,11 @@ import (
 // importing policies.
 type greedy struct{ bad func(v View) Plan }
 
-func (g *greedy) Name() string        { return "greedy" }
-func (g *greedy) Triggers() Triggers  { return Triggers{OnEvent: true} }
-func (g *greedy) Begin(RunInfo) error { return nil }
+func (g *greedy) Name() string                              { return "greedy" }
+func (g *greedy) Triggers() Triggers                        { return Triggers{OnEvent: true} }
+func (g *greedy) Begin(RunInfo) error                       { return nil }
+func (g *greedy) JobStarted(JobRef, Time, []NodeAlloc)      {}
+func (g *greedy) JobEnded(JobRef, Time, []NodeAlloc, State) {}
 func (g *greedy) Schedule(v View, _ *rand.Rand) Plan {
 	if g.bad != nil {
 		return g.bad(v)
@@ -267,5 +271,75 @@ func TestControllerRecordsReasonChanges(t *testing.T) {
 	}
 	if rec.Jobs[1].Start != 10 || rec.Jobs[2].Start != 10 {
 		t.Errorf("b, c start at %d, %d; want 10, 10", rec.Jobs[1].Start, rec.Jobs[2].Start)
+	}
+}
+
+// deltaLog is greedy that logs every pass's Delta.
+type deltaLog struct {
+	greedy
+	log []string
+}
+
+func (d *deltaLog) Schedule(v View, rng *rand.Rand) Plan {
+	dl := v.Delta()
+	nodes := slices.Sorted(slices.Values(dl.Nodes)) // in no set order
+	d.log = append(d.log, fmt.Sprintf("t=%d nodes=%v started=%v ended=%v", v.Now(), nodes, dl.Started, dl.Ended))
+	return d.greedy.Schedule(v, rng)
+}
+
+// TestControllerDelta: each pass's Delta lists what changed since the pass
+// before. On two 4-GPU nodes, A (runtime 10) and B (20) start at 0 on n1
+// and n2; C (5) waits for A and runs on n1 over [10, 15); D, submitted at
+// 12, waits for C and starts at 15. The pass at 0 lists every node; at 10
+// both nodes (the starts at 0) and A's end; at 12 only n1 (C's start); at
+// 15 n1 again (C's end). B's end at 20 leaves nothing queued, so no pass
+// runs.
+func TestControllerDelta(t *testing.T) {
+	tr := &workload.Trace{Jobs: []workload.Job{job("A", 0, 10, 100, 4), job("B", 0, 20, 100, 4), job("C", 0, 5, 100, 4), job("D", 12, 1, 100, 4)}}
+	p := &deltaLog{}
+	if _, err := Run(Config{Cluster: twoNodes(), Trace: tr, Policy: p, Check: true}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"t=0 nodes=[0 1] started=[] ended=[]",
+		"t=10 nodes=[0 1] started=[0 1] ended=[0]",
+		"t=12 nodes=[0] started=[2] ended=[]",
+		"t=15 nodes=[0] started=[] ended=[2]",
+	}
+	if d := cmp.Diff(want, p.log); d != "" {
+		t.Errorf("deltas (-want +got):\n%s", d)
+	}
+}
+
+// runtimeLog is greedy that logs the runtime the view gives each pending
+// job.
+type runtimeLog struct {
+	greedy
+	seen []Time
+}
+
+func (r *runtimeLog) Schedule(v View, rng *rand.Rand) Plan {
+	for _, p := range v.Pending() {
+		r.seen = append(r.seen, v.Job(p.Ref).Runtime)
+	}
+	return r.greedy.Schedule(v, rng)
+}
+
+// TestControllerOracle: a policy sees a job's runtime (here 7 s, limit
+// 100 s) only with Config.Oracle.
+func TestControllerOracle(t *testing.T) {
+	for _, oracle := range []bool{false, true} {
+		tr := &workload.Trace{Jobs: []workload.Job{job("x", 0, 7, 100, 4)}}
+		p := &runtimeLog{}
+		if _, err := Run(Config{Cluster: twoNodes(), Trace: tr, Policy: p, Oracle: oracle}); err != nil {
+			t.Fatal(err)
+		}
+		want := []Time{workload.Unknown}
+		if oracle {
+			want = []Time{7}
+		}
+		if d := cmp.Diff(want, p.seen); d != "" {
+			t.Errorf("oracle=%v: runtimes seen (-want +got):\n%s", oracle, d)
+		}
 	}
 }

@@ -106,15 +106,6 @@ type FailureModel struct {
 // 120 s).
 const DefaultRequeueDelay Time = 120
 
-// Observer is an optional Policy capability, type-asserted once when a run
-// starts: the controller reports every job start and end to it as they
-// happen, in event order, so a policy can keep usage (fair share) without
-// polling. The allocation slices must not be retained.
-type Observer interface {
-	JobStarted(ref JobRef, at Time, alloc []NodeAlloc)
-	JobEnded(ref JobRef, at Time, alloc []NodeAlloc, state State)
-}
-
 // ReasonChange records that a job's pending reason became Reason at At.
 type ReasonChange struct {
 	At     Time

@@ -18,8 +18,8 @@ import (
 // and starts every job that fits on the lowest-numbered nodes of the first
 // of its partitions (Part, then the others by index) that holds it, leaving
 // out nodes with an advance reservation the job's limit would reach into.
-// preempt, when set, is asked for preemptions first. As an Observer it
-// logs every start and end.
+// preempt, when set, is asked for preemptions first. It logs every start
+// and end it is told of.
 type lgreedy struct {
 	preempt func(v View) []Preemption
 	log     []string
@@ -517,7 +517,7 @@ func manyJobs(seed uint64, n int) *workload.Trace {
 		j := job(fmt.Sprint(i), at, Time(1+rng.IntN(2000)), Time(100+rng.IntN(2000)), int32(1+rng.IntN(4)))
 		j.Requeue = rng.IntN(2) == 0
 		if rng.IntN(3) == 0 {
-			j.CheckpointInterval = Time(50 + rng.IntN(300))
+			j.CheckpointInterval = int32(50 + rng.IntN(300))
 		}
 		if rng.IntN(4) == 0 {
 			j.Request.Nodes = 2
@@ -788,7 +788,7 @@ func dagTrace(seed uint64, n int) *workload.Trace {
 			j := job(id, at, Time(rng.IntN(400)), lim, int32(1+rng.IntN(4)))
 			j.Deps = deps
 			j.Requeue = rng.IntN(2) == 0
-			j.CheckpointInterval = Time(rng.IntN(2) * 40)
+			j.CheckpointInterval = int32(rng.IntN(2) * 40)
 			return j
 		}
 		id := fmt.Sprint(len(tr.Jobs))

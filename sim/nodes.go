@@ -236,7 +236,7 @@ func (c *controller) failJobsOn(n int32) {
 	}
 }
 
-// touch notes that node n's free state may have changed (ChangedNodes).
+// touch notes that node n's free state may have changed (Delta).
 func (c *controller) touch(n int32) {
 	if !c.isDirty[n] {
 		c.isDirty[n] = true
@@ -244,17 +244,20 @@ func (c *controller) touch(n int32) {
 	}
 }
 
-var _ NodeChanges = (*controller)(nil)
-
-// ChangedNodes implements NodeChanges.
-func (c *controller) ChangedNodes() []int32 {
-	out := c.dirty
-	for _, n := range out {
+// takeDelta makes what changed since the last pass the view's Delta, and
+// starts the lists over for the next pass with the slices of the one
+// before.
+func (c *controller) takeDelta() {
+	for _, n := range c.dirty {
 		c.isDirty[n] = false
 	}
-	c.dirty, c.dirtyOut = c.dirtyOut[:0], out
-	return out
+	old := c.delta
+	c.delta = Delta{Nodes: c.dirty, Started: c.startedRun, Ended: c.endedRun}
+	c.dirty, c.startedRun, c.endedRun = old.Nodes[:0], old.Started[:0], old.Ended[:0]
 }
+
+// Delta implements View.
+func (c *controller) Delta() Delta { return c.delta }
 
 // freeOf returns where node n's free resources are kept: the view's state,
 // or the aside state while the node is out of service.

@@ -10,17 +10,6 @@ import (
 	"github.com/schedsim/schedsim/workload"
 )
 
-// Settler is an optional Policy capability, type-asserted once when a run
-// starts. Settle returns how many seconds of passes that start nothing,
-// after the last change of the run's state, show that no later pass would
-// start anything either: long enough for every kind of pass the policy runs
-// (a backfill cycle, a full main pass, a priority recalculation) to have
-// run at least once. A policy without it is taken to need
-// Triggers().Interval (0 for a policy that runs on events only).
-type Settler interface {
-	Settle() Time
-}
-
 // The termination guard (see settled) ends a run when nothing can change
 // any more, even though jobs are still queued and the policy keeps asking
 // for periodic passes. It needs, all at once:
@@ -29,7 +18,7 @@ type Settler interface {
 //   - no queued event that can change the state: node events of the
 //     list, ends of advance reservations, ends of requeue holds and
 //     cancellations (the failure model's events are handled below);
-//   - passes for Settle seconds since the last change (submit, end,
+//   - passes for Triggers.Settle seconds since the last change (submit, end,
 //     eligibility, node change, ...), none of which started or preempted
 //     anything (a start makes a job run, a preemption without grace
 //     queues a release);

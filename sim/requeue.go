@@ -135,7 +135,7 @@ func (c *controller) requeue(ref JobRef, st State, kill Time) {
 		c.requeuedAt = make([]Time, len(c.jobs))
 	}
 	c.requeuedAt[ref] = kill
-	if ci := j.CheckpointInterval; ci > 0 {
+	if ci := Time(j.CheckpointInterval); ci > 0 {
 		saved := max(kill-r.Start, 0) / ci * ci // r.Start > now while a MIG GPU is repartitioned
 		c.remain[ref] = max(c.remain[ref]-c.savedWork(ref, saved), 0)
 	} else {
@@ -176,7 +176,7 @@ func (c *controller) release(ref JobRef) {
 }
 
 // releaseRun frees a run's resources, drops it from the running list and
-// tells the observer.
+// tells the policy.
 func (c *controller) releaseRun(ref JobRef, alloc []NodeAlloc, st State) {
 	for k := range alloc {
 		a := &alloc[k]
@@ -190,8 +190,8 @@ func (c *controller) releaseRun(ref JobRef, alloc []NodeAlloc, st State) {
 		}
 	}
 	c.dropRunning(ref)
-	if c.obs != nil {
-		c.obs.JobEnded(ref, c.now, alloc, st)
-	}
+	c.commEnd(ref)
+	c.endedRun = append(c.endedRun, ref)
+	c.policy.JobEnded(ref, c.now, alloc, st)
 	c.trigger()
 }

@@ -44,6 +44,12 @@ type RuntimeScaling struct {
 	// o Cluster.Fabric.PathOversubscription of its nodes (1 within one
 	// leaf or without a fabric, so such runs do not change).
 	CommStretch bool
+	// Comm, CommRing or CommTree, turns on the communication model
+	// (comm.go): multi-node runs share the fabric's uplinks and stretch
+	// while they get less bandwidth than recorded; it replaces CommStretch.
+	// "" leaves it off. Without a fabric, or with every job inside one
+	// leaf, no run changes.
+	Comm string
 	// Class returns a job's class name (hwmodels.JobClass); nil, or "",
 	// gives the model's DefaultClass. It must be a pure function of the
 	// job.
@@ -74,7 +80,8 @@ type runtimeState struct {
 	speedup map[speedKey]float64 // cache; NaN: no ratio
 	actual  []Time               // per job: the current run's length
 	changes []RuntimeChange
-	nodes   []int32 // scratch
+	nodes   []int32    // scratch
+	comm    *commState // communication model (comm.go); nil without
 }
 
 type speedKey struct{ from, to, class string }
@@ -100,6 +107,13 @@ func newRuntimeState(cfg *RuntimeScaling, cl *hwmodels.Cluster, jobs int) (*runt
 		if _, ok := cl.GPU(m); !ok {
 			return nil, fmt.Errorf("sim: runtime model: recorded GPU model %q is neither in the catalog nor in the cluster's gpu_models", m)
 		}
+	}
+	if cfg.Comm != "" {
+		cs, err := newCommState(cfg.Comm, cl, jobs)
+		if err != nil {
+			return nil, err
+		}
+		rs.comm = cs
 	}
 	return rs, nil
 }
@@ -182,7 +196,14 @@ func (c *controller) scaleRun(ref JobRef, alloc []NodeAlloc, work Time) Time {
 			}
 		}
 	}
-	if rs.cfg.CommStretch && len(alloc) > 1 && c.cluster.Fabric != nil && jc.CommFraction > 0 {
+	isComm := false
+	if rs.comm != nil && len(alloc) > 1 && c.cluster.Fabric != nil {
+		base := run
+		run = c.commStart(ref, alloc, c.rec[ref].Start, run, jc.CommFraction)
+		if _, isComm = rs.comm.find(ref); isComm && base > 0 {
+			ch.Stretch = float64(run) / float64(base)
+		}
+	} else if rs.cfg.CommStretch && len(alloc) > 1 && c.cluster.Fabric != nil && jc.CommFraction > 0 {
 		rs.nodes = rs.nodes[:0]
 		for _, a := range alloc {
 			rs.nodes = append(rs.nodes, a.Node)
@@ -199,9 +220,16 @@ func (c *controller) scaleRun(ref JobRef, alloc []NodeAlloc, work Time) Time {
 		// does not turn into a time-limit kill.
 		c.limit[ref] = max(run, 1)
 	}
+	if isComm {
+		i, _ := rs.comm.find(ref)
+		rs.comm.jobs[i].ch = ch
+	}
 	if run != work {
 		ch.Actual = run
 		rs.changes = append(rs.changes, ch)
+		if isComm {
+			rs.comm.chIdx[ref] = int32(len(rs.changes))
+		}
 	}
 	return run
 }

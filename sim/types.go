@@ -94,22 +94,57 @@ type View interface {
 	// Nodes gives each node's free resources, indexed like Cluster().Nodes.
 	Nodes() []NodeState
 	Cluster() *hwmodels.Cluster
-	// Job returns the workload job behind ref; read only.
-	Job(ref JobRef) *workload.Job
+	// Job returns what the trace says of job ref (its submitter,
+	// partitions and limit as submitted), without its runtime.
+	Job(ref JobRef) JobInfo
 	// Reservations lists the advance reservations (maintenance windows)
 	// that have not ended, by Start then Name. A job may not run on a
 	// reserved node at any time inside the window.
 	Reservations() []AdvanceReservation
+	// Delta says what changed since the previous pass (Schedule call) of
+	// the run, so a policy that keeps its own copy of Nodes (or of the
+	// running jobs) can update it instead of rebuilding it every pass.
+	// It is the same for every call within one pass.
+	Delta() Delta
 }
 
-// NodeChanges is an optional View capability for a policy that keeps its
-// own copy of Nodes between passes and updates it instead of copying the
-// whole slice every pass.
-type NodeChanges interface {
-	// ChangedNodes lists, each once and in no set order, the nodes whose
-	// free state may have changed since the previous call in this run:
-	// every node at the first call. The slice is owned like Nodes.
-	ChangedNodes() []int32
+// Delta is what changed between two passes of a run. Its slices are owned
+// like those of the View.
+type Delta struct {
+	// Nodes lists, each once and in no set order, the nodes whose free
+	// state may have changed since the previous pass: every node at the
+	// first pass of a run. A node not listed has the free state it had
+	// then.
+	Nodes []int32
+	// Started lists the jobs that started running since the previous
+	// pass (those its plan started among them), in start order, and
+	// Ended those whose run ended (completed, killed at the time limit,
+	// preempted, failed with their node, requeued), in end order. A job
+	// may be in both, and a requeued job may be in Started again.
+	Started, Ended []JobRef
+}
+
+// JobInfo is what a policy may know of a job beyond its PendingJob: who
+// submitted it, to which partitions and QOS, and the limit it asked for.
+// Schedulers never see how long a job will run, unless the run is an
+// oracle study (Config.Oracle).
+type JobInfo struct {
+	ID, Name           string
+	User, Account, QOS string
+	// Partition is the partition list as submitted ("a,b"); the
+	// PendingJob's Part and Parts are the ones the job may run in.
+	Partition string
+	// ArrayJobID is the array's job id for array tasks, else empty;
+	// ArrayTaskID is the task index, or -1.
+	ArrayJobID  string
+	ArrayTaskID int32
+	// TimeLimit is the limit as submitted (seconds), or workload.Unknown;
+	// PendingJob.Limit is the one to plan with.
+	TimeLimit Time
+	Submit    Time
+	// Runtime is the job's runtime in the trace with Config.Oracle, and
+	// workload.Unknown otherwise.
+	Runtime Time
 }
 
 // RunInfo is what a policy is told when a run begins (Policy.Begin).
@@ -144,12 +179,21 @@ type Plan struct {
 }
 
 // Triggers says when a policy wants a scheduling pass: after any instant at
-// which a job was submitted or ended (OnEvent), and/or every Interval
-// seconds (0 = never). The controller turns these into events; policies
+// which something happened that can let a job start (OnEvent: a submit, a
+// job end, a job becoming eligible, a node back in service), and/or every
+// Interval seconds (0 = never). The controller turns these into events; policies
 // hold no timers.
 type Triggers struct {
 	OnEvent  bool
 	Interval Time
+	// Settle is how many seconds of passes that start nothing, after the
+	// last change of the run's state, show that no later pass would start
+	// anything either: long enough for every kind of pass the policy runs
+	// (a backfill cycle, a full main pass, a priority recalculation) to
+	// have run at least once. The run then ends (the termination guard,
+	// quiesce.go). Zero means Interval: one periodic pass, or none for a
+	// policy that runs on events only.
+	Settle Time
 }
 
 // Policy runs scheduling passes. Given the same View and rng state it must
@@ -166,6 +210,17 @@ type Policy interface {
 	Begin(info RunInfo) error
 	Triggers() Triggers
 	Schedule(v View, rng *rand.Rand) Plan
+	// JobStarted and JobEnded report every start and end of a job's run
+	// as it happens, in event order, with the time and allocation (which
+	// must not be retained), so a policy can keep usage (fair share)
+	// without polling. A start is reported as the pass's plan is applied,
+	// with at the instant the job begins to run (later than the pass when
+	// a MIG GPU is repartitioned or a node resumes first); an end at the
+	// instant its resources are freed, with the state the run ended in.
+	// A policy
+	// that needs neither embeds policies.Base or writes empty methods.
+	JobStarted(ref JobRef, at Time, alloc []NodeAlloc)
+	JobEnded(ref JobRef, at Time, alloc []NodeAlloc, state State)
 }
 
 // State is a job's final state in the simulation (sacct's State). A run

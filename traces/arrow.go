@@ -782,7 +782,11 @@ func appendJobs(t *workload.Trace, rec arrow.RecordBatch, path string, row *int,
 			j.Request.MIGProfile = p
 		}
 		j.ArrayThrottle = int32(in(acThrottle, 0))
-		j.CheckpointInterval = workload.Time(tm(acCheckpoint, 0))
+		ck := tm(acCheckpoint, 0)
+		if ck < 0 || ck > workload.MaxCheckpointInterval {
+			return &ParseError{Path: path, Line: *row, Field: "checkpoint_interval", Value: strconv.FormatInt(ck, 10), Err: errKind(ErrRange, fmt.Sprintf("want 0 to %d seconds", workload.MaxCheckpointInterval))}
+		}
+		j.CheckpointInterval = int32(ck)
 		if a, ok := cols[acRequeue].(*array.Boolean); ok && a.IsValid(i) {
 			j.Requeue = a.Value(i)
 		}

@@ -63,3 +63,14 @@ func TestHeadMatchesSortAndCut(t *testing.T) {
 		}
 	}
 }
+
+// TestChunkCap: readWhole's chunks grow 16, 32, ... to readChunk and stay
+// there, however many a long trace needs (16<<k overflowed past k = 59,
+// about 800,000 jobs: a 10 M-job trace made a negative capacity).
+func TestChunkCap(t *testing.T) {
+	for k, want := range map[int]int{0: 16, 1: 32, 9: 8192, 10: readChunk, 11: readChunk, 59: readChunk, 64: readChunk, 1000: readChunk} {
+		if got := chunkCap(k); got != want {
+			t.Errorf("chunkCap(%d) = %d, want %d", k, got, want)
+		}
+	}
+}

@@ -140,6 +140,14 @@ func readWhole(s *Stream) (*Result, error) {
 	if n := s.opts.Head; n > 0 {
 		head = &headHeap{n: n}
 	}
+	// The jobs are collected in chunks, the first as long as the row
+	// count Arrow and Parquet state (bounded by the file's size), and
+	// copied once into a slice of their exact length when there is more
+	// than one: a slice grown by append keeps up to a quarter of its
+	// length unused (74 bytes a job).
+	hint := s.sizeHint()
+	var chunks [][]workload.Job
+	var ex extraInterner
 	read := 0
 	for {
 		j, err := s.Next()
@@ -150,23 +158,108 @@ func readWhole(s *Stream) (*Result, error) {
 			return nil, err
 		}
 		read++
-		if head != nil {
+		j.Extra = ex.intern(j.Extra)
+		switch {
+		case head != nil:
 			head.offer(j)
-			continue
+		default:
+			if len(chunks) == 0 || len(chunks[len(chunks)-1]) == cap(chunks[len(chunks)-1]) {
+				c := chunkCap(len(chunks))
+				if len(chunks) == 0 && hint > 0 {
+					c = hint
+				}
+				if err := reserve(int64(c)*jobBytes, read); err != nil {
+					return nil, s.budgetError(err)
+				}
+				chunks = append(chunks, make([]workload.Job, 0, c))
+			}
+			c := &chunks[len(chunks)-1]
+			*c = append(*c, j)
 		}
-		if jobs == nil {
-			jobs = make([]workload.Job, 0, max(16, s.sizeHint()))
-		}
-		jobs = append(jobs, j)
 	}
-	if head != nil {
+	switch {
+	case head != nil:
 		jobs = head.sorted()
+	case len(chunks) == 1:
+		jobs = chunks[0]
+	case len(chunks) > 1:
+		n := 0
+		for _, c := range chunks {
+			n += len(c)
+		}
+		if err := reserve(int64(n)*jobBytes, read); err != nil {
+			return nil, s.budgetError(err)
+		}
+		jobs = make([]workload.Job, 0, n)
+		for k := range chunks {
+			jobs = append(jobs, chunks[k]...)
+			chunks[k] = nil
+		}
 	}
 	res := s.Result()
 	res.Trace.Jobs = jobs
 	res.Read = read
 	res.Trace.Rebase(0)
 	return res, nil
+}
+
+// budgetError places a memory budget's *LimitError at the record the
+// read has reached.
+func (s *Stream) budgetError(err error) error {
+	line := 1
+	if s.cur != nil {
+		line = max(1, s.cur.line())
+	}
+	return &ParseError{Path: s.name, Line: line, Err: err, noValue: true}
+}
+
+// readChunk is the most jobs one chunk of readWhole holds; the first
+// chunks are smaller (16, 32, ...), so a short trace wastes little.
+const readChunk = 1 << 14
+
+// chunkCap is the capacity of readWhole's chunk k (from 0).
+func chunkCap(k int) int {
+	if k >= 10 { // 16<<10 = readChunk; a larger shift overflows
+		return readChunk
+	}
+	return 16 << k
+}
+
+// extraInterner shares identical Job.Extra lists between the jobs of one
+// read: an SWF or sacct trace repeats few combinations of its other
+// columns (requested and allocated processors, ReqTRES), and each list
+// costs 32 bytes a field plus its slice. It remembers up to
+// maxExtraSets lists; a list not among them is kept as it is.
+type extraInterner struct {
+	sets map[string][]workload.Field
+	key  []byte
+}
+
+const maxExtraSets = 1 << 16
+
+func (x *extraInterner) intern(f []workload.Field) []workload.Field {
+	if len(f) == 0 {
+		return nil
+	}
+	k := x.key[:0]
+	for _, e := range f {
+		k = append(k, e.Name...)
+		k = append(k, 0)
+		k = append(k, e.Value...)
+		k = append(k, 0)
+	}
+	x.key = k
+	if s, ok := x.sets[string(k)]; ok {
+		return s
+	}
+	if x.sets == nil {
+		x.sets = map[string][]workload.Field{}
+	}
+	if len(x.sets) < maxExtraSets {
+		f = slices.Clip(f)
+		x.sets[string(k)] = f
+	}
+	return f
 }
 
 // headHeap keeps the n first jobs in submit order of those offered, ties

@@ -1041,7 +1041,7 @@ func (sr *SacctReader) applySubmitLine(j *workload.Job, line []byte, lineNo int,
 		}
 	}
 	if sl.checkpoint > 0 {
-		j.CheckpointInterval = sl.checkpoint
+		j.CheckpointInterval = int32(sl.checkpoint) // at most MaxCheckpointInterval (parseSubmitLine)
 		n.Checkpoint++
 	}
 	if sl.begin != "" {

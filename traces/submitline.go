@@ -223,8 +223,8 @@ func parseSubmitLine(s string) (submitLine, error) {
 			out.hasTime = true
 		case "checkpoint":
 			t, err := parseSlurmTime(val)
-			if err != nil || t == workload.Unknown {
-				return fmt.Errorf("%w: --checkpoint=%s: want an interval in --time's formats", errSubmitLine, val)
+			if err != nil || t == workload.Unknown || t > workload.MaxCheckpointInterval {
+				return fmt.Errorf("%w: --checkpoint=%s: want an interval in --time's formats, at most %d s", errSubmitLine, val, workload.MaxCheckpointInterval)
 			}
 			out.checkpoint = t
 		case "begin":

@@ -134,6 +134,7 @@ type SWFStats struct {
 // SWFReader reads a Standard Workload Format (2.2) log one job at a time.
 // See the package documentation for how fields map onto workload.Job.
 type SWFReader struct {
+	users    map[int64]string // user names by number (userName)
 	lr       *lineReader
 	path     string
 	opts     SWFOptions
@@ -616,7 +617,7 @@ func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bo
 		j.TimeLimit = workload.Time(v[9])
 	}
 	if v[12] >= 0 {
-		j.User = "u" + strconv.FormatInt(v[12], 10)
+		j.User = sr.userName(v[12])
 	}
 	switch {
 	case v[16] >= 0:
@@ -692,6 +693,25 @@ func numString(n int64) string {
 }
 
 func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+// maxSWFUsers is how many user numbers one SWF read keeps a name for.
+const maxSWFUsers = 1 << 18
+
+// userName returns "u<n>" for user number n, one string per number for
+// the first maxSWFUsers numbers, so the jobs of one user share it.
+func (sr *SWFReader) userName(n int64) string {
+	if s, ok := sr.users[n]; ok {
+		return s
+	}
+	s := "u" + strconv.FormatInt(n, 10)
+	if len(sr.users) < maxSWFUsers {
+		if sr.users == nil {
+			sr.users = map[int64]string{}
+		}
+		sr.users[n] = s
+	}
+	return s
+}
 
 func (sr *SWFReader) bad(lineNo, field int, err error) *ParseError {
 	return &ParseError{Path: sr.path, Line: lineNo, Field: swfFieldNames[field], Value: string(sr.toks[field-1]), Err: err}

@@ -20,9 +20,10 @@ import (
 func newCalibrateCmd() *cobra.Command {
 	var out string
 	var ols bool
+	var ncclFiles []string
 	cmd := &cobra.Command{
-		Use:   "calibrate PROFILES... --out calibration.yaml",
-		Short: "Fit speed ratios and GPU power to job profiles measured on two or more GPU models",
+		Use:   "calibrate [PROFILES...] [--nccl FILE...] --out calibration.yaml",
+		Short: "Fit speed ratios, GPU power and fabric bandwidths to measurements",
 		Long: `Fit the hardware models to job profiles (schedsim probe --run): the runtime
 model's speed ratio between GPU models per job class (profiles of the same
 workload on different models, least squares on log runtime, Huber-robust
@@ -30,11 +31,46 @@ unless --ols) and each GPU model's idle and busy power (mean power against
 utilization). It prints the goodness of fit and writes calibration.yaml,
 which schedsim run --calibration uses in place of the datasheet defaults.
 
-PROFILES are profile files (.yaml, .json) or directories of them.`,
+PROFILES are profile files (.yaml, .json) or directories of them.
+
+--nccl reads nccl-tests all_reduce_perf outputs (one node and N nodes)
+and fits the communication model's bus bandwidths per GPU inside a node
+and between nodes, and the latency, t = alpha + size * 2(p-1)/p / B
+(docs/hardware.md, "Calibration from nccl-tests"). Files of one-node
+runs give the intra-node figures, multi-node runs the inter-node ones.`,
 		Example: `  schedsim calibrate profiles/ --out calibration.yaml
+  schedsim calibrate --nccl ar-1node.txt --nccl ar-4nodes.txt --out calibration.yaml
   schedsim run --scenario examples/scenario.yaml --calibration calibration.yaml`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 && len(ncclFiles) == 0 {
+				return errors.New("requires profiles or --nccl files")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var comm *calibrate.CommFit
+			if len(ncclFiles) > 0 {
+				var runs []*calibrate.NCCLRun
+				for _, f := range ncclFiles {
+					data, err := readBounded(f, 64<<20)
+					if err != nil {
+						return badInput(err)
+					}
+					r, err := calibrate.ParseNCCL(data, f)
+					if err != nil {
+						return badInput(err)
+					}
+					runs = append(runs, r)
+				}
+				var err error
+				if comm, err = calibrate.FitNCCL(runs); err != nil {
+					return badInput(err)
+				}
+			}
+			if len(args) == 0 {
+				c := &calibrate.Calibration{Version: calibrate.Version, Runtime: calibrate.Runtime{Ratios: []calibrate.Ratio{}}, Comm: comm}
+				return writeCalibration(cmd, c, out, "# schedsim calibrate --nccl: "+strings.Join(ncclFiles, " ")+". Use with schedsim run --calibration.\n")
+			}
 			files, err := profileFiles(args)
 			if err != nil {
 				return badInput(err)
@@ -55,30 +91,54 @@ PROFILES are profile files (.yaml, .json) or directories of them.`,
 			if err != nil {
 				return badInput(err)
 			}
-			w := cmd.OutOrStdout()
-			printCalibration(w, c)
-			if out == "" {
-				return nil
-			}
-			data, err := c.YAML()
-			if err != nil {
-				return err
-			}
+			c.Comm = comm
 			head := fmt.Sprintf("# schedsim calibrate: %d profiles (%s fit). Use with schedsim run --calibration;\n"+
 				"# the runtime section can also be pasted into a cluster spec.\n", len(ps), map[bool]string{true: "Huber-robust", false: "least-squares"}[!ols])
-			if err := traces.WriteFileAtomic(out, func(f io.Writer) error {
-				_, err := io.WriteString(f, head+string(data))
-				return err
-			}); err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "wrote %s\n", out)
-			return nil
+			return writeCalibration(cmd, c, out, head)
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "write the calibration here (YAML)")
+	cmd.Flags().StringArrayVar(&ncclFiles, "nccl", nil, "an nccl-tests all_reduce_perf output (repeat for one node and N nodes)")
 	cmd.Flags().BoolVar(&ols, "ols", false, "plain least squares instead of the Huber-robust fit")
 	return cmd
+}
+
+// writeCalibration prints c and writes it to out (when set) after head.
+func writeCalibration(cmd *cobra.Command, c *calibrate.Calibration, out, head string) error {
+	w := cmd.OutOrStdout()
+	printCalibration(w, c)
+	if out == "" {
+		return nil
+	}
+	data, err := c.YAML()
+	if err != nil {
+		return err
+	}
+	if err := traces.WriteFileAtomic(out, func(f io.Writer) error {
+		_, err := io.WriteString(f, head+string(data))
+		return err
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "wrote %s\n", out)
+	return nil
+}
+
+// readBounded reads a file of at most limit bytes.
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: larger than %d MiB", path, limit>>20)
+	}
+	return data, nil
 }
 
 // profileFiles expands directories into their .yaml, .yml and .json files,
@@ -153,6 +213,14 @@ func printCalibration(w io.Writer, c *calibrate.Calibration) {
 		}
 		fmt.Fprintln(w)
 	}
+	if m := c.Comm; m != nil {
+		fmt.Fprintln(w, "all-reduce bus bandwidth per GPU (nccl-tests, t = alpha + S*2(p-1)/p / B)")
+		fmt.Fprintf(w, "%-40s %5s %5s %10s %10s %8s\n", "FILE", "RANKS", "NODES", "B.GB/S", "ALPHA.US", "MAX.ERR")
+		for _, r := range m.Runs {
+			fmt.Fprintf(w, "%-40s %5d %5d %10.2f %10.2f %7.2f%%\n", r.Path, r.Ranks, r.Nodes, r.BusGBs, r.LatencyUS, 100*r.MaxRelErr)
+		}
+		fmt.Fprintf(w, "intra-node %.2f GB/s (%.2f us), inter-node %.2f GB/s, latency %.2f us\n\n", m.IntraGBs, m.IntraLatencyUS, m.InterGBs, m.LatencyUS)
+	}
 	for _, n := range c.Notes {
 		fmt.Fprintln(w, "note: "+n)
 	}
@@ -166,7 +234,17 @@ func reportCalibration(cmd *cobra.Command, run *scenario.Run) {
 		return
 	}
 	e := cmd.ErrOrStderr()
-	fmt.Fprintf(e, "calibration %s: %d speed ratios, power of %d GPU models\n", run.CalibrationFile, len(c.Runtime.Ratios), len(c.GPUPower)-len(run.CalibrationNotes))
+	comm := ""
+	if m := c.Comm; m != nil {
+		comm = fmt.Sprintf(", bus bandwidth %.2f GB/s intra-node and %.2f GB/s inter-node", m.IntraGBs, m.InterGBs)
+	}
+	unused := 0
+	for _, n := range run.CalibrationNotes {
+		if strings.HasPrefix(n, "gpu_power:") {
+			unused++
+		}
+	}
+	fmt.Fprintf(e, "calibration %s: %d speed ratios, power of %d GPU models%s\n", run.CalibrationFile, len(c.Runtime.Ratios), len(c.GPUPower)-unused, comm)
 	for _, n := range run.CalibrationNotes {
 		fmt.Fprintln(e, "calibration: "+n)
 	}

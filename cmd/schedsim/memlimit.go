@@ -81,6 +81,8 @@ func setMemoryBudget(limit uint64, desc string, abort func()) {
 	memBudget.Lock()
 	memBudget.limit, memBudget.flag, memBudget.abort = limit, desc, abort
 	memBudget.Unlock()
+	// The trace readers refuse an allocation that would pass it.
+	traces.SetMemoryBudget(int64(limit), "max-memory")
 	if limit > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		governor.Lock()
 		governor.limit = memoryLimitFor(0, governor.limit, limit)

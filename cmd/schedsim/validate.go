@@ -136,7 +136,11 @@ func runValidate(cmd *cobra.Command, f *validateFlags) error {
 		}
 	}
 	if f.out != "" {
-		if err := writeValidateOut(f.out, v, bd, orDefault(run.Trace.Source, s.Trace.File), run.ClusterDesc); err != nil {
+		cluster := run.ClusterDesc
+		if bd != nil {
+			cluster = fmt.Sprintf("the cluster of its slurm.conf (%d nodes, %d GPUs)", len(run.Cluster.Nodes), run.Cluster.TotalGPUs())
+		}
+		if err := writeValidateOut(f.out, v, bd, orDefault(run.Trace.Source, s.Trace.File), cluster); err != nil {
 			return err
 		}
 	}
@@ -150,6 +154,7 @@ func runValidate(cmd *cobra.Command, f *validateFlags) error {
 		return enc.Encode(jsonSafe(v))
 	}
 	fmt.Fprintf(out, "schedsim %s, validate: trace %s, cluster: %s\n\n", versionString(), orDefault(run.Trace.Source, s.Trace.File), run.ClusterDesc)
+	fmt.Fprintf(out, validateMeaning, opt.BfInterval)
 	return reports.WriteValidationTable(out, v)
 }
 
@@ -175,3 +180,15 @@ func jsonSafe(v *reports.Validation) *reports.Validation {
 	}
 	return &c
 }
+
+// validateMeaning says what validate's figures of a trace mean (the
+// argument is the bf_interval in seconds).
+const validateMeaning = `Every job of the trace is replayed from its recorded submit; for each the trace shows started,
+the simulated start is compared with the recorded Start: Δstart = simulated − recorded. The shares count the
+jobs within ±%d s (one bf_interval), ±5 min and ±1 h of it; Kendall's tau compares the two
+start orders (1: the same order). A trace records when jobs ran, not why they waited, so
+the replay lacks the holds, dependencies, reservations and outages the trace does not show:
+a job the replay starts at once that waited days in the trace waited for one of those.
+A records bundle (validate BUNDLE, docs/validate.md) carries them.
+
+`

@@ -85,3 +85,19 @@ func TestValidateBadInput(t *testing.T) {
 		t.Errorf("exit %d, %q", code, msg)
 	}
 }
+
+// TestValidateSaysWhatItMeans: validate's text report of a trace states
+// what its figures are (Δstart, the three windows, the bf_interval of
+// the policy: 30 s for the slurm policy's default) and what a trace
+// cannot tell the replay.
+func TestValidateSaysWhatItMeans(t *testing.T) {
+	out, err := schedsim(t, "validate", "--trace", filepath.Join("..", "..", "examples", "jobs.sacct"), "--cluster", filepath.Join("..", "..", "examples", "cluster.yaml"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"Δstart = simulated − recorded", "within ±30 s (one bf_interval), ±5 min and ±1 h", "Kendall's tau compares the two", "validate BUNDLE"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("validate's report lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -28,6 +28,9 @@ type Calibration struct {
 	Runtime Runtime `yaml:"runtime" json:"runtime"`
 	// GPUPower is idle and busy power per GPU model.
 	GPUPower []GPUPower `yaml:"gpu_power,omitempty" json:"gpu_power,omitempty"`
+	// Comm is the communication model's bus bandwidths and latency fitted
+	// from nccl-tests output (schedsim calibrate --nccl), nil without.
+	Comm *CommFit `yaml:"comm,omitempty" json:"comm,omitempty"`
 	// Fit is the goodness of fit.
 	Fit Fit `yaml:"fit" json:"fit"`
 	// Notes say what could not be fitted and why.

@@ -246,7 +246,7 @@ func TestParseErrors(t *testing.T) {
 		{"version: 3\n", "c.yaml:1: version: bad calibration: must be 1, got 3"},
 		{"version: 1\nruntime:\n  ratios:\n    - {from: a, to: b, class: training, ratio: 0}\n", "c.yaml:4: runtime.ratios[0].ratio: bad calibration: must be 0.001 to 1000, got 0"},
 		{"version: 1\ngpu_power:\n  - {model: a, idle_w: -1, busy_w: 3}\n", "c.yaml:3: gpu_power[0].idle_w: bad calibration: must be 0 to 100000, got -1"},
-		{"version: 1\nextra: 1\n", `c.yaml:2: bad calibration: unknown key "extra" (want version, profiles, robust, runtime, gpu_power, fit, notes)`},
+		{"version: 1\nextra: 1\n", `c.yaml:2: bad calibration: unknown key "extra" (want version, profiles, robust, runtime, gpu_power, comm, fit, notes)`},
 	} {
 		if _, err := calibrate.Parse([]byte(c.src), "c.yaml"); err == nil || err.Error() != c.want || !errors.Is(err, calibrate.ErrCalibration) {
 			t.Errorf("Parse(%q):\n got %v\nwant %s", c.src, err, c.want)

@@ -72,10 +72,23 @@ func Parse(data []byte, path string) (*Calibration, error) {
 			return nil, bad(line, f+".full_util_w", "must be at most 100000, got %v", p.FullUtilW)
 		}
 	}
+	if m := c.Comm; m != nil {
+		for _, v := range []struct {
+			name string
+			v    float64
+		}{{"intra_gbs", m.IntraGBs}, {"inter_gbs", m.InterGBs}, {"latency_us", m.LatencyUS}, {"intra_latency_us", m.IntraLatencyUS}} {
+			if !(v.v >= 0 && v.v <= 1e5) {
+				return nil, bad(strictyaml.Line(root, "comm", v.name), "comm."+v.name, "must be 0 to 100000, got %v", v.v)
+			}
+		}
+	}
 	return &c, nil
 }
 
-// Apply puts c into cluster cl: its speed ratios go first in
+// Apply puts c into cluster cl: its communication fit (Comm) sets the
+// fabric's IntraGBs and InterGBs (the communication model's bus
+// bandwidths per GPU, in place of the catalog's NVLink and the link
+// speed); its speed ratios go first in
 // cl.Runtime.Ratios (replacing entries for the same pair and class, in
 // either direction), so they take precedence over the spec's and over
 // datasheet ratios; its power replaces IdleW and BusyW of the GPU models
@@ -111,6 +124,15 @@ func Apply(cl *hwmodels.Cluster, c *Calibration) (notes []string, err error) {
 		}
 	}
 	cl.Runtime.Ratios = ratios
+	if m := c.Comm; m != nil {
+		if cl.Fabric == nil {
+			notes = append(notes, "comm: the cluster has no fabric; the fitted bandwidths are not used")
+		} else {
+			f := *cl.Fabric // shared: change a copy
+			f.IntraGBs, f.InterGBs = m.IntraGBs, m.InterGBs
+			cl.Fabric = &f
+		}
+	}
 	watts := func(v float64) int32 { return int32(math.Round(v)) }
 	for _, p := range c.GPUPower {
 		used := false

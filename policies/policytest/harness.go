@@ -97,12 +97,14 @@ func (c *checker) Triggers() sim.Triggers { return c.inner.Triggers() }
 // Begin forwards to the inner policy.
 func (c *checker) Begin(info sim.RunInfo) error { return c.inner.Begin(info) }
 
-// Settle forwards the inner policy's sim.Settler, or its interval.
-func (c *checker) Settle() sim.Time {
-	if s, ok := c.inner.(sim.Settler); ok {
-		return s.Settle()
-	}
-	return c.inner.Triggers().Interval
+// JobStarted forwards to the inner policy.
+func (c *checker) JobStarted(ref sim.JobRef, at sim.Time, alloc []sim.NodeAlloc) {
+	c.inner.JobStarted(ref, at, alloc)
+}
+
+// JobEnded forwards to the inner policy.
+func (c *checker) JobEnded(ref sim.JobRef, at sim.Time, alloc []sim.NodeAlloc, st sim.State) {
+	c.inner.JobEnded(ref, at, alloc, st)
 }
 
 func (c *checker) Schedule(v sim.View, rng *rand.Rand) sim.Plan {

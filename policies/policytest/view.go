@@ -20,6 +20,10 @@ type View struct {
 	Jobs []workload.Job
 	// Resv backs Reservations.
 	Resv []sim.AdvanceReservation
+	// Started and Ended back Delta's lists of the jobs that started and
+	// ended since the previous pass.
+	Started, Ended []sim.JobRef
+	changed        []int32
 }
 
 var _ sim.View = (*View)(nil)
@@ -47,13 +51,27 @@ func (v *View) Nodes() []sim.NodeState {
 	return v.Free
 }
 
-// Job implements sim.View.
-func (v *View) Job(ref sim.JobRef) *workload.Job {
-	if v.Jobs != nil {
-		return &v.Jobs[ref]
+// Delta implements sim.View: every node may have changed (a hand-made
+// view has no previous pass), and the jobs started and ended are Started
+// and Ended.
+func (v *View) Delta() sim.Delta {
+	if len(v.changed) != len(v.C.Nodes) {
+		v.changed = v.changed[:0]
+		for n := range v.C.Nodes {
+			v.changed = append(v.changed, int32(n))
+		}
 	}
+	return sim.Delta{Nodes: v.changed, Started: v.Started, Ended: v.Ended}
+}
+
+// Job implements sim.View, without the runtime (workload.Unknown).
+func (v *View) Job(ref sim.JobRef) sim.JobInfo {
 	j := workload.NewJob(fmt.Sprint(ref))
-	return &j
+	if v.Jobs != nil {
+		j = v.Jobs[ref]
+	}
+	return sim.JobInfo{ID: j.ID, Name: j.Name, User: j.User, Account: j.Account, QOS: j.QOS, Partition: j.Partition,
+		ArrayJobID: j.ArrayJobID, ArrayTaskID: j.ArrayTaskID, TimeLimit: j.TimeLimit, Submit: j.Submit, Runtime: workload.Unknown}
 }
 
 // FreeAfter returns every node's capacity less what running holds. It

@@ -301,3 +301,47 @@ func TestDecayPhase(t *testing.T) {
 		t.Errorf("usage at 400 and 700 (-want +got):\n%s", d)
 	}
 }
+
+// TestForfeit: period 60, no decay, one user. A (rate 2) runs [10,100),
+// ending between the settlements at 60 and 120; B (rate 1) runs [30,120),
+// ending at a settlement; C (rate 4) runs [130,170), inside one period.
+// Slurm's decay thread charges running jobs only: at 60 A's [10,60) = 100
+// and B's [30,60) = 30 (130); at 120 B's [60,120) = 60 (190: A's
+// [60,100) is lost; B, ending at the settlement, is counted by it); at
+// 180 nothing (C never ran through a settlement): 190. Charging every
+// second (AccountingStorageEnforce=limits, no Forfeit): 130, 270 (A's 80
+// more), 430 (C's 160).
+func TestForfeit(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		forfeit bool
+		want    []float64
+	}{
+		{"ends between settlements are not charged", true, []float64{130, 190, 190}},
+		{"every second charged", false, []float64{130, 270, 430}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := mustTree(t, 60, 0, 0)
+			u, _ := tr.AddUser("u", "", 1)
+			end := func(at, start Time, rate float64) {
+				tr.Charge(u, at, -rate)
+				if tc.forfeit {
+					tr.Forfeit(u, at, start, rate)
+				}
+			}
+			var got []float64
+			tr.Charge(u, 10, 2)
+			tr.Charge(u, 30, 1)
+			got = append(got, tr.UsageAt(60)[u])
+			end(100, 10, 2)
+			end(120, 30, 1)
+			got = append(got, tr.UsageAt(120)[u])
+			tr.Charge(u, 130, 4)
+			end(170, 130, 4)
+			got = append(got, tr.UsageAt(180)[u])
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("usage at 60, 120, 180 (-want +got):\n%s", d)
+			}
+		})
+	}
+}

@@ -207,6 +207,30 @@ func (t *Tree) Charge(i int32, at Time, delta float64) {
 	}
 }
 
+// Forfeit drops from association i's usage what a charge of rate made
+// at start accrued since the later of start and the last settlement
+// instant, up to at: the usage of a job that ends at at, between two
+// settlements. Slurm's decay thread charges a job's new usage only while
+// it runs (decay_apply_new_usage in priority_multifactor.c: "Don't need
+// to handle finished jobs"), and the usage since its last run is charged
+// at the job's end only by priority_p_job_end, which _adjust_limit_usage
+// (acct_policy.c) calls only when AccountingStorageEnforce includes
+// limits. A job that ends at a settlement instant has nothing to forfeit
+// (that settlement counted it). Call it with the Charge that ends the
+// job's rate (in either order); times must not go back.
+func (t *Tree) Forfeit(i int32, at, start Time, rate float64) {
+	a := &t.acc[i]
+	t.roll(a, at)
+	from := max(start, a.at)
+	if at <= from {
+		return
+	}
+	a.partial -= rate * float64(at-from)
+	if math.Abs(a.partial) < 1e-9 {
+		a.partial = 0 // no drift from float sums of starts and ends
+	}
+}
+
 // roll settles a up to time now.
 func (t *Tree) roll(a *acc, now Time) {
 	if now <= a.last {
