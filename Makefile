@@ -14,7 +14,7 @@ build:
 # with a reason when it is not.
 test:
 	$(GO) vet $(PKGS)
-	$(GO) test -count=1 $(PKGS)
+	$(GO) test -count=1 -timeout 30m $(PKGS)
 
 # Benchmarks; figures go to BENCHMARKS.md with the command that made them.
 bench:

@@ -572,7 +572,6 @@ func (s *consState) passed(n int32) {
 // after its first search.
 func (s *consState) placed(r *consJob) {
 	s.aggTotals(r, -1)
-	lo := s.row(r.start)
 	for k := range r.alloc {
 		a := &r.alloc[k]
 		switch {
@@ -580,7 +579,7 @@ func (s *consState) placed(r *consJob) {
 		case s.isLazy(a.Node):
 			s.passed(a.Node)
 		default:
-			s.tlAdd(a.Node, r.start, r.end, lo, -a.GPUs, -a.CPUs, -a.MemMB)
+			s.tlAdd(a.Node, r.start, r.end, -1, -a.GPUs, -a.CPUs, -a.MemMB)
 		}
 	}
 }
@@ -589,13 +588,12 @@ func (s *consState) placed(r *consJob) {
 // again, out of the lazy nodes' timelines (the totals and the others'
 // timelines do not hold it).
 func (s *consState) unplaced(r *consJob) {
-	lo := s.row(r.start)
 	for k := range r.alloc {
 		a := &r.alloc[k]
 		if s.node[a.Node].complex || !s.isLazy(a.Node) {
 			continue
 		}
-		s.tlAdd(a.Node, r.start, r.end, lo, a.GPUs, a.CPUs, a.MemMB)
+		s.tlAdd(a.Node, r.start, r.end, -1, a.GPUs, a.CPUs, a.MemMB)
 		s.passed(a.Node)
 	}
 }
@@ -612,7 +610,7 @@ func (s *consState) exact(n int32) {
 	for k := range nd.res {
 		e := &nd.res[k]
 		if s.recs[e.id].pos >= s.cur {
-			s.tlAdd(n, e.start, e.end, s.row(e.start), e.a.GPUs, e.a.CPUs, e.a.MemMB)
+			s.tlAdd(n, e.start, e.end, -1, e.a.GPUs, e.a.CPUs, e.a.MemMB)
 		}
 	}
 }

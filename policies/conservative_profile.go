@@ -899,8 +899,9 @@ func (s *consState) setBits(n int32, lo, hi int, on bool) {
 // take puts r's reservation in the totals and timelines.
 func (s *consState) take(r *consJob) { s.aggReservation(r, -1) }
 
-// tlAdd adds a change over [from, to), starting at segment lo, to node
-// n's timeline and free-GPU bits.
+// tlAdd adds a change over [from, to), starting at segment lo (-1: not
+// known; found when a bit changes), to node n's timeline and free-GPU
+// bits.
 func (s *consState) tlAdd(n int32, from, to sim.Time, lo int, dg, dc int32, dm int64) {
 	nd := &s.node[n]
 	from = max(from, s.now)
@@ -928,7 +929,7 @@ func (s *consState) tlAdd(n int32, from, to sim.Time, lo int, dg, dc int32, dm i
 			}
 			if r < 0 {
 				r = lo
-				if k > i {
+				if k > i || lo < 0 {
 					r = s.row(p.t)
 				}
 			}
