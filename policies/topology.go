@@ -52,15 +52,7 @@ func (*TopologyTree) InOrder() bool { return false }
 
 // Place implements Placer.
 func (t *TopologyTree) Place(nodes []hwmodels.Node, free []sim.NodeState, job *sim.PendingJob, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
-	d := newDemand(job)
-	for _, part := range partitionBits(job) {
-		d.part = part
-		var ok bool
-		if out, ok = t.place(nodes, free, &d, out); ok {
-			return out, true
-		}
-	}
-	return out, false
+	return placeEachPartition(nodes, free, job, out, t.place)
 }
 
 func (t *TopologyTree) place(nodes []hwmodels.Node, free []sim.NodeState, d *demand, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
@@ -236,15 +228,7 @@ func (*TopologyBlock) InOrder() bool { return false }
 
 // Place implements Placer.
 func (t *TopologyBlock) Place(nodes []hwmodels.Node, free []sim.NodeState, job *sim.PendingJob, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
-	d := newDemand(job)
-	for _, part := range partitionBits(job) {
-		d.part = part
-		var ok bool
-		if out, ok = t.place(nodes, free, &d, out); ok {
-			return out, true
-		}
-	}
-	return out, false
+	return placeEachPartition(nodes, free, job, out, t.place)
 }
 
 func (t *TopologyBlock) place(nodes []hwmodels.Node, free []sim.NodeState, d *demand, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
@@ -318,4 +302,19 @@ func (t *TopologyBlock) place(nodes []hwmodels.Node, free []sim.NodeState, d *de
 	}
 	slices.SortFunc(out[base:], func(x, y sim.NodeAlloc) int { return cmp.Compare(x.Node, y.Node) })
 	return out, true
+}
+
+// placeEachPartition tries place in each of the job's partitions in turn
+// and returns the first placement found.
+func placeEachPartition(nodes []hwmodels.Node, free []sim.NodeState, job *sim.PendingJob, out []sim.NodeAlloc,
+	place func([]hwmodels.Node, []sim.NodeState, *demand, []sim.NodeAlloc) ([]sim.NodeAlloc, bool)) ([]sim.NodeAlloc, bool) {
+	d := newDemand(job)
+	for _, part := range partitionBits(job) {
+		d.part = part
+		var ok bool
+		if out, ok = place(nodes, free, &d, out); ok {
+			return out, true
+		}
+	}
+	return out, false
 }
