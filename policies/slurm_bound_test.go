@@ -12,6 +12,8 @@ import (
 // passes) with the same sum made from scratch, on every call over the
 // random workloads of TestSlurmBackfillReference.
 func TestSlurmReserveBound(t *testing.T) {
+	policies.CheckBounds(true)
+	defer policies.CheckBounds(false)
 	policies.BoundChecks()
 	n := 0
 	for seed := uint64(1); seed <= uint64(*referenceRuns); seed++ {
