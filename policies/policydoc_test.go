@@ -26,7 +26,9 @@ import (
 // a job that does not fit now: no reservations, so a wide job may wait
 // for ever behind short ones.
 type ShortestFirst struct {
-	policies.Base // Begin, JobStarted, JobEnded: nothing kept between runs
+	// Base gives Begin (nothing kept between runs; one pass, "main",
+	// after every submit, job end or node back), JobStarted and JobEnded.
+	policies.Base
 
 	order []int           // indices into Pending, in start order
 	free  []sim.NodeState // free state after this pass's starts
@@ -36,11 +38,8 @@ type ShortestFirst struct {
 // Name returns "shortest-first".
 func (*ShortestFirst) Name() string { return "shortest-first" }
 
-// Triggers asks for a pass after every submit and job end.
-func (*ShortestFirst) Triggers() sim.Triggers { return sim.Triggers{OnEvent: true} }
-
-// Schedule implements sim.Policy.
-func (p *ShortestFirst) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
+// Schedule implements sim.Policy. Its one pass is the only one due.
+func (p *ShortestFirst) Schedule(_ sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 	pend := v.Pending()
 	p.order = p.order[:0]
 	for i := range pend {
