@@ -1113,12 +1113,12 @@ func TestAfterEndsPass(t *testing.T) {
 	// TestEndsAfterPasses's jobs, c running 11 s, with a second OnEvent
 	// pass that runs AfterEnds on a grid of Period 2, Phase 0: an end
 	// late in an even second asks for it at its own instant, after the
-	// ends. a ends at 10 (even): the
-	// pass at 10 runs before a's end (d, submitted at 10, sees nothing
-	// free) and another after it, where c starts; c ends at 21 (odd), so
-	// its pass is at 22, where d starts. With Period 1 every end's
-	// pass is at its own instant: c at 10, d at 21. With every end late
-	// and no main pass instants: c at 11, ends at 22, d at 23.
+	// ends. a ends at 10 (even): the pass at 10 runs before a's end (d,
+	// submitted at 10, sees nothing free) and another after it, where c
+	// starts; c ends at 21 (odd), so its pass is at 22, where d starts.
+	// With Period 1 every end's pass is at its own instant: c at 10, d at
+	// 21. With every end late and no AfterEnds pass: c at 11, ends at
+	// 22, d at 23.
 	tr := &workload.Trace{Jobs: []workload.Job{job("a", 0, 10, 100, 4), job("b", 0, 100, 200, 4),
 		job("c", 5, 11, 100, 4), job("d", 10, 10, 100, 4)}}
 	for _, tc := range []struct {
