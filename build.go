@@ -118,7 +118,7 @@ func (s *Scenario) Build(reg policies.Registry) (*Run, error) {
 	// Begin now, not only when the run starts, so that a cluster setting
 	// the policy cannot take (the slurm policy reads the cluster's
 	// slurm.conf settings) is reported at the scenario's policy line.
-	if err := p.Begin(sim.RunInfo{Cluster: r.Cluster, Jobs: len(r.Trace.Jobs)}); err != nil {
+	if _, err := p.Begin(sim.RunInfo{Cluster: r.Cluster, Jobs: len(r.Trace.Jobs)}); err != nil {
 		return nil, &Error{Path: s.pathOr("scenario"), Line: lineOf(s.root, "policy", "name"), Field: "policy", Msg: err.Error()}
 	}
 	r.Policy = p

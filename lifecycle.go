@@ -38,19 +38,6 @@ type Controller struct {
 	// KillWait is how long a job killed at its time limit keeps its
 	// resources (Slurm's KillWait plus the epilog; default 0).
 	KillWait string `yaml:"kill_wait"`
-	// EndsAfterPass applies a job's end after the scheduling pass of its
-	// instant, so the next job starts at the next pass (slurmctld's cycle
-	// phase; default false).
-	EndsAfterPass bool `yaml:"ends_after_pass"`
-	// EndAtLimit gives policies a running job's Slurm end_time (start +
-	// limit, then now+1) instead of its latest end (default false).
-	EndAtLimit bool `yaml:"end_at_limit"`
-	// MainPassEvery and MainPassPhase: with ends_after_pass, an end at
-	// an instant phase + k·every gets a second pass at that instant,
-	// after the ends (slurmctld's main scheduler catching it in the same
-	// second).
-	MainPassEvery string `yaml:"main_pass_every"`
-	MainPassPhase string `yaml:"main_pass_phase"`
 	// OverTimeLimit is how long a job may run past its limit (Slurm's
 	// OverTimeLimit, in minutes there: write "5m"). Default: the cluster
 	// spec's slurm setting OverTimeLimit, else 0.
@@ -184,8 +171,6 @@ func (s *Scenario) validateLifecycle() error {
 		{s.Controller.TimeLimitSweep, []any{"controller", "time_limit_sweep"}},
 		{s.Controller.TimeLimitSweepPhase, []any{"controller", "time_limit_sweep_phase"}},
 		{s.Controller.KillWait, []any{"controller", "kill_wait"}},
-		{s.Controller.MainPassEvery, []any{"controller", "main_pass_every"}},
-		{s.Controller.MainPassPhase, []any{"controller", "main_pass_phase"}},
 		{s.Controller.OverTimeLimit, []any{"controller", "over_time_limit"}},
 		{s.Controller.RequeueDelay, []any{"controller", "requeue_delay"}},
 		{s.Controller.PreemptGraceTime, []any{"controller", "preempt_grace_time"}},
@@ -320,10 +305,6 @@ type Lifecycle struct {
 	TimeLimitSweep    sim.Time
 	SweepPhase        sim.Time
 	KillWait          sim.Time
-	EndsAfterPass     bool
-	EndAtLimit        bool
-	MainPassEvery     sim.Time
-	MainPassPhase     sim.Time
 	OverTimeLimit     sim.Time
 	RequeueDelay      sim.Time
 	PreemptGraceTime  sim.Time
@@ -344,10 +325,6 @@ func (s *Scenario) buildLifecycle(c *hwmodels.Cluster, epoch int64) (Lifecycle, 
 	l.TimeLimitSweep = dur(ct.TimeLimitSweep)
 	l.SweepPhase = dur(ct.TimeLimitSweepPhase)
 	l.KillWait = dur(ct.KillWait)
-	l.EndsAfterPass = ct.EndsAfterPass
-	l.EndAtLimit = ct.EndAtLimit
-	l.MainPassEvery = dur(ct.MainPassEvery)
-	l.MainPassPhase = dur(ct.MainPassPhase)
 	l.OverTimeLimit = dur(ct.OverTimeLimit)
 	l.PreemptGraceTime = dur(ct.PreemptGraceTime)
 	if v := ct.EnforcePartLimits; v != "" {
@@ -415,7 +392,7 @@ func (r *Run) Config() sim.Config {
 	return sim.Config{
 		Cluster: r.Cluster, Trace: r.Trace, Policy: r.Policy, Seed: r.Seed,
 		Reservations: l.Reservations, NodeEvents: l.NodeEvents, Failures: l.Failures,
-		TimeLimitSweep: l.TimeLimitSweep, TimeLimitSweepPhase: l.SweepPhase, KillWait: l.KillWait, EndsAfterPass: l.EndsAfterPass, EndAtLimit: l.EndAtLimit, MainPassEvery: l.MainPassEvery, MainPassPhase: l.MainPassPhase, OverTimeLimit: l.OverTimeLimit, RequeueDelay: l.RequeueDelay,
+		TimeLimitSweep: l.TimeLimitSweep, TimeLimitSweepPhase: l.SweepPhase, KillWait: l.KillWait, OverTimeLimit: l.OverTimeLimit, RequeueDelay: l.RequeueDelay,
 		PreemptGraceTime: l.PreemptGraceTime, JobRequeue: l.JobRequeue, KillInvalidDepend: l.KillInvalidDepend,
 		EnforcePartLimits: l.EnforcePartLimits,
 		Runtime:           r.Runtime,

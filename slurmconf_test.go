@@ -173,7 +173,7 @@ func TestImportedPolicyKeysReachThePolicy(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := p.(*policies.Slurm).Args()
-		if err := p.Begin(sim.RunInfo{Cluster: c}); err != nil {
+		if _, err := p.Begin(sim.RunInfo{Cluster: c}); err != nil {
 			t.Fatalf("%s: %v", line, err)
 		}
 		if after := p.(*policies.Slurm).Args(); reflect.DeepEqual(before, after) {

@@ -682,6 +682,10 @@ func (r *builder) scenario(clusterYAML []byte) ([]byte, error) {
 	if bm := r.billing; bm.requested {
 		args["TRESBillingWeights"] = fmt.Sprintf("GRES/gpu=%d", bm.perGPU)
 	}
+	// slurmctld's timing within the second: backfill plans with
+	// end_time = start + limit, and a job a cycle started ends just
+	// after that cycle's phase.
+	args["end_at_limit"], args["ends_after_pass"] = true, true
 	if err := r.assocArgs(args); err != nil {
 		return nil, err
 	}
@@ -699,7 +703,6 @@ func (r *builder) scenario(clusterYAML []byte) ([]byte, error) {
 		fmt.Fprintf(&b, "  time_limit_sweep_phase: %ds\n", mod(boot-epoch, SweepPeriod))
 	}
 	fmt.Fprintf(&b, "  kill_wait: %ds # KillWait + 1 s\n", r.settingInt("KillWait", 30)+1)
-	b.WriteString("  end_at_limit: true\n  ends_after_pass: true\n")
 	fmt.Fprintf(&b, "  over_time_limit: %dm\n", r.settingInt("OverTimeLimit", 0))
 	fmt.Fprintf(&b, "  requeue_delay: %ds\n", RequeueHold)
 	b.WriteString("  job_requeue: false # per job: --requeue, --no-requeue, else JobRequeue\n")

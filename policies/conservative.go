@@ -81,17 +81,15 @@ func ConservativeFactory(decode func(into any) error) (sim.Policy, error) {
 // Name returns "conservative".
 func (*Conservative) Name() string { return "conservative" }
 
-// Begin implements sim.Policy: the run starts with no kept schedule.
-func (c *Conservative) Begin(info sim.RunInfo) error {
+// Begin implements sim.Policy: the run starts with no kept schedule, and
+// has one pass after every event (OnEvents).
+func (c *Conservative) Begin(info sim.RunInfo) (sim.Timing, error) {
 	if c.plain != nil {
 		return c.plain.Begin(info)
 	}
 	c.st.built = false
-	return nil
+	return OnEvents(), nil
 }
-
-// Triggers asks for a pass after every event.
-func (*Conservative) Triggers() sim.Triggers { return sim.Triggers{OnEvent: true} }
 
 // Reservations returns the start time the latest pass gave every queued
 // job (started ones included, at now), in queue order; jobs that could
@@ -105,9 +103,9 @@ func (c *Conservative) Reservations() []ConservativeReservation {
 
 // Schedule implements sim.Policy. The returned Plan's slices are reused by
 // the next call.
-func (c *Conservative) Schedule(v sim.View, rng *rand.Rand) sim.Plan {
+func (c *Conservative) Schedule(due sim.PassSet, v sim.View, rng *rand.Rand) sim.Plan {
 	if c.plain != nil {
-		return c.plain.Schedule(v, rng)
+		return c.plain.Schedule(due, v, rng)
 	}
 	s := &c.st
 	s.passes++

@@ -44,14 +44,12 @@ func newConservativeReference(placer Placer) *conservativeReference {
 // Name returns "conservative".
 func (*conservativeReference) Name() string { return "conservative" }
 
-// Begin implements sim.Policy: the run starts with no kept state.
-func (c *conservativeReference) Begin(sim.RunInfo) error {
+// Begin implements sim.Policy: the run starts with no kept state, and
+// has one pass after every event (OnEvents).
+func (c *conservativeReference) Begin(sim.RunInfo) (sim.Timing, error) {
 	c.pass.begin()
-	return nil
+	return OnEvents(), nil
 }
-
-// Triggers asks for a pass after every event.
-func (*conservativeReference) Triggers() sim.Triggers { return sim.Triggers{OnEvent: true} }
 
 // Reservations is Conservative.Reservations.
 func (c *conservativeReference) Reservations() []ConservativeReservation { return c.resv }
@@ -67,7 +65,7 @@ func (c *conservativeReference) vec() []sim.NodeState {
 
 // Schedule implements sim.Policy. The returned Plan's slices are reused by
 // the next call.
-func (c *conservativeReference) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
+func (c *conservativeReference) Schedule(_ sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 	p := &c.pass
 	p.reset(v)
 	now := v.Now()

@@ -30,8 +30,7 @@ func newLockstep() *lockstep {
 	return &lockstep{fast: policies.NewConservative(nil), ref: ref, refRes: ref.Reservations}
 }
 
-func (l *lockstep) Name() string           { return "conservative" }
-func (l *lockstep) Triggers() sim.Triggers { return l.fast.Triggers() }
+func (l *lockstep) Name() string { return "conservative" }
 
 func (l *lockstep) JobStarted(ref sim.JobRef, at sim.Time, alloc []sim.NodeAlloc) {
 	l.ref.JobStarted(ref, at, alloc)
@@ -43,16 +42,16 @@ func (l *lockstep) JobEnded(ref sim.JobRef, at sim.Time, alloc []sim.NodeAlloc, 
 	l.fast.JobEnded(ref, at, alloc, st)
 }
 
-func (l *lockstep) Begin(info sim.RunInfo) error {
-	if err := l.ref.Begin(info); err != nil {
-		return err
+func (l *lockstep) Begin(info sim.RunInfo) (sim.Timing, error) {
+	if _, err := l.ref.Begin(info); err != nil {
+		return sim.Timing{}, err
 	}
 	return l.fast.Begin(info)
 }
 
-func (l *lockstep) Schedule(v sim.View, rng *rand.Rand) sim.Plan {
-	want := l.ref.Schedule(v, rng)
-	got := l.fast.Schedule(v, rng)
+func (l *lockstep) Schedule(due sim.PassSet, v sim.View, rng *rand.Rand) sim.Plan {
+	want := l.ref.Schedule(due, v, rng)
+	got := l.fast.Schedule(due, v, rng)
 	l.passes++
 	if l.err != nil {
 		return got
@@ -82,6 +81,8 @@ func startsOf(p sim.Plan) []sim.Start {
 type consCase struct {
 	name string
 	cfg  sim.Config
+	// timing changes the policies' Timing (policytest.Timed); nil: none.
+	timing func(*sim.Timing)
 }
 
 // consCases returns the random workloads: policytest.Workload (1 to 4
@@ -93,7 +94,7 @@ type consCase struct {
 // synthetic traces (deep queues); and MIG and MPS clusters.
 func consCases(t *testing.T) []consCase {
 	var cases []consCase
-	add := func(name string, cfg sim.Config) { cases = append(cases, consCase{name, cfg}) }
+	add := func(name string, cfg sim.Config) { cases = append(cases, consCase{name: name, cfg: cfg}) }
 	for seed := uint64(1); seed <= 300; seed++ {
 		c, tr := policytest.Workload(seed)
 		add(fmt.Sprintf("workload/%d", seed), sim.Config{Cluster: c, Trace: tr, Seed: seed})
@@ -133,16 +134,17 @@ func consCases(t *testing.T) []consCase {
 	}
 	for seed := uint64(1); seed <= 150; seed++ {
 		c, tr := policytest.Workload(4000 + seed)
-		cfg := sim.Config{Cluster: c, Trace: tr, Seed: seed}
+		k := consCase{name: fmt.Sprintf("limits/%d", seed), cfg: sim.Config{Cluster: c, Trace: tr, Seed: seed}}
 		switch seed % 3 {
 		case 0:
-			cfg.EndAtLimit = true
+			k.timing = func(tm *sim.Timing) { tm.EndAtLimit = true }
 		case 1:
-			cfg.OverTimeLimit, cfg.KillWait = 60, 30
+			k.cfg.OverTimeLimit, k.cfg.KillWait = 60, 30
 		default:
-			cfg.TimeLimitSweep, cfg.EndsAfterPass = 30, true
+			k.cfg.TimeLimitSweep = 30
+			k.timing = func(tm *sim.Timing) { tm.EndsAfterPasses = true }
 		}
-		add(fmt.Sprintf("limits/%d", seed), cfg)
+		cases = append(cases, k)
 	}
 	for seed := uint64(1); seed <= 40; seed++ {
 		c, tr := policytest.Synthetic(seed, 6, 8, 150, 1.3)
@@ -286,7 +288,7 @@ func TestConservativeMatchesReference(t *testing.T) {
 		cfg := k.cfg
 		cfg.Check = true
 		l := newLockstep()
-		cfg.Policy = l
+		cfg.Policy = policytest.Timed(l, k.timing)
 		if _, err := sim.Run(cfg); err != nil {
 			t.Fatalf("%s: %v", k.name, err)
 		}
@@ -297,12 +299,12 @@ func TestConservativeMatchesReference(t *testing.T) {
 		if i%10 != 0 {
 			continue
 		}
-		cfg.Policy = policies.NewConservative(nil)
+		cfg.Policy = policytest.Timed(policies.NewConservative(nil), k.timing)
 		got, err := sim.Run(cfg)
 		if err != nil {
 			t.Fatalf("%s: %v", k.name, err)
 		}
-		cfg.Policy = policies.NewConservativeReference(nil)
+		cfg.Policy = policytest.Timed(policies.NewConservativeReference(nil), k.timing)
 		want, err := sim.Run(cfg)
 		if err != nil {
 			t.Fatalf("%s: %v", k.name, err)

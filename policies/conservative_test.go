@@ -83,8 +83,8 @@ type firstRes struct {
 	first map[sim.JobRef]sim.Time
 }
 
-func (f *firstRes) Schedule(v sim.View, rng *rand.Rand) sim.Plan {
-	plan := f.Conservative.Schedule(v, rng)
+func (f *firstRes) Schedule(due sim.PassSet, v sim.View, rng *rand.Rand) sim.Plan {
+	plan := f.Conservative.Schedule(due, v, rng)
 	for _, r := range f.Reservations() {
 		if _, ok := f.first[r.Job]; !ok {
 			f.first[r.Job] = r.Start

@@ -1,7 +1,7 @@
 // Package policies holds the scheduling policies schedsim can replay a trace
 // under, behind sim.Policy, and the pieces they are built from.
 //
-// A policy sees only a read-only sim.View (time, queue in priority order,
+// A policy sees only a read-only sim.View (time, queue in submit order,
 // running jobs with their time-limit ends, per-node free resources) and
 // returns a sim.Plan: the jobs to start now and the nodes to start them on.
 // The controller in package sim checks and applies the plan; policies never
@@ -34,12 +34,15 @@
 // Policies are built by name from a Registry of Factory functions;
 // Builtin returns the standard set. Nothing registers itself in init.
 //
-// A new policy implements sim.Policy: Begin starts a run (the slurm policy
-// takes its defaults from the cluster's slurm.conf settings there),
-// Triggers says when passes run, Schedule reads the view and returns the
-// plan, and JobStarted and JobEnded report each run of a job. Base gives
-// the methods a policy that keeps nothing needs to do nothing with;
-// policytest.Run is the conformance test every policy passes.
+// A new policy implements sim.Policy: Begin starts a run and declares the
+// policy's passes (fifo, easy and conservative one after every event,
+// OnEvents; slurm its main pass, full main pass, backfill cycle and
+// slurmctld's timing within the second, taking its defaults from the
+// cluster's slurm.conf settings), Schedule runs the passes due, reading
+// the view and returning the plan, and JobStarted and JobEnded report
+// each run of a job. Base gives the methods a policy that keeps nothing
+// needs to do nothing with; policytest.Run is the conformance test every
+// policy passes.
 // docs/policy.md is the contract with a worked example
 // (policydoc_test.go).
 //

@@ -99,14 +99,12 @@ func NewEASY(placer Placer) *EASY {
 // Name returns "easy".
 func (*EASY) Name() string { return "easy" }
 
-// Begin implements sim.Policy: the run starts with no kept state.
-func (e *EASY) Begin(sim.RunInfo) error {
+// Begin implements sim.Policy: the run starts with no kept state, and
+// has one pass after every event (OnEvents).
+func (e *EASY) Begin(sim.RunInfo) (sim.Timing, error) {
 	e.pass.begin()
-	return nil
+	return OnEvents(), nil
 }
-
-// Triggers asks for a pass after every event.
-func (*EASY) Triggers() sim.Triggers { return sim.Triggers{OnEvent: true} }
 
 // Reservation is the reservation an EASY pass made for the first job that
 // could not start.
@@ -139,7 +137,7 @@ func (e *EASY) Reservation() (Reservation, bool) {
 
 // Schedule implements sim.Policy. The returned Plan's slices are reused by
 // the next call.
-func (e *EASY) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
+func (e *EASY) Schedule(_ sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 	p := &e.pass
 	p.reset(v)
 	e.has = false

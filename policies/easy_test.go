@@ -39,9 +39,9 @@ type passResult struct {
 }
 
 func runPass(p interface {
-	Schedule(sim.View, *rand.Rand) sim.Plan
+	Schedule(sim.PassSet, sim.View, *rand.Rand) sim.Plan
 }, v sim.View, e *policies.EASY) passResult {
-	plan := p.Schedule(v, nil)
+	plan := p.Schedule(1, v, nil) // the one pass, "main"
 	var got passResult
 	for _, s := range plan.Starts { // copy: the policy reuses its buffers
 		got.Starts = append(got.Starts, sim.Start{Job: s.Job, Alloc: slices.Clone(s.Alloc)})

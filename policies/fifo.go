@@ -34,18 +34,16 @@ func NewFIFO(placer Placer) *FIFO {
 // Name returns "fifo".
 func (*FIFO) Name() string { return "fifo" }
 
-// Begin implements sim.Policy: the run starts with no kept state.
-func (f *FIFO) Begin(sim.RunInfo) error {
+// Begin implements sim.Policy: the run starts with no kept state, and
+// has one pass after every event (OnEvents).
+func (f *FIFO) Begin(sim.RunInfo) (sim.Timing, error) {
 	f.pass.begin()
-	return nil
+	return OnEvents(), nil
 }
-
-// Triggers asks for a pass after every event.
-func (*FIFO) Triggers() sim.Triggers { return sim.Triggers{OnEvent: true} }
 
 // Schedule implements sim.Policy. The returned Plan's slices are reused by
 // the next call.
-func (f *FIFO) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
+func (f *FIFO) Schedule(_ sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 	p := &f.pass
 	p.reset(v)
 	pend := v.Pending()

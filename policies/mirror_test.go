@@ -28,8 +28,8 @@ func (v plainView) Delta() sim.Delta {
 
 type plainPolicy struct{ sim.Policy }
 
-func (p plainPolicy) Schedule(v sim.View, rng *rand.Rand) sim.Plan {
-	return p.Policy.Schedule(plainView{v}, rng)
+func (p plainPolicy) Schedule(due sim.PassSet, v sim.View, rng *rand.Rand) sim.Plan {
+	return p.Policy.Schedule(due, plainView{v}, rng)
 }
 
 // TestMirrorSameDecisions runs the policies that keep their own copy of

@@ -26,7 +26,9 @@ import (
 // a job that does not fit now: no reservations, so a wide job may wait
 // for ever behind short ones.
 type ShortestFirst struct {
-	policies.Base // Begin, JobStarted, JobEnded: nothing kept between runs
+	// Base gives Begin (nothing kept between runs; one pass, "main",
+	// after every submit, job end or node back), JobStarted and JobEnded.
+	policies.Base
 
 	order []int           // indices into Pending, in start order
 	free  []sim.NodeState // free state after this pass's starts
@@ -36,11 +38,8 @@ type ShortestFirst struct {
 // Name returns "shortest-first".
 func (*ShortestFirst) Name() string { return "shortest-first" }
 
-// Triggers asks for a pass after every submit and job end.
-func (*ShortestFirst) Triggers() sim.Triggers { return sim.Triggers{OnEvent: true} }
-
-// Schedule implements sim.Policy.
-func (p *ShortestFirst) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
+// Schedule implements sim.Policy. Its one pass is the only one due.
+func (p *ShortestFirst) Schedule(_ sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 	pend := v.Pending()
 	p.order = p.order[:0]
 	for i := range pend {
@@ -101,6 +100,11 @@ func TestPolicyDoc(t *testing.T) {
 	if !strings.Contains(string(doc), "```go\n"+block+"```\n") {
 		t.Errorf("docs/policy.md does not hold the example policy of policydoc_test.go as a go block")
 	}
+	_, begin, _ := strings.Cut(string(src), "\nfunc (*Batched) Begin(")
+	begin, _, _ = strings.Cut(begin, "\n}\n")
+	if !strings.Contains(string(doc), "```go\nfunc (*Batched) Begin("+begin+"\n}\n```\n") {
+		t.Errorf("docs/policy.md does not hold Batched's Begin of policydoc_test.go as a go block")
+	}
 	policytest.Run(t, func(func(any) error) (sim.Policy, error) { return &ShortestFirst{}, nil })
 }
 
@@ -130,4 +134,39 @@ func Example_shortestFirst() {
 	// B start 0 end 40
 	// C start 0 end 10
 	// D start 30 end 35
+}
+
+// Batched is ShortestFirst run as a batch scheduler: one pass every
+// 60 s, none after events. Its Begin is the whole change.
+type Batched struct{ ShortestFirst }
+
+// Begin declares the one periodic pass.
+func (*Batched) Begin(sim.RunInfo) (sim.Timing, error) {
+	return sim.Timing{Passes: []sim.Pass{{Name: "batch", Period: 60}}}, nil
+}
+
+// Example_batched replays Example_shortestFirst's jobs under Batched.
+// The queue fills at 0 and the first pass is the grid's next instant, 60:
+// in limit order D (2 GPUs), C (2) and B (4) fill the node, and A (6)
+// waits for the pass at 120, B having ended at 100.
+func Example_batched() {
+	gpus := func(id string, submit, runtime sim.Time, n int32) workload.Job {
+		j := workload.NewJob(id)
+		j.Submit, j.Runtime, j.TimeLimit = submit, runtime, runtime+10
+		j.Request = workload.Request{Nodes: 1, GPUs: n, CPUs: n}
+		return j
+	}
+	tr := &workload.Trace{Jobs: []workload.Job{gpus("A", 0, 90, 6), gpus("B", 0, 40, 4), gpus("C", 0, 10, 2), gpus("D", 30, 5, 2)}}
+	rec, err := sim.Run(sim.Config{Cluster: policytest.GPUNodes(1, 8), Trace: tr, Policy: &Batched{}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, r := range rec.Jobs {
+		fmt.Printf("%s start %d end %d\n", tr.Jobs[r.Ref].ID, r.Start, r.End)
+	}
+	// Output:
+	// A start 120 end 210
+	// B start 60 end 100
+	// C start 60 end 70
+	// D start 60 end 65
 }

@@ -21,8 +21,8 @@ type shadowWatch struct {
 	first map[sim.JobRef]sim.Time
 }
 
-func (w *shadowWatch) Schedule(v sim.View, rng *rand.Rand) sim.Plan {
-	plan := w.EASY.Schedule(v, rng)
+func (w *shadowWatch) Schedule(due sim.PassSet, v sim.View, rng *rand.Rand) sim.Plan {
+	plan := w.EASY.Schedule(due, v, rng)
 	if r, ok := w.Reservation(); ok {
 		if _, seen := w.first[r.Job]; !seen {
 			w.first[r.Job] = r.Shadow

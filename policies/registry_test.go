@@ -7,16 +7,16 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/policytest"
 	"github.com/schedsim/schedsim/sim"
 )
 
 type nopPolicy struct{ policies.Base }
 
-func (nopPolicy) Name() string                           { return "nop" }
-func (nopPolicy) Begin(sim.RunInfo) error                { return nil }
-func (nopPolicy) Triggers() sim.Triggers                 { return sim.Triggers{OnEvent: true} }
-func (nopPolicy) Schedule(sim.View, *rand.Rand) sim.Plan { return sim.Plan{} }
+func (nopPolicy) Name() string                                        { return "nop" }
+func (nopPolicy) Schedule(sim.PassSet, sim.View, *rand.Rand) sim.Plan { return sim.Plan{} }
 
 func nopFactory(func(any) error) (sim.Policy, error) { return nopPolicy{}, nil }
 
@@ -33,12 +33,14 @@ func TestBuiltin(t *testing.T) {
 		if p.Name() != name {
 			t.Errorf("New(%q).Name() = %q", name, p.Name())
 		}
-		want := sim.Triggers{OnEvent: true}
-		if name == "slurm" { // gcd(sched_interval 60, bf_interval 30); max(60, 30, PriorityCalcPeriod 5 min)
-			want.Interval, want.Settle = 30, 300
+		want := policies.OnEvents()
+		if name == "slurm" { // max(sched_interval 60, bf_interval 30, PriorityCalcPeriod 5 min)
+			want.Passes = append(want.Passes, sim.Pass{Name: "main-full", Period: 60}, sim.Pass{Name: "backfill", Period: 30})
+			want.Settle = 300
 		}
-		if got := p.Triggers(); got != want {
-			t.Errorf("%s: Triggers() = %+v, want %+v", name, got, want)
+		c := policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "a100", 64, 1<<20, 1)}, "p")
+		if got, err := p.Begin(sim.RunInfo{Cluster: c, Jobs: 1}); err != nil || !cmp.Equal(got, want) {
+			t.Errorf("%s: Begin = %+v, %v; want %+v", name, got, err, want)
 		}
 		// A decoder that finds no arguments is fine.
 		if _, err := reg.New(name, func(any) error { return nil }); err != nil {

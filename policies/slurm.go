@@ -43,9 +43,10 @@ import (
 //     PartitionNodeLimit); QOS MaxJobsPerUser, MaxTRESPerUser and GrpTRES
 //     hold a job without blocking its partition or reserving.
 //
-// The pass kinds run at instants decided from the policy's own record of
-// the last full pass and backfill cycle; the controller calls Schedule on
-// events and at multiples of gcd(sched_interval, bf_interval).
+// Begin declares the passes (see Begin): the event-triggered main pass,
+// the full main pass every sched_interval, the backfill cycle every
+// bf_interval and, with main_pass_every, the main pass after the job ends
+// of its second; Schedule runs those due, in that order.
 //
 // A Slurm keeps per-job state and fair-share usage between passes; Begin
 // starts them over. It must not be used by two runs at once.
@@ -99,9 +100,10 @@ type Slurm struct {
 	orderBuf []qrec  // buildOrder's merge buffer
 	fresh    []int32 // indices into Pending of the jobs without queue records this pass
 	lastCalc sim.Time
-	lastFull sim.Time
-	lastBF   sim.Time
-	expRun   int // running jobs expected at the next pass if nothing ends
+	// passFull and passBF are the indices of the full main pass and the
+	// backfill cycle among the passes Begin declared, or -1.
+	passFull, passBF int
+	expRun           int // running jobs expected at the next pass if nothing ends
 
 	tree    *priority.Tree
 	derived bool
@@ -157,43 +159,51 @@ func newSlurm(cfg *slurmConfig, args SlurmArgs, explicit map[string]bool, placer
 // Name returns "slurm".
 func (*Slurm) Name() string { return "slurm" }
 
-// Triggers asks for a pass after every event and at every multiple of the
-// gcd of sched_interval and bf_interval. Passes starting nothing for the
-// longest of sched_interval, bf_interval and PriorityCalcPeriod after the
-// last change have run every kind of pass at least once (a full main
-// pass, a backfill cycle, a priority recalculation), so later ones would
-// start nothing either: that is its Settle.
-func (s *Slurm) Triggers() sim.Triggers {
-	return sim.Triggers{OnEvent: true, Interval: gcd(s.cfg.schedInterval, s.cfg.bfInterval),
-		Settle: max(s.cfg.schedInterval, s.cfg.bfInterval, s.cfg.calcPeriod)}
-}
-
-func gcd(a, b sim.Time) sim.Time {
-	if a <= 0 {
-		return max(b, 0)
-	}
-	if b <= 0 {
-		return a
-	}
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
-}
-
 // Begin implements sim.Policy: the arguments in effect become the
 // scenario's over the cluster's slurm.conf settings (see configure), and
 // the per-job state, fair-share usage and pass records start over, sized
-// for info.Jobs jobs.
-func (s *Slurm) Begin(info sim.RunInfo) error {
+// for info.Jobs jobs. The passes are slurmctld's, in the order Schedule
+// runs them at one instant:
+//
+//   - "main", after every event: the main scheduler triggered by job
+//     submits and ends (a pass of default_queue_depth records, run only
+//     when jobs were queued or ended since the last pass);
+//   - "main-full", every sched_interval: a main pass over the whole queue;
+//   - "backfill", every bf_interval;
+//   - with ends_after_pass and main_pass_every, "main-after-ends": the
+//     main scheduler right after the job ends of the seconds of its
+//     sched_min_interval grid (AfterEnds).
+//
+// Settle is the longest of sched_interval, bf_interval and
+// PriorityCalcPeriod: passes starting nothing for that long after the
+// last change have run every kind of pass at least once (a full main
+// pass, a backfill cycle, a priority recalculation), so later ones would
+// start nothing either.
+func (s *Slurm) Begin(info sim.RunInfo) (sim.Timing, error) {
 	if err := s.configure(info.Cluster); err != nil {
-		return err
+		return sim.Timing{}, err
 	}
 	s.reset(info.Cluster)
 	if cap(s.st) < info.Jobs {
 		s.st = make([]slurmJob, 0, info.Jobs)
 	}
-	return nil
+	cfg := s.cfg
+	tm := sim.Timing{Passes: []sim.Pass{{Name: "main", OnEvent: true}},
+		Settle:          max(cfg.schedInterval, cfg.bfInterval, cfg.calcPeriod),
+		EndsAfterPasses: cfg.endsAfterPass, EndAtLimit: cfg.endAtLimit}
+	s.passFull, s.passBF = -1, -1
+	if cfg.schedInterval > 0 {
+		s.passFull = len(tm.Passes)
+		tm.Passes = append(tm.Passes, sim.Pass{Name: "main-full", Period: cfg.schedInterval})
+	}
+	if cfg.bfInterval > 0 {
+		s.passBF = len(tm.Passes)
+		tm.Passes = append(tm.Passes, sim.Pass{Name: "backfill", Period: cfg.bfInterval})
+	}
+	if cfg.mainEvery > 0 {
+		tm.Passes = append(tm.Passes, sim.Pass{Name: "main-after-ends", Period: cfg.mainEvery, Phase: cfg.mainPhase, OnEvent: true, AfterEnds: true})
+	}
+	return tm, nil
 }
 
 // reset starts the state of a new run on cluster c.
@@ -205,7 +215,7 @@ func (s *Slurm) reset(c *hwmodels.Cluster) {
 	clear(s.st) // job grows into this capacity and expects zeros
 	s.st = s.st[:0]
 	s.order = s.order[:0]
-	s.lastCalc, s.lastFull, s.lastBF = -1, -1, -1
+	s.lastCalc = -1
 	s.expRun = 0
 	s.bf.skipOK = false
 	s.tracked = s.tracked[:0]
@@ -277,7 +287,7 @@ func (s *Slurm) job(ref sim.JobRef) *slurmJob {
 
 // Schedule implements sim.Policy. The returned Plan's slices are reused by
 // the next call.
-func (s *Slurm) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
+func (s *Slurm) Schedule(due sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 	now := v.Now()
 	s.epoch++
 	s.reconcile(v)
@@ -326,20 +336,15 @@ func (s *Slurm) Schedule(v sim.View, _ *rand.Rand) sim.Plan {
 
 	// 2. Which passes are due.
 	changed := newJobs || len(v.Running()) != s.expRun
-	full := s.cfg.schedInterval > 0 && now%s.cfg.schedInterval == 0 && s.lastFull != now
-	bf := s.cfg.bfInterval > 0 && now%s.cfg.bfInterval == 0 && s.lastBF != now
+	full, bf := due.Has(s.passFull), due.Has(s.passBF)
 	if s.limits {
 		s.loadLimits(v)
 	}
 	if changed || full {
-		if full {
-			s.lastFull = now
-		}
 		s.mainPass(v, pend, full)
 	}
 	s.bf.dirty = s.bf.dirty || changed || queued || len(p.starts) > 0 || len(s.pre.out) > 0 || len(p.windows) > 0
 	if bf {
-		s.lastBF = now
 		if s.Reference {
 			s.referenceBackfill(v, pend)
 		} else if !s.skipBackfill(v) {

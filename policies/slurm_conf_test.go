@@ -64,7 +64,8 @@ PreemptMode=REQUEUE
 		t.Fatal(err)
 	}
 	s := p.(*policies.Slurm)
-	if err := s.Begin(sim.RunInfo{Cluster: c}); err != nil {
+	tm, err := s.Begin(sim.RunInfo{Cluster: c})
+	if err != nil {
 		t.Fatal(err)
 	}
 	want := policies.DefaultSlurmArgs()
@@ -74,12 +75,13 @@ PreemptMode=REQUEUE
 	if d := cmp.Diff(want, s.Args()); d != "" {
 		t.Errorf("arguments in effect (-want +got):\n%s", d)
 	}
-	// Passes every gcd(120, 15) s; settled after max(120, 15, 2 min).
-	if got := s.Triggers().Interval; got != 15 {
-		t.Errorf("pass interval %d, want 15", got)
-	}
-	if got := s.Triggers().Settle; got != 120 {
-		t.Errorf("settle %d, want 120", got)
+	// Full main passes every 120 s, backfill every 15 s; settled after
+	// max(120, 15, 2 min).
+	wantTm := policies.OnEvents()
+	wantTm.Passes = append(wantTm.Passes, sim.Pass{Name: "main-full", Period: 120}, sim.Pass{Name: "backfill", Period: 15})
+	wantTm.Settle = 120
+	if d := cmp.Diff(wantTm, tm); d != "" {
+		t.Errorf("timing (-want +got):\n%s", d)
 	}
 
 	// The configuration acts: L (gpu-long, tier 100) holds all four nodes;
@@ -105,7 +107,7 @@ PreemptMode=REQUEUE
 	// naming the setting.
 	plain := seedCluster(t, "")
 	p2, _ := policies.SlurmFactory(nil)
-	if err := p2.Begin(sim.RunInfo{Cluster: plain}); err != nil || !cmp.Equal(p2.(*policies.Slurm).Args(), policies.DefaultSlurmArgs()) {
+	if _, err := p2.Begin(sim.RunInfo{Cluster: plain}); err != nil || !cmp.Equal(p2.(*policies.Slurm).Args(), policies.DefaultSlurmArgs()) {
 		t.Errorf("no settings: %v, args %+v", err, p2.(*policies.Slurm).Args())
 	}
 	for extra, want := range map[string]string{
@@ -115,7 +117,7 @@ PreemptMode=REQUEUE
 		"PriorityWeightAge=lots\n":              "PriorityWeightAge",
 	} {
 		p, _ := policies.SlurmFactory(nil)
-		err := p.Begin(sim.RunInfo{Cluster: seedCluster(t, extra)})
+		_, err := p.Begin(sim.RunInfo{Cluster: seedCluster(t, extra)})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v, want it to mention %q", extra, err, want)
 		}
@@ -136,7 +138,7 @@ func TestSlurmConfPartitionPreemptMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Begin(sim.RunInfo{Cluster: c}); err != nil {
+	if _, err := p.Begin(sim.RunInfo{Cluster: c}); err != nil {
 		t.Fatal(err)
 	}
 	g8 := workload.Request{GPUs: 8}

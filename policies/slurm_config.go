@@ -91,6 +91,24 @@ type SlurmArgs struct {
 	// zero; default 0 (the trace epoch on the grid).
 	WillRunPhase int64 `yaml:"will_run_phase"`
 
+	// slurmctld's timing within the second, for replays of real runs
+	// (docs/slurm-policy.md, "Time within a second"); each is off by
+	// default.
+	//
+	// EndsAfterPass applies a job's end after the scheduling passes of
+	// its second, so the next job starts at the next cycle
+	// (sim.Timing.EndsAfterPasses). MainPassEvery and MainPassPhase
+	// (seconds; with EndsAfterPass) are the grid of slurmctld's main
+	// scheduler after job ends, every sched_min_interval: an end at
+	// MainPassPhase + k·MainPassEvery is followed by a main pass at its
+	// own second, after the ends (0: never). EndAtLimit plans backfill
+	// with running jobs' end_time, start + limit, not the time-limit
+	// sweep's kill (sim.Timing.EndAtLimit).
+	EndsAfterPass bool  `yaml:"ends_after_pass"`
+	MainPassEvery int64 `yaml:"main_pass_every"`
+	MainPassPhase int64 `yaml:"main_pass_phase"`
+	EndAtLimit    bool  `yaml:"end_at_limit"`
+
 	// Preemption (slurm.conf PreemptType, PreemptMode, PreemptExemptTime).
 	// PreemptType is preempt/none (default), preempt/partition_prio (a
 	// job of a higher-PriorityTier partition preempts jobs of lower tiers
@@ -177,16 +195,19 @@ type slurmConfig struct {
 	calcPeriod   sim.Time
 	calcPhase    sim.Time
 	willRunPhase sim.Time
-	reset        sim.Time
-	jobSize      priority.JobSize
-	classic      bool
-	noNormPart   bool
-	noNormQOS    bool
-	noNormTRES   bool
-	damp         float64
-	billing      []priority.TRESWeight
-	enforce      string
-	chargeEnd    bool // AccountingStorageEnforce has limits: charge a job's last partial period at its end
+	// slurmctld's timing within the second (SlurmArgs.EndsAfterPass ...).
+	endsAfterPass, endAtLimit bool
+	mainEvery, mainPhase      sim.Time
+	reset                     sim.Time
+	jobSize                   priority.JobSize
+	classic                   bool
+	noNormPart                bool
+	noNormQOS                 bool
+	noNormTRES                bool
+	damp                      float64
+	billing                   []priority.TRESWeight
+	enforce                   string
+	chargeEnd                 bool // AccountingStorageEnforce has limits: charge a job's last partial period at its end
 
 	preempt     preemptType
 	preemptMode preemptMode // cluster default
@@ -505,6 +526,16 @@ func (a *SlurmArgs) config(lines map[string]int, sharesResolved bool) (*slurmCon
 	}
 	if c.willRunPhase = sim.Time(a.WillRunPhase); !(c.willRunPhase >= 0 && c.willRunPhase < 30) {
 		return nil, bad("will_run_phase", "must be in [0, 30) seconds, got %d", a.WillRunPhase)
+	}
+	c.endsAfterPass, c.endAtLimit = a.EndsAfterPass, a.EndAtLimit
+	if err := intRange("main_pass_every", a.MainPassEvery, 0, 86400); err != nil {
+		return nil, err
+	}
+	if a.MainPassEvery > 0 && !a.EndsAfterPass {
+		return nil, bad("main_pass_every", "needs ends_after_pass: true (the main pass after the ends of its second)")
+	}
+	if c.mainEvery, c.mainPhase = sim.Time(a.MainPassEvery), sim.Time(a.MainPassPhase); c.mainPhase != 0 && !(c.mainPhase > 0 && c.mainPhase < c.mainEvery) {
+		return nil, bad("main_pass_phase", "must be in [0, main_pass_every = %d s), got %d", c.mainEvery, a.MainPassPhase)
 	}
 	resets := map[string]sim.Time{"NONE": 0, "NOW": 0, "DAILY": 86400, "WEEKLY": 7 * 86400,
 		"MONTHLY": 30 * 86400, "QUARTERLY": 91 * 86400, "YEARLY": 365 * 86400}

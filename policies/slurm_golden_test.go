@@ -86,7 +86,9 @@ func TestSlurmGolden(t *testing.T) {
 // (policytest.ClusterDirective, JobsDirective), and:
 //
 //	run [sweep=30] [end-at-limit] [ends-after-pass] [main-pass-every=N]
-//	    the simulator's Slurm timing (docs/lifecycle.md).
+//	    the controller's time-limit sweep and the policy's timing
+//	    arguments end_at_limit, ends_after_pass, main_pass_every
+//	    (docs/slurm-policy.md).
 //
 // Example:
 //
@@ -111,12 +113,13 @@ func TestSlurmScenarioFiles(t *testing.T) {
 
 // goldenState is what the directives of one file set up.
 var golden struct {
-	build   func(seed uint64) sim.Config // one run's config, policy not set
-	seeds   int                          // lifecycle: runs 1..seeds; 0: one run
-	args    string
-	cluster *hwmodels.Cluster // hand-written scenarios: cluster and jobs
-	jobs    []workload.Job
-	timing  func(*sim.Config) // the run directive's simulator timing
+	build    func(seed uint64) sim.Config // one run's config, policy not set
+	seeds    int                          // lifecycle: runs 1..seeds; 0: one run
+	args     string
+	cluster  *hwmodels.Cluster // hand-written scenarios: cluster and jobs
+	jobs     []workload.Job
+	timing   func(*sim.Config) // the run directive's time-limit sweep
+	timeArgs string            // the run directive's timing arguments, YAML lines
 }
 
 // handBuild is the config of a hand-written scenario.
@@ -200,9 +203,18 @@ func goldenDirective(t *testing.T, d *datadriven.TestData, skipped *int) string 
 		}
 		golden.timing = func(cfg *sim.Config) {
 			d.MaybeScanArgs(t, "sweep", &cfg.TimeLimitSweep)
-			d.MaybeScanArgs(t, "main-pass-every", &cfg.MainPassEvery)
-			cfg.EndAtLimit = d.HasArg("end-at-limit")
-			cfg.EndsAfterPass = d.HasArg("ends-after-pass")
+		}
+		golden.timeArgs = ""
+		if d.HasArg("end-at-limit") {
+			golden.timeArgs += "end_at_limit: true\n"
+		}
+		if d.HasArg("ends-after-pass") {
+			golden.timeArgs += "ends_after_pass: true\n"
+		}
+		if d.HasArg("main-pass-every") {
+			var every int
+			d.ScanArgs(t, "main-pass-every", &every)
+			golden.timeArgs += fmt.Sprintf("main_pass_every: %d\n", every)
 		}
 		if golden.seeds == 0 {
 			rec := goldenRun(t, d, 0, skipped)
@@ -234,7 +246,11 @@ func goldenRun(t *testing.T, d *datadriven.TestData, seed uint64, skipped *int) 
 		if golden.timing != nil {
 			golden.timing(&cfg)
 		}
-		p, err := policies.Builtin().New("slurm", strictYAML(golden.args))
+		args := golden.args
+		if golden.timeArgs != "" {
+			args = strings.TrimRight(args, "\n") + "\n" + golden.timeArgs
+		}
+		p, err := policies.Builtin().New("slurm", strictYAML(args))
 		if err != nil {
 			d.Fatalf(t, "%v", err)
 		}

@@ -30,8 +30,8 @@ type promiser struct {
 	stolen []string
 }
 
-func (p *promiser) Schedule(v sim.View, rng *rand.Rand) sim.Plan {
-	plan := p.Slurm.Schedule(v, rng)
+func (p *promiser) Schedule(due sim.PassSet, v sim.View, rng *rand.Rand) sim.Plan {
+	plan := p.Slurm.Schedule(due, v, rng)
 	// The queue is in submit order (all priorities 1, one tier): the
 	// highest-priority job left pending is the first not started.
 	startedNow := map[sim.JobRef]bool{}

@@ -115,8 +115,8 @@ type reservationProbe struct {
 	log []passReservations
 }
 
-func (p *reservationProbe) Schedule(v sim.View, rng *rand.Rand) sim.Plan {
-	plan := p.Slurm.Schedule(v, rng)
+func (p *reservationProbe) Schedule(due sim.PassSet, v sim.View, rng *rand.Rand) sim.Plan {
+	plan := p.Slurm.Schedule(due, v, rng)
 	var res []policies.SlurmReservation
 	for _, r := range p.Slurm.Reservations() {
 		r.Nodes = slices.Clone(r.Nodes)
@@ -211,10 +211,11 @@ func randomBackfillCase(seed uint64) backfillCase {
 		cfg.TimeLimitSweep = 30
 		cfg.TimeLimitSweepPhase = sim.Time(rng.IntN(30))
 	}
-	cfg.EndAtLimit = rng.IntN(2) == 0
-	cfg.EndsAfterPass = rng.IntN(3) == 0
+	endAtLimit := rng.IntN(2) == 0
+	endsAfterPass := rng.IntN(3) == 0
 
 	a := policies.DefaultSlurmArgs()
+	a.EndAtLimit, a.EndsAfterPass = endAtLimit, endsAfterPass
 	a.BfInterval = pick(1, 3, 10, 30)
 	a.SchedInterval = pick(2, 5, 10, 60)
 	a.BfResolution = pick(1, 1, 7, 30, 60)

@@ -510,10 +510,11 @@ func TestSlurmPartitionLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Begin(sim.RunInfo{Cluster: c, Jobs: len(jobs)}); err != nil {
+	tm, err := p.Begin(sim.RunInfo{Cluster: c, Jobs: len(jobs)})
+	if err != nil {
 		t.Fatal(err)
 	}
-	plan := p.Schedule(v, nil)
+	plan := p.Schedule(sim.PassSet(1)<<len(tm.Passes)-1, v, nil) // every pass due, as at 0
 	if len(plan.Starts) != 1 || plan.Starts[0].Job != 2 {
 		t.Errorf("starts %+v, want only Fits (ref 2)", plan.Starts)
 	}
@@ -828,9 +829,9 @@ func TestSlurmJobSizeAllocatedCPUs(t *testing.T) {
 }
 
 // TestSlurmMainPassSecond holds the slurm policy to slurmctld's timing
-// within a second under sim.Config.EndsAfterPass: a job a cycle started
-// ends just after that cycle's phase, so the backfill cycle of its
-// second has run; at the main scheduler's instants (MainPassEvery: every
+// within a second under ends_after_pass: a job a cycle started ends just
+// after that cycle's phase, so the backfill cycle of its second has run;
+// at the main scheduler's instants (main_pass_every: every
 // sched_min_interval, or every second when that is under a second) the
 // event-driven main scheduler runs after the end and starts the queue's
 // head in the same second, while a job only backfill may start waits for
@@ -894,13 +895,13 @@ func TestSlurmMainPassSecond(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			a := policies.DefaultSlurmArgs()
 			a.BfInterval, a.SchedInterval, a.BfResolution = 1, 1, 1
+			a.EndsAfterPass, a.MainPassEvery = true, int64(tt.every)
 			p, err := policies.NewSlurm(a, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			jobs := append(running(tt.xEnd), tt.more...)
-			rec, err := sim.Run(sim.Config{Cluster: c, Trace: &workload.Trace{Jobs: jobs}, Policy: p, Seed: 1, Check: true,
-				EndsAfterPass: true, MainPassEvery: tt.every})
+			rec, err := sim.Run(sim.Config{Cluster: c, Trace: &workload.Trace{Jobs: jobs}, Policy: p, Seed: 1, Check: true})
 			if err != nil {
 				t.Fatal(err)
 			}

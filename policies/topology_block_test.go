@@ -112,7 +112,7 @@ fabric:
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := p.Begin(sim.RunInfo{Cluster: c, Jobs: 1}); err != nil {
+			if _, err := p.Begin(sim.RunInfo{Cluster: c, Jobs: 1}); err != nil {
 				t.Fatal(err)
 			}
 			if got := p.(*policies.Slurm).Args().Placement; got != tc.want {

@@ -15,11 +15,10 @@ import (
 type pinned map[string][]int32
 
 func (p pinned) Name() string                              { return "pinned" }
-func (p pinned) Triggers() Triggers                        { return Triggers{OnEvent: true} }
-func (p pinned) Begin(RunInfo) error                       { return nil }
+func (p pinned) Begin(RunInfo) (Timing, error)             { return onEvents, nil }
 func (p pinned) JobStarted(JobRef, Time, []NodeAlloc)      {}
 func (p pinned) JobEnded(JobRef, Time, []NodeAlloc, State) {}
-func (p pinned) Schedule(v View, _ *rand.Rand) Plan {
+func (p pinned) Schedule(_ PassSet, v View, _ *rand.Rand) Plan {
 	free := slices.Clone(v.Nodes())
 	nodes := v.Cluster().Nodes
 	var plan Plan

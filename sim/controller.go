@@ -21,9 +21,9 @@ import (
 // submissions, then releases of requeued jobs from their begin-time hold,
 // then cancellations of pending jobs, and the scheduling pass last, so a
 // pass sees every resource freed and every job queued at its instant.
-// With Config.EndsAfterPass, job ends come after the pass instead
-// (classEndLate), and at the main scheduler's instants
-// (Config.MainPassEvery) a second pass follows them (classPassLate).
+// With Timing.EndsAfterPasses, job ends come after the pass instead
+// (classEndLate), and the passes with AfterEnds follow them
+// (classPassLate).
 const (
 	classEnd event.Class = iota
 	classNode
@@ -70,7 +70,9 @@ type Config struct {
 	// TimeLimitSweep: they fall at TimeLimitSweepPhase + k·TimeLimitSweep
 	// (seconds, in [0, TimeLimitSweep)). slurmctld times its checks from
 	// its own start, so a replay that knows when slurmctld started can
-	// put them where they were.
+	// put them where they were. The sweep and its phase are the
+	// controller's, not a policy's: the sweep kills jobs under every
+	// policy, and its clock is that of the replayed controller.
 	TimeLimitSweepPhase Time
 	// KillWait is how long a job the time-limit check kills keeps its
 	// resources after the kill: slurmd sends SIGTERM, waits Slurm's
@@ -133,40 +135,6 @@ type Config struct {
 	// across leaf switches (see RuntimeScaling). Nil replays runtimes as
 	// recorded.
 	Runtime *RuntimeScaling
-	// EndAtLimit gives running jobs in the View the End Slurm's backfill
-	// plans with, its end_time: start + time limit, and once that has
-	// passed (a job in the time-limit sweep's slack, or in KillWait), the
-	// next second (cons_tres's will-run test starts a job at now+1 behind
-	// a running job whose end_time is past). Without it a running job's
-	// End is its latest end: the sweep's kill instant plus KillWait, up to
-	// 29 s + KillWait later than Slurm plans, which lets backfill start
-	// jobs a real slurmctld would hold for a reservation.
-	EndAtLimit bool
-	// EndsAfterPass applies a job's end at instant t after that instant's
-	// scheduling pass, and asks for the pass the end triggers at t+1: the
-	// resources a job frees are first used by the next second's pass.
-	// slurmctld's scheduling cycles run at a phase within the second, and
-	// a job a cycle started ends just after that phase (its whole seconds
-	// of work later), so the next job starts at the next cycle, about a
-	// second after the end (on 22.05 with bf_interval=1: 66 of 85 starts
-	// of the conformance records were made by the backfill cycle). Off by
-	// default: ends come first and the same instant's pass uses them.
-	EndsAfterPass bool
-	// MainPassEvery and MainPassPhase (seconds) mark the instants t with
-	// (t − MainPassPhase) mod MainPassEvery = 0 at which slurmctld's
-	// main scheduler runs after the ends of the second: every
-	// sched_min_interval (2 s in the conformance records) at a phase just
-	// after the backfill cycle's, or, with sched_min_interval under a
-	// second (MainPassEvery 1), at every event, right after the end that
-	// triggers it. An end late in such a second (EndsAfterPass) asks for
-	// a pass at the same instant, after every late end of the instant, in
-	// addition to the one already run before them: the main scheduler
-	// starts the next job in the second of the end, while the backfill
-	// cycle of that second, which came before the end, has run (a policy
-	// that keeps its own record of the instant's passes, as the slurm
-	// policy does, runs only its event-driven pass then). Elsewhere a late
-	// end's pass is at the next second. Zero: never.
-	MainPassEvery, MainPassPhase Time
 	// Oracle gives policies every job's runtime from the trace
 	// (JobInfo.Runtime), for studies of schedulers that know how long
 	// jobs run. Off, the default, policies see time limits only.
@@ -208,8 +176,14 @@ type controller struct {
 	cluster *hwmodels.Cluster
 	jobs    []workload.Job
 	policy  Policy
-	trig    Triggers
-	rng     *rand.Rand
+	timing  Timing
+	// earlyEv and lateEv are the OnEvent passes without and with
+	// AfterEnds; periodic lists the others, and lastRun has, per pass,
+	// the last instant Schedule ran it (-1 before).
+	earlyEv, lateEv PassSet
+	periodic        []int
+	lastRun         []Time
+	rng             *rand.Rand
 
 	now     Time
 	q       event.Queue
@@ -241,8 +215,13 @@ type controller struct {
 	rec                  []JobRecord
 	allocPool            []NodeAlloc
 
-	passAt      Time // instant of the pending event-triggered pass, or -1
-	passLateAt  Time // instant of the pending pass after late ends (classPassLate), or -1
+	passAt     Time // instant of the pending event-triggered pass, or -1
+	passLateAt Time // instant of the pending pass after late ends (classPassLate), or -1
+	// evWant lists the instants (at most two: now and now+1) at which an
+	// event asked for the earlyEv passes, and lateWant the instant at
+	// which a late end asked for the lateEv ones, or -1.
+	evWant      []Time
+	lateWant    Time
 	periodicAt  Time // instant of the pending periodic pass, or -1
 	removed     int  // jobs that left the pending list since the last compact
 	events      int64
@@ -251,7 +230,7 @@ type controller struct {
 	partRemap   map[string]int
 	typeDropped map[string]int
 
-	lateEnd bool                // applying an end under Config.EndsAfterPass: passes it triggers go to now+1
+	lateEnd bool                // applying an end under Timing.EndsAfterPasses: passes it triggers go to now+1
 	lc      *lifecycle          // dependency, singleton and throttle gates; nil when unused
 	partsOf []uint64            // per job: allowed partitions; nil until a job lists several
 	gen     []uint32            // per job: generation of its end event; nil until a run is cut short
@@ -283,7 +262,7 @@ type controller struct {
 	prog progress // Config.Progress state (progress.go)
 
 	// Termination guard (quiesce.go).
-	settle      Time // Triggers.Settle, or the policy's Interval
+	settle      Time // Timing.Settle, or the longest Period
 	quietSince  Time // when the state last changed
 	otherQueued int  // queued events the guard waits for (otherEvent)
 	quiesced    bool // the guard ended the run
@@ -336,10 +315,15 @@ func Run(cfg Config) (*Record, error) {
 		return nil, fmt.Errorf("sim: TimeLimitSweep, OverTimeLimit and PreemptGraceTime must be >= 0, got %d, %d, %d",
 			cfg.TimeLimitSweep, cfg.OverTimeLimit, cfg.PreemptGraceTime)
 	}
-	if err := cfg.Policy.Begin(RunInfo{Cluster: cfg.Cluster, Jobs: len(cfg.Trace.Jobs)}); err != nil {
+	tm, err := cfg.Policy.Begin(RunInfo{Cluster: cfg.Cluster, Jobs: len(cfg.Trace.Jobs)})
+	if err == nil {
+		err = tm.check()
+	}
+	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", cfg.Policy.Name(), err)
 	}
-	c := newController(cfg)
+	tm.Passes = slices.Clone(tm.Passes) // the policy may reuse its slice
+	c := newController(cfg, tm)
 	if err := c.setupNodes(); err != nil {
 		return nil, err
 	}
@@ -368,14 +352,16 @@ func StreamSeed(name string) uint64 {
 	return h.Sum64()
 }
 
-func newController(cfg Config) *controller {
+func newController(cfg Config, tm Timing) *controller {
 	n := len(cfg.Trace.Jobs)
 	c := &controller{
 		cfg:         cfg,
 		cluster:     cfg.Cluster,
 		jobs:        cfg.Trace.Jobs,
 		policy:      cfg.Policy,
-		trig:        cfg.Policy.Triggers(),
+		timing:      tm,
+		lastRun:     make([]Time, len(tm.Passes)),
+		lateWant:    -1,
 		rng:         rand.New(rand.NewPCG(cfg.Seed, StreamSeed("policy"))),
 		status:      make([]jobStatus, n),
 		req:         make([]workload.Request, n),
@@ -394,9 +380,21 @@ func newController(cfg Config) *controller {
 		lc:          newLifecycle(cfg.Trace.Jobs),
 		sweep:       cfg.TimeLimitSweep,
 	}
-	c.settle = max(c.trig.Interval, 0)
-	if c.trig.Settle > 0 {
-		c.settle = c.trig.Settle
+	for i := range tm.Passes {
+		p := &tm.Passes[i]
+		c.lastRun[i] = -1
+		switch {
+		case p.OnEvent && p.AfterEnds:
+			c.lateEv |= 1 << uint(i)
+		case p.OnEvent:
+			c.earlyEv |= 1 << uint(i)
+		default:
+			c.periodic = append(c.periodic, i)
+		}
+		c.settle = max(c.settle, p.Period)
+	}
+	if tm.Settle > 0 {
+		c.settle = tm.Settle
 	}
 	c.isDirty = make([]bool, len(c.nodes))
 	for i := range c.nodes {
@@ -520,15 +518,17 @@ func (c *controller) loop() error {
 	}
 }
 
-// trigger asks for an event-driven pass at the current instant. While a
-// late end is applied (Config.EndsAfterPass) it asks for one after the
-// instant's late ends at the main scheduler's instants
-// (Config.MainPassEvery), else at the next instant.
+// trigger asks for the OnEvent passes after an event at the current
+// instant: at this instant, or, while a late end is applied
+// (Timing.EndsAfterPasses), for the AfterEnds passes on whose grid it
+// lies after the instant's late ends, and where there is none, for the
+// others at the next instant.
 func (c *controller) trigger() {
 	at := c.now
 	if c.lateEnd {
-		if p := c.cfg.MainPassEvery; p > 0 && ((at-c.cfg.MainPassPhase)%p+p)%p == 0 {
-			if c.trig.OnEvent && c.passLateAt != at {
+		if c.onGrid(c.lateEv, at) != 0 {
+			c.lateWant = at
+			if c.passLateAt != at {
 				c.passLateAt = at
 				c.q.Push(int64(at), classPassLate, 2, 0)
 			}
@@ -537,32 +537,77 @@ func (c *controller) trigger() {
 		}
 		at++
 	}
-	if c.trig.OnEvent && c.passAt != at {
-		c.passAt = at
-		c.q.Push(int64(at), classPass, 0, 0)
+	if c.onGrid(c.earlyEv, at) != 0 {
+		if !slices.Contains(c.evWant, at) {
+			c.evWant = append(c.evWant, at)
+		}
+		if c.passAt != at {
+			c.passAt = at
+			c.q.Push(int64(at), classPass, 0, 0)
+		}
 	}
 	c.armPeriodic()
 }
 
+// onGrid returns the passes of set on whose grid instant t lies.
+func (c *controller) onGrid(set PassSet, t Time) PassSet {
+	var out PassSet
+	for m := set; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros64(uint64(m))
+		if c.timing.Passes[i].onGrid(t) {
+			out |= 1 << uint(i)
+		}
+	}
+	return out
+}
+
 // endClass is the event class of job ends.
 func (c *controller) endClass(at Time) event.Class {
-	if !c.cfg.EndsAfterPass {
+	if !c.timing.EndsAfterPasses {
 		return classEnd
 	}
 	return classEndLate
 }
 
-// armPeriodic keeps one periodic pass scheduled while there is work. Passes
-// with an empty queue cannot start anything, so none is scheduled then; the
-// next submit arms it again at the next multiple of the interval.
+// armPeriodic keeps one pass scheduled at the next instant of a periodic
+// pass while there is work. Passes with an empty queue cannot start
+// anything, so none is scheduled then; the next submit arms it again.
 func (c *controller) armPeriodic() {
-	if c.trig.Interval <= 0 || c.periodicAt >= c.now || len(c.pending) == 0 {
+	if len(c.periodic) == 0 || c.periodicAt >= c.now || len(c.pending) == 0 {
 		return
 	}
-	iv := c.trig.Interval
-	next := (c.now/iv + 1) * iv
+	next := Time(-1)
+	for _, i := range c.periodic {
+		p := &c.timing.Passes[i]
+		// The first instant Phase + k·Period after now.
+		t := c.now + 1 + ((p.Phase-c.now-1)%p.Period+p.Period)%p.Period
+		if next < 0 || t < next {
+			next = t
+		}
+	}
 	c.periodicAt = next
 	c.q.Push(int64(next), classPass, 1, 0)
+}
+
+// due returns the passes due in the pass of the given kind (0: asked for
+// by events, 1: periodic, 2: after late ends) now, and takes the events'
+// asks it answers.
+func (c *controller) due(kind int32) PassSet {
+	var d PassSet
+	if k := slices.Index(c.evWant, c.now); k >= 0 {
+		c.evWant = slices.Delete(c.evWant, k, k+1)
+		d |= c.onGrid(c.earlyEv, c.now)
+	}
+	if kind == 2 && c.lateWant == c.now {
+		c.lateWant = -1
+		d |= c.onGrid(c.lateEv, c.now)
+	}
+	for _, i := range c.periodic {
+		if c.lastRun[i] != c.now && c.timing.Passes[i].onGrid(c.now) {
+			d |= 1 << uint(i)
+		}
+	}
+	return d
 }
 
 func (c *controller) submit(i int) {
@@ -877,8 +922,12 @@ func (c *controller) pass(kind int32) error {
 		// instant, and the resources it frees need another pass.
 		c.passAt = -1
 	}
-	if len(c.pending) > 0 {
-		if c.cfg.EndAtLimit {
+	due := c.due(kind)
+	if len(c.pending) > 0 && due != 0 {
+		for m := due; m != 0; m &= m - 1 {
+			c.lastRun[bits.TrailingZeros64(uint64(m))] = c.now
+		}
+		if c.timing.EndAtLimit {
 			for i := range c.Running() {
 				if rj := &c.running[i]; rj.End <= c.now {
 					rj.End = c.now + 1
@@ -886,7 +935,7 @@ func (c *controller) pass(kind int32) error {
 			}
 		}
 		c.takeDelta()
-		plan := c.policy.Schedule(c, c.rng)
+		plan := c.policy.Schedule(due, c, c.rng)
 		for _, p := range plan.Preempts {
 			if err := c.preempt(p); err != nil {
 				return err
@@ -980,7 +1029,7 @@ func (c *controller) start(s *Start) error {
 	end, st, recorded := c.runEnd(ref, begin)
 	r.State, r.Recorded = st, recorded
 	rj := RunningJob{Ref: ref, Start: begin, End: c.killAt(ref, begin) + c.cfg.KillWait, Part: part, Alloc: alloc}
-	if c.cfg.EndAtLimit {
+	if c.timing.EndAtLimit {
 		rj.End = begin + c.limit[ref] // Slurm's end_time; pass() moves it on once past
 	}
 	c.addRunning(rj)

@@ -18,12 +18,15 @@ import (
 // importing policies.
 type greedy struct{ bad func(v View) Plan }
 
-func (g *greedy) Name() string                              { return "greedy" }
-func (g *greedy) Triggers() Triggers                        { return Triggers{OnEvent: true} }
-func (g *greedy) Begin(RunInfo) error                       { return nil }
+func (g *greedy) Name() string                  { return "greedy" }
+func (g *greedy) Begin(RunInfo) (Timing, error) { return onEvents, nil }
+
+// onEvents is the Timing of a policy with one pass after every event.
+var onEvents = Timing{Passes: []Pass{{Name: "pass", OnEvent: true}}}
+
 func (g *greedy) JobStarted(JobRef, Time, []NodeAlloc)      {}
 func (g *greedy) JobEnded(JobRef, Time, []NodeAlloc, State) {}
-func (g *greedy) Schedule(v View, _ *rand.Rand) Plan {
+func (g *greedy) Schedule(_ PassSet, v View, _ *rand.Rand) Plan {
 	if g.bad != nil {
 		return g.bad(v)
 	}
@@ -216,7 +219,9 @@ func TestControllerIneligibleNode(t *testing.T) {
 // periodic is greedy that only runs every 30 s.
 type periodic struct{ greedy }
 
-func (p *periodic) Triggers() Triggers { return Triggers{Interval: 30} }
+func (p *periodic) Begin(RunInfo) (Timing, error) {
+	return Timing{Passes: []Pass{{Name: "periodic", Period: 30}}}, nil
+}
 
 func TestControllerPeriodicPasses(t *testing.T) {
 	// Jobs start only at multiples of 30 s: there is no event-triggered
@@ -240,8 +245,8 @@ func TestControllerPeriodicPasses(t *testing.T) {
 // reasoning is greedy that reports Resources for every job it leaves.
 type reasoning struct{ greedy }
 
-func (r *reasoning) Schedule(v View, rng *rand.Rand) Plan {
-	p := r.greedy.Schedule(v, rng)
+func (r *reasoning) Schedule(_ PassSet, v View, rng *rand.Rand) Plan {
+	p := r.greedy.Schedule(0, v, rng)
 	started := map[JobRef]bool{}
 	for _, s := range p.Starts {
 		started[s.Job] = true
@@ -280,11 +285,11 @@ type deltaLog struct {
 	log []string
 }
 
-func (d *deltaLog) Schedule(v View, rng *rand.Rand) Plan {
+func (d *deltaLog) Schedule(_ PassSet, v View, rng *rand.Rand) Plan {
 	dl := v.Delta()
 	nodes := slices.Sorted(slices.Values(dl.Nodes)) // in no set order
 	d.log = append(d.log, fmt.Sprintf("t=%d nodes=%v started=%v ended=%v", v.Now(), nodes, dl.Started, dl.Ended))
-	return d.greedy.Schedule(v, rng)
+	return d.greedy.Schedule(0, v, rng)
 }
 
 // TestControllerDelta: each pass's Delta lists what changed since the pass
@@ -318,11 +323,11 @@ type runtimeLog struct {
 	seen []Time
 }
 
-func (r *runtimeLog) Schedule(v View, rng *rand.Rand) Plan {
+func (r *runtimeLog) Schedule(_ PassSet, v View, rng *rand.Rand) Plan {
 	for _, p := range v.Pending() {
 		r.seen = append(r.seen, v.Job(p.Ref).Runtime)
 	}
-	return r.greedy.Schedule(v, rng)
+	return r.greedy.Schedule(0, v, rng)
 }
 
 // TestControllerOracle: a policy sees a job's runtime (here 7 s, limit

@@ -23,11 +23,19 @@ import (
 type lgreedy struct {
 	preempt func(v View) []Preemption
 	log     []string
+	// tm is the policy's Timing; zero means one pass after every event.
+	tm Timing
 }
 
-func (g *lgreedy) Name() string        { return "lgreedy" }
-func (g *lgreedy) Triggers() Triggers  { return Triggers{OnEvent: true} }
-func (g *lgreedy) Begin(RunInfo) error { return nil }
+func (g *lgreedy) timing() Timing {
+	if g.tm.Passes == nil {
+		return onEvents
+	}
+	return g.tm
+}
+
+func (g *lgreedy) Name() string                  { return "lgreedy" }
+func (g *lgreedy) Begin(RunInfo) (Timing, error) { return g.timing(), nil }
 
 func (g *lgreedy) JobStarted(ref JobRef, at Time, alloc []NodeAlloc) {
 	g.log = append(g.log, fmt.Sprintf("%d start %d on %d nodes", at, ref, len(alloc)))
@@ -50,7 +58,7 @@ func reservedFor(v View, n int32, lim Time) bool {
 	return false
 }
 
-func (g *lgreedy) Schedule(v View, _ *rand.Rand) Plan {
+func (g *lgreedy) Schedule(_ PassSet, v View, _ *rand.Rand) Plan {
 	var plan Plan
 	if g.preempt != nil {
 		plan.Preempts = g.preempt(v)
@@ -1036,9 +1044,9 @@ func TestPreemptKillWait(t *testing.T) {
 	}
 }
 
-func TestEndsAfterPass(t *testing.T) {
+func TestEndsAfterPasses(t *testing.T) {
 	// twoNodes: "a" holds n1 [0,10), "b" n2 [0,100). "c" (4 GPUs,
-	// submitted at 5) waits for a. With EndsAfterPass a's end at 10 comes
+	// submitted at 5) waits for a. With EndsAfterPasses a's end at 10 comes
 	// after the pass of instant 10, and the pass it asks for is at 11: c
 	// starts at 11 (a's record still ends at 10). "d" (4 GPUs) submitted
 	// at 10 is seen by the pass at 10, before a's end: nothing fits then;
@@ -1046,7 +1054,8 @@ func TestEndsAfterPass(t *testing.T) {
 	// whose pass comes at 22. Without the option: c at 10, d at 20.
 	tr := &workload.Trace{Jobs: []workload.Job{job("a", 0, 10, 100, 4), job("b", 0, 100, 200, 4),
 		job("c", 5, 10, 100, 4), job("d", 10, 10, 100, 4)}}
-	rec := run(t, Config{Trace: tr, EndsAfterPass: true})
+	late := &lgreedy{tm: Timing{Passes: onEvents.Passes, EndsAfterPasses: true}}
+	rec := run(t, Config{Trace: tr, Policy: late})
 	want := []life{
 		{"a", 0, 0, 10, "COMPLETED", "n1", 0},
 		{"b", 0, 0, 100, "COMPLETED", "n2", 0},
@@ -1089,8 +1098,8 @@ func TestEndAtLimit(t *testing.T) {
 				}
 			}
 			return nil
-		}}
-		rec := run(t, Config{Trace: tr, TimeLimitSweep: 30, EndAtLimit: tc.endAtLimit, Policy: probe})
+		}, tm: Timing{Passes: onEvents.Passes, EndAtLimit: tc.endAtLimit}}
+		rec := run(t, Config{Trace: tr, TimeLimitSweep: 30, Policy: probe})
 		if d := cmp.Diff(tc.want, seen); d != "" {
 			t.Errorf("EndAtLimit %v: a's End in the view by pass (-want +got):\n%s", tc.endAtLimit, d)
 		}
@@ -1100,15 +1109,16 @@ func TestEndAtLimit(t *testing.T) {
 	}
 }
 
-func TestMainPassEvery(t *testing.T) {
-	// TestEndsAfterPass's jobs, c running 11 s, with MainPassEvery 2 and
-	// MainPassPhase 0: an end late in an even second asks for a second
-	// pass at its own instant, after the ends. a ends at 10 (even): the
-	// pass at 10 runs before a's end (d, submitted at 10, sees nothing
-	// free) and another after it, where c starts; c ends at 21 (odd), so
-	// its pass is at 22, where d starts. With MainPassEvery 1 every end's
-	// pass is at its own instant: c at 10, d at 21. With every end late
-	// and no main pass instants: c at 11, ends at 22, d at 23.
+func TestAfterEndsPass(t *testing.T) {
+	// TestEndsAfterPasses's jobs, c running 11 s, with a second OnEvent
+	// pass that runs AfterEnds on a grid of Period 2, Phase 0: an end
+	// late in an even second asks for it at its own instant, after the
+	// ends. a ends at 10 (even): the pass at 10 runs before a's end (d,
+	// submitted at 10, sees nothing free) and another after it, where c
+	// starts; c ends at 21 (odd), so its pass is at 22, where d starts.
+	// With Period 1 every end's pass is at its own instant: c at 10, d at
+	// 21. With every end late and no AfterEnds pass: c at 11, ends at
+	// 22, d at 23.
 	tr := &workload.Trace{Jobs: []workload.Job{job("a", 0, 10, 100, 4), job("b", 0, 100, 200, 4),
 		job("c", 5, 11, 100, 4), job("d", 10, 10, 100, 4)}}
 	for _, tc := range []struct {
@@ -1124,12 +1134,16 @@ func TestMainPassEvery(t *testing.T) {
 			}
 			return nil
 		}}
-		got := lives(run(t, Config{Trace: tr, EndsAfterPass: true, MainPassEvery: tc.every, Policy: probe}))
+		probe.tm = Timing{Passes: onEvents.Passes, EndsAfterPasses: true}
+		if tc.every > 0 {
+			probe.tm.Passes = []Pass{onEvents.Passes[0], {Name: "after-ends", Period: tc.every, OnEvent: true, AfterEnds: true}}
+		}
+		got := lives(run(t, Config{Trace: tr, Policy: probe}))
 		if got[2].Start != tc.cStart || got[3].Start != tc.dStart {
-			t.Errorf("MainPassEvery %d: c %+v, d %+v; want starts %d and %d", tc.every, got[2], got[3], tc.cStart, tc.dStart)
+			t.Errorf("Period %d: c %+v, d %+v; want starts %d and %d", tc.every, got[2], got[3], tc.cStart, tc.dStart)
 		}
 		if !slices.Equal(at10, tc.at10) {
-			t.Errorf("MainPassEvery %d: the passes at 10 saw %v jobs running, want %v", tc.every, at10, tc.at10)
+			t.Errorf("Period %d: the passes at 10 saw %v jobs running, want %v", tc.every, at10, tc.at10)
 		}
 	}
 }

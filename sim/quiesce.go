@@ -18,7 +18,7 @@ import (
 //   - no queued event that can change the state: node events of the
 //     list, ends of advance reservations, ends of requeue holds and
 //     cancellations (the failure model's events are handled below);
-//   - passes for Triggers.Settle seconds since the last change (submit, end,
+//   - passes for Timing.Settle seconds since the last change (submit, end,
 //     eligibility, node change, ...), none of which started or preempted
 //     anything (a start makes a job run, a preemption without grace
 //     queues a release);

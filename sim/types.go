@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	"github.com/schedsim/schedsim/hwmodels"
@@ -60,8 +61,9 @@ type RunningJob struct {
 	// End is when the job will have ended at the latest: Start+Limit, or,
 	// with Config.OverTimeLimit or Config.TimeLimitSweep, when the
 	// time-limit check would kill it; earlier when a preemption's grace
-	// time ends first. It is never before the view's Now. The actual end
-	// may be earlier; policies are not told.
+	// time ends first (with Timing.EndAtLimit, Slurm's end_time instead).
+	// It is never before the view's Now. The actual end may be earlier;
+	// policies are not told.
 	End   Time
 	Part  int32
 	Alloc []NodeAlloc
@@ -178,38 +180,99 @@ type Plan struct {
 	Reasons []Reason
 }
 
-// Triggers says when a policy wants a scheduling pass: after any instant at
-// which something happened that can let a job start (OnEvent: a submit, a
-// job end, a job becoming eligible, a node back in service), and/or every
-// Interval seconds (0 = never). The controller turns these into events; policies
-// hold no timers.
-type Triggers struct {
-	OnEvent  bool
-	Interval Time
+// Pass declares one kind of scheduling pass (Timing.Passes). Schedule is
+// told which of them are due (a PassSet of their indices); how a pass
+// becomes due:
+//
+//   - With OnEvent, after every event that can let a job start: a submit,
+//     a job becoming eligible, a job end, a node back in service, the end
+//     of a maintenance window. With a Period too, only events at the
+//     instants of its grid count.
+//   - Without OnEvent, with a Period: at each instant of its grid, in the
+//     first Schedule call of the instant. While jobs are queued the
+//     controller makes a call at every instant of the grid after the one
+//     at which the queue last became non-empty (a policy with periodic
+//     passes only does not run at the instant of a submit).
+//
+// When several passes are due at one instant, the controller calls
+// Schedule once with all of them, and the policy runs them in the order
+// it declared them; each call sees every job end, node change, submit and
+// cancellation of its instant (but see Timing.EndsAfterPasses).
+type Pass struct {
+	// Name names the pass in errors and documentation ("main",
+	// "backfill").
+	Name string
+	// Period > 0 gives the pass a grid: the instants Phase + k·Period
+	// (seconds, Phase in [0, Period)); 0, none (Phase 0).
+	Period, Phase Time
+	OnEvent       bool
+	// AfterEnds (with OnEvent, and Timing.EndsAfterPasses) runs the pass
+	// after the job ends of its instant, for those ends only: see
+	// Timing.EndsAfterPasses.
+	AfterEnds bool
+}
+
+// PassSet is a set of passes, by index into Timing.Passes.
+type PassSet uint64
+
+// Has reports whether pass i is in the set.
+func (s PassSet) Has(i int) bool { return i >= 0 && i < 64 && s&(1<<uint(i)) != 0 }
+
+// MaxPasses is how many passes a policy may declare.
+const MaxPasses = 64
+
+// Timing is a policy's answer to Begin: the passes it runs and what the
+// run's timing around them is.
+type Timing struct {
+	// Passes are the policy's kinds of pass, at least one and at most
+	// MaxPasses.
+	Passes []Pass
 	// Settle is how many seconds of passes that start nothing, after the
 	// last change of the run's state, show that no later pass would start
 	// anything either: long enough for every kind of pass the policy runs
 	// (a backfill cycle, a full main pass, a priority recalculation) to
 	// have run at least once. The run then ends (the termination guard,
-	// quiesce.go). Zero means Interval: one periodic pass, or none for a
-	// policy that runs on events only.
+	// quiesce.go). Zero means the longest Period: none for a policy that
+	// runs on events only.
 	Settle Time
+	// EndsAfterPasses applies a job's end at instant t after t's passes,
+	// so the resources it frees are first used by a later pass: slurmctld's
+	// cycles run at a phase within the second, and a job a cycle started
+	// ends just after that phase (its whole seconds of work later), so on
+	// 22.05 the next job starts at the next cycle, about a second after
+	// the end. A job end (and what it makes eligible) then asks for the
+	// OnEvent passes with AfterEnds on whose grid t lies, run at t after
+	// the instant's ends (Slurm's main scheduler, triggered by the end,
+	// in the seconds of its sched_min_interval grid), or, where there is
+	// none, for the other OnEvent passes at t+1. Off, the default, ends
+	// come first and the same instant's passes use them.
+	EndsAfterPasses bool
+	// EndAtLimit gives running jobs in the View the End Slurm's backfill
+	// plans with, its end_time: start + time limit, and once that has
+	// passed (a job in the time-limit sweep's slack, or in KillWait), the
+	// next second (cons_tres's will-run test starts a job at now+1 behind
+	// a running job whose end_time is past). Without it a running job's
+	// End is its latest end: the sweep's kill instant plus KillWait, up to
+	// 29 s + KillWait later than Slurm plans.
+	EndAtLimit bool
 }
 
-// Policy runs scheduling passes. Given the same View and rng state it must
-// return the same Plan.
+// Policy decides. Given the same View, passes and rng state, Schedule
+// must return the same Plan.
 type Policy interface {
 	Name() string
 	// Begin starts a run: Run calls it once, before anything else of the
-	// run (Triggers included) and before the first pass, and a policy
-	// drops whatever it kept from an earlier run. A policy value may be
-	// reused for any number of runs one after another, never two at once;
-	// Begin may also be called before a run to check that the policy can
-	// run on the cluster (the scenario build does). An error (a setting of
-	// the cluster the policy cannot take) stops the run before it starts.
-	Begin(info RunInfo) error
-	Triggers() Triggers
-	Schedule(v View, rng *rand.Rand) Plan
+	// run and before the first pass, and the policy answers with its
+	// passes and timing; a policy drops whatever it kept from an earlier
+	// run. A policy value may be reused for any number of runs one after
+	// another, never two at once; Begin may also be called before a run to
+	// check that the policy can run on the cluster (the scenario build
+	// does). An error (a setting of the cluster the policy cannot take, a
+	// bad Timing) stops the run before it starts.
+	Begin(info RunInfo) (Timing, error)
+	// Schedule runs the passes due now (at least one) and returns what
+	// they decided. It is called only while jobs are queued.
+	Schedule(due PassSet, v View, rng *rand.Rand) Plan
 	// JobStarted and JobEnded report every start and end of a job's run
 	// as it happens, in event order, with the time and allocation (which
 	// must not be retained), so a policy can keep usage (fair share)
@@ -217,10 +280,40 @@ type Policy interface {
 	// with at the instant the job begins to run (later than the pass when
 	// a MIG GPU is repartitioned or a node resumes first); an end at the
 	// instant its resources are freed, with the state the run ended in.
-	// A policy
-	// that needs neither embeds policies.Base or writes empty methods.
+	// A policy that needs neither embeds policies.Base or writes empty
+	// methods.
 	JobStarted(ref JobRef, at Time, alloc []NodeAlloc)
 	JobEnded(ref JobRef, at Time, alloc []NodeAlloc, state State)
+}
+
+// onGrid reports whether instant t lies on pass p's grid (every instant
+// when it has no Period).
+func (p *Pass) onGrid(t Time) bool {
+	return p.Period <= 0 || ((t-p.Phase)%p.Period+p.Period)%p.Period == 0
+}
+
+// check validates a policy's Timing.
+func (tm *Timing) check() error {
+	if len(tm.Passes) == 0 || len(tm.Passes) > MaxPasses {
+		return fmt.Errorf("declares %d passes, want 1 to %d", len(tm.Passes), MaxPasses)
+	}
+	if tm.Settle < 0 {
+		return fmt.Errorf("Settle must be >= 0, got %d", tm.Settle)
+	}
+	for i := range tm.Passes {
+		p := &tm.Passes[i]
+		switch {
+		case p.Name == "":
+			return fmt.Errorf("pass %d has no name", i)
+		case p.Period < 0 || p.Phase < 0 || p.Phase > 0 && p.Phase >= p.Period:
+			return fmt.Errorf("pass %s: want Period >= 0 and Phase in [0, Period), got %d and %d", p.Name, p.Period, p.Phase)
+		case !p.OnEvent && p.Period == 0:
+			return fmt.Errorf("pass %s: neither OnEvent nor a Period: it would never run", p.Name)
+		case p.AfterEnds && (!p.OnEvent || !tm.EndsAfterPasses):
+			return fmt.Errorf("pass %s: AfterEnds needs OnEvent and Timing.EndsAfterPasses", p.Name)
+		}
+	}
+	return nil
 }
 
 // State is a job's final state in the simulation (sacct's State). A run

@@ -91,11 +91,10 @@ type checker struct {
 	seen   map[sim.JobRef]bool
 }
 
-func (c *checker) Name() string           { return c.inner.Name() }
-func (c *checker) Triggers() sim.Triggers { return c.inner.Triggers() }
+func (c *checker) Name() string { return c.inner.Name() }
 
 // Begin forwards to the inner policy.
-func (c *checker) Begin(info sim.RunInfo) error { return c.inner.Begin(info) }
+func (c *checker) Begin(info sim.RunInfo) (sim.Timing, error) { return c.inner.Begin(info) }
 
 // JobStarted forwards to the inner policy.
 func (c *checker) JobStarted(ref sim.JobRef, at sim.Time, alloc []sim.NodeAlloc) {
@@ -107,9 +106,12 @@ func (c *checker) JobEnded(ref sim.JobRef, at sim.Time, alloc []sim.NodeAlloc, s
 	c.inner.JobEnded(ref, at, alloc, st)
 }
 
-func (c *checker) Schedule(v sim.View, rng *rand.Rand) sim.Plan {
+func (c *checker) Schedule(due sim.PassSet, v sim.View, rng *rand.Rand) sim.Plan {
 	c.passes++
-	plan := c.inner.Schedule(v, rng)
+	if due == 0 {
+		c.t.Errorf("policy %s: Schedule called at %d with no pass due", c.inner.Name(), v.Now())
+	}
+	plan := c.inner.Schedule(due, v, rng)
 	pend := map[sim.JobRef]*sim.PendingJob{}
 	for i := range v.Pending() {
 		pend[v.Pending()[i].Ref] = &v.Pending()[i]
@@ -316,4 +318,25 @@ func partHasType(c *hwmodels.Cluster, part int32, t string) bool {
 		}
 	}
 	return false
+}
+
+// Timed returns p with the Timing its Begin declares changed by f, for
+// tests that run a policy under timing it does not declare itself
+// (sim.Timing.EndAtLimit, EndsAfterPasses); nil f changes nothing.
+func Timed(p sim.Policy, f func(*sim.Timing)) sim.Policy {
+	if f == nil {
+		return p
+	}
+	return &timed{Policy: p, f: f}
+}
+
+type timed struct {
+	sim.Policy
+	f func(*sim.Timing)
+}
+
+func (p *timed) Begin(info sim.RunInfo) (sim.Timing, error) {
+	tm, err := p.Policy.Begin(info)
+	p.f(&tm)
+	return tm, err
 }

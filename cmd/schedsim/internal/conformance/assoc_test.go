@@ -321,7 +321,7 @@ func TestFailedJobs(t *testing.T) {
 // 0. Over a second its phase comes from the controller log, which the
 // synthetic record lacks: no main pass then.
 func TestSubSecondMainPass(t *testing.T) {
-	const every1 = "  main_pass_every: 1s\n  main_pass_phase: 0s\n"
+	const every1 = "main_pass_every: 1, main_pass_phase: 0"
 	for _, tc := range []struct {
 		from, to string
 		want     bool

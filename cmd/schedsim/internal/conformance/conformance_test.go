@@ -221,7 +221,7 @@ func TestEvents(t *testing.T) {
 		// The main scheduler first ran at 08:52:26.807, 0.27 s into the
 		// second after the backfill cycle's phase (slurmctld's start,
 		// .542): ends at 2 + 2k ≡ 0 (mod 2) are its.
-		"  main_pass_every: 2s\n  main_pass_phase: 0s",
+		"main_pass_every: 2, main_pass_phase: 0",
 	} {
 		if !strings.Contains(string(text), want) {
 			t.Errorf("scenario lacks %q:\n%s", want, text)

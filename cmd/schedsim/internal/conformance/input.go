@@ -65,7 +65,8 @@ const RequeueHold = 121
 // ScenarioYAML returns the scenario file text the record replays with: the
 // cluster imported from the record's slurm.conf and gres.conf (inline),
 // the slurm policy (its settings from that slurm.conf), the controller
-// settings that model slurmctld, and the scenario's node events and
+// settings that model slurmctld (its timing within the second among the
+// policy's arguments), and the scenario's node events and
 // reservations. The trace is the record's jobs, given in memory.
 func (r *Record) ScenarioYAML(m Model) ([]byte, error) {
 	clusterYAML, err := r.importCluster()
@@ -101,6 +102,18 @@ func (r *Record) ScenarioYAML(m Model) ([]byte, error) {
 		// Slurm bills the CPUs it allocated, DefCpuPerGPU per GPU.
 		args = append(args, fmt.Sprintf("TRESBillingWeights: \"GRES/gpu=%d\"", confInt(r.SlurmConf, "DefCpuPerGPU", 0)))
 	}
+	if !m.LatestEnd {
+		// Backfill plans with end_time = start + limit, not the sweep.
+		args = append(args, "end_at_limit: true")
+	}
+	if !m.EndsBeforePass {
+		// A job a cycle started ends just after that cycle's phase:
+		// the next one starts at the next cycle.
+		args = append(args, "ends_after_pass: true")
+		if ph, ok := r.mainPassPhase(); ok && !m.NoMainPass {
+			args = append(args, fmt.Sprintf("main_pass_every: %d, main_pass_phase: %d", r.mainPassEvery(), ph))
+		}
+	}
 	// Fair Tree's shares and the QOS, as sacctmgr had them.
 	args = append(args, r.assocArgs()...)
 	if len(args) > 0 {
@@ -118,18 +131,6 @@ func (r *Record) ScenarioYAML(m Model) ([]byte, error) {
 		// the job done about a second later (3.0 s after the kill with
 		// KillWait=2 in timeout-deps-array/run1's slurmd log).
 		fmt.Fprintf(&b, "  kill_wait: %ds # KillWait + 1 s\n", confInt(r.SlurmConf, "KillWait", 30)+1)
-	}
-	if !m.LatestEnd {
-		// Backfill plans with end_time = start + limit, not the sweep.
-		b.WriteString("  end_at_limit: true\n")
-	}
-	if !m.EndsBeforePass {
-		// A job a cycle started ends just after that cycle's phase:
-		// the next one starts at the next cycle.
-		b.WriteString("  ends_after_pass: true\n")
-		if ph, ok := r.mainPassPhase(); ok && !m.NoMainPass {
-			fmt.Fprintf(&b, "  main_pass_every: %ds\n  main_pass_phase: %ds\n", r.mainPassEvery(), ph)
-		}
 	}
 	fmt.Fprintf(&b, "  over_time_limit: %dm\n", confInt(r.SlurmConf, "OverTimeLimit", 0))
 	fmt.Fprintf(&b, "  requeue_delay: %ds\n", RequeueHold)
