@@ -1,10 +1,5 @@
 package sim
 
-import (
-	"fmt"
-	"os"
-)
-
 // A killed job keeps only its batch host for KillWait. slurmctld sends
 // every node of a job it kills (time limit, preemption) the terminate
 // request at once; the job's processes run on the batch host (the first
@@ -30,9 +25,6 @@ func (c *controller) killLater(ref JobRef, at Time, alloc []NodeAlloc) {
 // has been killed and waits KillWait for its batch host only. Its record
 // keeps the whole allocation.
 func (c *controller) shed(ref JobRef) {
-	if os.Getenv("SS_DEBUG") != "" {
-		fmt.Fprintf(os.Stderr, "shed %s t=%d st=%d alloc=%v\n", c.jobs[ref].ID, c.now, c.status[ref], c.running[c.runningIndex(ref)].Alloc)
-	}
 	if c.status[ref] != stRunning {
 		return
 	}
