@@ -221,6 +221,7 @@ func (s *Slurm) reset(c *hwmodels.Cluster) {
 	s.tracked = s.tracked[:0]
 	s.users = map[string]int32{}
 	s.pre.out = s.pre.out[:0]
+	s.pre.waits = nil
 	s.tree, _ = priority.NewTree(cfg.calcPeriod, cfg.halfLife, cfg.reset)
 	s.tree.SetPhase(cfg.calcPhase)
 	s.derived = len(cfg.accounts) == 0 && len(cfg.users) == 0

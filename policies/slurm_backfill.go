@@ -281,7 +281,11 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 		if r.cls < 0 || !b.classes[r.cls].is(job) {
 			r.cls = b.classOf(job)
 		}
-		if s.fitsNow(job, r.cls) {
+		if s.preemptWait(v, r.ref) != nil {
+			// Its preemption is in progress: the main pass starts it,
+			// and it holds the nodes it preempted for (preemptRes).
+			s.bfReason(js, r.ref, sim.ReasonResources)
+		} else if s.fitsNow(job, r.cls) {
 			if len(b.deferred) > 0 && s.pass.exact && s.blockedNow(job, r.cls) {
 				s.bfReason(js, r.ref, sim.ReasonPriority)
 			} else {
@@ -537,6 +541,13 @@ func (s *Slurm) materialize(v sim.View, pend []sim.PendingJob) {
 		s.buildRel()
 	}
 	for i, ref := range b.deferred {
+		if w := s.pre.waits[ref]; w != nil {
+			r := qrec{ref: ref, part: b.dparts[i]}
+			job := &b.djob
+			*job = s.pendingJob(pend, &r)
+			s.preemptRes(job, w)
+			continue
+		}
 		k := outcomeKey{cls: b.dcls[i], limit: pend[s.st[ref].pi].Limit}
 		if b.noRes.has(k) {
 			continue // its until bounds are in place from the first time

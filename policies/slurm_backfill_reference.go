@@ -67,6 +67,13 @@ func (s *Slurm) referenceBackfill(v sim.View, pend []sim.PendingJob) {
 			s.bfReason(js, r.ref, why)
 			continue
 		}
+		if w := s.preemptWait(v, r.ref); w != nil {
+			// Its preemption is in progress: the main pass starts it,
+			// and it holds the nodes it preempted for.
+			s.bfReason(js, r.ref, sim.ReasonResources)
+			s.preemptRes(&job, w)
+			continue
+		}
 		// Does it fit now, reservations aside (the windows of advance
 		// reservations count)?
 		free := p.usable(&p.mfree, p.free, now, job.Limit)

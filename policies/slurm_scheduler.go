@@ -162,16 +162,26 @@ func (s *Slurm) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
 			js.reason = why
 			continue
 		}
-		if p.tryStart(&job) {
+		if w := s.preemptWait(v, r.ref); w != nil {
+			// Its preemption is in progress: it starts on the nodes it
+			// preempted for once they are free, and preempts no more.
+			if s.startOn(&job, w.nodes) {
+				s.markStarted(&job)
+				continue
+			}
+			js.reason = sim.ReasonResources
+		} else if p.tryStart(&job) {
 			s.markStarted(&job)
 			continue
-		}
-		js.reason = sim.ReasonResources
-		if s.cfg.preempt != preemptNone {
-			// Preempting for it does not start it now: it starts in a
-			// later pass, once its victims are gone, and meanwhile
-			// blocks its partition like a job waiting for resources.
-			s.tryPreempt(v, &job, js, r)
+		} else {
+			js.reason = sim.ReasonResources
+			if s.cfg.preempt != preemptNone {
+				// Preempting for it does not start it now: it starts in a
+				// later pass, on the nodes it preempted for, and
+				// meanwhile blocks its partition like a job waiting for
+				// resources.
+				s.tryPreempt(v, &job, js, r)
+			}
 		}
 		if s.cfg.bfMinAgeReserve > 0 && v.Now()-job.Eligible < s.cfg.bfMinAgeReserve {
 			continue // too young to reserve: does not block its partition

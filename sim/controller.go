@@ -16,7 +16,8 @@ import (
 )
 
 // Event classes: at one instant, job ends (completions, time-limit kills,
-// ends of preemption grace) are applied first, then node changes (node
+// ends of preemption grace) are applied first, then the kills of jobs
+// that keep their batch host for KillWait (kill.go), then node changes (node
 // events, failures and repairs, ends of advance reservations), then
 // submissions, then releases of requeued jobs from their begin-time hold,
 // then cancellations of pending jobs, and the scheduling pass last, so a
@@ -26,6 +27,7 @@ import (
 // (classPassLate).
 const (
 	classEnd event.Class = iota
+	classKill
 	classNode
 	classSubmit
 	classRelease
@@ -80,8 +82,10 @@ type Config struct {
 	// the nodes (on 22.05 with KillWait=2 they were free 3 s after the
 	// kill). The job's record keeps the kill as its End (sacct's End), but
 	// its resources, and its dependents (afterany, afternotok), wait until
-	// the release. A running job's End in the View includes it. Zero (the
-	// default) frees them at the kill.
+	// the release. A running job's End in the View includes it. Only the
+	// batch host is held: a job's other nodes run no processes of it and
+	// are free at the kill (kill.go). Zero (the default) frees them all at
+	// the kill.
 	KillWait Time
 	// OverTimeLimit is how many seconds a job may run past its time limit
 	// before it is killed (Slurm's OverTimeLimit, which slurm.conf gives in
@@ -470,7 +474,7 @@ func (c *controller) loop() error {
 			c.otherQueued--
 		}
 		switch e.Class {
-		case classEnd, classEndLate:
+		case classEnd, classEndLate, classKill:
 			if e.Gen != c.genOf(JobRef(e.Arg)) {
 				continue // superseded: the run was cut short or its end moved
 			}
@@ -484,12 +488,14 @@ func (c *controller) loop() error {
 		}
 		c.now = Time(e.At)
 		c.events++
-		if otherEvent(e.Class, e.Gen) || e.Class == classEnd || e.Class == classEndLate {
+		if otherEvent(e.Class, e.Gen) || e.Class == classEnd || e.Class == classEndLate || e.Class == classKill {
 			c.changed()
 		}
 		switch e.Class {
 		case classEnd:
 			c.end(JobRef(e.Arg))
+		case classKill:
+			c.shed(JobRef(e.Arg))
 		case classEndLate:
 			c.lateEnd = true
 			c.end(JobRef(e.Arg))
@@ -1034,6 +1040,9 @@ func (c *controller) start(s *Start) error {
 	}
 	c.addRunning(rj)
 	c.q.Push(int64(end), c.endClass(end), int32(ref), c.genOf(ref))
+	if st == Timeout {
+		c.killLater(ref, end-c.cfg.KillWait, alloc)
+	}
 	if c.lc != nil {
 		c.lcStarted(ref)
 	}

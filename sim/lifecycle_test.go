@@ -1044,6 +1044,63 @@ func TestPreemptKillWait(t *testing.T) {
 	}
 }
 
+func TestKillWaitBatchHost(t *testing.T) {
+	// twoNodes: "big" (both nodes' 4 GPUs, start 0, limit 60, runs 120)
+	// is killed by the check at 89 (sweep 30, phase 29). With KillWait 3
+	// only its batch host, n1 (the lower index), is held until 92; n2 is
+	// free at the kill. "one" (4 GPUs, submitted at 5) takes n2 at 89
+	// [89, 99); "two" (4 GPUs, submitted at 6) takes n1 at 92 [92, 102).
+	// big's record keeps both nodes and the kill, 89, as its End. In the
+	// view from 89 to 92 big holds n1 alone.
+	big := job("big", 0, 120, 60, 8)
+	big.Request.Nodes = 2
+	one := job("one", 5, 10, 60, 4)
+	two := job("two", 6, 10, 60, 4)
+	tr := &workload.Trace{Jobs: []workload.Job{big, one, two}}
+	held := map[Time]int{}
+	probe := &lgreedy{preempt: func(v View) []Preemption {
+		for _, r := range v.Running() {
+			if r.Ref == 0 {
+				held[v.Now()] = len(r.Alloc)
+			}
+		}
+		return nil
+	}}
+	rec := run(t, Config{Trace: tr, TimeLimitSweep: 30, TimeLimitSweepPhase: 29, KillWait: 3, Policy: probe})
+	want := []life{
+		{"big", 0, 0, 89, "TIMEOUT", "n1,n2", 0},
+		{"one", 5, 89, 99, "COMPLETED", "n2", 0},
+		{"two", 6, 92, 102, "COMPLETED", "n1", 0},
+	}
+	if d := cmp.Diff(want, lives(rec)); d != "" {
+		t.Errorf("kill wait 3 (-want +got):\n%s", d)
+	}
+	if !cmp.Equal(held, map[Time]int{5: 2, 6: 2, 89: 1}) {
+		t.Errorf("big's nodes in the view by pass: %v, want 2 before the kill at 89 and 1 from it", held)
+	}
+
+	// Preempted at 10 (CANCEL) by the pass that one's and two's submits
+	// ask for, with KillWait 3: n2 is free at 10 and the pass the kill
+	// asks for starts "one" there [10, 20); n1 at 13 [13, 23) for "two".
+	// big's record ends PREEMPTED at 10 on both nodes.
+	big.TimeLimit, one.Submit, two.Submit = 1000, 10, 10
+	tr = &workload.Trace{Jobs: []workload.Job{big, one, two}}
+	rec = run(t, Config{Trace: tr, KillWait: 3, Policy: &lgreedy{preempt: func(v View) []Preemption {
+		if v.Now() == 10 && len(v.Running()) > 0 && v.Running()[0].Ref == 0 {
+			return []Preemption{{Job: 0, Mode: PreemptCancel}}
+		}
+		return nil
+	}}})
+	want = []life{
+		{"big", 0, 0, 10, "PREEMPTED", "n1,n2", 0},
+		{"one", 10, 10, 20, "COMPLETED", "n2", 0},
+		{"two", 10, 13, 23, "COMPLETED", "n1", 0},
+	}
+	if d := cmp.Diff(want, lives(rec)); d != "" {
+		t.Errorf("preempted, kill wait 3 (-want +got):\n%s", d)
+	}
+}
+
 func TestEndsAfterPasses(t *testing.T) {
 	// twoNodes: "a" holds n1 [0,10), "b" n2 [0,100). "c" (4 GPUs,
 	// submitted at 5) waits for a. With EndsAfterPasses a's end at 10 comes

@@ -42,6 +42,11 @@ func (c *controller) preempt(p Preemption) error {
 		c.bumpGen(ref)
 		c.q.Push(int64(at), c.endClass(at), int32(ref), c.gen[ref])
 		rj.End = min(rj.End, at)
+		if g == 0 {
+			c.shed(ref)
+		} else {
+			c.killLater(ref, c.now+g, rj.Alloc)
+		}
 	}
 	return nil
 }
@@ -178,8 +183,9 @@ func (c *controller) release(ref JobRef) {
 // releaseRun frees a run's resources, drops it from the running list and
 // tells the policy.
 func (c *controller) releaseRun(ref JobRef, alloc []NodeAlloc, st State) {
-	for k := range alloc {
-		a := &alloc[k]
+	held := c.running[c.runningIndex(ref)].Alloc // less than alloc once shed (kill.go)
+	for k := range held {
+		a := &held[k]
 		c.freeOf(a.Node).Add(a)
 		c.touch(a.Node)
 		if a.MIG != 0 {
