@@ -24,7 +24,6 @@ type preemptState struct {
 	alloc   []sim.NodeAlloc
 
 	waits map[sim.JobRef]*preemptWaitRec // per preemptor whose victims are not all gone
-	only  []sim.NodeState                // startOn's scratch
 }
 
 // preemptWaitRec is a preemption in progress: the victims a preemptor is
@@ -36,19 +35,20 @@ type preemptWaitRec struct {
 }
 
 // preemptWait returns job ref's preemption in progress, or nil when it has
-// none or its victims are all gone. While it is in progress the preemptor
-// starts only on the nodes it preempted for, and is not planned by the
-// backfill cycle. On Slurm 22.05 (KillWait=2) a killed job's nodes other
-// than its batch host take other jobs at once (sim's KillWait holds only
-// the batch host), and its preemptor waits for the nodes it was placed on:
-// in conformance/records/gen-23/run2, G11 (tier 2, one node) preempted G03
-// on gn[2-4] at 17:31.712; the next backfill cycle, which tested G11
+// none or its victims are all gone. While it is in progress the backfill
+// cycle does not start the preemptor but holds for it the nodes it
+// preempted for, from when its victims are gone (preemptRes); the main
+// scheduler starts it wherever it fits. On Slurm 22.05 (KillWait=2) a
+// killed job's nodes other than its batch host take other jobs at once
+// (sim's KillWait holds only the batch host): in
+// conformance/records/gen-23/run2, G11 (tier 2, one node) preempted G03
+// on gn[2-4] at 17:31.712; the next backfill cycle, which tests G11
 // first, started G04, G05 and G07_0 on gn3 and gn4 at 17:32.713, and G11
-// started on gn2, G03's batch host, at 17:35.845. In gen-29/run1 the
-// tier-3 array G20, whose partition has only gn[3-4], preempted G16 on
-// gn[2-3] at 22:23.043 and started on gn3 at 22:24.045. select_nodes
-// (node_scheduler.c) marks the preemptor's preempt_start_time and does not
-// kill more jobs for it while the kill may still be in progress.
+// started on gn2, G03's batch host, at 17:35.845. In gen-7/run1 the main
+// scheduler started job 4 on gn4, the free node of its victim G03
+// (gn[3-4]), one second after the preemption. select_nodes
+// (node_scheduler.c) marks the preemptor's preempt_start_time and kills
+// no more jobs for it while the kill may still be in progress.
 func (s *Slurm) preemptWait(v sim.View, ref sim.JobRef) *preemptWaitRec {
 	w, ok := s.pre.waits[ref]
 	if !ok {
@@ -78,29 +78,6 @@ func (s *Slurm) preemptRes(job *sim.PendingJob, w *preemptWaitRec) {
 	lo, hi := s.resvSpan(w.until, job.Limit)
 	b.res = append(b.res, bfRes{job: job.Ref, at: w.until, lo: lo, hi: hi, nodes: b.pool[off:len(b.pool):len(b.pool)]})
 	b.until(w.until)
-}
-
-// startOn starts job now on the nodes of only if it fits there, as the
-// main pass's tryStart does on all of them.
-func (s *Slurm) startOn(job *sim.PendingJob, only []int32) bool {
-	p := &s.pass
-	f := append(s.pre.only[:0], p.free...)
-	s.pre.only = f
-	for i := range f {
-		if !slices.Contains(only, int32(i)) {
-			f[i] = sim.NodeState{}
-		}
-	}
-	base := len(p.allocs)
-	var ok bool
-	p.allocs, ok = p.placer.Place(p.nodes, p.usable(&p.mfree, f, p.now, job.Limit), job, p.allocs)
-	if !ok {
-		p.allocs = p.allocs[:base]
-		return false
-	}
-	p.commit(job, base)
-	delete(s.pre.waits, job.Ref)
-	return true
 }
 
 // preemptCand is a running job that a pending job may preempt.

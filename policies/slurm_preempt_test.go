@@ -270,13 +270,34 @@ func TestSlurmPreemption(t *testing.T) {
 			// runs from 0; B (lo, 2 nodes) waits for it from 50; H (hi,
 			// one node) at 100 preempts W (CANCEL) for n0, the lowest
 			// node W frees. W's batch host, n0, is held until 103; n1
-			// and n2 are free at 100. H waits for n0, the node it
-			// preempted for, though n1 is free (gen-23/run2 on Slurm
-			// 22.05), and holds it in backfill from 103: the backfill
-			// cycle of 101 (bf_interval 1; the one of 100 ran before the
-			// kill) starts B on n1 and n2 [101, 301); the pass of W's
-			// release starts H on n0 [103, 403).
+			// and n2 are free at 100. The backfill cycle (bf_interval 1)
+			// does not start H while its preemption is in progress but
+			// holds n0 for it from 103 (gen-23/run2 on Slurm 22.05): the
+			// cycle of 101 (the one of 100 ran before the kill) starts B
+			// on n1 and n2 [101, 301); the main pass of W's release
+			// starts H on n0 [103, 403). The main scheduler would start
+			// H on any free node (below).
 			name: "kill wait: the preemptor waits for its node",
+			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3),
+				policytest.Node("n1", 8, "h100", 64, 524288, 3), policytest.Node("n2", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *policies.SlurmArgs) { a.PreemptMode, a.BfInterval = "CANCEL", 1 },
+			cfg:  func(c *sim.Config) { c.KillWait = 3 },
+			jobs: []workload.Job{
+				inPart(job("W", 0, 1000, 1000, workload.Request{Nodes: 3, GPUs: 24}), "lo"),
+				inPart(job("B", 50, 200, 200, workload.Request{Nodes: 2, GPUs: 16}), "lo"),
+				inPart(job("H", 100, 300, 300, g8), "hi"),
+			},
+			want: []life{{"W", 0, 100, "PREEMPTED", []int32{0, 1, 2}}, {"B", 101, 301, "COMPLETED", []int32{1, 2}},
+				{"H", 103, 403, "COMPLETED", []int32{0}}},
+		},
+		{
+			// The same with sched_interval 1: the main pass of 101 comes
+			// before that second's backfill cycle and starts H on n1,
+			// free since the kill [101, 401) (gen-7/run1: the main
+			// scheduler started job 4 on its victim's free node one
+			// second after the preemption). B takes n0 and n2 once W's
+			// batch host is free [103, 303).
+			name: "kill wait: the main scheduler starts the preemptor on a free node",
 			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3),
 				policytest.Node("n1", 8, "h100", 64, 524288, 3), policytest.Node("n2", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
 			args: func(a *policies.SlurmArgs) { a.PreemptMode, a.BfInterval, a.SchedInterval = "CANCEL", 1, 1 },
@@ -286,8 +307,8 @@ func TestSlurmPreemption(t *testing.T) {
 				inPart(job("B", 50, 200, 200, workload.Request{Nodes: 2, GPUs: 16}), "lo"),
 				inPart(job("H", 100, 300, 300, g8), "hi"),
 			},
-			want: []life{{"W", 0, 100, "PREEMPTED", []int32{0, 1, 2}}, {"B", 101, 301, "COMPLETED", []int32{1, 2}},
-				{"H", 103, 403, "COMPLETED", []int32{0}}},
+			want: []life{{"W", 0, 100, "PREEMPTED", []int32{0, 1, 2}}, {"B", 103, 303, "COMPLETED", []int32{0, 2}},
+				{"H", 101, 401, "COMPLETED", []int32{1}}},
 		},
 		{
 			// preempt/qos on one partition: QOS high lists scavenger in

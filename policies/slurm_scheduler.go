@@ -162,10 +162,10 @@ func (s *Slurm) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
 			js.reason = why
 			continue
 		}
-		if w := s.preemptWait(v, r.ref); w != nil {
-			// Its preemption is in progress: it starts on the nodes it
-			// preempted for once they are free, and preempts no more.
-			if s.startOn(&job, w.nodes) {
+		if s.preemptWait(v, r.ref) != nil {
+			// Its preemption is in progress: it starts wherever it
+			// fits, and preempts no more.
+			if p.tryStart(&job) {
 				s.markStarted(&job)
 				continue
 			}
@@ -177,7 +177,7 @@ func (s *Slurm) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
 			js.reason = sim.ReasonResources
 			if s.cfg.preempt != preemptNone {
 				// Preempting for it does not start it now: it starts in a
-				// later pass, on the nodes it preempted for, and
+				// later pass, once nodes are free (preemptWait), and
 				// meanwhile blocks its partition like a job waiting for
 				// resources.
 				s.tryPreempt(v, &job, js, r)
