@@ -541,7 +541,7 @@ func (s *Slurm) materialize(v sim.View, pend []sim.PendingJob) {
 		s.buildRel()
 	}
 	for i, ref := range b.deferred {
-		if w := s.pre.waits[ref]; w != nil {
+		if w := s.pre.waits[ref]; w != nil && w.held == s.epoch {
 			r := qrec{ref: ref, part: b.dparts[i]}
 			job := &b.djob
 			*job = s.pendingJob(pend, &r)

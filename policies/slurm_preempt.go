@@ -30,8 +30,11 @@ type preemptState struct {
 // waiting for, and the nodes of the placement it preempted them for.
 type preemptWaitRec struct {
 	victims []sim.JobRef
+	starts  []sim.Time // the victims' runs: a requeued victim running again is gone
 	nodes   []int32
 	until   sim.Time // as of the last preemptWait: the latest End of the victims left
+	epoch   uint32   // of the pass that chose the victims: they are still in its view
+	held    uint32   // epoch of the last pass preemptWait found it in progress
 }
 
 // preemptWait returns job ref's preemption in progress, or nil when it has
@@ -51,13 +54,16 @@ type preemptWaitRec struct {
 // no more jobs for it while the kill may still be in progress.
 func (s *Slurm) preemptWait(v sim.View, ref sim.JobRef) *preemptWaitRec {
 	w, ok := s.pre.waits[ref]
-	if !ok {
+	if !ok || w.epoch == s.epoch {
+		// None, or chosen by this very pass, whose view still has the
+		// victims running to their own ends: its backfill cycle plans
+		// the preemptor as before.
 		return nil
 	}
 	running := v.Running()
 	w.until = -1
-	for _, vr := range w.victims {
-		if i, found := slices.BinarySearchFunc(running, vr, func(r sim.RunningJob, ref sim.JobRef) int { return cmp.Compare(r.Ref, ref) }); found {
+	for k, vr := range w.victims {
+		if i, found := slices.BinarySearchFunc(running, vr, func(r sim.RunningJob, ref sim.JobRef) int { return cmp.Compare(r.Ref, ref) }); found && running[i].Start == w.starts[k] {
 			w.until = max(w.until, running[i].End)
 		}
 	}
@@ -65,6 +71,7 @@ func (s *Slurm) preemptWait(v sim.View, ref sim.JobRef) *preemptWaitRec {
 		delete(s.pre.waits, ref)
 		return nil
 	}
+	w.held = s.epoch
 	return w
 }
 
@@ -287,6 +294,8 @@ func (s *Slurm) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qre
 			pr.waits[job.Ref] = w
 		}
 		w.victims = append(w.victims, chosen[i].ref)
+		w.starts = append(w.starts, chosen[i].start)
+		w.epoch = s.epoch
 	}
 	return true
 }

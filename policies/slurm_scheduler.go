@@ -125,6 +125,7 @@ func (s *Slurm) holdReason(v sim.View, job *sim.PendingJob, js *slurmJob) sim.Pe
 func (s *Slurm) markStarted(job *sim.PendingJob) {
 	js := &s.st[job.Ref]
 	js.started = s.epoch
+	delete(s.pre.waits, job.Ref) // a preemption it waited for is over
 	js.limit = int32(min(job.Limit, math.MaxInt32))
 	js.sized = true
 	js.reason = sim.ReasonNone
