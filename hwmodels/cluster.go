@@ -25,6 +25,9 @@ type Node struct {
 	// Block is 1 + the index into Cluster.Fabric.Blocks of the node's
 	// multi-node NVLink domain, 0 for none.
 	Block int32
+	// BlockLevels are the fabric's block aggregation levels (Slurm's
+	// BlockSizes), nil when Block is 0. Shared; read only.
+	BlockLevels *BlockLevels
 	// MIG is the node's MIG configuration (its group's), nil when none of
 	// its GPUs is in MIG mode. Shared; read only.
 	MIG *MIGConfig

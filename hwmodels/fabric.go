@@ -62,6 +62,9 @@ type Fabric struct {
 	// without; blockOf each node's index into Blocks, -1 for none.
 	Blocks  []Block
 	blockOf []int32
+	// Levels are the block aggregation levels (SetBlockSizes); zero
+	// without blocks.
+	Levels BlockLevels
 	// leafOf is each node's leaf switch, -1 when not attached.
 	leafOf []int32
 	// chains[s] is s and its ancestors, s first; nodes share their leaf's.

@@ -2,6 +2,7 @@ package hwmodels
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 )
 
@@ -16,10 +17,79 @@ type Block struct {
 }
 
 // BlockSpec is a block before resolution: a name and a hostlist of nodes;
-// Line is where it was defined (0 if unknown).
+// Path and Line are where it was defined ("" and 0 if unknown).
 type BlockSpec struct {
 	Name, Nodes string
+	Path        string
 	Line        int
+}
+
+// BlockLevels are Slurm's topology/block aggregation levels: Levels has
+// bit k set when 2^k consecutive base blocks (in definition order) form a
+// block a job may be confined to; Base is bblock_node_cnt, the nodes of a
+// base block. block_record.c _read_topo_file: the first BlockSizes value
+// is the base, each value a power-of-two multiple of it (at most 2^15);
+// without BlockSizes the levels are 0 to 4 (1 to 16 base blocks) and the
+// base is the first block's node count.
+type BlockLevels struct {
+	Base   int32
+	Levels uint16
+}
+
+// DefaultBlockLevels is Slurm's level set without BlockSizes: 1, 2, 4,
+// 8 and 16 base blocks (bit_nset(block_levels, 0, 4)).
+const DefaultBlockLevels = 0x1f
+
+// ParseBlockSizes checks Slurm's BlockSizes (node counts, the first the
+// base block) and returns its levels, as _read_topo_file does: each a
+// positive multiple of the first, the quotient a power of two, at most
+// 2^15.
+func ParseBlockSizes(sizes []int64) (BlockLevels, error) {
+	var l BlockLevels
+	if len(sizes) == 0 {
+		return l, fmt.Errorf("no sizes (want node counts such as 18,36,72)")
+	}
+	for _, s := range sizes {
+		if s <= 0 || s > 1<<31-1 {
+			return l, fmt.Errorf("size %d: want a positive node count", s)
+		}
+		if l.Base == 0 {
+			l.Base = int32(s)
+		}
+		q := s / int64(l.Base)
+		if s%int64(l.Base) != 0 || q&(q-1) != 0 || q > 1<<15 {
+			return l, fmt.Errorf("size %d is not a power-of-two multiple (1 to 32768 times) of the base block size %d, the first value", s, l.Base)
+		}
+		l.Levels |= 1 << bits.TrailingZeros64(uint64(q))
+	}
+	return l, nil
+}
+
+// SetBlockSizes sets f's block levels from BlockSizes (nil: Slurm's
+// default) after SetBlocks, and checks every block against the base size
+// as block_record_validate does ("children count lower than
+// bblock_node_cnt" is fatal there). Errors name the block.
+func (f *Fabric) SetBlockSizes(sizes []int64) error {
+	if len(f.Blocks) == 0 {
+		if len(sizes) > 0 {
+			return fmt.Errorf("block sizes given but there are no blocks")
+		}
+		return nil
+	}
+	l := BlockLevels{Base: int32(len(f.Blocks[0].Nodes)), Levels: DefaultBlockLevels}
+	if len(sizes) > 0 {
+		var err error
+		if l, err = ParseBlockSizes(sizes); err != nil {
+			return err
+		}
+	}
+	for _, b := range f.Blocks {
+		if int32(len(b.Nodes)) < l.Base {
+			return fmt.Errorf("block %q has %d nodes, fewer than the base block size %d", b.Name, len(b.Nodes), l.Base)
+		}
+	}
+	f.Levels = l
+	return nil
 }
 
 // SetBlocks resolves blocks against the cluster's node names and attaches

@@ -244,46 +244,103 @@ func countFiles(s string) (int, error) {
 	return n, nil
 }
 
-// ParseTopologyConf reads a Slurm topology.conf (topology/tree) into its
-// switches. SwitchName lines with Nodes= and/or Switches= are kept;
-// LinkSpeed= is accepted (Slurm ignores it too); BlockName and BlockSizes
-// lines (topology/block) are warned about and skipped, as are unknown
-// keys (once each). A line without SwitchName is an error.
-// An Include line is an error here (there is no file access); cluster
-// import follows them.
-func ParseTopologyConf(data []byte, path string) ([]TreeSwitch, []ConfWarning, error) {
+// TopologyConf is what a topology.conf defines: topology/tree's switches
+// and topology/block's base blocks and BlockSizes (node counts; nil when
+// not given; BlockSizesLine where they were).
+type TopologyConf struct {
+	Switches       []TreeSwitch
+	Blocks         []BlockSpec
+	BlockSizes     []int64
+	BlockSizesPath string
+	BlockSizesLine int
+}
+
+// ParseTopologyConf reads a Slurm topology.conf: SwitchName lines with
+// Nodes= and/or Switches= (topology/tree; LinkSpeed= is accepted, Slurm
+// ignores it too), BlockName lines with Nodes= and one BlockSizes line
+// (topology/block, Slurm 23.11 and later). Unknown keys are warned about
+// once each; a line starting with another key is an error. An Include
+// line is an error here (there is no file access); cluster import follows
+// them.
+func ParseTopologyConf(data []byte, path string) (TopologyConf, []ConfWarning, error) {
 	lines, err := lexConf(data, path)
 	if err != nil {
-		return nil, nil, err
+		return TopologyConf{}, nil, err
 	}
 	for _, l := range lines {
 		if l.Include != "" {
-			return nil, nil, confError(path, l.Line, "Include", ErrSyntax, "Include %s: not followed here (cluster import follows it)", l.Include)
+			return TopologyConf{}, nil, confError(path, l.Line, "Include", ErrSyntax, "Include %s: not followed here (cluster import follows it)", l.Include)
 		}
 	}
 	return parseTopologyLines(lines)
 }
 
 // parseTopologyLines reads topology.conf's lines (includes expanded).
-func parseTopologyLines(lines []confLine) ([]TreeSwitch, []ConfWarning, error) {
-	var out []TreeSwitch
+// BlockName and BlockSizes are checked as block_record.c _parse_block and
+// _read_topo_file do: a block needs Nodes=; BlockSizes are positive node
+// counts, each a power-of-two multiple of the first (ParseBlockSizes).
+// Duplicate block names and hostlists are checked on import.
+func parseTopologyLines(lines []confLine) (TopologyConf, []ConfWarning, error) {
+	var out TopologyConf
 	var warns []ConfWarning
 	warned := map[string]bool{}
+	unknown := func(l confLine, p confPair) {
+		if k := strings.ToLower(p.Key); !warned[k] {
+			warned[k] = true
+			warns = append(warns, ConfWarning{l.Path, l.Line, fmt.Sprintf("unknown key %s ignored", p.Key)})
+		}
+	}
 	for _, l := range lines {
 		first := l.Pairs[0]
 		switch {
-		case strings.EqualFold(first.Key, "BlockName"), strings.EqualFold(first.Key, "BlockSizes"):
-			if !warned["block"] {
-				warned["block"] = true
-				warns = append(warns, ConfWarning{l.Path, l.Line, "topology/block (BlockName, BlockSizes) is not modeled; block lines skipped"})
+		case strings.EqualFold(first.Key, "BlockSizes"):
+			if out.BlockSizes != nil {
+				return out, warns, confError(l.Path, l.Line, first.Key, ErrDuplicate, "BlockSizes is already given on line %d", out.BlockSizesLine)
+			}
+			for _, f := range strings.Split(first.Value, ",") {
+				v, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+				if err != nil {
+					return out, warns, confError(l.Path, l.Line, first.Key, ErrSyntax, "%q: want node counts separated by commas, such as 18,36,72", first.Value)
+				}
+				out.BlockSizes = append(out.BlockSizes, v)
+			}
+			if _, err := ParseBlockSizes(out.BlockSizes); err != nil {
+				return out, warns, confError(l.Path, l.Line, first.Key, ErrRange, "%v", err)
+			}
+			out.BlockSizesPath, out.BlockSizesLine = l.Path, l.Line
+			for _, p := range l.Pairs[1:] {
+				unknown(l, p)
 			}
 			continue
+		case strings.EqualFold(first.Key, "BlockName"):
+			b := BlockSpec{Name: first.Value, Path: l.Path, Line: l.Line}
+			if b.Name == "" {
+				return out, warns, confError(l.Path, l.Line, first.Key, ErrMissing, "empty block name")
+			}
+			if len(b.Name) > maxNameLen || strings.IndexFunc(b.Name, func(r rune) bool { return r > 0x7f || !isNameByte(byte(r)) }) >= 0 {
+				return out, warns, confError(l.Path, l.Line, first.Key, ErrSyntax, "%q: want a name of letters, digits, '-', '_' and '.', 1 to %d characters (a cluster spec's block name)", b.Name, maxNameLen)
+			}
+			for _, p := range l.Pairs[1:] {
+				if strings.EqualFold(p.Key, "Nodes") {
+					b.Nodes = p.Value
+				} else {
+					unknown(l, p)
+				}
+			}
+			if b.Nodes == "" {
+				return out, warns, confError(l.Path, l.Line, first.Key, ErrMissing, "block %q has no Nodes=", b.Name)
+			}
+			out.Blocks = append(out.Blocks, b)
+			continue
 		case !strings.EqualFold(first.Key, "SwitchName"):
-			return nil, warns, confError(l.Path, l.Line, first.Key, ErrSyntax, "want SwitchName=<name> first on the line")
+			return out, warns, confError(l.Path, l.Line, first.Key, ErrSyntax, "want SwitchName=, BlockName= or BlockSizes= first on the line")
 		}
 		ts := TreeSwitch{Name: first.Value, Line: l.Line}
 		if ts.Name == "" {
-			return nil, warns, confError(l.Path, l.Line, "SwitchName", ErrMissing, "empty switch name")
+			return out, warns, confError(l.Path, l.Line, "SwitchName", ErrMissing, "empty switch name")
+		}
+		if len(ts.Name) > maxNameLen || strings.IndexFunc(ts.Name, func(r rune) bool { return r > 0x7f || !isNameByte(byte(r)) }) >= 0 {
+			return out, warns, confError(l.Path, l.Line, "SwitchName", ErrSyntax, "%q: want a name of letters, digits, '-', '_' and '.', 1 to %d characters (a cluster spec's switch name)", ts.Name, maxNameLen)
 		}
 		for _, p := range l.Pairs[1:] {
 			switch strings.ToLower(p.Key) {
@@ -296,16 +353,13 @@ func parseTopologyLines(lines []confLine) ([]TreeSwitch, []ConfWarning, error) {
 					ts.LinkGbps = int32(v)
 				}
 			default:
-				if k := strings.ToLower(p.Key); !warned[k] {
-					warned[k] = true
-					warns = append(warns, ConfWarning{l.Path, l.Line, fmt.Sprintf("unknown key %s ignored", p.Key)})
-				}
+				unknown(l, p)
 			}
 		}
 		if ts.Nodes == "" && ts.Switches == "" {
-			return nil, warns, confError(l.Path, l.Line, "SwitchName", ErrMissing, "switch %q has neither Nodes= nor Switches=", ts.Name)
+			return out, warns, confError(l.Path, l.Line, "SwitchName", ErrMissing, "switch %q has neither Nodes= nor Switches=", ts.Name)
 		}
-		out = append(out, ts)
+		out.Switches = append(out.Switches, ts)
 	}
 	return out, warns, nil
 }

@@ -21,7 +21,7 @@ type SlurmFiles struct {
 	// Files reads the files Include lines name and, when GresConf or
 	// TopologyConf is nil, gres.conf and topology.conf beside slurm.conf
 	// (where Slurm reads them; topology.conf only under
-	// TopologyPlugin=topology/tree). Nil: an Include line is an error and
+	// TopologyPlugin=topology/tree or topology/block). Nil: an Include line is an error and
 	// nothing is looked for.
 	Files ConfFiles
 	// MaxNodes bounds the nodes the NodeName lines may define, counted
@@ -112,6 +112,9 @@ type importer struct {
 	warned   map[string]bool
 	maxNodes uint64
 	reader   *confReader
+	// plugin is TopologyPlugin's topology/tree or topology/block, lower
+	// case; "" for any other.
+	plugin string
 }
 
 func (im *importer) warnOnce(key, path string, line int, format string, args ...any) {
@@ -527,9 +530,9 @@ func (im *importer) checkGlobals(g map[string]confPair, at map[string]confLine) 
 	}
 	if p, ok := g["topologyplugin"]; ok {
 		switch v := strings.ToLower(strings.TrimSpace(p.Value)); v {
-		case "topology/tree", "topology/flat", "topology/default", "topology/none", "":
+		case "topology/tree", "topology/block", "topology/flat", "topology/default", "topology/none", "":
 		default:
-			im.warnOnce("global:topologyplugin", at["topologyplugin"].Path, at["topologyplugin"].Line, "TopologyPlugin=%s is not modeled: placement ignores the topology (topology/tree is)", p.Value)
+			im.warnOnce("global:topologyplugin", at["topologyplugin"].Path, at["topologyplugin"].Line, "TopologyPlugin=%s is not modeled: placement ignores the topology (topology/tree and topology/block are)", p.Value)
 		}
 	}
 	if p, ok := g["dependencyparameters"]; ok {
@@ -542,24 +545,30 @@ func (im *importer) checkGlobals(g map[string]confPair, at map[string]confLine) 
 	return nil
 }
 
-// topologyTree reports whether the settings ask for topology/tree.
-func topologyTree(g map[string]confPair) bool {
-	p, ok := g["topologyplugin"]
-	return ok && strings.EqualFold(strings.TrimSpace(p.Value), "topology/tree")
+// topologyPlugin returns TopologyPlugin's topology/tree or
+// topology/block (lower case), "" for any other or none.
+func topologyPlugin(g map[string]confPair) string {
+	p := g["topologyplugin"]
+	switch v := strings.ToLower(strings.TrimSpace(p.Value)); v {
+	case "topology/tree", "topology/block":
+		return v
+	}
+	return ""
 }
 
-// findBeside reads gres.conf and, under TopologyPlugin=topology/tree,
-// topology.conf from slurm.conf's directory when they were not given, as
-// Slurm does (gres.conf(5), topology.conf(5): "always located in the
-// same directory as the slurm.conf file").
+// findBeside reads gres.conf and, under TopologyPlugin=topology/tree or
+// topology/block, topology.conf from slurm.conf's directory when they
+// were not given, as Slurm does (gres.conf(5), topology.conf(5): "always
+// located in the same directory as the slurm.conf file").
 func (im *importer) findBeside(g map[string]confPair) error {
-	tree := topologyTree(g)
+	im.plugin = topologyPlugin(g)
+	tree := im.plugin != ""
 	if !tree && im.f.TopologyConf != nil {
-		im.warn(orDefault(im.f.TopologyPath, "topology.conf"), 0, "read, but TopologyPlugin is not topology/tree: the fabric is imported (comm_stretch and a topology-tree placement use it) and the slurm policy places first-fit, as Slurm ignores topology.conf")
+		im.warn(orDefault(im.f.TopologyPath, "topology.conf"), 0, "read, but TopologyPlugin is neither topology/tree nor topology/block: the fabric is imported (comm_stretch and a topology placement use it) and the slurm policy places first-fit, as Slurm ignores topology.conf")
 	}
 	if im.f.Files == nil {
 		if tree && im.f.TopologyConf == nil {
-			im.warn(im.f.SlurmPath, 0, "TopologyPlugin=topology/tree but no topology.conf given: no fabric imported")
+			im.warn(im.f.SlurmPath, 0, "TopologyPlugin=%s but no topology.conf given: no fabric imported", im.plugin)
 		}
 		return nil
 	}
@@ -591,7 +600,7 @@ func (im *importer) findBeside(g map[string]confPair) error {
 			return err
 		}
 		if data == nil {
-			im.warn(im.f.SlurmPath, 0, "TopologyPlugin=topology/tree but there is no %s: no fabric imported", p)
+			im.warn(im.f.SlurmPath, 0, "TopologyPlugin=%s but there is no %s: no fabric imported", im.plugin, p)
 		} else {
 			im.f.TopologyConf, im.f.TopologyPath = data, p
 		}
@@ -1264,18 +1273,23 @@ func (im *importer) migLayout(n *importedNode, name string, mig []gresItem, hasW
 	n.migLayout, n.migGPUs = strings.Join(profiles, ", "), n.gpus
 }
 
-// topology writes the fabric section from topology.conf.
+// topology writes the fabric section from topology.conf: the switch tree
+// of its SwitchName lines, its BlockName lines as fabric.blocks and
+// BlockSizes as fabric.block_sizes. Without SwitchName lines the tree is
+// one switch per block under one top switch, so that the communication
+// model has links between blocks.
 func (im *importer) topology(b *strings.Builder, defined map[string]int) error {
 	tp := orDefault(im.f.TopologyPath, "topology.conf")
 	lines, err := im.reader.read(im.f.TopologyConf, tp)
 	if err != nil {
 		return err
 	}
-	sw, warns, err := parseTopologyLines(lines)
+	tc, warns, err := parseTopologyLines(lines)
 	im.warns = append(im.warns, warns...)
 	if err != nil {
 		return err
 	}
+	sw := tc.Switches
 	// Each switch's file, for messages (includes may spread them).
 	swPath := make([]string, len(sw))
 	k := 0
@@ -1299,9 +1313,17 @@ func (im *importer) topology(b *strings.Builder, defined map[string]int) error {
 			}
 		}
 	}
-	if len(sw) == 0 {
-		im.warn(tp, 0, "no SwitchName lines: no fabric imported")
+	if len(sw) == 0 && len(tc.Blocks) == 0 {
+		im.warn(tp, 0, "no SwitchName or BlockName lines: no fabric imported")
 		return nil
+	}
+	switch {
+	case im.plugin == "topology/block" && len(tc.Blocks) == 0:
+		im.warn(tp, 0, "TopologyPlugin=topology/block but no BlockName lines: the switch tree is imported, and the slurm policy places first-fit")
+	case im.plugin == "topology/block" && len(sw) > 0:
+		im.warn(tp, sw[0].Line, "SwitchName lines are topology/tree's (topology/block rejects them); imported as the fabric the blocks hang off")
+	case im.plugin == "topology/tree" && len(tc.Blocks) > 0:
+		im.warn(tp, tc.Blocks[0].Line, "BlockName lines are topology/block's (topology/tree rejects them); imported as NVLink domains, and the slurm policy places by the switch tree")
 	}
 	names := make([]string, 0, len(defined))
 	for n := range defined {
@@ -1312,11 +1334,20 @@ func (im *importer) topology(b *strings.Builder, defined map[string]int) error {
 	for i, n := range names {
 		index[n] = int32(i)
 	}
-	fab, err := BuildTree(sw, func(s string) (int32, bool) { i, ok := index[s]; return i, ok }, len(names))
+	nodeIndex := func(s string) (int32, bool) { i, ok := index[s]; return i, ok }
+	blocks, err := im.blocks(&tc, tp, nodeIndex, names)
+	if err != nil {
+		return err
+	}
+	synth := len(sw) == 0
+	if synth {
+		sw, swPath = blockTree(blocks), nil
+	}
+	fab, err := BuildTree(sw, nodeIndex, len(names))
 	if err != nil {
 		line, path := 0, tp
 		for i, s := range sw {
-			if strings.HasPrefix(err.Error(), "switch "+strconv.Quote(s.Name)) {
+			if !synth && strings.HasPrefix(err.Error(), "switch "+strconv.Quote(s.Name)) {
 				line, path = s.Line, swPath[i]
 				break
 			}
@@ -1330,9 +1361,18 @@ func (im *importer) topology(b *strings.Builder, defined map[string]int) error {
 				missing = append(missing, nm)
 			}
 		}
-		im.warn(tp, 0, "%d node(s) hang off no switch (%s): topology-aware placement keeps them apart from other nodes", len(missing), CompressHostlist(missing))
+		if synth {
+			// block_record_validate: "blocks lack access to %d nodes".
+			im.warn(tp, 0, "%d node(s) are in no block (%s): topology/block never places jobs on them", len(missing), CompressHostlist(missing))
+		} else {
+			im.warn(tp, 0, "%d node(s) hang off no switch (%s): topology-aware placement keeps them apart from other nodes", len(missing), CompressHostlist(missing))
+		}
 	}
-	b.WriteString("fabric:\n  kind: tree\n  switches:\n")
+	b.WriteString("fabric:\n  kind: tree\n  switches:")
+	if synth {
+		b.WriteString("  # one per block under a top switch: topology.conf has no SwitchName lines")
+	}
+	b.WriteByte('\n')
 	for i, s := range sw {
 		var items []string
 		items = append(items, "name: "+yamlQuote(s.Name))
@@ -1342,9 +1382,128 @@ func (im *importer) topology(b *strings.Builder, defined map[string]int) error {
 		if s.Switches != "" {
 			items = append(items, "switches: "+yamlQuote(s.Switches))
 		}
-		fmt.Fprintf(b, "    - {%s}  # %s:%d\n", strings.Join(items, ", "), swPath[i], s.Line)
+		fmt.Fprintf(b, "    - {%s}", strings.Join(items, ", "))
+		if !synth {
+			fmt.Fprintf(b, "  # %s:%d", swPath[i], s.Line)
+		}
+		b.WriteByte('\n')
+	}
+	if len(blocks) > 0 {
+		b.WriteString("  blocks:\n")
+		for _, bl := range blocks {
+			fmt.Fprintf(b, "    - {name: %s, nodes: %s}  # %s:%d\n", yamlQuote(bl.Name), yamlQuote(bl.Nodes), bl.Path, bl.Line)
+		}
+	}
+	if tc.BlockSizes != nil && len(blocks) > 0 {
+		var v []string
+		for _, n := range tc.BlockSizes {
+			v = append(v, strconv.FormatInt(n, 10))
+		}
+		fmt.Fprintf(b, "  block_sizes: [%s]  # %s:%d\n", strings.Join(v, ", "), tc.BlockSizesPath, tc.BlockSizesLine)
 	}
 	return nil
+}
+
+// blocks resolves topology.conf's blocks against the nodes as
+// block_record.c block_record_validate does: a block name defined twice
+// is an error; unknown node names are dropped with one warning
+// ("Invalid hostnames in block configuration"); a block left with fewer
+// nodes than the base block (BlockSizes' first value, else the first
+// block's count) is an error. A node in two blocks is an error here:
+// Slurm ORs the bitmaps, but a node is in one NVLink domain. The blocks
+// returned name their known nodes as a compressed hostlist.
+func (im *importer) blocks(tc *TopologyConf, tp string, nodeIndex func(string) (int32, bool), names []string) ([]BlockSpec, error) {
+	if len(tc.Blocks) == 0 {
+		if tc.BlockSizes != nil {
+			im.warn(tc.BlockSizesPath, tc.BlockSizesLine, "BlockSizes without BlockName lines; ignored")
+		}
+		return nil, nil
+	}
+	owner := make([]int32, len(names)) // 1 + block index
+	byName := map[string]int{}
+	var unknown []string
+	var base int64
+	if len(tc.BlockSizes) > 0 {
+		base = tc.BlockSizes[0]
+	}
+	out := make([]BlockSpec, 0, len(tc.Blocks))
+	for i, bs := range tc.Blocks {
+		bad := func(kind error, format string, args ...any) error {
+			return confError(bs.Path, bs.Line, "BlockName", kind, format, args...)
+		}
+		if j, dup := byName[bs.Name]; dup {
+			return nil, bad(ErrDuplicate, "block %s is already defined on line %d", bs.Name, tc.Blocks[j].Line)
+		}
+		byName[bs.Name] = i
+		n, err := HostlistCount(bs.Nodes, im.maxNodes)
+		if err != nil {
+			return nil, bad(ErrSyntax, "block %s: Nodes: %v", bs.Name, err)
+		}
+		if n > im.maxNodes {
+			return nil, bad(ErrRange, "block %s names more than %d nodes (%s)", bs.Name, im.maxNodes, im.nodeLimitHint())
+		}
+		hosts, err := ExpandHostlist(bs.Nodes)
+		if err != nil {
+			return nil, bad(ErrSyntax, "block %s: Nodes: %v", bs.Name, err)
+		}
+		var known []string
+		for _, h := range hosts {
+			ni, ok := nodeIndex(h)
+			if !ok {
+				unknown = append(unknown, h)
+				continue
+			}
+			if o := owner[ni]; o > 0 && int(o) != i+1 {
+				ob := tc.Blocks[o-1]
+				return nil, bad(ErrRange, "block %s: node %s is already in block %s (line %d); a node is in one NVLink domain", bs.Name, h, ob.Name, ob.Line)
+			} else if o == 0 {
+				owner[ni] = int32(i + 1)
+				known = append(known, h)
+			}
+		}
+		if base == 0 {
+			base = int64(len(known))
+			if base == 0 {
+				return nil, bad(ErrRange, "block %s has no node slurm.conf defines", bs.Name)
+			}
+		}
+		if int64(len(known)) < base {
+			what := "the first block's node count"
+			if len(tc.BlockSizes) > 0 {
+				what = "BlockSizes' first value"
+			}
+			return nil, bad(ErrRange, "block %s has %d known node(s), fewer than the base block size %d (%s)", bs.Name, len(known), base, what)
+		}
+		bs.Nodes = CompressHostlist(known)
+		out = append(out, bs)
+	}
+	if len(unknown) > 0 {
+		im.warn(tp, 0, "%d node name(s) in BlockName lines are not defined in slurm.conf (%s); dropped, as Slurm does", len(unknown), CompressHostlist(unknown))
+	}
+	return out, nil
+}
+
+// blockTree is the switch tree of blocks without SwitchName lines: one
+// leaf switch per block and a top switch above them, named after no
+// block.
+func blockTree(blocks []BlockSpec) []TreeSwitch {
+	taken := map[string]bool{}
+	sw := make([]TreeSwitch, 0, len(blocks)+1)
+	var leaves []string
+	for _, bl := range blocks {
+		taken[bl.Name] = true
+		sw = append(sw, TreeSwitch{Name: bl.Name, Nodes: bl.Nodes, Line: bl.Line})
+		leaves = append(leaves, bl.Name)
+	}
+	if len(blocks) == 1 {
+		return sw
+	}
+	top := "top"
+	for i := 1; taken[top]; i++ {
+		top = "top" + strconv.Itoa(i)
+	}
+	// Names are joined, not compressed: a block name is not a hostlist.
+	return append(sw, TreeSwitch{Name: top, Switches: strings.Join(leaves, ",")})
 }
 
 func orDefault(s, d string) string {

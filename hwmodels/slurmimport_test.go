@@ -46,12 +46,11 @@ NodeName=m[01-02] Name=gpu Type=a100_4g.40gb Count=4 File=/dev/nvidia[0-3]
 		"slurm.conf:8: key FrobnicateLevel is not a slurm.conf key schedsim knows; ignored", // once, not twice
 		"slurm.conf:11: NodeName key Colour is not a slurm.conf node key schedsim knows; ignored",
 		"slurm.conf:16: PartitionName key Wibble is not a slurm.conf partition key schedsim knows; ignored",
-		"topology.conf: read, but TopologyPlugin is not topology/tree: the fabric is imported (comm_stretch and a topology-tree placement use it) and the slurm policy places first-fit, as Slurm ignores topology.conf",
+		"topology.conf: read, but TopologyPlugin is neither topology/tree nor topology/block: the fabric is imported (comm_stretch and a topology placement use it) and the slurm policy places first-fit, as Slurm ignores topology.conf",
 		"gres.conf:1: AutoDetect=nvml: schedsim cannot detect devices; GPU counts come from slurm.conf Gres= and explicit gres.conf lines",
 		"gres.conf:3: Count=2 but File= names 4 devices; using Count",
 		"gres.conf:3: a03: gres.conf Count=2 for type a100, slurm.conf Gres= says 4; using slurm.conf",
 		"gres.conf:3: a04: gres.conf Count=2 for type a100, slurm.conf Gres= says 4; using slurm.conf",
-		"topology.conf:4: topology/block (BlockName, BlockSizes) is not modeled; block lines skipped",
 	}
 	if got := strings.Join(ws, "\n"); got != strings.Join(wantWarns, "\n") {
 		t.Errorf("warnings:\n%s\nwant:\n%s", got, strings.Join(wantWarns, "\n"))
@@ -98,6 +97,9 @@ NodeName=m[01-02] Name=gpu Type=a100_4g.40gb Count=4 File=/dev/nvidia[0-3]
 	if c.Fabric == nil || c.Fabric.LowestCommonSwitch([]int32{0, 7}) != 2 {
 		t.Errorf("fabric %+v", c.Fabric)
 	}
+	if bl := c.Fabric.Blocks; len(bl) != 1 || bl[0].Name != "b1" || len(bl[0].Nodes) != 2 || c.Nodes[1].Block != 1 || c.Nodes[2].Block != 0 {
+		t.Errorf("blocks %+v", bl)
+	}
 }
 
 func TestImportSlurmErrors(t *testing.T) {
@@ -115,6 +117,9 @@ func TestImportSlurmErrors(t *testing.T) {
 		{"gres bad count", "NodeName=n1 CPUs=1\n", "Name=gpu Count=eight\n", "", `gres.conf:1: Count: want a count`, ErrSyntax},
 		{"topology unknown node", "NodeName=n1 CPUs=1\n", "", "SwitchName=s Nodes=n[1-2]\n", `topology.conf:1: SwitchName: switch "s": unknown node "n2"`, ErrRange},
 		{"topology no members", "NodeName=n1 CPUs=1\n", "", "SwitchName=s\n", `topology.conf:1: SwitchName: switch "s" has neither Nodes= nor Switches=`, ErrMissing},
+		// FuzzImportSlurm's crasher: an '=' in a switch name reached the
+		// imported spec, which cannot hold it.
+		{"topology bad switch name", "NodeName=n1 CPUs=1\n", "", "SwitchName=hName=s Nodes=n1\n", `topology.conf:1: SwitchName: "hName=s": want a name of letters, digits, '-', '_' and '.', 1 to 128 characters (a cluster spec's switch name)`, ErrSyntax},
 		{"unterminated quote", "NodeName=n1 Features=\"a b\n", "", "", "slurm.conf:1: Features: unterminated quoted value", ErrSyntax},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -177,7 +182,7 @@ func FuzzParseTopologyConf(f *testing.F) {
 	f.Add([]byte("SwitchName=leaf0 Nodes=gpu[001-032]\nSwitchName=leaf1 Nodes=gpu[033-064]\nSwitchName=spine0 Switches=leaf[0-1]\n"))
 	f.Add([]byte("SwitchName=s1 Nodes=n1 \\\n LinkSpeed=100 # c\nBlockName=b Nodes=n1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		sw, _, err := ParseTopologyConf(data, "t.conf")
+		tc, _, err := ParseTopologyConf(data, "t.conf")
 		if err != nil {
 			var pe *ParseError
 			if !errors.As(err, &pe) || pe.Line <= 0 {
@@ -185,6 +190,11 @@ func FuzzParseTopologyConf(f *testing.F) {
 			}
 			return
 		}
-		_, _ = BuildTree(sw, func(s string) (int32, bool) { return 0, s == "n1" }, 1)
+		_, _ = BuildTree(tc.Switches, func(s string) (int32, bool) { return 0, s == "n1" }, 1)
+		if len(tc.BlockSizes) > 0 {
+			if _, err := ParseBlockSizes(tc.BlockSizes); err != nil {
+				t.Fatalf("accepted BlockSizes %v: %v", tc.BlockSizes, err)
+			}
+		}
 	})
 }

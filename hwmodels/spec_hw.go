@@ -20,7 +20,7 @@ var (
 	migKeys       = []string{"layout", "mode", "gpus", "reconfigure_delay"}
 	mpsKeys       = []string{"max_clients"}
 	groupPowerKey = []string{"base_w"}
-	fabricKeys    = []string{"kind", "nodes", "link", "link_gbps", "leaf_size", "leaves_per_pod", "spines", "oversubscription", "pod_oversubscription", "su_size", "rails", "switches", "blocks"}
+	fabricKeys    = []string{"kind", "nodes", "link", "link_gbps", "leaf_size", "leaves_per_pod", "spines", "oversubscription", "pod_oversubscription", "su_size", "rails", "switches", "blocks", "block_sizes"}
 	switchKeys    = []string{"name", "nodes", "switches", "link_gbps", "oversubscription"}
 	powerKeys     = []string{"pue", "price_per_kwh", "currency", "suspend_time", "resume_timeout", "suspend_timeout", "suspended_w", "suspend_exc_nodes", "suspend_exc_parts"}
 	runtimeKeys   = []string{"default_class", "classes", "ratios"}
@@ -481,9 +481,9 @@ func (p *parser) fabric(n *yaml.Node) error {
 	}
 	kind, _ := p.scalar(kn, "fabric.kind", "fat-tree, superpod or tree")
 	allowed := map[string][]string{
-		FabricFatTree:  {"kind", "nodes", "link", "link_gbps", "leaf_size", "leaves_per_pod", "spines", "oversubscription", "pod_oversubscription", "blocks"},
-		FabricSuperPOD: {"kind", "nodes", "link", "link_gbps", "su_size", "rails", "blocks"},
-		FabricTree:     {"kind", "switches", "blocks"},
+		FabricFatTree:  {"kind", "nodes", "link", "link_gbps", "leaf_size", "leaves_per_pod", "spines", "oversubscription", "pod_oversubscription", "blocks", "block_sizes"},
+		FabricSuperPOD: {"kind", "nodes", "link", "link_gbps", "su_size", "rails", "blocks", "block_sizes"},
+		FabricTree:     {"kind", "switches", "blocks", "block_sizes"},
 	}
 	keys, ok := allowed[kind]
 	if !ok {
@@ -626,10 +626,15 @@ func (p *parser) fabric(n *yaml.Node) error {
 			return err
 		}
 	}
+	if err := p.blockSizes(fab, f); err != nil {
+		return err
+	}
 	p.c.Fabric = fab
 	for i := range p.c.Nodes {
 		p.c.Nodes[i].Switches = fab.NodeChain(int32(i))
-		p.c.Nodes[i].Block = fab.BlockOf(int32(i)) + 1
+		if p.c.Nodes[i].Block = fab.BlockOf(int32(i)) + 1; p.c.Nodes[i].Block > 0 {
+			p.c.Nodes[i].BlockLevels = &fab.Levels
+		}
 	}
 	return nil
 }
@@ -872,6 +877,33 @@ func (p *parser) slurm(n *yaml.Node) error {
 		}
 	}
 	p.c.Slurm = s
+	return nil
+}
+
+// blockSizes decodes fabric.block_sizes (Slurm's BlockSizes: node counts,
+// the first the base block) and sets the fabric's block levels.
+func (p *parser) blockSizes(fab *Fabric, f *fields) error {
+	var sizes []int64
+	bn := f.get("block_sizes")
+	if bn != nil {
+		items, err := p.sequence(bn, f.field("block_sizes"), "node counts such as [18, 36, 72]")
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			v, err := p.intRange(it, f.field("block_sizes"), 1, 1<<31-1)
+			if err != nil {
+				return err
+			}
+			sizes = append(sizes, v)
+		}
+	}
+	if err := fab.SetBlockSizes(sizes); err != nil {
+		if bn == nil {
+			bn = f.get("blocks")
+		}
+		return p.errorf(bn, f.field("block_sizes"), ErrRange, "%v", err)
+	}
 	return nil
 }
 

@@ -191,34 +191,47 @@ func resize[T any](s []T, n int) []T {
 }
 
 // TopologyBlock places a job as Slurm's topology/block plugin does
-// (src/plugins/topology/block/eval_nodes_block.c, eval_nodes_block and
-// _choose_best_bblock; topology/block is Slurm 23.11 and later, so the
-// 22.05 source has none) on the cluster's multi-node NVLink domains
-// (fabric.blocks, hwmodels.Node.Block):
+// (src/plugins/topology/block/eval_nodes_block.c: eval_nodes_block,
+// _get_block_level and _choose_best_bblock; topology/block is Slurm 23.11
+// and later, so the 22.05 source has none) on the cluster's multi-node
+// NVLink domains (fabric.blocks, hwmodels.Node.Block) and their levels
+// (fabric.block_sizes, Slurm's BlockSizes; hwmodels.Node.BlockLevels):
 //
 //  1. filter: the eligible nodes in a block the job's share fits on
 //     (Slurm considers only nodes in blocks);
-//  2. one block: of the blocks that alone hold the job, the one with
-//     the fewest usable nodes (Slurm's "lowest sufficient count of nodes
-//     to minimize fragmentation"; on equal counts the later block, as its
-//     bnc <= block_node_cnt test keeps the last);
-//  3. else base blocks one at a time, minimizing their number
-//     (_choose_best_bblock): a block that alone holds the rest, the
-//     smallest such; else the one holding most (later on ties); nodes
-//     inside a block best-fit.
+//  2. the level (_get_block_level): the job's nodes in base blocks,
+//     rounded up to a power of two, then up to the next configured level;
+//     2^level consecutive base blocks (definition order) form a block; no
+//     level that large makes the whole topology one block. The level
+//     below it (the largest configured one under the job's size) is the
+//     "llblock": the job may use at most ceil(nodes / llblock nodes) of
+//     them, Slurm's fewest;
+//  3. the block: of those that hold the job within that many llblocks,
+//     the one with the fewest usable nodes ("lowest sufficient count of
+//     nodes to minimize fragmentation"; on equal counts the later block,
+//     as its bnc <= block_node_cnt test keeps the last);
+//  4. base blocks in it one at a time (_choose_best_bblock): first an
+//     llblock already used, else one that alone holds the rest, the
+//     smallest such, else the largest; then within those a base block
+//     that holds the rest, the smallest such, else the largest (later on
+//     ties); nodes inside a base block best-fit. A base block that adds
+//     nothing stalls the search and the job does not fit, as in Slurm.
 //
-// Simplifications: BlockSizes aggregation levels (blocks of 2^k base
-// blocks) are not modeled, so a job larger than a block takes base blocks
-// across the whole topology, as Slurm does when no configured level holds
-// it; node weights are not modeled. On a cluster without blocks it is
+// A spread job (GPUs without a node count) counts its size in nodes as
+// its units over the most units a usable node holds, rounded up.
+// Simplifications: node weights, required nodes and segments
+// (--segment) are not modeled. On a cluster without blocks it is
 // BestFit.
 //
 // A TopologyBlock keeps scratch buffers between calls; use one per policy.
 type TopologyBlock struct {
-	best   BestFit
-	units  []int32
-	cap    []int64
-	picked []int32
+	best     BestFit
+	units    []int32
+	cap      []int64 // per base block: units that fit
+	llCap    []int64 // per llblock
+	sorted   []int64
+	required []bool
+	picked   []int32
 }
 
 var _ Placer = (*TopologyBlock)(nil)
@@ -231,77 +244,197 @@ func (t *TopologyBlock) Place(nodes []hwmodels.Node, free []sim.NodeState, job *
 	return placeEachPartition(nodes, free, job, out, t.place)
 }
 
+// blockLevel is _get_block_level: for a job of n nodes on base blocks of
+// base nodes, the configured level of the block it is confined to (-1:
+// none is that large) and the level of its llblock.
+func blockLevel(n, base int64, levels uint16) (level, ll int) {
+	per := (n + base - 1) / base // base blocks the job needs
+	want := 0
+	for 1<<want < per {
+		want++
+	}
+	ll = 0
+	for k := want - 1; k >= 0; k-- { // bit_fls_from_bit(levels, want-1)
+		if levels&(1<<k) != 0 {
+			ll = k
+			break
+		}
+	}
+	for k := want; k < 16; k++ { // bit_ffs_from_bit(levels, want)
+		if levels&(1<<k) != 0 {
+			return k, ll
+		}
+	}
+	return -1, ll
+}
+
 func (t *TopologyBlock) place(nodes []hwmodels.Node, free []sim.NodeState, d *demand, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
 	nb := int32(0)
+	var lv *hwmodels.BlockLevels
 	for i := range nodes {
-		nb = max(nb, nodes[i].Block)
+		if nodes[i].Block > nb {
+			nb, lv = nodes[i].Block, nodes[i].BlockLevels
+		}
 	}
 	if nb == 0 {
 		return t.best.place(nodes, free, d, out, nil)
 	}
+	levels := hwmodels.BlockLevels{Levels: hwmodels.DefaultBlockLevels}
+	if lv != nil {
+		levels = *lv
+	}
+	if levels.Base <= 0 { // a spec resolved without SetBlockSizes
+		for i := range nodes {
+			if nodes[i].Block == 1 {
+				levels.Base++
+			}
+		}
+	}
 	t.units = resize(t.units, len(nodes))
-	t.cap = resize(t.cap, int(nb)+1)
+	t.cap = resize(t.cap, int(nb))
+	maxUnits := int32(0)
 	for i := range nodes {
 		n := int32(0)
 		if nodes[i].Block > 0 && d.eligible(&nodes[i]) {
 			if n = d.fit(free[i]); !d.spread && n > 0 {
 				n = 1
 			}
+			t.cap[nodes[i].Block-1] += int64(n)
 		}
 		t.units[i] = n
-		t.cap[nodes[i].Block] += int64(n)
+		maxUnits = max(maxUnits, n)
+	}
+	if maxUnits == 0 {
+		return out, false
 	}
 	need := int64(d.count)
-	one := int32(-1)
-	for b := int32(1); b <= nb; b++ {
-		if t.cap[b] >= need && (one < 0 || t.cap[b] <= t.cap[one]) {
-			one = b
+	jobNodes := need
+	if d.spread {
+		jobNodes = (need + int64(maxUnits) - 1) / int64(maxUnits)
+	}
+	// Steps 2 and 3: the level, the llblock limit, the block.
+	level, llLevel := blockLevel(jobNodes, int64(levels.Base), levels.Levels)
+	perBlock, blocks := nb, int32(1)
+	if level >= 0 {
+		perBlock = 1 << level
+		blocks = (nb + perBlock - 1) / perBlock
+	}
+	perLL := int32(1) << llLevel
+	maxLL := (jobNodes + int64(perLL)*int64(levels.Base) - 1) / (int64(perLL) * int64(levels.Base))
+	useLL := int64(perBlock) != int64(perLL)*maxLL
+	llCnt := (nb + perLL - 1) / perLL
+	if useLL {
+		t.llCap = resize(t.llCap, int(llCnt))
+		for b := int32(0); b < nb; b++ {
+			t.llCap[b/perLL] += t.cap[b]
 		}
 	}
-	base := len(out)
-	rest := d.count
-	for rest > 0 {
-		pick := one
-		if pick < 0 {
-			for b := int32(1); b <= nb; b++ {
-				c := t.cap[b]
-				if c == 0 {
-					continue
-				}
-				if pick < 0 {
-					pick = b
-					continue
-				}
-				pc := t.cap[pick]
-				switch fit, pFit := c >= int64(rest), pc >= int64(rest); {
-				case fit && !pFit, fit && pFit && c <= pc, !fit && !pFit && c >= pc:
-					pick = b
-				}
+	pick := int32(-1)
+	var pickCap int64
+	for blk := int32(0); blk < blocks; blk++ {
+		var bnc int64
+		for b := blk * perBlock; b < min(nb, (blk+1)*perBlock); b++ {
+			bnc += t.cap[b]
+		}
+		avail := bnc
+		if useLL {
+			// The block's fullest maxLL llblocks (eval_nodes_block sorts
+			// the first bblock_per_block / bblock_per_llblock of them).
+			off := blk * (perBlock / perLL)
+			n := min(perBlock/perLL, llCnt-off)
+			t.sorted = append(t.sorted[:0], t.llCap[off:off+n]...)
+			slices.SortFunc(t.sorted, func(x, y int64) int { return cmp.Compare(y, x) })
+			avail = 0
+			for _, c := range t.sorted[:min(int64(n), maxLL)] {
+				avail += c
 			}
 		}
-		if pick < 0 {
+		if avail >= need && (pick < 0 || bnc <= pickCap) {
+			pick, pickCap = blk, bnc
+		}
+	}
+	if pick < 0 {
+		return out, false
+	}
+	// Step 4: base blocks of the block.
+	lo, hi := pick*perBlock, min(nb, (pick+1)*perBlock)
+	t.required = resize(t.required, int(nb))
+	base := len(out)
+	rest := int64(d.count)
+	for rest > 0 {
+		bb, bbFit, bbSame := int32(-1), false, true
+		for i := lo; i < hi; i++ {
+			if !t.required[i] {
+				bb, bbFit, bbSame = t.chooseBBlock(i, rest, llLevel, useLL, lo, hi, bb, bbFit, bbSame)
+			}
+		}
+		if bb < 0 || maxLL <= 0 && !bbSame {
 			return out[:base], false
 		}
-		one = -1
-		t.cap[pick] = 0
+		t.required[bb] = true
 		t.picked = t.picked[:0]
-		var c int32
+		var c int64
 		for i := range nodes {
-			if t.units[i] > 0 && nodes[i].Block == pick {
+			if t.units[i] > 0 && nodes[i].Block == bb+1 {
 				t.picked = append(t.picked, int32(i))
-				c += t.units[i]
+				c += int64(t.units[i])
 			}
 		}
+		if c == 0 { // stalled
+			return out[:base], false
+		}
 		sub := *d
-		sub.count = min(rest, c)
+		sub.count = int32(min(rest, c))
 		var ok bool
 		if out, ok = t.best.place(nodes, free, &sub, out, t.picked); !ok {
 			return out[:base], false
 		}
-		rest -= sub.count
+		rest -= int64(sub.count)
+		if !bbSame {
+			maxLL--
+		}
 	}
 	slices.SortFunc(out[base:], func(x, y sim.NodeAlloc) int { return cmp.Compare(x.Node, y.Node) })
 	return out, true
+}
+
+// chooseBBlock is _choose_best_bblock: whether base block i beats the
+// best so far (bb, -1 for none) for the rest of the job, returning the
+// new best, whether it alone holds the rest, and whether its llblock is
+// one the job already uses.
+func (t *TopologyBlock) chooseBBlock(i int32, rest int64, llLevel int, useLL bool, lo, hi, bb int32, bbFit, bbSame bool) (int32, bool, bool) {
+	fit := t.cap[i] >= rest
+	if useLL && (bb < 0 || bb>>llLevel != i>>llLevel) {
+		same := false
+		for j := max(lo, i>>llLevel<<llLevel); j < hi && j>>llLevel == i>>llLevel; j++ {
+			if t.required[j] {
+				same = true
+				break
+			}
+		}
+		if bb < 0 || same && !bbSame {
+			return i, fit, same
+		}
+		if !same && bbSame {
+			return bb, bbFit, bbSame
+		}
+		bll, ll := t.llCap[bb>>llLevel], t.llCap[i>>llLevel]
+		llFit, bllFit := ll >= rest, bll >= rest
+		switch {
+		case llFit && !bllFit:
+			return i, fit, same
+		case !llFit && bllFit:
+			return bb, bbFit, bbSame
+		case llFit && ll < bll, !llFit && ll > bll: // fewest nodes that hold it; else most
+			return i, fit, same
+		case ll != bll:
+			return bb, bbFit, bbSame
+		}
+	}
+	if bb < 0 || fit && !bbFit || !fit && !bbFit && t.cap[i] >= t.cap[bb] || fit && t.cap[i] <= t.cap[bb] {
+		return i, fit, bbSame
+	}
+	return bb, bbFit, bbSame
 }
 
 // placeEachPartition tries place in each of the job's partitions in turn

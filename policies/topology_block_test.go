@@ -121,3 +121,91 @@ fabric:
 		})
 	}
 }
+
+// TestTopologyBlockLevels: BlockSizes confine a job to one block of the
+// level its size needs (eval_nodes_block, _get_block_level). Four base
+// blocks of 18 nodes, b1 gb01-18 .. b4 gb55-72 (indices 0-17, 18-35,
+// 36-53, 54-71). Free nodes: b1 all 18; b2 5 (gb32-36); b3 16 (gb39-54);
+// b4 16 (gb57-72).
+func TestTopologyBlockLevels(t *testing.T) {
+	seq := func(lo, hi int32) []int32 {
+		var out []int32
+		for i := lo; i <= hi; i++ {
+			out = append(out, i)
+		}
+		return out
+	}
+	busy := func(i int) bool { return i >= 18 && i < 31 || i >= 36 && i < 38 || i >= 54 && i < 56 }
+	for _, tt := range []struct {
+		name, sizes string
+		nodes       int32
+		busy        func(int) bool
+		want        []int32
+	}{
+		// 30 nodes need ceil(30/18) = 2 base blocks: level 1, the
+		// 36-node blocks {b1,b2} (18+5 = 23 free, short) and {b3,b4}
+		// (16+16 = 32). In {b3,b4} neither holds 30: the larger, later
+		// b4 (16), then b3 holds the other 14 (gb39-52). Without levels
+		// the job would take b1's 18 and 12 of b4, two racks that form
+		// no 36-node block.
+		{"30 nodes in one 36-node block", "  block_sizes: [18, 36]\n", 30, busy, append(seq(38, 51), seq(56, 71)...)},
+		// Slurm's default levels (1 to 16 base blocks) give the same.
+		{"default levels: the same", "", 30, busy, append(seq(38, 51), seq(56, 71)...)},
+		// BlockSizes=18: no level holds 30, so the whole topology is one
+		// block, within at most ceil(30/18) = 2 base blocks (the
+		// llblocks): the two fullest hold 18+16 = 34 >= 30. b1 (18, the
+		// largest) first; 12 left: b3 and b4 (16) both hold it, equal,
+		// the later b4 (gb57-68).
+		{"no level: the two fullest base blocks", "  block_sizes: [18]\n", 30, busy, append(seq(0, 17), seq(56, 67)...)},
+		// 10 free in every base block: 40 free, but the two fullest hold
+		// 20 < 30, so the job does not fit (Slurm's fewest base blocks).
+		{"no level: not within two base blocks", "  block_sizes: [18]\n", 30, func(i int) bool { return i%18 >= 10 }, nil},
+		// Same free nodes, default levels: level 1, each 36-node block
+		// has 20 < 30 free: no fit either.
+		{"default levels: no 36-node block holds it", "", 30, func(i int) bool { return i%18 >= 10 }, nil},
+		// 20 nodes with 10 free per block, BlockSizes=18,72: level 1 is
+		// not configured, so level 2 (all four, one block) with llblock
+		// level 0: at most 2 base blocks, 10+10 = 20 >= 20. None holds
+		// 20 alone; of equals the later wins (nodes >= best): b4. Then
+		// 10 left: b1..b3 each hold exactly 10, again the later: b3.
+		{"level 2 with base-block llblocks", "  block_sizes: [18, 72]\n", 20, func(i int) bool { return i%18 >= 10 }, append(seq(36, 45), seq(54, 63)...)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := hwmodels.ParseCluster([]byte(`version: 1
+name: nvl
+node_groups:
+  - {name: "gb[01-72]", gpu: {model: h100-sxm-80gb, count: 4}, cpus: 72, memory: 512G}
+fabric:
+  kind: fat-tree
+  leaf_size: 18
+  blocks:
+    - {name: b1, nodes: "gb[01-18]"}
+    - {name: b2, nodes: "gb[19-36]"}
+    - {name: b3, nodes: "gb[37-54]"}
+    - {name: b4, nodes: "gb[55-72]"}
+`+tt.sizes), "nvl.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fr := make([]sim.NodeState, 72)
+			for i := range fr {
+				fr[i] = sim.NodeState{FreeGPUs: 4, FreeCPUs: 72, FreeMemMB: 524288}
+				if tt.busy(i) {
+					fr[i].FreeGPUs = 0
+				}
+			}
+			job := &sim.PendingJob{Parts: 1, Req: workload.Request{Nodes: tt.nodes, GPUs: 4 * tt.nodes, CPUs: tt.nodes}}
+			got, ok := (&policies.TopologyBlock{}).Place(c.Nodes, fr, job, nil)
+			if ok != (tt.want != nil) {
+				t.Fatalf("ok = %v (%v)", ok, got)
+			}
+			var nodes []int32
+			for _, a := range got {
+				nodes = append(nodes, a.Node)
+			}
+			if d := cmp.Diff(tt.want, nodes); d != "" {
+				t.Errorf("nodes (-want +got):\n%s", d)
+			}
+		})
+	}
+}

@@ -39,10 +39,11 @@ types checked by geometry), PartitionName lines partitions with their
 limits (MaxTime, MaxNodes, DefaultTime, PriorityTier, PriorityJobFactor,
 DefCpuPerGPU, DefMemPerCPU, DefMemPerGPU), power saving (SuspendTime,
 ResumeTimeout, SuspendTimeout, SuspendExcNodes, SuspendExcParts) the
-power section, topology.conf a switch tree. Include lines are followed
-(relative to the including file, globs allowed). gres.conf, and under
-TopologyPlugin=topology/tree topology.conf, are read from slurm.conf's
-directory when not given, as Slurm does. Settings the slurm policy and
+power section, topology.conf a switch tree and NVLink blocks
+(BlockName, BlockSizes). Include lines are followed (relative to the
+including file, globs allowed). gres.conf, and under
+TopologyPlugin=topology/tree or topology/block topology.conf, are read
+from slurm.conf's directory when not given, as Slurm does. Settings the slurm policy and
 the scenario read (SchedulerParameters, Priority*, Preempt*, JobRequeue,
 EnforcePartLimits, ...) are kept in the spec's slurm section. Every key
 read but not modeled is warned about once, on standard error.`,
@@ -89,7 +90,7 @@ read but not modeled is warned about once, on standard error.`,
 	fl := cmd.Flags()
 	fl.StringVar(&slurmConf, "slurm-conf", "", "slurm.conf to read (required)")
 	fl.StringVar(&gresConf, "gres-conf", "", "gres.conf to read (default: gres.conf beside slurm.conf, if there is one)")
-	fl.StringVar(&topoConf, "topology-conf", "", "topology.conf (topology/tree) to read (default: beside slurm.conf under TopologyPlugin=topology/tree)")
+	fl.StringVar(&topoConf, "topology-conf", "", "topology.conf (topology/tree or topology/block) to read (default: beside slurm.conf under either plugin)")
 	fl.IntVar(&maxNodes, "max-nodes", hwmodels.MaxClusterNodes, "most nodes the NodeName lines may define, counted before expanding them")
 	return cmd
 }
