@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"sort"
 
 	"github.com/schedsim/schedsim/sim"
 )
@@ -35,6 +34,8 @@ type backfillState struct {
 	hiOrd    []int32      // reservations by end, then index
 	rankLo   []int32      // per reservation: its index in loOrd
 	rankHi   []int32      // per reservation: its index in hiOrd
+	loKey    []sim.Time   // loKey[k] is loOrd[k]'s start
+	hiKey    []sim.Time   // hiKey[k] is hiOrd[k]'s end
 	ordN     int          // len(res) when loOrd and hiOrd were made
 	wfree    []sim.NodeState
 	contrib  []int32
@@ -47,12 +48,14 @@ type backfillState struct {
 	parts    [64]int
 	relBuilt bool
 
-	// While rel is built: onNode[x] lists the rel jobs with an allocation
-	// entry on node x (one per entry), and mcnt[ref] counts rel job ref's
-	// entries on nodes b.mask leaves out, kept as the mask changes, so
-	// that a will-run scan tells a job on masked nodes only in O(1).
-	onNode [][]sim.JobRef
-	mcnt   []int32
+	// While rel is built: mcnt[ref] counts rel job ref's entries on nodes
+	// b.mask leaves out, so that a will-run scan tells a job on masked
+	// nodes only in O(1). It is counted again when a group scan needs it
+	// and the mask (maskVer) or rel changed since (mcntOK): most masks
+	// of a reservation search are ruled out by unitsBound without one.
+	mcnt    []int32
+	mcntVer uint64
+	mcntOK  bool
 
 	// relEnd lists rel's indices by end (orderRelEnd), when relEndOK; ub
 	// is the reservation search's bound (unitsBound).
@@ -488,43 +491,34 @@ func (s *Slurm) buildRel() {
 	b.relBuf = b.rel[:0]
 	b.rel = out
 	s.ensureMask()
-	if n := len(b.relMark); len(b.mcnt) < n {
-		b.mcnt = slices.Grow(b.mcnt, n-len(b.mcnt))[:n]
-	}
-	if n := len(s.cluster.Nodes); len(b.onNode) != n {
-		b.onNode = make([][]sim.JobRef, n)
-	}
-	for x := range b.onNode {
-		b.onNode[x] = b.onNode[x][:0]
-	}
-	for i := range b.rel {
-		b.noteRel(&b.rel[i])
-	}
+	b.mcntOK = false
 }
 
-// noteRel lists rel job r in onNode and counts its entries on masked
-// nodes (mcnt).
-func (b *backfillState) noteRel(r *bfRel) {
-	var m int32
-	for _, a := range r.alloc {
-		b.onNode[a.Node] = append(b.onNode[a.Node], r.ref)
-		if !b.mask[a.Node] {
-			m++
-		}
-	}
-	b.mcnt[r.ref] = m
-}
-
-// flip notes that node x left the mask (d = 1) or came back (d = -1)
-// in the rel jobs' counts of masked entries.
-func (b *backfillState) flip(x int32, d int32) {
-	b.flog = append(b.flog, x<<1|(1-d)>>1)
-	if !b.relBuilt {
+// syncMcnt counts each rel job's entries on masked nodes (mcnt) when
+// the mask or rel changed since they were counted.
+func (b *backfillState) syncMcnt() {
+	if b.mcntOK && b.mcntVer == b.maskVer {
 		return
 	}
-	for _, ref := range b.onNode[x] {
-		b.mcnt[ref] += d
+	b.mcntOK, b.mcntVer = true, b.maskVer
+	for i := range b.rel {
+		r := &b.rel[i]
+		if n := int(r.ref) + 1; len(b.mcnt) < n {
+			b.mcnt = slices.Grow(b.mcnt, n-len(b.mcnt))[:n]
+		}
+		var m int32
+		for _, a := range r.alloc {
+			if !b.mask[a.Node] {
+				m++
+			}
+		}
+		b.mcnt[r.ref] = m
 	}
+}
+
+// flip logs that node x left the mask (d = 1) or came back (d = -1).
+func (b *backfillState) flip(x int32, d int32) {
+	b.flog = append(b.flog, x<<1|(1-d)>>1)
 }
 
 func relCmp(x, y bfRel) int {
@@ -579,8 +573,8 @@ func (s *Slurm) setMask(lo, last sim.Time) {
 	// The reservations meeting [lo, last] are those among the first a by
 	// start (start <= last) that are not among the first c by end
 	// (end <= lo).
-	a := b.after(b.loOrd, false, last, b.maskA)
-	c := b.after(b.hiOrd, true, lo, b.maskC)
+	a := after(b.loKey, last, b.maskA)
+	c := after(b.hiKey, lo, b.maskC)
 	if b.maskOK && a == b.maskA && c == b.maskC {
 		return
 	}
@@ -685,11 +679,14 @@ func (s *Slurm) orderRes() {
 	})
 	b.rankLo = slices.Grow(b.rankLo[:0], len(b.res))[:len(b.res)]
 	b.rankHi = slices.Grow(b.rankHi[:0], len(b.res))[:len(b.res)]
+	b.loKey, b.hiKey = b.loKey[:0], b.hiKey[:0]
 	for k, r := range b.loOrd {
 		b.rankLo[r] = int32(k)
+		b.loKey = append(b.loKey, b.res[r].lo)
 	}
 	for k, r := range b.hiOrd {
 		b.rankHi[r] = int32(k)
+		b.hiKey = append(b.hiKey, b.res[r].hi)
 	}
 }
 
@@ -698,14 +695,16 @@ func (s *Slurm) orderRes() {
 func (s *Slurm) insertRes(r int32) {
 	b := &s.bf
 	res := &b.res[r]
-	k := sort.Search(len(b.loOrd), func(k int) bool { return b.res[b.loOrd[k]].lo > res.lo })
+	k := after(b.loKey, res.lo, 0)
 	b.loOrd = slices.Insert(b.loOrd, k, r)
+	b.loKey = slices.Insert(b.loKey, k, res.lo)
 	b.rankLo = append(b.rankLo, 0)
 	for j := k; j < len(b.loOrd); j++ {
 		b.rankLo[b.loOrd[j]] = int32(j)
 	}
-	k = sort.Search(len(b.hiOrd), func(k int) bool { return b.res[b.hiOrd[k]].hi > res.hi })
+	k = after(b.hiKey, res.hi, 0)
 	b.hiOrd = slices.Insert(b.hiOrd, k, r)
+	b.hiKey = slices.Insert(b.hiKey, k, res.hi)
 	b.rankHi = append(b.rankHi, 0)
 	for j := k; j < len(b.hiOrd); j++ {
 		b.rankHi[b.hiOrd[j]] = int32(j)
@@ -736,29 +735,25 @@ func (s *Slurm) nextBound(t sim.Time) sim.Time {
 	b := &s.bf
 	s.orderRes()
 	next := sim.Time(math.MaxInt64)
-	if k := b.after(b.loOrd, false, t, b.nbLo); k < len(b.loOrd) {
+	if k := after(b.loKey, t, b.nbLo); k < len(b.loKey) {
 		b.nbLo = k
-		next = b.res[b.loOrd[k]].lo
+		next = b.loKey[k]
 	}
-	if k := b.after(b.hiOrd, true, t, b.nbHi); k < len(b.hiOrd) {
+	if k := after(b.hiKey, t, b.nbHi); k < len(b.hiKey) {
 		b.nbHi = k
-		next = min(next, b.res[b.hiOrd[k]].hi)
+		next = min(next, b.hiKey[k])
 	}
 	return next
 }
 
-// after returns the number of reservations in ord (loOrd, or hiOrd when
-// hi) whose start (end) is at most t: the index of the first after t.
-// The search starts from hint, where a retry's window moving a little
-// later finds it in a step or two, and halves the range otherwise.
-func (b *backfillState) after(ord []int32, hi bool, t sim.Time, hint int) int {
-	key := func(k int) sim.Time {
-		if hi {
-			return b.res[ord[k]].hi
-		}
-		return b.res[ord[k]].lo
-	}
-	n := len(ord)
+// after returns the number of keys (ascending: loKey or hiKey, the
+// starts or ends of the reservations in order) at most t: the index of
+// the first after t. The search starts from hint, where a retry's window
+// moving a little later finds it in a step or two, and halves the range
+// otherwise.
+func after(keys []sim.Time, t sim.Time, hint int) int {
+	key := func(k int) sim.Time { return keys[k] }
+	n := len(keys)
 	lo, up := 0, n // the answer is in [lo, up]
 	if hint = min(max(hint, 0), n); hint > 0 && key(hint-1) > t {
 		up = hint - 1
@@ -937,10 +932,7 @@ func (s *Slurm) tryNow(job *sim.PendingJob, cls int32) bool {
 		i, _ := slices.BinarySearchFunc(b.rel, rel, relCmp)
 		b.rel = slices.Insert(b.rel, i, rel)
 		b.relEndOK = false
-		if n := int(job.Ref) + 1; len(b.mcnt) < n {
-			b.mcnt = slices.Grow(b.mcnt, n-len(b.mcnt))[:n]
-		}
-		b.noteRel(&b.rel[i])
+		b.mcntOK = false
 	}
 	b.dropProfiles() // the free state and rel changed
 	b.forget()

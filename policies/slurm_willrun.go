@@ -75,8 +75,8 @@ type wrProfile struct {
 // unitsBound is the state of the bound reserve tests its TRY_LATER
 // retries against (Slurm.unitsBound), for one call of reserve: the
 // first k jobs of b.relEnd released, ex per node the units that gained
-// (listed in touched), d their sum over b.mask as of the mask's change
-// log at (epoch, pos).
+// (listed in touched), d the units on b.mask's nodes with them released,
+// as of the mask's change log at (epoch, pos).
 type unitsBound struct {
 	gen     uint64 // the profile's gen (0: none)
 	t       sim.Time
@@ -614,6 +614,7 @@ func (s *Slurm) nextGroup(w *wrProfile) bool {
 	if k := len(w.grp); k > 0 {
 		capSum = w.grp[k-1].cap
 	}
+	b.syncMcnt()
 	usable := func(i int) bool {
 		r := &b.rel[i]
 		if int(b.mcnt[r.ref]) == len(r.alloc) {
@@ -746,9 +747,9 @@ func (s *Slurm) unitsBound(t sim.Time) int64 {
 			u.ex[x] = 0
 		}
 		u.touched = u.touched[:0]
-		u.gen, u.k, u.d = w.gen, 0, 0
+		u.gen, u.k, u.d = w.gen, 0, w.base-s.maskedUnits()
 	case u.epoch != b.logEpoch:
-		u.d = 0
+		u.d = w.base - s.maskedUnits()
 		for _, x := range u.touched {
 			if b.mask[x] {
 				u.d += int64(u.ex[x])
@@ -756,7 +757,7 @@ func (s *Slurm) unitsBound(t sim.Time) int64 {
 		}
 	default:
 		for _, e := range b.flog[u.pos:] {
-			if c := u.ex[e>>1]; c != 0 {
+			if c := max(w.contrib[e>>1], 0) + u.ex[e>>1]; c != 0 {
 				if e&1 == 0 {
 					u.d -= int64(c) // left the mask
 				} else {
@@ -784,7 +785,7 @@ func (s *Slurm) unitsBound(t sim.Time) int64 {
 		}
 		u.k++
 	}
-	got := w.base - s.maskedUnits() + u.d
+	got := u.d
 	if boundCheck != nil {
 		boundCheck(s, t, got)
 	}
