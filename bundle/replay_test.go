@@ -1,6 +1,8 @@
 package bundle
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -165,5 +167,46 @@ func TestBuildHandovers(t *testing.T) {
 		return strings.Contains(n, "1 of the runs ended in the second another job started on their nodes")
 	}) {
 		t.Errorf("no note of the shortened run: %q", rp.Notes)
+	}
+}
+
+// TestKilledRunsWork: a final run that preemption or a node failure
+// ended runs its recorded End − Start in the replay (sacct has nothing of
+// its work past the kill), and a TIMEOUT one at least to its limit. The
+// rows replace testdata/small's sacct.txt; its event.txt downs gn3 at
+// 10:05:00.
+//
+//	1 alice PREEMPTED 10:00:00-10:00:10 on gn1, limit 2 min: 10 s
+//	2 bob   NODE_FAIL 10:04:00-10:05:00 on gn3 (the down): 60 s
+//	3 carol TIMEOUT   10:00:00-10:01:30 on gn2, limit 2 min: 120 s
+//	        (an Elapsed under the limit: the replay's sweep ends it)
+func TestKilledRunsWork(t *testing.T) {
+	files := map[string][]byte{}
+	for _, name := range []string{"assoc.txt", "conf/gres.conf", "conf/slurm.conf", "event.txt", "manifest.txt", "qos.txt", "scontrol-config.txt"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "small", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = data
+	}
+	const tres = "|1|32|billing=32,cpu=32,gres/gpu=8,mem=250G,node=1|billing=1,cpu=1,gres/gpu=8,mem=8000M,node=1|"
+	files["sacct.txt"] = []byte("JobID|JobIDRaw|JobName|User|Account|Partition|State|ExitCode|Submit|Eligible|Start|End|Elapsed|Timelimit|NNodes|NCPUS|AllocTRES|ReqTRES|NodeList|Priority|Flags|Reason|SubmitLine\n" +
+		"1|1|a|alice|research|batch|PREEMPTED|0:0|2026-11-30T10:00:00|2026-11-30T10:00:00|2026-11-30T10:00:00|2026-11-30T10:00:10|00:00:10|00:02:00" + tres + "gn1|1|SchedMain|None|sbatch --gpus-per-node=8 -t 2 job.sh\n" +
+		"2|2|b|bob|research|batch|NODE_FAIL|0:0|2026-11-30T10:04:00|2026-11-30T10:04:00|2026-11-30T10:04:00|2026-11-30T10:05:00|00:01:00|00:02:00" + tres + "gn3|1|SchedMain|None|sbatch --gpus-per-node=8 -t 2 job.sh\n" +
+		"3|3|c|carol|research|batch|TIMEOUT|0:0|2026-11-30T10:00:00|2026-11-30T10:00:00|2026-11-30T10:00:00|2026-11-30T10:01:30|00:01:30|00:02:00" + tres + "gn2|1|SchedMain|None|sbatch --gpus-per-node=8 -t 2 job.sh\n")
+	b, err := FromFiles("killed", files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]workload.Time{}
+	for _, j := range rp.Trace.Jobs {
+		got[j.ID] = j.Runtime
+	}
+	if want := map[string]workload.Time{"1": 10, "2": 60, "3": 120}; !reflect.DeepEqual(got, want) {
+		t.Errorf("runtimes %v, want %v", got, want)
 	}
 }

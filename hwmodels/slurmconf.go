@@ -339,6 +339,9 @@ func parseTopologyLines(lines []confLine) (TopologyConf, []ConfWarning, error) {
 		if ts.Name == "" {
 			return out, warns, confError(l.Path, l.Line, "SwitchName", ErrMissing, "empty switch name")
 		}
+		if len(ts.Name) > maxNameLen || strings.IndexFunc(ts.Name, func(r rune) bool { return r > 0x7f || !isNameByte(byte(r)) }) >= 0 {
+			return out, warns, confError(l.Path, l.Line, "SwitchName", ErrSyntax, "%q: want a name of letters, digits, '-', '_' and '.', 1 to %d characters (a cluster spec's switch name)", ts.Name, maxNameLen)
+		}
 		for _, p := range l.Pairs[1:] {
 			switch strings.ToLower(p.Key) {
 			case "nodes":

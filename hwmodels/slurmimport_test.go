@@ -117,6 +117,9 @@ func TestImportSlurmErrors(t *testing.T) {
 		{"gres bad count", "NodeName=n1 CPUs=1\n", "Name=gpu Count=eight\n", "", `gres.conf:1: Count: want a count`, ErrSyntax},
 		{"topology unknown node", "NodeName=n1 CPUs=1\n", "", "SwitchName=s Nodes=n[1-2]\n", `topology.conf:1: SwitchName: switch "s": unknown node "n2"`, ErrRange},
 		{"topology no members", "NodeName=n1 CPUs=1\n", "", "SwitchName=s\n", `topology.conf:1: SwitchName: switch "s" has neither Nodes= nor Switches=`, ErrMissing},
+		// FuzzImportSlurm's crasher: an '=' in a switch name reached the
+		// imported spec, which cannot hold it.
+		{"topology bad switch name", "NodeName=n1 CPUs=1\n", "", "SwitchName=hName=s Nodes=n1\n", `topology.conf:1: SwitchName: "hName=s": want a name of letters, digits, '-', '_' and '.', 1 to 128 characters (a cluster spec's switch name)`, ErrSyntax},
 		{"unterminated quote", "NodeName=n1 Features=\"a b\n", "", "", "slurm.conf:1: Features: unterminated quoted value", ErrSyntax},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -592,6 +592,10 @@ func (p *parser) nodeGroup(n *yaml.Node, path string) error {
 			return p.errorf(nameNode, nameField, ErrRange, `node name "ALL" is reserved (it means every node in partitions[].nodes)`)
 		}
 		if ni, dup := p.nodeByName[nm]; dup {
+			if ni >= first {
+				// This group's name list gives it twice ("n[1,1]").
+				return p.errorf(nameNode, nameField, ErrDuplicate, "node %q is named twice in this group's names", nm)
+			}
 			g := p.groups[p.groupOf(ni)]
 			return p.errorf(nameNode, nameField, ErrDuplicate, "node %q is already defined by %s (line %d)", nm, g.field, g.line)
 		}
@@ -634,7 +638,7 @@ func (p *parser) groupOf(ni int32) int {
 			return i
 		}
 	}
-	return len(p.groups) - 1 // unreachable: every node is in a group
+	return len(p.groups) - 1 // unreachable: every node of an earlier group is in one
 }
 
 // gpu decodes a node group's gpu mapping.

@@ -200,6 +200,8 @@ node_groups:
 		{"zero memory", strings.Replace(head, "64G", "0", 1), `c.yaml:6: node_groups[0].memory: must be at least 1 MiB, got 0`, ErrRange},
 		{"bad hostlist", strings.Replace(head, `"gpu[001-004]"`, `"gpu[001-004"`, 1), `c.yaml:4: node_groups[0].name: hostlist "gpu[001-004": "[" at offset 3 has no closing "]"`, ErrSyntax},
 		{"count mismatch", head + "    count: 5\n", `c.yaml:7: node_groups[0].count: 5 does not match the 4 nodes of "gpu[001-004]" (omit count, or give a plain prefix as name)`, ErrRange},
+		// FuzzParseCluster's crasher: a name list giving one node twice.
+		{"duplicate node in a group", head + "  - name: \"n[1,1]\"\n    cpus: 8\n    memory: 64G\n", `c.yaml:7: node_groups[1].name: node "n1" is named twice in this group's names`, ErrDuplicate},
 		{"duplicate node across groups", head + "  - name: \"gpu[004-005]\"\n    cpus: 8\n    memory: 64G\n", `c.yaml:7: node_groups[1].name: node "gpu004" is already defined by node_groups[0] (line 4)`, ErrDuplicate},
 		{"duplicate group name", head + "  - name: \"gpu[001-004]\"\n    cpus: 8\n    memory: 64G\n", `c.yaml:7: node_groups[1].name: node group "gpu[001-004]" is already defined by node_groups[0] (line 4)`, ErrDuplicate},
 		{"too many nodes", head + "  - name: \"n[1-65536]\"\n    cpus: 8\n    memory: 64G\n", `c.yaml:7: node_groups[1].name: the cluster would have more than 65536 nodes`, ErrRange},
