@@ -57,6 +57,9 @@ func (s *Scenario) Run() (*Result, error) {
 // run past one of its bounds (sim.ErrLimit) is the inputs' fault and
 // comes back as that error, naming the scenario key that raises it.
 func (r *Run) Simulate() (rec *sim.Record, err error) {
+	if r.Policy == nil {
+		return nil, fmt.Errorf("%w: the run was released (Run.ReleasePolicy) and cannot simulate again", ErrInternal)
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w (policy %s, seed %d): %v", ErrInternal, r.Policy.Name(), r.Seed, p)
@@ -76,12 +79,19 @@ func (r *Run) Simulate() (rec *sim.Record, err error) {
 	return rec, nil
 }
 
+// ReleasePolicy lets go of r's policy after r's last Simulate: a policy
+// keeps state per job (the slurm policy 48 bytes a job, sized for the
+// whole trace) that the analysis and the writers never read, and r would
+// otherwise hold it while a long trace is analyzed and written. Simulate
+// refuses to run again afterwards; Analyze is unaffected.
+func (r *Run) ReleasePolicy() { r.Policy = nil }
+
 // Analyze checks rec, a record of r, and computes its metrics, timeline
 // and (unless r.NoJobRows) per-job rows, with the scenario's sample
 // interval and config hash.
 func (r *Run) Analyze(rec *sim.Record) (*Result, error) {
 	if err := reports.CheckRecord(rec); err != nil {
-		return nil, fmt.Errorf("%w (policy %s, seed %d): inconsistent record: %w", ErrInternal, r.Policy.Name(), r.Seed, err)
+		return nil, fmt.Errorf("%w (policy %s, seed %d): inconsistent record: %w", ErrInternal, rec.Policy, r.Seed, err)
 	}
 	text := slices.Concat(r.text, r.notes)
 	sum := sha256.Sum256(text)

@@ -181,6 +181,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 // should have refused, not the user's input.
 func simulate(run *scenario.Run, done func()) (*scenario.Result, error) {
 	rec, err := run.Simulate()
+	run.ReleasePolicy() // its per-job state is not needed past the simulation
 	if done != nil {
 		done()
 	}

@@ -1,0 +1,158 @@
+package schedsim
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"testing"
+
+	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/traces"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// heldEnv makes TestHeldBytesPerJobRun, re-executed, measure one run of
+// the number of jobs it holds and print the figures.
+const heldEnv = "SCHEDSIM_HELD_JOBS"
+
+// heldPhases names what a run holds, in order: the trace and the
+// policy's per-job state once built, the most the simulation holds (at
+// its progress reports), the record once simulated (the policy
+// released), and what the analysis keeps for the writers.
+var heldPhases = []string{"built", "simulating", "simulated", "analyzed"}
+
+// maxHeldPerJob bounds each phase's growth per job: the figures when
+// the bounds were set (2026-12-02) were 360, 780, 618 and 645 bytes a
+// job, and each bound is a tenth above. The first weeks of the year
+// trace are where its queue forms, so the pending-reason log and the
+// allocations per job there are close to the whole year's (the 1 M-job
+// run holds about 720 B/job at the end of its simulation).
+var maxHeldPerJob = map[string]float64{"built": 400, "simulating": 860, "simulated": 680, "analyzed": 710}
+
+// TestHeldBytesPerJobRun: the run pipeline (Build, Simulate, Analyze with
+// the rows streamed, as `schedsim run --out` does) on the year
+// benchmark's cluster and policy (bench/year-1024x8.yaml, slurm) holds at
+// most maxHeldPerJob bytes of live heap per job at each phase. Each
+// figure is the slope between two trace lengths synthesized from the year
+// model, (held(big) − held(small)) / (big − small), so fixed costs cancel
+// out. The live heap is the process's, so each run is a child process,
+// and each figure is read after forced collections, which makes it exact
+// where a sample after a background collection would count what the
+// program allocated while the collector ran.
+func TestHeldBytesPerJobRun(t *testing.T) {
+	if n := os.Getenv(heldEnv); n != "" {
+		jobs, err := strconv.Atoi(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Println("held", heldRun(t, jobs))
+		return
+	}
+	if testing.Short() {
+		t.Skip("two replays of tens of thousands of jobs")
+	}
+	const small, big = 10_000, 50_000
+	held := map[int][]uint64{}
+	for _, n := range []int{small, big} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHeldBytesPerJobRun$", "-test.count=1")
+		cmd.Env = append(os.Environ(), heldEnv+"="+strconv.Itoa(n))
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%d jobs: %v\n%s", n, err, out)
+		}
+		i := bytes.Index(out, []byte("held ["))
+		if i < 0 {
+			t.Fatalf("%d jobs: no figures in\n%s", n, out)
+		}
+		v := make([]uint64, len(heldPhases))
+		args := make([]any, len(v))
+		for k := range v {
+			args[k] = &v[k]
+		}
+		if _, err := fmt.Sscan(string(bytes.Trim(out[i+len("held "):], "[]\n")), args...); err != nil {
+			t.Fatalf("%d jobs: %v in\n%s", n, err, out)
+		}
+		held[n] = v
+	}
+	for k, phase := range heldPhases {
+		per := (float64(held[big][k]) - float64(held[small][k])) / (big - small)
+		t.Logf("%s: %.1f MB for %d jobs, %.1f MB for %d: %.0f bytes a job", phase,
+			float64(held[small][k])/(1<<20), small, float64(held[big][k])/(1<<20), big, per)
+		if per > maxHeldPerJob[phase] {
+			t.Errorf("%s: %.0f bytes held per job, want at most %.0f", phase, per, maxHeldPerJob[phase])
+		}
+	}
+}
+
+// heldRun synthesizes n jobs from the year model, runs them as `schedsim
+// run --out` would, and returns the live heap at each of heldPhases.
+func heldRun(t *testing.T, n int) []uint64 {
+	f, err := os.Open("bench/year-model.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := workload.ReadModel(f, "bench/year-model.yaml")
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := workload.Synthesize(m, n, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "year.parquet")
+	if err := traces.WriteFileAtomic(path, func(w io.Writer) error { return traces.WriteParquet(w, tr) }); err != nil {
+		t.Fatal(err)
+	}
+	tr = nil
+	live := func() uint64 {
+		runtime.GC()
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	s, err := Load("bench/year-1024x8.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range [][2]string{{"trace", path}, {"trace.partition_map", "1=batch,2=debug"}} {
+		if err := s.Override(o[0], o[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held := make([]uint64, len(heldPhases))
+	base := live()
+	run, err := s.Build(policies.Builtin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	held[0] = live() - base
+	run.StreamJobRows = true
+	run.Progress = func(sim.Time, int, int) { held[1] = max(held[1], live()-base) }
+	rec, err := run.Simulate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.ReleasePolicy()
+	run.Progress = nil
+	held[2] = live() - base
+	res, err := run.Analyze(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec = nil
+	held[3] = live() - base
+	if res.Analysis.JobCount() != n {
+		t.Fatalf("%d job rows, want %d", res.Analysis.JobCount(), n)
+	}
+	runtime.KeepAlive(res)
+	runtime.KeepAlive(run)
+	return held
+}
