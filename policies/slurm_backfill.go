@@ -275,6 +275,11 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 		if r.cls < 0 || !b.classes[r.cls].is(job) {
 			r.cls = b.classOf(job)
 		}
+		if s.switchTree != nil {
+			if t, ok := s.switchTree.heldUntil(job); ok {
+				b.until(t) // its --switches wait ends: it may place otherwise
+			}
+		}
 		if s.fitsNow(job, r.cls) {
 			if len(b.deferred) > 0 && s.pass.exact && s.blockedNow(job, r.cls) {
 				s.bfReason(js, r.ref, sim.ReasonPriority)
