@@ -54,6 +54,12 @@ type backfillState struct {
 	onNode [][]sim.JobRef
 	mcnt   []int32
 
+	// relEnd lists rel's indices by end (orderRelEnd), when relEndOK; ub
+	// is the reservation search's bound (unitsBound).
+	relEnd   []int32
+	relEndOK bool
+	ub       unitsBound
+
 	// flog logs the nodes that left the mask (x<<1) or came back
 	// (x<<1|1) since the mask was last rebuilt (logEpoch), so that a
 	// profile's units on the masked nodes follow the mask by its changes.
@@ -411,6 +417,7 @@ func (s *Slurm) buildRel() {
 		return
 	}
 	b.relBuilt = true // profiles made before (by startNow) have no entries yet
+	b.relEndOK = false
 	b.relStamp += 2
 	mark, seen := b.relStamp, b.relStamp+1
 	top := sim.JobRef(-1)
@@ -923,6 +930,7 @@ func (s *Slurm) tryNow(job *sim.PendingJob, cls int32) bool {
 		rel := bfRel{key: p.ends[k], end: p.ends[k], ref: job.Ref, alloc: p.starts[k].Alloc}
 		i, _ := slices.BinarySearchFunc(b.rel, rel, relCmp)
 		b.rel = slices.Insert(b.rel, i, rel)
+		b.relEndOK = false
 		if n := int(job.Ref) + 1; len(b.mcnt) < n {
 			b.mcnt = slices.Grow(b.mcnt, n-len(b.mcnt))[:n]
 		}
@@ -957,6 +965,7 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
 		if !s.reachable(now, horizon) {
 			return false
 		}
+		b.ub.gen = 0
 	}
 	for range 10000 {
 		if startRes > horizon {
@@ -982,6 +991,16 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
 			// The map ends at the horizon: no slot ends there or later.
 			b.until(next - s.cfg.bfWindow + 1) // the horizon passes it then
 			next = math.MaxInt64
+		}
+		if exact && !first && s.unitsBound(next) < b.need {
+			// The will-run test would find no start by next (see
+			// unitsBound): TRY_LATER without it. Only the first try
+			// sets bounds on skipping the cycle.
+			if next == math.MaxInt64 {
+				return false
+			}
+			startRes = next
+			continue
 		}
 		var t sim.Time
 		var ok bool

@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -58,6 +59,33 @@ type wrProfile struct {
 	grpCap0 int64
 	grp     []wrGroup
 	scan    groupScan
+
+	// The changes of each node's units as the rel jobs are released in
+	// order of end (b.relEnd), not of key: eEnt[eEntEnd[k-1]:eEntEnd[k]]
+	// for the k-th, computed on demand, with their own free states (eCur,
+	// ePrev where eSeen is eStamp). unitsBound sums them.
+	eEnt    []wrEntry
+	eEntEnd []int32
+	eCur    []sim.NodeState
+	ePrev   []int32
+	eSeen   []uint32
+	eStamp  uint32
+}
+
+// unitsBound is the state of the bound reserve tests its TRY_LATER
+// retries against (Slurm.unitsBound), for one call of reserve: the
+// first k jobs of b.relEnd released, ex per node the units that gained
+// (listed in touched), d their sum over b.mask as of the mask's change
+// log at (epoch, pos).
+type unitsBound struct {
+	gen     uint64 // the profile's gen (0: none)
+	t       sim.Time
+	k       int
+	ex      []int32
+	touched []int32
+	d       int64
+	epoch   uint64
+	pos     int
 }
 
 // wrGroup is a will-run group: rel[:end] is consumed after it, a job
@@ -382,6 +410,18 @@ func (s *Slurm) profile(cls int32) {
 	}
 	w.ent = w.ent[:0]
 	w.entEnd = w.entEnd[:0]
+	if len(w.eSeen) != n {
+		w.eSeen = make([]uint32, n)
+		w.ePrev = make([]int32, n)
+		w.eCur = make([]sim.NodeState, n)
+		w.eStamp = 0
+	}
+	if w.eStamp++; w.eStamp == 0 {
+		clear(w.eSeen)
+		w.eStamp = 1
+	}
+	w.eEnt = w.eEnt[:0]
+	w.eEntEnd = w.eEntEnd[:0]
 }
 
 // maskedUnits returns the units b.wr holds now on the nodes b.mask leaves
@@ -636,3 +676,121 @@ func (s *Slurm) placeAfter(job *sim.PendingJob, n int) bool {
 	}
 	return s.placeRes(job)
 }
+
+// orderRelEnd makes b.relEnd the rel indices by end, then index, when rel
+// changed since it was made.
+func (b *backfillState) orderRelEnd() {
+	if b.relEndOK {
+		return
+	}
+	b.relEndOK = true
+	b.relEnd = b.relEnd[:0]
+	for i := range b.rel {
+		b.relEnd = append(b.relEnd, int32(i))
+	}
+	slices.SortFunc(b.relEnd, func(x, y int32) int {
+		return cmp.Or(cmp.Compare(b.rel[x].end, b.rel[y].end), cmp.Compare(x, y))
+	})
+}
+
+// endEntries makes sure the profile has the changes of the first k jobs
+// of b.relEnd.
+func (s *Slurm) endEntries(k int) {
+	b := &s.bf
+	w := b.wr
+	d := &w.d
+	for i := len(w.eEntEnd); i < k; i++ {
+		for _, a := range b.rel[b.relEnd[i]].alloc {
+			x := a.Node
+			if w.contrib[x] < 0 {
+				continue
+			}
+			if w.eSeen[x] != w.eStamp {
+				w.eSeen[x] = w.eStamp
+				w.eCur[x] = s.pass.free[x]
+				w.ePrev[x] = w.contrib[x]
+			}
+			f := &w.eCur[x]
+			f.Add(&a)
+			c := d.fit(*f)
+			if dc := c - w.ePrev[x]; dc != 0 {
+				w.ePrev[x] = c
+				w.eEnt = append(w.eEnt, wrEntry{node: x, delta: dc})
+			}
+		}
+		w.eEntEnd = append(w.eEntEnd, int32(len(w.eEnt)))
+	}
+}
+
+// unitsBound returns an upper bound on the units of b.wr's demand on the
+// nodes of b.mask in any will-run group that starts at or before t: the
+// units those nodes hold once every rel job ending by t is released.
+// A group starting at or before t has released only such jobs (its start
+// is the latest end among those it released), and a node's units only
+// grow as jobs release theirs. So when the bound is short of the need,
+// the will-run test finds no start at or before t. Successive calls of
+// one reserve follow the mask by its change log and t by the jobs whose
+// end it passes; b.ub.gen = 0 starts afresh.
+func (s *Slurm) unitsBound(t sim.Time) int64 {
+	b := &s.bf
+	w := b.wr
+	u := &b.ub
+	if n := len(w.contrib); len(u.ex) != n {
+		u.ex = make([]int32, n)
+		u.touched = u.touched[:0]
+		u.gen = 0
+	}
+	switch {
+	case u.gen != w.gen || t < u.t:
+		for _, x := range u.touched {
+			u.ex[x] = 0
+		}
+		u.touched = u.touched[:0]
+		u.gen, u.k, u.d = w.gen, 0, 0
+	case u.epoch != b.logEpoch:
+		u.d = 0
+		for _, x := range u.touched {
+			if b.mask[x] {
+				u.d += int64(u.ex[x])
+			}
+		}
+	default:
+		for _, e := range b.flog[u.pos:] {
+			if c := u.ex[e>>1]; c != 0 {
+				if e&1 == 0 {
+					u.d -= int64(c) // left the mask
+				} else {
+					u.d += int64(c)
+				}
+			}
+		}
+	}
+	u.t, u.epoch, u.pos = t, b.logEpoch, len(b.flog)
+	b.orderRelEnd()
+	for u.k < len(b.relEnd) && b.rel[b.relEnd[u.k]].end <= t {
+		s.endEntries(u.k + 1)
+		lo := int32(0)
+		if u.k > 0 {
+			lo = w.eEntEnd[u.k-1]
+		}
+		for _, e := range w.eEnt[lo:w.eEntEnd[u.k]] {
+			if u.ex[e.node] == 0 {
+				u.touched = append(u.touched, e.node)
+			}
+			u.ex[e.node] += e.delta
+			if b.mask[e.node] {
+				u.d += int64(e.delta)
+			}
+		}
+		u.k++
+	}
+	got := w.base - s.maskedUnits() + u.d
+	if boundCheck != nil {
+		boundCheck(s, t, got)
+	}
+	return got
+}
+
+// boundCheck, when set (by the package's tests), is called with every
+// bound unitsBound returns, to compare it with a plain sum.
+var boundCheck func(s *Slurm, t sim.Time, got int64)

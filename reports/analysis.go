@@ -28,7 +28,7 @@ type rowStream struct {
 	rm    *rowMaker // with labels (NodeList, MIG)
 	n     int
 	kwh   []float64 // EnergyKWh by job; nil without a power model
-	waits []waitRow // the started jobs', in job order, for the figures
+	waits waitRows  // the started jobs', in job order, for the figures
 	cur   int       // the job row holds, or -1
 	row   JobRow
 }
@@ -61,9 +61,9 @@ func (a *Analysis) jobRow(i int) *JobRow {
 }
 
 // waitRows returns what the wait figures read of the rows.
-func (a *Analysis) waitRows() []waitRow {
+func (a *Analysis) waitRows() *waitRows {
 	if a.stream != nil {
-		return a.stream.waits
+		return &a.stream.waits
 	}
 	return waitRowsOf(a.Jobs)
 }
@@ -88,6 +88,13 @@ func analyze(rec *sim.Record, opts SummaryOptions, caller string) *Analysis {
 	var st *rowStream
 	if opts.StreamJobRows && !opts.NoJobRows {
 		st = &rowStream{rm: newRowMaker(rec, runs, s.Slowdown.Tau, true), n: len(rec.Jobs), cur: -1}
+		started := 0 // a row has a wait when the job's final run started (runTable.wait)
+		for i := range rec.Jobs {
+			if rec.Jobs[i].Start != workload.Unknown {
+				started++
+			}
+		}
+		st.waits.rows = make([]waitRow, 0, started)
 	}
 	rm := newRowMaker(rec, runs, s.Slowdown.Tau, !opts.NoJobRows && st == nil)
 	if opts.NoJobRows || st != nil {
@@ -96,7 +103,7 @@ func analyze(rec *sim.Record, opts SummaryOptions, caller string) *Analysis {
 			rm.fill(&r, i)
 			d.add(&r)
 			if st != nil && r.Wait != workload.Unknown {
-				st.waits = append(st.waits, waitRow{Partition: r.Partition, SizeClass: r.SizeClass, Wait: r.Wait})
+				st.waits.add(r.Partition, r.SizeClass, r.Wait)
 			}
 		}
 	} else {

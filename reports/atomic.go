@@ -113,7 +113,7 @@ func (o *OutDir) Redraw() (*RunDir, error) {
 // writePlotsAndReport draws Figures(jobs, tl, policy) into plots/ as PNG
 // and SVG and writes report.html from summary (summary.json's bytes), the
 // figures and scenario.
-func (o *OutDir) writePlotsAndReport(summary []byte, jobs []waitRow, tl *Timeline, scenario []byte) error {
+func (o *OutDir) writePlotsAndReport(summary []byte, jobs *waitRows, tl *Timeline, scenario []byte) error {
 	hdr, err := ParseSummaryHeader(summary)
 	if err != nil {
 		return fmt.Errorf("summary: %w", err)

@@ -107,25 +107,69 @@ func Figures(jobs []JobRow, tl *Timeline, label string) []Figure {
 	return figures(waitRowsOf(jobs), tl, label)
 }
 
-// waitRow is what the wait figures read of a JobRow.
+// waitRows is what the wait figures read of the started jobs' rows, in
+// job order: 16 bytes a job, the partition and size class as indices (a
+// million jobs' rows are kept from the analysis until the plots).
+type waitRows struct {
+	rows  []waitRow
+	parts []string       // partition names, by index
+	index map[string]int // into parts
+}
+
 type waitRow struct {
-	Partition, SizeClass string
-	Wait                 sim.Time
+	Wait sim.Time
+	part uint32 // index into waitRows.parts
+	size uint8  // index into SizeClasses()
+}
+
+// add appends a row of a started job.
+func (w *waitRows) add(partition, sizeClass string, wait sim.Time) {
+	k, ok := w.index[partition]
+	if !ok {
+		if w.index == nil {
+			w.index = map[string]int{}
+		}
+		k = len(w.parts)
+		w.index[partition] = k
+		w.parts = append(w.parts, partition)
+	}
+	w.rows = append(w.rows, waitRow{Wait: wait, part: uint32(k), size: uint8(sizeClassIndex(sizeClass))})
+}
+
+// partition and sizeClass return row i's names.
+func (w *waitRows) partition(i int) string { return w.parts[w.rows[i].part] }
+
+func (w *waitRows) sizeClass(i int) string {
+	if k := int(w.rows[i].size); k < len(sizeClasses) {
+		return sizeClasses[k].name
+	}
+	return "" // not a class of SizeClasses (a row read from a file): not drawn
+}
+
+// sizeClassIndex returns the index of a SizeClassOf name, or 255 for
+// any other.
+func sizeClassIndex(name string) int {
+	for i, c := range sizeClasses {
+		if c.name == name {
+			return i
+		}
+	}
+	return 255
 }
 
 // waitRowsOf returns the wait rows of jobs' started jobs, in order.
-func waitRowsOf(jobs []JobRow) []waitRow {
-	var out []waitRow
+func waitRowsOf(jobs []JobRow) *waitRows {
+	out := &waitRows{}
 	for i := range jobs {
 		if r := &jobs[i]; r.Wait != workload.Unknown {
-			out = append(out, waitRow{Partition: r.Partition, SizeClass: r.SizeClass, Wait: r.Wait})
+			out.add(r.Partition, r.SizeClass, r.Wait)
 		}
 	}
 	return out
 }
 
 // figures is Figures over the started jobs' waits.
-func figures(jobs []waitRow, tl *Timeline, label string) []Figure {
+func figures(jobs *waitRows, tl *Timeline, label string) []Figure {
 	prefix := ""
 	if label != "" {
 		prefix = label + ": "
@@ -376,18 +420,19 @@ func drawQueue(c draw.Canvas, tl *Timeline, title string) {
 
 // waitsByPartition returns the waits (seconds, at least 1) of started
 // jobs per partition in first-seen order, and over all jobs.
-func waitsByPartition(jobs []waitRow) (names []string, by map[string][]float64, all []float64) {
+func waitsByPartition(jobs *waitRows) (names []string, by map[string][]float64, all []float64) {
 	by = map[string][]float64{}
-	for i := range jobs {
-		r := &jobs[i]
+	for i := range jobs.rows {
+		r := &jobs.rows[i]
 		if r.Wait == workload.Unknown {
 			continue
 		}
 		w := max(float64(r.Wait), 1)
-		if _, ok := by[r.Partition]; !ok {
-			names = append(names, r.Partition)
+		p := jobs.partition(i)
+		if _, ok := by[p]; !ok {
+			names = append(names, p)
 		}
-		by[r.Partition] = append(by[r.Partition], w)
+		by[p] = append(by[p], w)
 		all = append(all, w)
 	}
 	slices.Sort(names)
@@ -414,7 +459,7 @@ func cdf(xs []float64) plotter.XYs {
 	return xy
 }
 
-func plotWaitCDF(jobs []waitRow, title string) *plot.Plot {
+func plotWaitCDF(jobs *waitRows, title string) *plot.Plot {
 	p := newPlot(title, "Wait (log scale; waits under 1 s drawn at 1 s)", "Fraction of started jobs")
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = durationTicker{}
@@ -460,14 +505,14 @@ func plotWaitCDF(jobs []waitRow, title string) *plot.Plot {
 	return p
 }
 
-func plotWaitBySize(jobs []waitRow, title string) *plot.Plot {
+func plotWaitBySize(jobs *waitRows, title string) *plot.Plot {
 	p := newPlot(title, "Job size (GPUs requested; n = started jobs)", "Wait (log scale)")
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = durationTicker{}
 	by := map[string]plotter.Values{}
-	for i := range jobs {
-		if jobs[i].Wait != workload.Unknown {
-			by[jobs[i].SizeClass] = append(by[jobs[i].SizeClass], max(float64(jobs[i].Wait), 1))
+	for i := range jobs.rows {
+		if w := jobs.rows[i].Wait; w != workload.Unknown {
+			by[jobs.sizeClass(i)] = append(by[jobs.sizeClass(i)], max(float64(w), 1))
 		}
 	}
 	var names []string

@@ -181,7 +181,9 @@ func ratio(a, b int) float64 {
 // bundleShortOf lists the stable scenarios whose bundle replay is known
 // to fall below 0.9 × the ground truth, with why; issue 17 is not done
 // while it is not empty.
-var bundleShortOf = map[string]string{}
+var bundleShortOf = map[string]string{
+	"gen-7": "G06 and G10 (alice, one node × 8 and × 3 GPUs) start 7-14 s earlier than in the ground-truth replay, which starts them 2-8 s early itself; the bundle's inputs for them are recovered, the cause is not found yet",
+}
 
 func TestBundleConformance(t *testing.T) {
 	ss := replayBundles(t)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +15,13 @@ import (
 // re-executing the test binary with SCHEDSIM_RUN_MAIN=1.
 func TestMain(m *testing.M) {
 	if os.Getenv("SCHEDSIM_RUN_MAIN") == "1" {
+		if os.Getenv(peakLiveEnv) == "1" {
+			trackPeakLive()
+		}
 		main()
+		if os.Getenv(peakLiveEnv) == "1" {
+			fmt.Fprintf(os.Stderr, "peak-live %d\n", peakLive.Load())
+		}
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
