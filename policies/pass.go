@@ -69,16 +69,27 @@ type failedReq struct {
 	req   workload.Request
 	parts uint64
 	limit workload.Time
+	elig  workload.Time // switchKey
 }
 
 // same reports whether job is the request f, for a pass with windows or
 // without.
 func (f *failedReq) same(job *sim.PendingJob, windows bool) bool {
-	return f.part == job.Part && f.req == job.Req && f.parts == job.Parts && (!windows || f.limit == job.Limit)
+	return f.part == job.Part && f.req == job.Req && f.parts == job.Parts && (!windows || f.limit == job.Limit) && f.elig == switchKey(job)
 }
 
 func failed(job *sim.PendingJob) failedReq {
-	return failedReq{part: job.Part, req: job.Req, parts: job.Parts, limit: job.Limit}
+	return failedReq{part: job.Part, req: job.Req, parts: job.Parts, limit: job.Limit, elig: switchKey(job)}
+}
+
+// switchKey is what a placement depends on besides the request, the
+// partitions and the pass: for a --switches job its eligible time (at one
+// pass time, whether its leaf limit still holds: TopologyTree), else 0.
+func switchKey(job *sim.PendingJob) workload.Time {
+	if job.Req.Switches == 0 {
+		return 0
+	}
+	return job.Eligible
 }
 
 // begin starts a run: own and idx are rebuilt at the first pass, since

@@ -84,6 +84,9 @@ type Slurm struct {
 	// basePlacer is the placer the policy was built with; configure puts
 	// it back unless the cluster's TopologyPlugin asks for the tree.
 	basePlacer Placer
+	// switchTree is placer when it is a TopologyTree (clockPlacer), else nil:
+	// backfill revisits a --switches job when its wait ends.
+	switchTree *TopologyTree
 
 	// Arguments: as given, which keys were given (nil: those that differ
 	// from the defaults), and in effect (see configure).

@@ -284,6 +284,11 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 		if r.cls < 0 || !b.classes[r.cls].is(job) {
 			r.cls = b.classOf(job)
 		}
+		if s.switchTree != nil {
+			if t, ok := s.switchTree.heldUntil(job); ok {
+				b.until(t) // its --switches wait ends: it may place otherwise
+			}
+		}
 		if s.preemptWait(v, r.ref) != nil {
 			// Its preemption is in progress: the main pass starts it,
 			// and it holds the nodes it preempted for (preemptRes).

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/sim"
 )
 
 // configure makes the arguments in effect the scenario's (the keys it
@@ -30,6 +31,7 @@ func (s *Slurm) configure(c *hwmodels.Cluster) error {
 	}
 	if c == nil || c.Slurm == nil {
 		s.cfg, s.effective = s.baseCfg, s.args
+		s.clockPlacer()
 		return nil
 	}
 	merged := defaultSlurmArgs()
@@ -100,7 +102,22 @@ func (s *Slurm) configure(c *hwmodels.Cluster) error {
 	s.cfg = cfg
 	s.effective = merged
 	s.partModes = modes
+	s.clockPlacer()
 	return nil
+}
+
+// clockPlacer gives a topology-tree placer the pass clock and
+// max_switch_wait, so that it honours each job's --switches while the job
+// waits for them (TopologyTree.Clock). Main and backfill passes both place
+// through s.pass, whose now is the pass's time: Slurm too compares the
+// wait with time(NULL) in a will-run test, not with the planned start.
+func (s *Slurm) clockPlacer() {
+	s.switchTree = nil
+	if t, ok := s.placer.(*TopologyTree); ok {
+		s.switchTree = t
+		t.Clock = func() sim.Time { return s.pass.now }
+		t.MaxSwitchWait = s.cfg.maxSwitchWait
+	}
 }
 
 // Args returns the arguments in effect: those given, over the cluster's

@@ -34,6 +34,7 @@ type SlurmArgs struct {
 	BfWindowLinear    int64 `yaml:"bf_window_linear"`    // seconds added to the end-time grouping window per step (0 = doubling)
 	DefaultQueueDepth int   `yaml:"default_queue_depth"` // records per event-triggered main pass (100)
 	SchedInterval     int64 `yaml:"sched_interval"`      // seconds between full main passes (60); -1 disables them
+	MaxSwitchWait     int64 `yaml:"max_switch_wait"`     // seconds a --switches job waits for its leaf switch count at most (300)
 
 	// Placement names the node choice (NewPlacer): first-fit (default:
 	// lowest-numbered nodes first) or best-fit (the nodes the job leaves
@@ -187,6 +188,7 @@ type slurmConfig struct {
 	defCpuPerGPU                             int64
 	queueDepth                               int
 	schedInterval                            sim.Time // <= 0 disables full passes
+	maxSwitchWait                            sim.Time
 
 	basic        bool
 	weights      priority.Weights
@@ -281,6 +283,7 @@ func defaultSlurmArgs() SlurmArgs {
 		BfMaxJobTest:             500,
 		DefaultQueueDepth:        100,
 		SchedInterval:            60,
+		MaxSwitchWait:            300,
 		PriorityType:             "priority/multifactor",
 		PriorityMaxAge:           "7-0",
 		PriorityDecayHalfLife:    "7-0",
@@ -461,6 +464,11 @@ func (a *SlurmArgs) config(lines map[string]int, sharesResolved bool) (*slurmCon
 		return nil, err
 	}
 	c.queueDepth = a.DefaultQueueDepth
+	// job_mgr.c _max_switch_wait: atoi of max_switch_wait=, default 300.
+	if err := intRange("max_switch_wait", a.MaxSwitchWait, 0, 365*86400); err != nil {
+		return nil, err
+	}
+	c.maxSwitchWait = sim.Time(a.MaxSwitchWait)
 	switch {
 	case a.SchedInterval == -1:
 		c.schedInterval = 0

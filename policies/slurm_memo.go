@@ -5,12 +5,13 @@ import (
 	"github.com/schedsim/schedsim/workload"
 )
 
-// bfReq is what placement sees of a record: the request and its
-// partitions (placers see nothing else of the job).
+// bfReq is what placement sees of a record: the request, its partitions
+// and, for a --switches job, its eligible time (switchKey).
 type bfReq struct {
 	req   workload.Request
 	part  int32
 	parts uint64
+	elig  workload.Time
 }
 
 // bfClass is a request class of backfill: the records asking for the same
@@ -28,13 +29,13 @@ type bfClass struct {
 
 // is reports whether job belongs to the class.
 func (c *bfClass) is(job *sim.PendingJob) bool {
-	return c.key == bfReq{req: job.Req, part: job.Part, parts: job.Parts}
+	return c.key == bfReq{req: job.Req, part: job.Part, parts: job.Parts, elig: switchKey(job)}
 }
 
 // classOf returns the class of job, adding it when new. Classes are kept
 // for the policy's life: a trace has few distinct requests.
 func (b *backfillState) classOf(job *sim.PendingJob) int32 {
-	k := bfReq{req: job.Req, part: job.Part, parts: job.Parts}
+	k := bfReq{req: job.Req, part: job.Part, parts: job.Parts, elig: switchKey(job)}
 	if i, ok := b.clsIdx[k]; ok {
 		return i
 	}

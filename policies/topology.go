@@ -25,11 +25,20 @@ import (
 // Slurm's greedy finds. Simplifications: Slurm's tie-break on summed switch
 // distance and its node Weight ordering are not modeled.
 //
-// MaxLeaves > 0 is Slurm's --switches=N for every job: a placement over
-// more leaves is refused, so the job waits. Slurm's @max-wait part (give
-// up the limit after max-wait, default and cap max_switch_wait = 300 s)
-// needs the job's eligible time and the clock, which a Placer does not
-// see; until the request carries it the limit is strict.
+// MaxLeaves > 0 is Slurm's --switches=N for every job, strict: a
+// placement over more leaves is refused, so the job waits.
+//
+// A job's own --switches=N@T (workload.Request.Switches, SwitchWait) is
+// honoured when Clock is set (the slurm policy sets it): while the job
+// has waited less than min(T, MaxSwitchWait) since it became eligible
+// (T not given: MaxSwitchWait, job_mgr.c _max_switch_wait), the placement
+// found must use at most N leaves, else it is refused and the job waits;
+// afterwards the job takes any placement (eval_nodes_tree.c
+// _eval_nodes_topo: time_waiting >= wait4switch sets best_switch, and
+// select/cons_tres refuses a run-now or will-run placement without it).
+// Slurm counts the wait from the first time its select plugin evaluates
+// the job (wait4switch_start); the eligible time is that first pass, to
+// within a pass. Without Clock a job's own --switches is ignored.
 //
 // Nodes without a switch (no fabric, or not in topology.conf) are islands
 // of one node; on a cluster without any fabric TopologyTree is BestFit.
@@ -37,12 +46,17 @@ import (
 // A TopologyTree keeps scratch buffers between calls; use one per policy.
 type TopologyTree struct {
 	MaxLeaves int32
-	best      BestFit
-	capOf     []int64 // per switch: capacity below it
-	levelOf   []int32
-	units     []int32 // per node: what fits (0: not a candidate)
-	leafCap   []int64
-	picked    []int32
+	// Clock returns the time of the pass being placed; nil: no clock.
+	Clock func() sim.Time
+	// MaxSwitchWait is SchedulerParameters' max_switch_wait in seconds.
+	MaxSwitchWait sim.Time
+	limit         int32 // the leaf limit of the job being placed, 0 none
+	best          BestFit
+	capOf         []int64 // per switch: capacity below it
+	levelOf       []int32
+	units         []int32 // per node: what fits (0: not a candidate)
+	leafCap       []int64
+	picked        []int32
 }
 
 var _ Placer = (*TopologyTree)(nil)
@@ -52,7 +66,37 @@ func (*TopologyTree) InOrder() bool { return false }
 
 // Place implements Placer.
 func (t *TopologyTree) Place(nodes []hwmodels.Node, free []sim.NodeState, job *sim.PendingJob, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
+	t.limit = t.MaxLeaves
+	if n := int32(job.Req.Switches); n > 0 && t.switchHeld(job) && (t.limit == 0 || n < t.limit) {
+		t.limit = n
+	}
 	return placeEachPartition(nodes, free, job, out, t.place)
+}
+
+// heldUntil returns when job's --switches limit stops holding, if it
+// holds now: a pass's outcome may change then without any other event.
+func (t *TopologyTree) heldUntil(job *sim.PendingJob) (sim.Time, bool) {
+	if job.Req.Switches == 0 || !t.switchHeld(job) {
+		return 0, false
+	}
+	wait := t.MaxSwitchWait
+	if w := sim.Time(job.Req.SwitchWait); w > 0 && w < wait {
+		wait = w
+	}
+	return job.Eligible + wait, true
+}
+
+// switchHeld reports whether job's --switches limit is still in force:
+// it has waited less than min(T, MaxSwitchWait) since it became eligible.
+func (t *TopologyTree) switchHeld(job *sim.PendingJob) bool {
+	if t.Clock == nil {
+		return false
+	}
+	wait := t.MaxSwitchWait
+	if w := sim.Time(job.Req.SwitchWait); w > 0 && w < wait {
+		wait = w
+	}
+	return t.Clock()-job.Eligible < wait
 }
 
 func (t *TopologyTree) place(nodes []hwmodels.Node, free []sim.NodeState, d *demand, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
@@ -148,7 +192,7 @@ func (t *TopologyTree) place(nodes []hwmodels.Node, free []sim.NodeState, d *dem
 		if pick < 0 {
 			return out[:base], false
 		}
-		if leaves++; t.MaxLeaves > 0 && leaves > t.MaxLeaves {
+		if leaves++; t.limit > 0 && leaves > t.limit {
 			return out[:base], false
 		}
 		t.leafCap[pick] = 0

@@ -1003,7 +1003,8 @@ func (sr *SacctReader) parseJob(f [][]byte, jobPart []byte, lineNo int) (h heldJ
 
 // applySubmitLine sets what the job's SubmitLine gives and the other
 // columns lack: Requeue, the array throttle, Deps, TimeLimit (when no
-// Timelimit column says), CheckpointInterval, and Extra "Begin" (the
+// Timelimit column says), CheckpointInterval, --switches (Req.Switches,
+// SwitchWait), and Extra "Begin" (the
 // --begin time, as sacct writes times, when it can be resolved; else as
 // given), which it returns. A SubmitLine that cannot be read is counted,
 // never fatal.
@@ -1043,6 +1044,9 @@ func (sr *SacctReader) applySubmitLine(j *workload.Job, line []byte, lineNo int,
 	if sl.checkpoint > 0 {
 		j.CheckpointInterval = int32(sl.checkpoint) // at most MaxCheckpointInterval (parseSubmitLine)
 		n.Checkpoint++
+	}
+	if sl.switches > 0 {
+		j.Request.Switches, j.Request.SwitchWait = sl.switches, sl.switchWait
 	}
 	if sl.begin != "" {
 		begin = sl.begin

@@ -32,6 +32,8 @@ type submitLine struct {
 	checkpoint workload.Time // 0 when not given
 	begin      string        // --begin as given
 	hold       bool          // -H/--hold
+	switches   uint8         // --switches=N (0: not given, or @0)
+	switchWait uint16        // --switches' @T in seconds, 0 when not given
 }
 
 // errSubmitLine marks a SubmitLine that could not be read.
@@ -227,6 +229,10 @@ func parseSubmitLine(s string) (submitLine, error) {
 				return fmt.Errorf("%w: --checkpoint=%s: want an interval in --time's formats, at most %d s", errSubmitLine, val, workload.MaxCheckpointInterval)
 			}
 			out.checkpoint = t
+		case "switches":
+			if out.switches, out.switchWait, err = parseSwitches(val); err != nil {
+				return fmt.Errorf("%w: --switches=%s: %v", errSubmitLine, val, err)
+			}
 		case "begin":
 			out.begin = val
 		case "hold":
@@ -284,6 +290,37 @@ func parseSubmitLine(s string) (submitLine, error) {
 		}
 	}
 	return out, nil
+}
+
+// parseSwitches reads --switches=N[@T] as slurm_opt.c arg_set_switches
+// does: N a positive count (parse_int), T in time_str2secs' formats
+// (minutes, MM:SS, HH:MM:SS, D-HH...; "5" is 300 s). INFINITE, UNLIMITED
+// or -1 for T is no T (the wait is then max_switch_wait); T of 0 waits
+// not at all, so the request is none (0, 0); N above 255 is taken as 255
+// and T above 65,535 s as 65,535 s (the request's fields; Slurm caps T by
+// max_switch_wait, 300 s by default).
+func parseSwitches(val string) (n uint8, wait uint16, err error) {
+	num, t, hasT := strings.Cut(val, "@")
+	v, perr := strconv.ParseInt(num, 10, 64)
+	if perr != nil || v <= 0 {
+		return 0, 0, errors.New("want a positive switch count N, as N or N@T")
+	}
+	n = uint8(min(v, math.MaxUint8))
+	if !hasT {
+		return n, 0, nil
+	}
+	switch strings.ToUpper(t) {
+	case "-1", "INFINITE", "UNLIMITED":
+		return n, 0, nil
+	}
+	secs, perr := parseSlurmTime(t)
+	if perr != nil {
+		return 0, 0, fmt.Errorf("@%s: %v", t, perr)
+	}
+	if secs == workload.Unknown { // 0: no wait
+		return 0, 0, nil
+	}
+	return n, uint16(min(secs, math.MaxUint16)), nil
 }
 
 // parseSlurmTime reads a time limit as sbatch --time takes it

@@ -53,6 +53,15 @@ func TestParseSubmitLine(t *testing.T) {
 		// srun's -W takes seconds; sbatch's --wait nothing.
 		{in: "srun -W 5 -t 10 ./a.out", want: submitLine{timeLimit: 600, hasTime: true}},
 		{in: "sbatch --wait -t 10 x", want: submitLine{timeLimit: 600, hasTime: true}},
+		// --switches=N@T: T in time_str2secs' formats, minutes when bare.
+		{in: "sbatch --switches=1@5 x", want: submitLine{timeLimit: u, switches: 1, switchWait: 300}},
+		{in: "sbatch --switches 2@1:30 x", want: submitLine{timeLimit: u, switches: 2, switchWait: 90}},
+		{in: "sbatch --switches=1 x", want: submitLine{timeLimit: u, switches: 1}},                            // no @T: max_switch_wait
+		{in: "sbatch --switches=1@INFINITE x", want: submitLine{timeLimit: u, switches: 1}},                   // the same
+		{in: "sbatch --switches=1@0 x", want: submitLine{timeLimit: u}},                                       // waits not at all
+		{in: "sbatch --switches=300@2-0 x", want: submitLine{timeLimit: u, switches: 255, switchWait: 65535}}, // capped
+		{in: "sbatch --switches=0 x", err: "positive switch count"},
+		{in: "sbatch --switches=1@x x", err: "--switches=1@x: @x"},
 		{in: "sbatch -t x", err: "--time=x"},
 		{in: "sbatch --array=1-3%z x", err: "throttle"},
 		{in: "sbatch --dependency=after x", err: "--dependency"},
@@ -134,3 +143,22 @@ func TestSacctSubmitLine(t *testing.T) {
 }
 
 func jobPtr(j workload.Job) *workload.Job { return &j }
+
+// TestSacctSubmitLineSwitches: --switches=N@T reaches the request.
+func TestSacctSubmitLineSwitches(t *testing.T) {
+	in := `JobID|Submit|NNodes|State|SubmitLine
+8|2024-01-01T00:00:00|2|COMPLETED|sbatch -N 2 --switches=1@5 run.sh
+9|2024-01-01T00:00:00|2|COMPLETED|sbatch -N 2 run.sh
+`
+	res, err := Read(strings.NewReader(in), "sw.sacct", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byID(res.Trace.Jobs)
+	if r := got["8"].Request; r.Switches != 1 || r.SwitchWait != 300 {
+		t.Errorf("8: switches %d, wait %d; want 1, 300", r.Switches, r.SwitchWait)
+	}
+	if r := got["9"].Request; r.Switches != 0 || r.SwitchWait != 0 {
+		t.Errorf("9: switches %d, wait %d; want none", r.Switches, r.SwitchWait)
+	}
+}

@@ -44,6 +44,15 @@ type Request struct {
 	// 0) and runs only on nodes that share GPUs by MPS. A request with
 	// Nodes 0 takes one node. It grows a Request from 40 to 48 bytes.
 	MPSShare int32
+	// Switches is sbatch --switches=N (Slurm's req_switch): under
+	// topology/tree the job starts only on nodes under at most N leaf
+	// switches until it has waited SwitchWait; 0 for none. It and
+	// SwitchWait sit in what was padding, so a Request is no larger.
+	Switches uint8
+	// SwitchWait is --switches=N@T's T in seconds (Slurm's wait4switch
+	// before the max_switch_wait cap), at most 65,535; 0 when @T is not
+	// given: the wait is then max_switch_wait (_max_switch_wait).
+	SwitchWait uint16
 }
 
 // DepType is the kind of a job dependency (sbatch --dependency).
