@@ -10,6 +10,7 @@ import (
 	scenario "github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/policies/policytest"
+	"github.com/schedsim/schedsim/sim"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden files under testdata from the current code")
@@ -34,6 +35,15 @@ const (
 // change of behaviour). It skips without the trace (make bench-data-year) and
 // in -short mode (it takes a few seconds).
 func TestYearGolden(t *testing.T) {
+	rec := yearGoldenRun(t, yearGoldenJobs, nil)
+	checkGolden(t, yearGoldenFile, policytest.JobTable(rec, yearGoldenEvery))
+}
+
+// yearGoldenRun replays the first jobs jobs of the benchmark trace under
+// bench/year-1024x8.yaml, after adjust (when not nil) changes the run. It
+// skips without the trace (make bench-data-year) and in -short mode.
+func yearGoldenRun(t *testing.T, jobs int, adjust func(*scenario.Run)) *sim.Record {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("a few seconds of simulation")
 	}
@@ -48,23 +58,32 @@ func TestYearGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run.Head(yearGoldenJobs)
+	run.Head(jobs)
+	if adjust != nil {
+		adjust(run)
+	}
 	rec, err := run.Simulate()
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := policytest.JobTable(rec, yearGoldenEvery)
+	return rec
+}
+
+// checkGolden compares got with the golden file; -update rewrites it
+// (only for an intended change of behaviour).
+func checkGolden(t *testing.T, file, got string) {
+	t.Helper()
 	if *updateGolden {
-		if err := os.WriteFile(yearGoldenFile, []byte(got), 0o644); err != nil {
+		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	want, err := os.ReadFile(yearGoldenFile)
+	want, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d := cmp.Diff(string(want), got); d != "" {
-		t.Errorf("%s (-want +got):\n%s", yearGoldenFile, d)
+		t.Errorf("%s (-want +got):\n%s", file, d)
 	}
 }
