@@ -228,3 +228,37 @@ func TestNotSlurmConfAcceptsSlurmConfs(t *testing.T) {
 		t.Errorf("read %d slurm*.conf files; the repository has more", n)
 	}
 }
+
+// TestClusterShowBlocks: a topology/block cluster shows its blocks and
+// BlockSizes as topology.conf lines: every line of examples/nvl's
+// topology.conf is in cluster show's output, and --json lists the blocks.
+func TestClusterShowBlocks(t *testing.T) {
+	spec, warns, err := runSplit(t, "cluster", "import", "--slurm-conf", filepath.Join("..", "..", "examples", "nvl", "slurm.conf"))
+	if err != nil {
+		t.Fatalf("import: %v\n%s", err, warns)
+	}
+	path := filepath.Join(t.TempDir(), "cluster.yaml")
+	if err := os.WriteFile(path, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	show, _, err := runSplit(t, "cluster", "show", path)
+	if err != nil {
+		t.Fatalf("show: %v", err)
+	}
+	shown := map[string]bool{}
+	for _, l := range strings.Split(show, "\n") {
+		shown[strings.TrimSpace(l)] = true
+	}
+	for _, l := range confLines(t, filepath.Join("..", "..", "examples", "nvl", "topology.conf")) {
+		if !shown[l] {
+			t.Errorf("cluster show lacks the line\n  %s\nin:\n%s", l, show)
+		}
+	}
+	js, _, err := runSplit(t, "cluster", "show", "--json", path)
+	if err != nil {
+		t.Fatalf("show --json: %v", err)
+	}
+	if !strings.Contains(js, `"block_sizes": [`) || !strings.Contains(js, `"name": "rack4"`) {
+		t.Errorf("show --json lacks the blocks:\n%s", js)
+	}
+}
