@@ -119,7 +119,6 @@ type consProfile struct {
 	acc       []int64
 	evs       []consEvent
 
-	bnd       []int64
 	out       []sim.NodeAlloc
 	evt       []sim.Time
 	order     []int32
@@ -579,52 +578,74 @@ func (s *consState) search(r *consJob, before int32) (sim.Time, []sim.NodeAlloc,
 	}
 	defer func() { r.slack = slack }()
 	n := len(s.times)
-	s.bnd = slices.Grow(s.bnd[:0], n)[:n]
 	// acc: the totals of the segment before m over the job's classes
-	// (all nodes' when it may use every class).
+	// (all nodes' when it may use every class); only the columns the
+	// bound reads are summed.
 	acc := slices.Grow(s.acc[:0], s.stride)[:s.stride]
 	clear(acc)
 	s.acc = acc
 	all := r.classes == s.allClasses
-	for i := range k * s.stride {
-		acc[i%s.stride] += s.dif[i]
-	}
 	// gpus: a spread demand of GPUs alone, bounded by the GPU totals.
 	gpus := int64(0)
 	if d := &r.d; d.spread && d.gpus > 0 && d.cpus == 0 && d.mem == 0 {
 		gpus = int64(d.gpus)
 	}
+	times, dif, stride := s.times, s.dif, s.stride
+	c := 3 * s.nclass // all nodes' columns
+	if k > 0 {
+		switch {
+		case all && gpus > 0:
+			for i := c; i < k*stride; i += stride {
+				acc[c] += dif[i]
+			}
+		case all:
+			for i := 0; i < k*stride; i += stride {
+				acc[c] += dif[i+c]
+				acc[c+1] += dif[i+c+1]
+				acc[c+2] += dif[i+c+2]
+			}
+		default:
+			for mask := r.classes; mask != 0; mask &= mask - 1 {
+				cl := 3 * bits.TrailingZeros64(mask)
+				for i := 0; i < k*stride; i += stride {
+					acc[cl] += dif[i+cl]
+					acc[cl+1] += dif[i+cl+1]
+					acc[cl+2] += dif[i+cl+2]
+				}
+			}
+		}
+	}
 	// A start is feasible only if every segment its window covers has the
 	// totals for the job: a short segment b rules out every start from
-	// the current one up to b, whose windows all cover it.
-	m, short := k, -1
+	// the current one up to b, whose windows all cover it; shortB is b's
+	// bound.
+	m, short, shortB := k, -1, int64(0)
 	for k < n {
-		start := s.times[k]
+		start := times[k]
 		end := endAt(start, r.job.Limit)
 		if all && gpus > 0 {
 			// The common case: GPUs over every node, against count·gpus.
-			c, need := 3*s.nclass, count*gpus
-			for ; m < n && s.times[m] < end; m++ {
-				acc[c] += s.dif[m*s.stride+c]
-				s.bnd[m] = acc[c]
-				if acc[c] < need {
-					short = m
+			need, a := count*gpus, acc[c]
+			for ; m < n && times[m] < end; m++ {
+				a += dif[m*stride+c]
+				if a < need {
+					short, shortB = m, a
 				}
 			}
+			acc[c] = a
 			if short >= k {
-				slack = min(slack, count-max(s.bnd[short], 0)/gpus)
+				slack = min(slack, count-max(shortB, 0)/gpus)
 				k = short + 1
 				continue
 			}
 		} else {
-			for ; m < n && s.times[m] < end; m++ {
-				s.bnd[m] = s.rowBound(r, acc, m, all, gpus)
-				if s.bnd[m] < count {
-					short = m
+			for ; m < n && times[m] < end; m++ {
+				if b := s.rowBound(r, acc, m, all, gpus); b < count {
+					short, shortB = m, b
 				}
 			}
 			if short >= k {
-				slack = min(slack, count-s.bnd[short])
+				slack = min(slack, count-shortB)
 				k = short + 1
 				continue
 			}
