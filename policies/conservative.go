@@ -674,7 +674,12 @@ func (s *consState) certified(r *consJob) bool {
 		if fail {
 			continue
 		}
-		g := ds.gain(&r.d)
+		var g int64
+		if d := &r.d; d.gpus > 0 && d.cpus == 0 && d.mem == 0 {
+			g = ds.gainGPUs(d) // gain, inlined
+		} else {
+			g = ds.gain(d)
+		}
 		if g == 0 {
 			continue
 		}
@@ -831,24 +836,44 @@ func (ds *consSum) gain(d *demand) int64 {
 	return g
 }
 
+// gainGPUs is gain for a demand of GPUs alone.
+func (ds *consSum) gainGPUs(d *demand) int64 {
+	if ds.npos == 0 || ds.g <= 0 {
+		return 0
+	}
+	per := int64(d.gpus)
+	g := (ds.g + ds.npos*(per-1)) / per
+	if !d.spread {
+		g = min(g, 1)
+	}
+	return g
+}
+
 // fitOver returns what of r's demand node n's least free state over
 // [from, to) holds (units, or 1 for a node-count demand), on the profile
 // of the jobs before r; n is not a MIG or MPS node.
 func (s *consState) fitOver(r *consJob, n int32, from, to sim.Time) int64 {
 	nd := &s.node[n]
-	var g, c int32
-	var m int64
-	if s.timed {
+	if !s.timed {
+		g, c, m := s.minFree(nd, from, to, r.pos)
+		return int64(r.d.fit(sim.NodeState{FreeGPUs: g, FreeCPUs: c, FreeMemMB: m}))
+	}
+	if s.isLazy(n) {
 		s.exact(n)
 	}
-	switch d := &r.d; {
-	case !s.timed:
-		g, c, m = s.minFree(nd, from, to, r.pos)
-	case d.gpus > 0 && d.cpus == 0 && d.mem == 0:
-		g = nd.tlMinGPUs(from, to)
-	default:
-		g, c, m = nd.tlMin(from, to)
+	if d := &r.d; d.gpus > 0 && d.cpus == 0 && d.mem == 0 {
+		// demand.fit of GPUs alone (r is no MIG or MPS request): a
+		// window's point short of one unit settles it.
+		g := nd.tlMinGPUsTo(from, to, d.gpus)
+		switch {
+		case g < d.gpus:
+			return 0
+		case !d.spread:
+			return 1
+		}
+		return int64(g / d.gpus)
 	}
+	g, c, m := nd.tlMin(from, to)
 	return int64(r.d.fit(sim.NodeState{FreeGPUs: g, FreeCPUs: c, FreeMemMB: m}))
 }
 

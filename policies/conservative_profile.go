@@ -832,6 +832,18 @@ func (nd *consNode) tlMinGPUs(start, end sim.Time) int32 {
 	return g
 }
 
+// tlMinGPUsTo is tlMinGPUs, stopping at the first point with fewer than
+// floor free GPUs (then returned).
+func (nd *consNode) tlMinGPUsTo(start, end sim.Time, floor int32) int32 {
+	tl := nd.tl
+	i := nd.tlAt(start)
+	g := tl[i].g
+	for i++; g >= floor && i < len(tl) && tl[i].t < end; i++ {
+		g = min(g, tl[i].g)
+	}
+	return g
+}
+
 // tlMin returns the least free GPUs, CPUs and memory of nd's timeline
 // over [start, end).
 func (nd *consNode) tlMin(start, end sim.Time) (int32, int32, int64) {
