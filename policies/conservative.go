@@ -943,7 +943,7 @@ func (s *consState) moveBlocks(old []sim.NodeAlloc, os, oe sim.Time, now []sim.N
 	n0 := len(s.blocks)
 	one := func(o, n *sim.NodeAlloc, node int32) {
 		cuts := [4]sim.Time{os, oe, ns, ne}
-		slices.Sort(cuts[:])
+		sort4(&cuts)
 		wild := o.MIG != 0 || o.MPS != 0 || n.MIG != 0 || n.MPS != 0
 		for i := 0; i+1 < len(cuts); i++ {
 			from, to := cuts[i], cuts[i+1]
@@ -981,6 +981,16 @@ func (s *consState) moveBlocks(old []sim.NodeAlloc, os, oe sim.Time, now []sim.N
 		n := &now[k]
 		if !slices.ContainsFunc(old, func(a sim.NodeAlloc) bool { return a.Node == n.Node }) {
 			one(&zero, n, n.Node)
+		}
+	}
+}
+
+// sort4 sorts c ascending (a sorting network: slices.Sort's insertion
+// sort costs more for four).
+func sort4(c *[4]sim.Time) {
+	for _, p := range [5][2]int{{0, 1}, {2, 3}, {0, 2}, {1, 3}, {1, 2}} {
+		if c[p[0]] > c[p[1]] {
+			c[p[0]], c[p[1]] = c[p[1]], c[p[0]]
 		}
 	}
 }

@@ -724,16 +724,13 @@ func (s *consState) firstFitPart(d *demand, start, end sim.Time, before int32, l
 		}
 	} else {
 		nw := s.nw
-		// Lazy nodes of the partition may have more free than their
-		// bits say.
 		pn := s.partNodes[bits.TrailingZeros64(d.part)]
 		for w := range nw {
-			for m := s.lazy[w] & pn[w]; m != 0; m &= m - 1 {
-				s.exact(int32(w*64 + bits.TrailingZeros64(m)))
-			}
-		}
-		for w := range nw {
-			// The nodes of word w with a free GPU in every segment.
+			// The nodes of word w with a free GPU in every segment; a lazy
+			// node of the partition may have more free than its bits say,
+			// so it is made exact when FirstFit comes to it, and checked
+			// again (the nodes after the one that completes the demand
+			// stay lazy).
 			cand := ^uint64(0)
 			if w == nw-1 && len(s.nodes)%64 != 0 {
 				cand = 1<<uint(len(s.nodes)%64) - 1
@@ -741,8 +738,21 @@ func (s *consState) firstFitPart(d *demand, start, end sim.Time, before int32, l
 			for k := lo; k < hi && cand != 0; k++ {
 				cand &= s.fb[k*nw+w]
 			}
-			for ; cand != 0; cand &= cand - 1 {
-				if s.fitNode(d, int32(w*64+bits.TrailingZeros64(cand)), start, end, before, gpuOnly, &need) {
+			lazy := s.lazy[w] & pn[w]
+			for visit := cand | lazy; visit != 0; visit &= visit - 1 {
+				b := visit & -visit
+				n := int32(w*64 + bits.TrailingZeros64(visit))
+				if lazy&b != 0 {
+					s.exact(n)
+					k := lo
+					for k < hi && s.fb[k*nw+w]&b != 0 {
+						k++
+					}
+					if k < hi {
+						continue
+					}
+				}
+				if s.fitNode(d, n, start, end, before, gpuOnly, &need) {
 					return true
 				}
 			}
