@@ -1,6 +1,22 @@
 package sim
 
-import "github.com/schedsim/schedsim/workload"
+import (
+	"unsafe"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+// UpFrontBytes is what Run allocates per job of a trace of jobs jobs
+// before its first event: the record (a JobRecord each) and the
+// controller's per-job arrays (status, request index, reason, limit,
+// partition). It is a lower bound of what a run holds for its jobs
+// (TestHeldBytesPerJobRun measures the rest), which a caller with a
+// memory budget checks before Run makes the allocation.
+func UpFrontBytes(jobs int) int64 {
+	per := unsafe.Sizeof(JobRecord{}) + unsafe.Sizeof(jobStatus(0)) + unsafe.Sizeof(uint32(0)) +
+		unsafe.Sizeof(PendingReason(0)) + unsafe.Sizeof(Time(0)) + unsafe.Sizeof(int32(0))
+	return int64(jobs) * int64(per)
+}
 
 // requests holds the jobs' resolved requests (what submit made of
 // workload.Job.Request) interned: a trace has few distinct requests (the
