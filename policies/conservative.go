@@ -198,6 +198,7 @@ type consJob struct {
 	// earlier start became feasible (early), so a search may begin at the
 	// job's start.
 	same, hints, early bool
+	before             consBefore // the segment start before the job's
 }
 
 // consBlock is a change of this pass to the free resources of one node
@@ -695,11 +696,14 @@ func (s *consState) certified(r *consJob) bool {
 			u := min(ds.posTo, sj)
 			x := u
 			if u < sj || r.startDef == math.MaxInt64 {
-				i, _ := s.find(u)
-				if i == 0 {
+				c := &ds.before // u is the blocks' end, or the job's start
+				if u == sj {
+					c = &r.before
+				}
+				var ok bool
+				if x, ok = s.before(c, u); !ok {
 					continue // no start before u
 				}
-				x = s.times[i-1]
 			}
 			if x < lim {
 				g = min(g, s.fitOver(r, n, x, lim))
@@ -772,6 +776,7 @@ type consSum struct {
 	posTo    sim.Time // the end of the last block with a positive part
 	cls      uint64   // the node's class bit
 	complex  bool     // a MIG or MPS node
+	before   consBefore
 }
 
 // resetSums empties the pass's blocks and their sums.

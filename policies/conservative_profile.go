@@ -95,6 +95,7 @@ const maxClasses = 64
 // consProfile holds the segments and the search's scratch.
 type consProfile struct {
 	times []sim.Time // segment starts, ascending; times[0] = now
+	tver  uint64     // changes whenever times does (consBefore)
 	cnt   []int32    // reasons for each boundary (times[0]'s unused)
 	// dif holds, per segment and class (and for all nodes, last), the
 	// free GPUs, CPUs and MiB less those of the segment before (segment
@@ -236,6 +237,7 @@ func (s *consState) sameWindows(resv []sim.AdvanceReservation, now sim.Time) boo
 // free state.
 func (s *consState) resetProfile(now sim.Time) {
 	s.times = append(s.times[:0], now)
+	s.tver++
 	s.cnt = append(s.cnt[:0], 0)
 	s.dif = slices.Grow(s.dif[:0], s.stride)[:s.stride]
 	clear(s.dif)
@@ -273,6 +275,7 @@ func (s *consState) advance(now sim.Time) {
 		s.fb = slices.Delete(s.fb, 0, k*s.nw)
 	}
 	s.times[0], s.cnt[0] = now, 0
+	s.tver++
 	s.now = now
 	for n := range s.node {
 		nd := &s.node[n]
@@ -303,6 +306,7 @@ func (s *consState) mark(t sim.Time) {
 		return
 	}
 	s.times = slices.Insert(s.times, i, t)
+	s.tver++
 	s.cnt = slices.Insert(s.cnt, i, 1)
 	s.dif = slices.Insert(s.dif, i*s.stride, make([]int64, s.stride)...)
 	// The new segment splits segment i-1 (i > 0: t is after now).
@@ -328,6 +332,7 @@ func (s *consState) unmark(t sim.Time) {
 		}
 	}
 	s.times = slices.Delete(s.times, i, i+1)
+	s.tver++
 	s.cnt = slices.Delete(s.cnt, i, i+1)
 	s.dif = slices.Delete(s.dif, i*s.stride, (i+1)*s.stride)
 	s.fb = slices.Delete(s.fb, i*s.nw, (i+1)*s.nw)
@@ -347,6 +352,28 @@ func (s *consState) find(t sim.Time) (int, bool) {
 		}
 	}
 	return lo, lo < len(ts) && ts[lo] == t
+}
+
+// consBefore caches consState.before for one time while the boundaries
+// stay as they are.
+type consBefore struct {
+	ver  uint64
+	u, x sim.Time
+	ok   bool
+}
+
+// before returns the last segment start before u, and false when there
+// is none (u is now or earlier); c caches it.
+func (s *consState) before(c *consBefore, u sim.Time) (sim.Time, bool) {
+	if c.ver == s.tver && c.u == u {
+		return c.x, c.ok
+	}
+	i, _ := s.find(u)
+	c.ver, c.u, c.ok = s.tver, u, i > 0
+	if c.ok {
+		c.x = s.times[i-1]
+	}
+	return c.x, c.ok
 }
 
 // row returns the segment starting at t (now or earlier: the first); t
