@@ -384,9 +384,17 @@ func (s *consState) row(t sim.Time) int {
 	}
 	i, found := s.find(t)
 	if !found {
-		panic(fmt.Sprintf("policies: conservative: no profile boundary at t=%d (now %d)", t, s.now))
+		s.noBoundary(t)
 	}
 	return i
+}
+
+// noBoundary panics: t should be a boundary. (Out of row, which then
+// inlines.)
+//
+//go:noinline
+func (s *consState) noBoundary(t sim.Time) {
+	panic(fmt.Sprintf("policies: conservative: no profile boundary at t=%d (now %d)", t, s.now))
 }
 
 // addAgg adds a change of node n's free resources over [from, to) to the
