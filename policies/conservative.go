@@ -199,6 +199,7 @@ type consJob struct {
 	// job's start.
 	same, hints, early bool
 	before             consBefore // the segment start before the job's
+	rowS, rowE         int32      // hints of resRows
 }
 
 // consBlock is a change of this pass to the free resources of one node
