@@ -104,7 +104,7 @@ func runValidate(cmd *cobra.Command, f *validateFlags) error {
 		return failed(err)
 	}
 	opt := reports.ValidateOptions{BfInterval: 30, Worst: f.worst}
-	for _, p := range rec.Passes { // the slurm policy declares its cycle so
+	for _, p := range rec.Passes { // a policy with a backfill cycle declares it so (slurm: bf_interval)
 		if p.Name == "backfill" && p.Period > 0 {
 			opt.BfInterval = p.Period
 		}
