@@ -673,8 +673,8 @@ func (s *consState) certified(r *consJob) bool {
 				break
 			}
 		}
-		if fail {
-			continue
+		if fail && !r.hints {
+			continue // only startSame is left to check
 		}
 		var g int64
 		if d := &r.d; d.gpus > 0 && d.cpus == 0 && d.mem == 0 {
@@ -687,6 +687,12 @@ func (s *consState) certified(r *consJob) bool {
 		}
 		if ds.npos > 0 && r.startDef < math.MaxInt64 && ds.from < r.end && ds.posTo > r.start {
 			r.hints = false // the partitions tried first at the start
+		}
+		if fail {
+			// The search may still take the shortcut at the job's start
+			// (same and hints): every node's gain must have been looked
+			// at for hints (TestConservativeHintsAfterFail).
+			continue
 		}
 		if gain+g >= r.slack && plain {
 			// The starts whose windows meet the changes lie before u (at
