@@ -695,7 +695,7 @@ func (s *consState) certified(r *consJob) bool {
 			// one, x, holds [x, lim), where the node's least free state
 			// bounds its gain.
 			u := min(ds.posTo, sj)
-			x := u
+			x, row := u, -1
 			if u < sj || r.startDef == math.MaxInt64 {
 				c := &ds.before // u is the blocks' end, or the job's start
 				if u == sj {
@@ -705,9 +705,12 @@ func (s *consState) certified(r *consJob) bool {
 				if x, ok = s.before(c, u); !ok {
 					continue // no start before u
 				}
+				row = c.row
+			} else {
+				row = s.startRow(r)
 			}
 			if x < lim {
-				g = min(g, s.fitOver(r, n, x, lim))
+				g = min(g, s.fitOver(r, n, x, lim, row))
 			}
 		}
 		if gain += g; gain >= r.slack {
@@ -726,6 +729,15 @@ func (s *consState) certified(r *consJob) bool {
 	return r.same
 }
 
+// startRow returns the segment of r's start from its hint (resRows), or
+// -1 when the hint is out of date.
+func (s *consState) startRow(r *consJob) int {
+	if h := int(r.rowS); h < len(s.times) && s.times[h] == r.start {
+		return h
+	}
+	return -1
+}
+
 // startSame reports whether FirstFit still takes the same share of node
 // n (at most r.last) at r's start, given the pass's changes ds there.
 // FirstFit takes min(fit, need) of each node in turn: the same share of a
@@ -739,7 +751,7 @@ func (s *consState) startSame(r *consJob, n int32, ds *consSum) bool {
 	if s.node[n].complex {
 		return false
 	}
-	f, a := s.fitOver(r, n, r.start, r.end), r.unitsOn(n)
+	f, a := s.fitOver(r, n, r.start, r.end, s.startRow(r)), r.unitsOn(n)
 	return n < r.last && f == a || n == r.last && f >= a
 }
 
@@ -857,8 +869,9 @@ func (ds *consSum) gainGPUs(d *demand) int64 {
 
 // fitOver returns what of r's demand node n's least free state over
 // [from, to) holds (units, or 1 for a node-count demand), on the profile
-// of the jobs before r; n is not a MIG or MPS node.
-func (s *consState) fitOver(r *consJob, n int32, from, to sim.Time) int64 {
+// of the jobs before r; n is not a MIG or MPS node. row is from's
+// segment when known (-1: not).
+func (s *consState) fitOver(r *consJob, n int32, from, to sim.Time, row int) int64 {
 	nd := &s.node[n]
 	if !s.timed {
 		g, c, m := s.minFree(nd, from, to, r.pos)
@@ -866,6 +879,11 @@ func (s *consState) fitOver(r *consJob, n int32, from, to sim.Time) int64 {
 	}
 	if s.isLazy(n) {
 		s.exact(n)
+	}
+	if row >= 0 && r.d.gpus > 0 && s.fb[row*s.nw+int(n>>6)]>>uint(n&63)&1 == 0 {
+		// No free GPU in the window's first segment (the bits are the
+		// exact timeline's): most calls end here.
+		return 0
 	}
 	if d := &r.d; d.gpus > 0 && d.cpus == 0 && d.mem == 0 {
 		// demand.fit of GPUs alone (r is no MIG or MPS request): a

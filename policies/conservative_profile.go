@@ -359,6 +359,7 @@ func (s *consState) find(t sim.Time) (int, bool) {
 type consBefore struct {
 	ver  uint64
 	u, x sim.Time
+	row  int // x's segment
 	ok   bool
 }
 
@@ -369,9 +370,9 @@ func (s *consState) before(c *consBefore, u sim.Time) (sim.Time, bool) {
 		return c.x, c.ok
 	}
 	i, _ := s.find(u)
-	c.ver, c.u, c.ok = s.tver, u, i > 0
+	c.ver, c.u, c.ok, c.row = s.tver, u, i > 0, -1
 	if c.ok {
-		c.x = s.times[i-1]
+		c.x, c.row = s.times[i-1], i-1
 	}
 	return c.x, c.ok
 }
