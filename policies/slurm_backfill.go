@@ -248,7 +248,7 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 	b.relBuilt = false // built when the first reservation is computed
 	b.dropProfiles()
 	b.forget()
-	b.running = v.Running()
+	b.running = s.bfRunning(v)
 	defer func() { b.running = nil }()
 	if cfg.bfMaxJobUser > 0 {
 		b.users = append(b.users[:0], make([]int32, len(s.users))...)
@@ -289,7 +289,7 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 				b.until(t) // its --switches wait ends: it may place otherwise
 			}
 		}
-		if s.preemptWait(v, r.ref) != nil {
+		if s.bfPreemptWait(v, r.ref) != nil {
 			// Its preemption is in progress: the main pass starts it,
 			// and it holds the nodes it preempted for (preemptRes).
 			s.bfReason(js, r.ref, sim.ReasonResources)

@@ -67,7 +67,7 @@ func (s *Slurm) referenceBackfill(v sim.View, pend []sim.PendingJob) {
 			s.bfReason(js, r.ref, why)
 			continue
 		}
-		if w := s.preemptWait(v, r.ref); w != nil {
+		if w := s.bfPreemptWait(v, r.ref); w != nil {
 			// Its preemption is in progress: the main pass starts it,
 			// and it holds the nodes it preempted for.
 			s.bfReason(js, r.ref, sim.ReasonResources)
@@ -153,7 +153,7 @@ func (s *Slurm) refStartNow(job *sim.PendingJob) bool {
 func (s *Slurm) refRels(v sim.View) []refRel {
 	p := &s.pass
 	var rel []refRel
-	for _, r := range v.Running() {
+	for _, r := range s.bfRunning(v) {
 		key := r.End
 		if l := s.st[r.Ref].limit; l > 0 {
 			key = min(r.End, r.Start+sim.Time(l))
