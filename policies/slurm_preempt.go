@@ -84,21 +84,23 @@ func (s *Slurm) preemptWait(v sim.View, ref sim.JobRef) *preemptWaitRec {
 
 // bfPreemptWait is preemptWait for the backfill cycle. A preemption that
 // this very pass chose, whose kills the cycle sees applied (applyKills),
-// is in progress from now: the preemptor does not start in the cycle but
-// holds the nodes it preempted for from now, and lower jobs may take the
-// victims' other nodes. So backfill.c's _attempt_backfill has it: the
-// preemptor's will-run test counts its preemptable jobs gone and answers
-// "now" on the nodes it selects, _start_job's select_nodes kills the
-// victims and fails (ESLURM_NODES_BUSY), and the cycle "drops through and
-// reserves these resources" from now; the kill has freed the victims'
-// resources in the select plugin (deallocate_nodes → select_g_job_fini),
-// so the next records test on them. On Slurm 22.05
+// is in progress: the preemptor does not start in the cycle but holds the
+// nodes it preempted for from now + 1, and lower jobs may take the
+// victims' other nodes. The kill has freed the victims' resources in the
+// select plugin (deallocate_nodes → select_g_job_fini), so the
+// preemptor's will-run test answers "now" on the nodes it selects, which
+// are completing: backfill.c's _attempt_backfill then plans it at now + 1
+// ("Need to wait for in-progress completion/epilog") and reserves them
+// from then; the records after it test on the freed nodes. On Slurm 22.05
 // (conformance/records/gen-23/run1) G11 preempted G03 on gn[2-4] at
 // 12:53.745 and G04, G05 and G07_0 started on gn3 and gn4 at 12:53.760,
-// in the same cycle, while G11 waited for gn2 until 12:57.766.
+// 15 ms later, while G11 waited for gn2 until 12:57.766; G05 (limit
+// 2 min) started although G08 (3 nodes) was reserved from the end of
+// G11's reservation: G11's held gn2 from 12:54, not 12:53, or G05's
+// window would have met G08's (begin_time <= end_time).
 func (s *Slurm) bfPreemptWait(v sim.View, ref sim.JobRef) *preemptWaitRec {
 	if w := s.pre.waits[ref]; w != nil && w.epoch == s.epoch && s.pre.runEpoch == s.epoch {
-		w.until = v.Now()
+		w.until = v.Now() + 1
 		w.held = s.epoch
 		return w
 	}

@@ -329,6 +329,33 @@ func TestSlurmPreemption(t *testing.T) {
 			want: []life{{"W", 0, 100, "PREEMPTED", []int32{0, 1, 2}}, {"H", 101, 401, "COMPLETED", []int32{1}}},
 		},
 		{
+			// The preemptor holds its nodes from now + 1: they are
+			// completing when the cycle tests it (backfill.c plans a job
+			// on completing nodes at now + 1). W (3 nodes) runs from 0;
+			// R (lo, 3 nodes, limit 100) waits from 50, S (lo, 1 node,
+			// limit 300) from 60; H (hi) at 100 preempts W for n0 (W's
+			// batch host, held until 103). The cycle of 100 holds n0 for
+			// H over [101, 401); R, needing every node, is planned at
+			// 401; S fits n1 now, its window [100, 400] ends before 401:
+			// S [100, 400) on n1. H [103, 403) on n0; R starts when H is
+			// gone [403, 503). Holding n0 from 100 would have planned R
+			// at 400, which S's window meets (begin_time <= end_time): S
+			// would have waited for the cycle of 101.
+			name: "kill wait: the preemptor holds its node from the next second",
+			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3),
+				policytest.Node("n1", 8, "h100", 64, 524288, 3), policytest.Node("n2", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *policies.SlurmArgs) { a.PreemptMode, a.BfInterval = "CANCEL", 1 },
+			cfg:  func(c *sim.Config) { c.KillWait = 3 },
+			jobs: []workload.Job{
+				inPart(job("W", 0, 1000, 1000, workload.Request{Nodes: 3, GPUs: 24}), "lo"),
+				inPart(job("R", 50, 100, 100, workload.Request{Nodes: 3, GPUs: 24}), "lo"),
+				inPart(job("S", 60, 300, 300, g8), "lo"),
+				inPart(job("H", 100, 300, 300, g8), "hi"),
+			},
+			want: []life{{"W", 0, 100, "PREEMPTED", []int32{0, 1, 2}}, {"R", 403, 503, "COMPLETED", []int32{0, 1, 2}},
+				{"S", 100, 400, "COMPLETED", []int32{1}}, {"H", 103, 403, "COMPLETED", []int32{0}}},
+		},
+		{
 			// A killed job is not preempted again: it is completing, not
 			// running (Slurm's preemptable jobs are running ones). Three
 			// tiers lo < hi < top. At 100 H (hi) preempts W for n0 and B
