@@ -166,11 +166,11 @@ func (s *Slurm) plainBound(t sim.Time) int64 {
 	b := &s.bf
 	d := b.wr.d
 	var sum int64
-	for x := range s.pass.nodes {
-		if !b.mask[x] || !d.eligible(&s.pass.nodes[x]) {
+	for x := range s.pass.Nodes {
+		if !b.mask[x] || !d.Eligible(&s.pass.Nodes[x]) {
 			continue
 		}
-		f := s.pass.free[x]
+		f := s.pass.Free[x]
 		for _, r := range b.rel {
 			if r.end > t {
 				continue
@@ -181,7 +181,7 @@ func (s *Slurm) plainBound(t sim.Time) int64 {
 				}
 			}
 		}
-		sum += int64(d.fit(f))
+		sum += int64(d.Fit(f))
 	}
 	return sum
 }

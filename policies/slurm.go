@@ -80,7 +80,7 @@ type Slurm struct {
 	// puts back for a cluster without slurm.conf settings.
 	baseCfg *slurmConfig
 	placer  Placer
-	pass    pass
+	pass    Pass
 	// basePlacer is the placer the policy was built with; configure puts
 	// it back unless the cluster's TopologyPlugin asks for the tree.
 	basePlacer Placer
@@ -156,7 +156,7 @@ type slurmJob struct {
 var _ sim.Policy = (*Slurm)(nil)
 
 func newSlurm(cfg *slurmConfig, args SlurmArgs, explicit map[string]bool, placer Placer) *Slurm {
-	return &Slurm{cfg: cfg, baseCfg: cfg, placer: placer, basePlacer: placer, pass: newPass(placer, true), args: args, effective: args, explicit: explicit}
+	return &Slurm{cfg: cfg, baseCfg: cfg, placer: placer, basePlacer: placer, pass: NewPass(placer, true), args: args, effective: args, explicit: explicit}
 }
 
 // Name returns "slurm".
@@ -298,9 +298,9 @@ func (s *Slurm) Schedule(due sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 	s.epoch++ // fresh stamp for the pending scan
 	pend := v.Pending()
 	p := &s.pass
-	p.reset(v)
-	p.own = append(p.own[:0], p.free...)
-	p.free = p.own
+	p.Reset(v)
+	p.own = append(p.own[:0], p.Free...)
+	p.Free = p.own
 	s.pre.out = s.pre.out[:0]
 
 	// 1. Pending jobs: stamp, identify, priorities.
@@ -347,7 +347,7 @@ func (s *Slurm) Schedule(due sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 	if changed || full {
 		s.mainPass(v, pend, full)
 	}
-	s.bf.dirty = s.bf.dirty || changed || queued || len(p.starts) > 0 || len(s.pre.out) > 0 || len(p.windows) > 0
+	s.bf.dirty = s.bf.dirty || changed || queued || len(p.Starts) > 0 || len(s.pre.out) > 0 || len(p.Windows) > 0
 	if bf {
 		if s.Reference {
 			s.referenceBackfill(v, pend)
@@ -356,10 +356,10 @@ func (s *Slurm) Schedule(due sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 			s.noteBackfill(v)
 		}
 	}
-	s.expRun = len(v.Running()) + len(p.starts)
+	s.expRun = len(v.Running()) + len(p.Starts)
 
 	// 3. Usage of the jobs started, reasons of those left.
-	for _, st := range p.starts {
+	for _, st := range p.Starts {
 		s.charge(st.Job, now, st.Alloc)
 	}
 	s.reasons = s.reasons[:0]
@@ -380,7 +380,7 @@ func (s *Slurm) Schedule(due sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 			s.reasons = append(s.reasons, sim.Reason{Job: pend[i].Ref, Reason: r})
 		}
 	}
-	plan := p.plan()
+	plan := p.Plan()
 	plan.Reasons = s.reasons
 	plan.Preempts = s.pre.out
 	return plan

@@ -176,7 +176,7 @@ func (s *Slurm) floorRes(t sim.Time) sim.Time {
 // "occupies at least one bf_resolution slot").
 func (s *Slurm) resvSpan(t, limit sim.Time) (lo, hi sim.Time) {
 	lo = s.floorRes(t)
-	hi = max(s.floorRes(endAt(t, limit)), lo+s.cfg.bfResolution)
+	hi = max(s.floorRes(EndAt(t, limit)), lo+s.cfg.bfResolution)
 	return lo, hi
 }
 
@@ -187,7 +187,7 @@ func (s *Slurm) resvSpan(t, limit sim.Time) (lo, hi sim.Time) {
 // whose limit ends exactly where a reservation begins does not get its
 // nodes.
 func (s *Slurm) windowMask(start, limit sim.Time) {
-	s.setMask(start, endAt(start, limit))
+	s.setMask(start, EndAt(start, limit))
 }
 
 // resvClash reports whether b.alloc, a job's placement at t with limit,
@@ -199,7 +199,7 @@ func (s *Slurm) windowMask(start, limit sim.Time) {
 // map has a record boundary there).
 func (s *Slurm) resvClash(t, limit sim.Time) bool {
 	b := &s.bf
-	flo, fhi := s.floorRes(t), s.floorRes(endAt(t, limit))
+	flo, fhi := s.floorRes(t), s.floorRes(EndAt(t, limit))
 	if fhi > flo {
 		s.setMask(flo, fhi-1)
 		for _, a := range b.alloc {
@@ -294,7 +294,7 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 			// and it holds the nodes it preempted for (preemptRes).
 			s.bfReason(js, r.ref, sim.ReasonResources)
 		} else if s.fitsNow(job, r.cls) {
-			if len(b.deferred) > 0 && s.pass.exact && s.blockedNow(job, r.cls) {
+			if len(b.deferred) > 0 && s.pass.Exact && s.blockedNow(job, r.cls) {
 				s.bfReason(js, r.ref, sim.ReasonPriority)
 			} else {
 				s.materialize(v, pend)
@@ -327,13 +327,13 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 // will-run profile has summed (the profile is then at hand for startNow).
 func (s *Slurm) fitsNow(job *sim.PendingJob, cls int32) bool {
 	p := &s.pass
-	if p.exact && len(p.windows) == 0 && job.Parts == 1<<uint(job.Part) {
+	if p.Exact && len(p.Windows) == 0 && job.Parts == 1<<uint(job.Part) {
 		s.profile(cls)
 		return s.bf.wr.base >= s.bf.need
 	}
-	base, ok := p.stage(job)
+	base, ok := p.Stage(job)
 	if ok {
-		p.discard(base)
+		p.Discard(base)
 	}
 	return ok
 }
@@ -383,7 +383,7 @@ func (s *Slurm) skipBackfill(v sim.View) bool {
 func (s *Slurm) noteBackfill(v sim.View) {
 	b := &s.bf
 	b.dirty = false
-	b.skipOK = !s.NoBackfillSkip && len(s.pass.starts) == 0 && len(s.pass.windows) == 0 &&
+	b.skipOK = !s.NoBackfillSkip && len(s.pass.Starts) == 0 && len(s.pass.Windows) == 0 &&
 		s.cfg.preempt == preemptNone && b.valid > v.Now()
 	if !b.skipOK {
 		return
@@ -401,7 +401,7 @@ func (s *Slurm) noteBackfill(v sim.View) {
 // now+limit reaches its start.
 func (s *Slurm) nowMask(now, limit sim.Time) {
 	b := &s.bf
-	last := endAt(now, limit)
+	last := EndAt(now, limit)
 	for _, r := range b.res {
 		switch {
 		case r.hi > now && r.lo <= last:
@@ -431,7 +431,7 @@ func (s *Slurm) buildRel() {
 	for _, r := range b.running {
 		top = max(top, r.Ref)
 	}
-	for _, st := range p.starts {
+	for _, st := range p.Starts {
 		top = max(top, st.Job)
 	}
 	if n := int(top) + 1; len(b.relMark) < n {
@@ -443,7 +443,7 @@ func (s *Slurm) buildRel() {
 		b.relMark[r.Ref] = mark
 		b.relPos[r.Ref] = int32(i)
 	}
-	for k, st := range p.starts {
+	for k, st := range p.Starts {
 		b.relMark[st.Job] = mark
 		b.relPos[st.Job] = int32(-k - 1)
 	}
@@ -453,7 +453,7 @@ func (s *Slurm) buildRel() {
 			return bfRel{key: s.relKey(r), end: r.End, ref: r.Ref, alloc: r.Alloc}
 		} else {
 			k := -i - 1
-			return bfRel{key: p.ends[k], end: p.ends[k], ref: p.starts[k].Job, alloc: p.starts[k].Alloc}
+			return bfRel{key: p.ends[k], end: p.ends[k], ref: p.Starts[k].Job, alloc: p.Starts[k].Alloc}
 		}
 	}
 	kept := b.rel[:0]
@@ -472,7 +472,7 @@ func (s *Slurm) buildRel() {
 			fresh = append(fresh, source(r.Ref))
 		}
 	}
-	for _, st := range p.starts {
+	for _, st := range p.Starts {
 		if b.relMark[st.Job] == mark {
 			fresh = append(fresh, source(st.Job))
 		}
@@ -832,9 +832,9 @@ func (b *backfillState) maskOut(x int32) {
 // times, not rounded to bf_resolution, as the controller checks them.
 func (s *Slurm) maskWindows(start, limit sim.Time) {
 	b := &s.bf
-	end := endAt(start, limit)
-	for i := range s.pass.windows {
-		w := &s.pass.windows[i]
+	end := EndAt(start, limit)
+	for i := range s.pass.Windows {
+		w := &s.pass.Windows[i]
 		if w.Start < end && w.End > start {
 			b.maskOK = false
 			b.maskVer++
@@ -848,9 +848,9 @@ func (s *Slurm) maskWindows(start, limit sim.Time) {
 // windowClash reports whether b.alloc uses a node that an advance
 // reservation holds at any time of [start, start+limit).
 func (s *Slurm) windowClash(start, limit sim.Time) bool {
-	end := endAt(start, limit)
-	for i := range s.pass.windows {
-		w := &s.pass.windows[i]
+	end := EndAt(start, limit)
+	for i := range s.pass.Windows {
+		w := &s.pass.Windows[i]
 		if w.Start >= end || w.End <= start {
 			continue
 		}
@@ -891,7 +891,7 @@ func (s *Slurm) blockedNow(job *sim.PendingJob, cls int32) bool {
 	if b.noNow.has(k) {
 		return true
 	}
-	now := s.pass.now
+	now := s.pass.Now
 	s.windowMask(now, job.Limit)
 	s.maskWindows(now, job.Limit)
 	s.nowMask(now, job.Limit)
@@ -907,11 +907,11 @@ func (s *Slurm) blockedNow(job *sim.PendingJob, cls int32) bool {
 func (s *Slurm) tryNow(job *sim.PendingJob, cls int32) bool {
 	p := &s.pass
 	b := &s.bf
-	now := p.now
+	now := p.Now
 	s.windowMask(now, job.Limit)
 	s.maskWindows(now, job.Limit)
 	s.nowMask(now, job.Limit)
-	if p.exact {
+	if p.Exact {
 		// FirstFit places the job exactly when the unmasked nodes hold
 		// its units: count them from the job's profile first.
 		s.profile(cls)
@@ -919,21 +919,21 @@ func (s *Slurm) tryNow(job *sim.PendingJob, cls int32) bool {
 			return false
 		}
 	}
-	b.wfree = append(b.wfree[:0], p.free...)
+	b.wfree = append(b.wfree[:0], p.Free...)
 	for _, x := range b.masked {
 		b.wfree[x] = sim.NodeState{}
 	}
 	base := len(p.allocs)
 	var ok bool
-	p.allocs, ok = p.placer.Place(p.nodes, b.wfree, job, p.allocs)
+	p.allocs, ok = p.placer.Place(p.Nodes, b.wfree, job, p.allocs)
 	if !ok {
 		p.allocs = p.allocs[:base]
 		return false
 	}
-	p.commit(job, base)
-	k := len(p.starts) - 1
+	p.Commit(job, base)
+	k := len(p.Starts) - 1
 	if b.relBuilt {
-		rel := bfRel{key: p.ends[k], end: p.ends[k], ref: job.Ref, alloc: p.starts[k].Alloc}
+		rel := bfRel{key: p.ends[k], end: p.ends[k], ref: job.Ref, alloc: p.Starts[k].Alloc}
 		i, _ := slices.BinarySearchFunc(b.rel, rel, relCmp)
 		b.rel = slices.Insert(b.rel, i, rel)
 		b.relEndOK = false
@@ -960,9 +960,9 @@ func (s *Slurm) tryNow(job *sim.PendingJob, cls int32) bool {
 func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
 	b := &s.bf
 	limit := job.Limit
-	horizon := endAt(now, s.cfg.bfWindow)
+	horizon := EndAt(now, s.cfg.bfWindow)
 	startRes := now
-	exact := s.pass.exact || s.cfg.bfBusyNodes
+	exact := s.pass.Exact || s.cfg.bfBusyNodes
 	if exact {
 		s.profile(cls)
 		if !s.reachable(now, horizon) {
@@ -985,7 +985,7 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
 		if first {
 			b.until(next) // every reservation start or end after now is a bound
 		}
-		for _, w := range s.pass.windows {
+		for _, w := range s.pass.Windows {
 			if w.End > startRes {
 				next = min(next, w.End) // the window's nodes come back
 			}

@@ -76,8 +76,8 @@ func (s *Slurm) referenceBackfill(v sim.View, pend []sim.PendingJob) {
 		}
 		// Does it fit now, reservations aside (the windows of advance
 		// reservations count)?
-		free := p.usable(&p.mfree, p.free, now, job.Limit)
-		if _, ok := p.placer.Place(p.nodes, free, &job, nil); ok {
+		free := p.Usable(&p.mfree, p.Free, now, job.Limit)
+		if _, ok := p.placer.Place(p.Nodes, free, &job, nil); ok {
 			if s.refStartNow(&job) {
 				s.markStarted(&job)
 				continue
@@ -114,8 +114,8 @@ func (s *Slurm) refMask(lo, last sim.Time) []bool {
 // refWindows clears mask for the nodes an advance reservation holds at
 // any time of [start, start+limit) (exact times).
 func (s *Slurm) refWindows(mask []bool, start, limit sim.Time) {
-	end := endAt(start, limit)
-	for _, w := range s.pass.windows {
+	end := EndAt(start, limit)
+	for _, w := range s.pass.Windows {
 		if w.Start < end && w.End > start {
 			for _, n := range w.Nodes {
 				mask[n] = false
@@ -129,10 +129,10 @@ func (s *Slurm) refWindows(mask []bool, start, limit sim.Time) {
 // it.
 func (s *Slurm) refStartNow(job *sim.PendingJob) bool {
 	p := &s.pass
-	now := p.now
-	mask := s.refMask(now, endAt(now, job.Limit))
+	now := p.Now
+	mask := s.refMask(now, EndAt(now, job.Limit))
 	s.refWindows(mask, now, job.Limit)
-	free := slices.Clone(p.free)
+	free := slices.Clone(p.Free)
 	for i := range free {
 		if !mask[i] {
 			free[i] = sim.NodeState{}
@@ -140,12 +140,12 @@ func (s *Slurm) refStartNow(job *sim.PendingJob) bool {
 	}
 	base := len(p.allocs)
 	var ok bool
-	p.allocs, ok = p.placer.Place(p.nodes, free, job, p.allocs)
+	p.allocs, ok = p.placer.Place(p.Nodes, free, job, p.allocs)
 	if !ok {
 		p.allocs = p.allocs[:base]
 		return false
 	}
-	p.commit(job, base)
+	p.Commit(job, base)
 	return true
 }
 
@@ -160,7 +160,7 @@ func (s *Slurm) refRels(v sim.View) []refRel {
 		}
 		rel = append(rel, refRel{key: key, end: r.End, ref: r.Ref, alloc: r.Alloc})
 	}
-	for k, st := range p.starts {
+	for k, st := range p.Starts {
 		rel = append(rel, refRel{key: p.ends[k], end: p.ends[k], ref: st.Job, alloc: st.Alloc})
 	}
 	slices.SortFunc(rel, func(x, y refRel) int {
@@ -175,17 +175,17 @@ func (s *Slurm) refReserve(v sim.View, job *sim.PendingJob) {
 	b := &s.bf
 	now := v.Now()
 	limit := job.Limit
-	horizon := endAt(now, s.cfg.bfWindow)
+	horizon := EndAt(now, s.cfg.bfWindow)
 	rel := s.refRels(v)
 	startRes := now
 	for range 10000 {
 		if startRes > horizon {
 			return
 		}
-		mask := s.refMask(startRes, endAt(startRes, limit))
+		mask := s.refMask(startRes, EndAt(startRes, limit))
 		s.refWindows(mask, startRes, limit)
 		next := s.refNextBound(startRes)
-		for _, w := range s.pass.windows {
+		for _, w := range s.pass.Windows {
 			if w.End > startRes {
 				next = min(next, w.End) // the window's nodes come back
 			}
@@ -212,7 +212,7 @@ func (s *Slurm) refReserve(v sim.View, job *sim.PendingJob) {
 			b.pool = append(b.pool, a.Node)
 		}
 		lo := s.floorRes(t)
-		hi := max(s.floorRes(endAt(t, limit)), lo+s.cfg.bfResolution)
+		hi := max(s.floorRes(EndAt(t, limit)), lo+s.cfg.bfResolution)
 		b.res = append(b.res, bfRes{job: job.Ref, at: t, lo: lo, hi: hi, nodes: b.pool[off:len(b.pool):len(b.pool)]})
 		return
 	}
@@ -236,8 +236,8 @@ func (s *Slurm) refClash(t, limit sim.Time, alloc []sim.NodeAlloc) bool {
 			return true
 		}
 	}
-	flo, fhi := s.floorRes(t), s.floorRes(endAt(t, limit))
-	bounds := []sim.Time{s.floorRes(s.pass.now)}
+	flo, fhi := s.floorRes(t), s.floorRes(EndAt(t, limit))
+	bounds := []sim.Time{s.floorRes(s.pass.Now)}
 	for _, r := range s.bf.res {
 		bounds = append(bounds, r.lo, r.hi)
 	}
@@ -289,13 +289,13 @@ func (s *Slurm) refNextBound(t sim.Time) sim.Time {
 // latest end of the jobs released. It returns the placement too.
 func (s *Slurm) refWillRun(job *sim.PendingJob, startRes sim.Time, mask []bool, rel []refRel) (sim.Time, []sim.NodeAlloc, bool) {
 	p := &s.pass
-	d := newDemand(job)
-	use := make([]bool, len(p.nodes))
-	free := make([]sim.NodeState, len(p.nodes))
-	for i := range p.nodes {
-		if mask[i] && d.eligible(&p.nodes[i]) {
+	d := NewDemand(job)
+	use := make([]bool, len(p.Nodes))
+	free := make([]sim.NodeState, len(p.Nodes))
+	for i := range p.Nodes {
+		if mask[i] && d.Eligible(&p.Nodes[i]) {
 			use[i] = true
-			free[i] = p.free[i]
+			free[i] = p.Free[i]
 		}
 	}
 	if alloc, ok := s.placeOn(job, free); ok {
@@ -361,29 +361,29 @@ func (s *Slurm) refWillRun(job *sim.PendingJob, startRes sim.Time, mask []bool, 
 func (s *Slurm) placeOn(job *sim.PendingJob, free []sim.NodeState) ([]sim.NodeAlloc, bool) {
 	p := &s.pass
 	if !s.cfg.bfBusyNodes {
-		return p.placer.Place(p.nodes, free, job, nil)
+		return p.placer.Place(p.Nodes, free, job, nil)
 	}
 	var order []int32
 	for pass := range 2 {
-		for i := range p.nodes {
-			busy := p.free[i] != sim.Capacity(&p.nodes[i])
+		for i := range p.Nodes {
+			busy := p.Free[i] != sim.Capacity(&p.Nodes[i])
 			if busy == (pass == 0) {
 				order = append(order, int32(i))
 			}
 		}
 	}
-	d := newDemand(job)
-	need := d.count
+	d := NewDemand(job)
+	need := d.Count
 	var alloc []sim.NodeAlloc
 	for _, i := range order {
-		if !d.eligible(&p.nodes[i]) {
+		if !d.Eligible(&p.Nodes[i]) {
 			continue
 		}
-		k := min(d.fit(free[i]), need)
+		k := min(d.Fit(free[i]), need)
 		if k == 0 {
 			continue
 		}
-		alloc = append(alloc, d.alloc(i, k))
+		alloc = append(alloc, d.Alloc(i, k))
 		if need -= k; need == 0 {
 			return alloc, true
 		}

@@ -27,7 +27,7 @@ func (s *Slurm) configure(c *hwmodels.Cluster) error {
 	s.confCluster = c
 	s.partModes = nil
 	if s.basePlacer != nil && s.placer != s.basePlacer {
-		s.placer, s.pass = s.basePlacer, newPass(s.basePlacer, true)
+		s.placer, s.pass = s.basePlacer, NewPass(s.basePlacer, true)
 	}
 	if c == nil || c.Slurm == nil {
 		s.cfg, s.effective = s.baseCfg, s.args
@@ -84,7 +84,7 @@ func (s *Slurm) configure(c *hwmodels.Cluster) error {
 		if err != nil {
 			return fmt.Errorf("cluster slurm setting TopologyPlugin: %w", err)
 		}
-		s.placer, s.pass = p, newPass(p, true)
+		s.placer, s.pass = p, NewPass(p, true)
 	}
 	modes := make([]preemptMode, len(c.Partitions))
 	for i := range c.Partitions {
@@ -115,7 +115,7 @@ func (s *Slurm) clockPlacer() {
 	s.switchTree = nil
 	if t, ok := s.placer.(*TopologyTree); ok {
 		s.switchTree = t
-		t.Clock = func() sim.Time { return s.pass.now }
+		t.Clock = func() sim.Time { return s.pass.Now }
 		t.MaxSwitchWait = s.cfg.maxSwitchWait
 	}
 }

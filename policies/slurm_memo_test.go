@@ -50,7 +50,7 @@ func TestClassOf(t *testing.T) {
 		if got := b.classOf(j); got == a {
 			t.Errorf("%+v: class %d, the same as another request's", j, got)
 		}
-		if c := &b.classes[b.classOf(j)]; !c.is(j) || c.count != newDemand(j).count || c.shape.count != 0 {
+		if c := &b.classes[b.classOf(j)]; !c.is(j) || c.count != NewDemand(j).Count || c.shape.Count != 0 {
 			t.Errorf("%+v: class %+v", j, c)
 		}
 	}

@@ -199,7 +199,7 @@ func (s *Slurm) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qre
 		s.markOutOfService(v)
 	}
 	tier := s.cluster.Partitions[r.part].PriorityTier
-	d := newDemand(job)
+	d := NewDemand(job)
 	pr.cand = pr.cand[:0]
 	for i := range running {
 		rj := &running[i]
@@ -234,7 +234,7 @@ func (s *Slurm) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qre
 		}
 		useful := false
 		for _, a := range rj.Alloc {
-			if !pr.blocked[a.Node] && d.eligible(&p.nodes[a.Node]) {
+			if !pr.blocked[a.Node] && d.Eligible(&p.Nodes[a.Node]) {
 				useful = true
 			}
 		}
@@ -307,7 +307,7 @@ func (s *Slurm) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qre
 func (s *Slurm) fitsWithout(job *sim.PendingJob, k int) bool {
 	pr := &s.pre
 	p := &s.pass
-	pr.free = append(pr.free[:0], p.free...)
+	pr.free = append(pr.free[:0], p.Free...)
 	for _, c := range pr.cand[:k] {
 		if c.drop {
 			continue
@@ -322,9 +322,9 @@ func (s *Slurm) fitsWithout(job *sim.PendingJob, k int) bool {
 			f.FreeMemMB += a.MemMB
 		}
 	}
-	free := p.usable(&pr.masked, pr.free, p.now, job.Limit)
+	free := p.Usable(&pr.masked, pr.free, p.Now, job.Limit)
 	var ok bool
-	pr.alloc, ok = p.placer.Place(p.nodes, free, job, pr.alloc[:0])
+	pr.alloc, ok = p.placer.Place(p.Nodes, free, job, pr.alloc[:0])
 	return ok
 }
 
@@ -334,7 +334,7 @@ func (s *Slurm) fitsWithout(job *sim.PendingJob, k int) bool {
 // it cannot be told from a busy one).
 func (s *Slurm) markOutOfService(v sim.View) {
 	pr := &s.pre
-	nodes := s.pass.nodes
+	nodes := s.pass.Nodes
 	n := len(nodes)
 	pr.inUse = append(pr.inUse[:0], make([]sim.NodeState, n)...)
 	for _, rj := range v.Running() {

@@ -166,12 +166,12 @@ func (s *Slurm) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
 		if s.preemptWait(v, r.ref) != nil {
 			// Its preemption is in progress: it starts wherever it
 			// fits, and preempts no more.
-			if p.tryStart(&job) {
+			if p.TryStart(&job) {
 				s.markStarted(&job)
 				continue
 			}
 			js.reason = sim.ReasonResources
-		} else if p.tryStart(&job) {
+		} else if p.TryStart(&job) {
 			s.markStarted(&job)
 			continue
 		} else {
@@ -189,7 +189,7 @@ func (s *Slurm) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
 		}
 		failed |= 1 << uint(r.part)
 		for _, n := range s.cluster.Partitions[r.part].Nodes {
-			p.free[n] = sim.NodeState{}
+			p.Free[n] = sim.NodeState{}
 			if s.pre.blocked != nil {
 				s.pre.blocked[n] = true
 			}
@@ -199,9 +199,9 @@ func (s *Slurm) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
 	// the view's less the starts.
 	if failed != 0 {
 		p.own = append(p.own[:0], v.Nodes()...)
-		p.free = p.own
-		for _, st := range p.starts {
-			take(p.free, st.Alloc)
+		p.Free = p.own
+		for _, st := range p.Starts {
+			Take(p.Free, st.Alloc)
 		}
 		p.noCap = p.noCap[:0]
 		p.noCapLim = p.noCapLim[:0]

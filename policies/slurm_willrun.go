@@ -32,7 +32,7 @@ import (
 // bf_window on every node (count <= reachYes) or not (count >= reachNo).
 type wrProfile struct {
 	gen      uint64 // made by the gen-th call that made a profile
-	d        demand // count 0
+	d        Demand // count 0
 	base     int64
 	contrib  []int32
 	prev     []int32
@@ -202,15 +202,15 @@ type wrEntry struct {
 func (s *Slurm) willRun(job *sim.PendingJob, startRes sim.Time) (sim.Time, bool) {
 	p := &s.pass
 	b := &s.bf
-	d := newDemand(job)
-	n := len(p.nodes)
+	d := NewDemand(job)
+	n := len(p.Nodes)
 	b.wfree = slices.Grow(b.wfree[:0], n)[:n]
 	b.contrib = slices.Grow(b.contrib[:0], n)[:n]
 	var capSum int64
-	for i := range p.nodes {
-		if b.mask[i] && d.eligible(&p.nodes[i]) {
-			b.wfree[i] = p.free[i]
-			c := d.fit(b.wfree[i])
+	for i := range p.Nodes {
+		if b.mask[i] && d.Eligible(&p.Nodes[i]) {
+			b.wfree[i] = p.Free[i]
+			c := d.Fit(b.wfree[i])
 			b.contrib[i] = c
 			capSum += int64(c)
 		} else {
@@ -218,7 +218,7 @@ func (s *Slurm) willRun(job *sim.PendingJob, startRes sim.Time) (sim.Time, bool)
 			b.contrib[i] = -1
 		}
 	}
-	if capSum >= int64(d.count) && s.placeRes(job) {
+	if capSum >= int64(d.Count) && s.placeRes(job) {
 		return startRes, true
 	}
 	usable := func(i int) bool {
@@ -236,14 +236,14 @@ func (s *Slurm) willRun(job *sim.PendingJob, startRes sim.Time) (sim.Time, bool)
 			}
 			f := &b.wfree[a.Node]
 			f.Add(&a) // MIG instances and MPS shares come back too
-			c := d.fit(*f)
+			c := d.Fit(*f)
 			capSum += int64(c - b.contrib[a.Node])
 			b.contrib[a.Node] = c
 		}
 	}
 	var g groupScan
 	for g.step(s, b.rel, usable, release) {
-		if capSum >= int64(d.count) && s.placeRes(job) {
+		if capSum >= int64(d.Count) && s.placeRes(job) {
 			return max(startRes, g.start), true
 		}
 	}
@@ -258,30 +258,30 @@ func (s *Slurm) placeRes(job *sim.PendingJob) bool {
 	b := &s.bf
 	if !s.cfg.bfBusyNodes {
 		var ok bool
-		b.alloc, ok = p.placer.Place(p.nodes, b.wfree, job, b.alloc[:0])
+		b.alloc, ok = p.placer.Place(p.Nodes, b.wfree, job, b.alloc[:0])
 		return ok
 	}
 	b.order = b.order[:0]
 	for pass := range 2 {
-		for i := range p.nodes {
-			busy := p.free[i] != sim.Capacity(&p.nodes[i])
+		for i := range p.Nodes {
+			busy := p.Free[i] != sim.Capacity(&p.Nodes[i])
 			if busy == (pass == 0) {
 				b.order = append(b.order, int32(i))
 			}
 		}
 	}
-	d := newDemand(job)
-	need := d.count
+	d := NewDemand(job)
+	need := d.Count
 	b.alloc = b.alloc[:0]
 	for _, i := range b.order {
-		if !d.eligible(&p.nodes[i]) {
+		if !d.Eligible(&p.Nodes[i]) {
 			continue
 		}
-		k := min(d.fit(b.wfree[i]), need)
+		k := min(d.Fit(b.wfree[i]), need)
 		if k == 0 {
 			continue
 		}
-		b.alloc = append(b.alloc, d.alloc(i, k))
+		b.alloc = append(b.alloc, d.Alloc(i, k))
 		if need -= k; need == 0 {
 			return true
 		}
@@ -294,7 +294,7 @@ func (s *Slurm) placeRes(job *sim.PendingJob) bool {
 // from each node in order min(its units, what is still needed), and a
 // node's units after rel[:n] is released are its profile units now plus
 // the changes of those jobs, so the free state need not be rebuilt.
-func (s *Slurm) placeUnits(d *demand, n int) bool {
+func (s *Slurm) placeUnits(d *Demand, n int) bool {
 	b := &s.bf
 	w := b.wr
 	if nn := len(w.contrib); len(b.acc) != nn {
@@ -319,7 +319,7 @@ func (s *Slurm) placeUnits(d *demand, n int) bool {
 			b.acc[e.node] += e.delta
 		}
 	}
-	need := d.count
+	need := d.Count
 	b.alloc = b.alloc[:0]
 	for x, c := range w.contrib {
 		if c < 0 || !b.mask[x] {
@@ -332,7 +332,7 @@ func (s *Slurm) placeUnits(d *demand, n int) bool {
 			continue
 		}
 		k := min(c, need)
-		b.alloc = append(b.alloc, d.alloc(int32(x), k))
+		b.alloc = append(b.alloc, d.Alloc(int32(x), k))
 		if need -= k; need == 0 {
 			return true
 		}
@@ -380,16 +380,16 @@ func (s *Slurm) profile(cls int32) {
 	w.d = d
 	w.reachYes, w.reachNo = 0, math.MaxInt64
 	w.maskVer, w.grpVer = 0, 0
-	n := len(p.nodes)
+	n := len(p.Nodes)
 	w.contrib = slices.Grow(w.contrib[:0], n)[:n]
 	var base int64
 	w.allElig = true
-	for i := range p.nodes {
+	for i := range p.Nodes {
 		c := int32(-1)
-		if d.eligible(&p.nodes[i]) {
+		if d.Eligible(&p.Nodes[i]) {
 			c = 0
-			if !d.short(&p.free[i]) {
-				c = d.fit(p.free[i])
+			if !d.Short(&p.Free[i]) {
+				c = d.Fit(p.Free[i])
 			}
 			base += int64(c)
 		} else {
@@ -476,12 +476,12 @@ func (s *Slurm) profileEntries(n int) {
 			}
 			if w.seen[a.Node] != w.stamp {
 				w.seen[a.Node] = w.stamp
-				w.cur[a.Node] = s.pass.free[a.Node]
+				w.cur[a.Node] = s.pass.Free[a.Node]
 				w.prev[a.Node] = w.contrib[a.Node]
 			}
 			f := &w.cur[a.Node]
 			f.Add(&a) // MIG instances and MPS shares come back too
-			c := d.fit(*f)
+			c := d.Fit(*f)
 			if dc := c - w.prev[a.Node]; dc != 0 {
 				w.prev[a.Node] = c
 				w.ent = append(w.ent, wrEntry{node: a.Node, delta: dc})
@@ -651,15 +651,15 @@ func (s *Slurm) placeAfter(job *sim.PendingJob, n int) bool {
 	p := &s.pass
 	b := &s.bf
 	w := b.wr
-	if d := newDemand(job); p.exact && !s.cfg.bfBusyNodes && job.Parts == 1<<uint(job.Part) &&
-		d.mig == 0 && d.mps == 0 && (d.gpus > 0 || d.cpus > 0 || d.mem > 0) {
+	if d := NewDemand(job); p.Exact && !s.cfg.bfBusyNodes && job.Parts == 1<<uint(job.Part) &&
+		d.MIG == 0 && d.MPS == 0 && (d.GPUs > 0 || d.CPUs > 0 || d.MemMB > 0) {
 		return s.placeUnits(&d, n)
 	}
-	nn := len(p.nodes)
+	nn := len(p.Nodes)
 	b.wfree = slices.Grow(b.wfree[:0], nn)[:nn]
 	for i := range b.wfree {
 		if w.contrib[i] >= 0 && b.mask[i] {
-			b.wfree[i] = p.free[i]
+			b.wfree[i] = p.Free[i]
 		} else {
 			b.wfree[i] = sim.NodeState{}
 		}
@@ -708,12 +708,12 @@ func (s *Slurm) endEntries(k int) {
 			}
 			if w.eSeen[x] != w.eStamp {
 				w.eSeen[x] = w.eStamp
-				w.eCur[x] = s.pass.free[x]
+				w.eCur[x] = s.pass.Free[x]
 				w.ePrev[x] = w.contrib[x]
 			}
 			f := &w.eCur[x]
 			f.Add(&a)
-			c := d.fit(*f)
+			c := d.Fit(*f)
 			if dc := c - w.ePrev[x]; dc != 0 {
 				w.ePrev[x] = c
 				w.eEnt = append(w.eEnt, wrEntry{node: x, delta: dc})
