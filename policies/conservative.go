@@ -199,6 +199,7 @@ type consJob struct {
 	// job's start.
 	same, hints, early bool
 	before             consBefore // the segment start before the job's
+	rowS, rowE         int32      // hints of resRows
 }
 
 // consBlock is a change of this pass to the free resources of one node
@@ -946,9 +947,9 @@ func (s *consState) replace(id, pos int32) {
 func (s *consState) moveBlocks(old []sim.NodeAlloc, os, oe sim.Time, now []sim.NodeAlloc, ns, ne sim.Time) {
 	var zero sim.NodeAlloc
 	n0 := len(s.blocks)
+	cuts := [4]sim.Time{os, oe, ns, ne} // the same for every node
+	sort4(&cuts)
 	one := func(o, n *sim.NodeAlloc, node int32) {
-		cuts := [4]sim.Time{os, oe, ns, ne}
-		sort4(&cuts)
 		wild := o.MIG != 0 || o.MPS != 0 || n.MIG != 0 || n.MPS != 0
 		for i := 0; i+1 < len(cuts); i++ {
 			from, to := cuts[i], cuts[i+1]
@@ -993,11 +994,16 @@ func (s *consState) moveBlocks(old []sim.NodeAlloc, os, oe sim.Time, now []sim.N
 // sort4 sorts c ascending (a sorting network: slices.Sort's insertion
 // sort costs more for four).
 func sort4(c *[4]sim.Time) {
-	for _, p := range [5][2]int{{0, 1}, {2, 3}, {0, 2}, {1, 3}, {1, 2}} {
-		if c[p[0]] > c[p[1]] {
-			c[p[0]], c[p[1]] = c[p[1]], c[p[0]]
+	cas := func(i, j int) {
+		if c[i] > c[j] {
+			c[i], c[j] = c[j], c[i]
 		}
 	}
+	cas(0, 1)
+	cas(2, 3)
+	cas(0, 2)
+	cas(1, 3)
+	cas(1, 2)
 }
 
 // plan returns the starts: the queued jobs reserved at now.

@@ -384,9 +384,17 @@ func (s *consState) row(t sim.Time) int {
 	}
 	i, found := s.find(t)
 	if !found {
-		panic(fmt.Sprintf("policies: conservative: no profile boundary at t=%d (now %d)", t, s.now))
+		s.noBoundary(t)
 	}
 	return i
+}
+
+// noBoundary panics: t should be a boundary. (Out of row, which then
+// inlines.)
+//
+//go:noinline
+func (s *consState) noBoundary(t sim.Time) {
+	panic(fmt.Sprintf("policies: conservative: no profile boundary at t=%d (now %d)", t, s.now))
 }
 
 // addAgg adds a change of node n's free resources over [from, to) to the
@@ -410,6 +418,30 @@ func (s *consState) rows(from, to sim.Time) (lo, hi int) {
 	lo, hi = s.row(from), len(s.times)
 	if to <= s.times[hi-1] {
 		hi = s.row(to)
+	}
+	return lo, hi
+}
+
+// resRows is rows of r's reservation, found from r's hints (the
+// segments last found for its start and end) when they still hold: they
+// do while no boundary before them comes or goes, as between the walk's
+// taking r out of the totals (lazyFrom) and putting it back (placed).
+func (s *consState) resRows(r *consJob) (lo, hi int) {
+	ts := s.times
+	if h := int(r.rowS); h < len(ts) && ts[h] == r.start {
+		lo = h
+	} else {
+		lo = s.row(r.start)
+		r.rowS = int32(lo)
+	}
+	hi = len(ts)
+	if r.end <= ts[hi-1] {
+		if h := int(r.rowE); h < len(ts) && ts[h] == r.end {
+			hi = h
+		} else {
+			hi = s.row(r.end)
+			r.rowE = int32(hi)
+		}
 	}
 	return lo, hi
 }
@@ -448,7 +480,7 @@ func (s *consState) difAdd(i0, i1, c int, dg, dc, dm int64) {
 // aggReservation adds r's reservation to the totals (sign -1) or takes it
 // out (sign 1).
 func (s *consState) aggReservation(r *consJob, sign int32) {
-	lo, hi := s.rows(r.start, r.end)
+	lo, hi := s.resRows(r)
 	for k := range r.alloc {
 		a := &r.alloc[k]
 		s.change(a.Node, r.start, r.end, lo, hi, sign*a.GPUs, sign*a.CPUs, int64(sign)*a.MemMB)
@@ -458,7 +490,7 @@ func (s *consState) aggReservation(r *consJob, sign int32) {
 // aggTotals adds r's reservation to the totals (sign -1) or takes it out
 // (sign 1), leaving the timelines.
 func (s *consState) aggTotals(r *consJob, sign int32) {
-	lo, hi := s.rows(r.start, r.end)
+	lo, hi := s.resRows(r)
 	i1 := -1
 	if hi < len(s.times) {
 		i1 = hi * s.stride
