@@ -1,4 +1,4 @@
-package policies
+package slurm
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/sim"
 )
 
@@ -27,7 +28,7 @@ func (s *Slurm) configure(c *hwmodels.Cluster) error {
 	s.confCluster = c
 	s.partModes = nil
 	if s.basePlacer != nil && s.placer != s.basePlacer {
-		s.placer, s.pass = s.basePlacer, NewPass(s.basePlacer, true)
+		s.placer, s.pass = s.basePlacer, policies.NewPass(s.basePlacer, true)
 	}
 	if c == nil || c.Slurm == nil {
 		s.cfg, s.effective = s.baseCfg, s.args
@@ -37,9 +38,9 @@ func (s *Slurm) configure(c *hwmodels.Cluster) error {
 	merged := defaultSlurmArgs()
 	inOrder := s.basePlacer.InOrder() // another placer handed to NewSlurm stays
 	if v, ok := c.Slurm.Get("TopologyPlugin"); ok && strings.EqualFold(strings.TrimSpace(v), "topology/tree") && c.Fabric != nil && inOrder {
-		merged.Placement = PlacementTopologyTree
+		merged.Placement = policies.PlacementTopologyTree
 	} else if ok && strings.EqualFold(strings.TrimSpace(v), "topology/block") && c.Fabric != nil && len(c.Fabric.Blocks) > 0 && inOrder {
-		merged.Placement = PlacementTopologyBlock // Slurm 23.11+: eval_nodes_block
+		merged.Placement = policies.PlacementTopologyBlock // Slurm 23.11+: eval_nodes_block
 	}
 	for _, kv := range c.Slurm.Settings {
 		key := kv.Key
@@ -80,11 +81,11 @@ func (s *Slurm) configure(c *hwmodels.Cluster) error {
 		return fmt.Errorf("cluster slurm settings with the scenario's arguments: %w", err)
 	}
 	if merged.Placement != s.args.Placement {
-		p, err := NewPlacer(merged.Placement)
+		p, err := policies.NewPlacer(merged.Placement)
 		if err != nil {
 			return fmt.Errorf("cluster slurm setting TopologyPlugin: %w", err)
 		}
-		s.placer, s.pass = p, NewPass(p, true)
+		s.placer, s.pass = p, policies.NewPass(p, true)
 	}
 	modes := make([]preemptMode, len(c.Partitions))
 	for i := range c.Partitions {
@@ -113,7 +114,7 @@ func (s *Slurm) configure(c *hwmodels.Cluster) error {
 // wait with time(NULL) in a will-run test, not with the planned start.
 func (s *Slurm) clockPlacer() {
 	s.switchTree = nil
-	if t, ok := s.placer.(*TopologyTree); ok {
+	if t, ok := s.placer.(*policies.TopologyTree); ok {
 		s.switchTree = t
 		t.Clock = func() sim.Time { return s.pass.Now }
 		t.MaxSwitchWait = s.cfg.maxSwitchWait

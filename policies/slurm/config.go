@@ -1,4 +1,4 @@
-package policies
+package slurm
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/policies/priority"
 	"github.com/schedsim/schedsim/sim"
 )
@@ -375,7 +376,7 @@ func SlurmFactory(decode func(into any) error) (sim.Policy, error) {
 			}
 		}
 	}
-	placer, err := NewPlacer(a.Placement)
+	placer, err := policies.NewPlacer(a.Placement)
 	if err != nil {
 		return nil, fmt.Errorf("args: placement: %w", err)
 	}
@@ -386,14 +387,14 @@ func SlurmFactory(decode func(into any) error) (sim.Policy, error) {
 // are taken as given, so start from DefaultSlurmArgs; but an association's
 // fairshare 0 is 1, the sacctmgr default) placing with placer (FirstFit
 // when nil).
-func NewSlurm(args SlurmArgs, placer Placer) (*Slurm, error) {
+func NewSlurm(args SlurmArgs, placer policies.Placer) (*Slurm, error) {
 	cfg, err := args.config(nil, false)
 	if err != nil {
 		return nil, err
 	}
 	args.Accounts, args.Users = cfg.accounts, cfg.users
 	if placer == nil {
-		placer = FirstFit{}
+		placer = policies.FirstFit{}
 	}
 	return newSlurm(cfg, args, nil, placer), nil
 }

@@ -1,4 +1,4 @@
-package policies
+package slurm
 
 import (
 	"cmp"
@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/sim"
 )
 
@@ -201,7 +202,7 @@ func (s *Slurm) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
 		p.own = append(p.own[:0], v.Nodes()...)
 		p.Free = p.own
 		for _, st := range p.Starts {
-			Take(p.Free, st.Alloc)
+			policies.Take(p.Free, st.Alloc)
 		}
 		p.noCap = p.noCap[:0]
 		p.noCapLim = p.noCapLim[:0]

@@ -1,4 +1,4 @@
-package policies
+package slurm
 
 import (
 	"github.com/schedsim/schedsim/sim"

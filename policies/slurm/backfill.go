@@ -1,10 +1,11 @@
-package policies
+package slurm
 
 import (
 	"cmp"
 	"math"
 	"slices"
 
+	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/sim"
 )
 
@@ -176,7 +177,7 @@ func (s *Slurm) floorRes(t sim.Time) sim.Time {
 // "occupies at least one bf_resolution slot").
 func (s *Slurm) resvSpan(t, limit sim.Time) (lo, hi sim.Time) {
 	lo = s.floorRes(t)
-	hi = max(s.floorRes(EndAt(t, limit)), lo+s.cfg.bfResolution)
+	hi = max(s.floorRes(policies.EndAt(t, limit)), lo+s.cfg.bfResolution)
 	return lo, hi
 }
 
@@ -187,7 +188,7 @@ func (s *Slurm) resvSpan(t, limit sim.Time) (lo, hi sim.Time) {
 // whose limit ends exactly where a reservation begins does not get its
 // nodes.
 func (s *Slurm) windowMask(start, limit sim.Time) {
-	s.setMask(start, EndAt(start, limit))
+	s.setMask(start, policies.EndAt(start, limit))
 }
 
 // resvClash reports whether b.alloc, a job's placement at t with limit,
@@ -199,7 +200,7 @@ func (s *Slurm) windowMask(start, limit sim.Time) {
 // map has a record boundary there).
 func (s *Slurm) resvClash(t, limit sim.Time) bool {
 	b := &s.bf
-	flo, fhi := s.floorRes(t), s.floorRes(EndAt(t, limit))
+	flo, fhi := s.floorRes(t), s.floorRes(policies.EndAt(t, limit))
 	if fhi > flo {
 		s.setMask(flo, fhi-1)
 		for _, a := range b.alloc {
@@ -401,7 +402,7 @@ func (s *Slurm) noteBackfill(v sim.View) {
 // now+limit reaches its start.
 func (s *Slurm) nowMask(now, limit sim.Time) {
 	b := &s.bf
-	last := EndAt(now, limit)
+	last := policies.EndAt(now, limit)
 	for _, r := range b.res {
 		switch {
 		case r.hi > now && r.lo <= last:
@@ -832,7 +833,7 @@ func (b *backfillState) maskOut(x int32) {
 // times, not rounded to bf_resolution, as the controller checks them.
 func (s *Slurm) maskWindows(start, limit sim.Time) {
 	b := &s.bf
-	end := EndAt(start, limit)
+	end := policies.EndAt(start, limit)
 	for i := range s.pass.Windows {
 		w := &s.pass.Windows[i]
 		if w.Start < end && w.End > start {
@@ -848,7 +849,7 @@ func (s *Slurm) maskWindows(start, limit sim.Time) {
 // windowClash reports whether b.alloc uses a node that an advance
 // reservation holds at any time of [start, start+limit).
 func (s *Slurm) windowClash(start, limit sim.Time) bool {
-	end := EndAt(start, limit)
+	end := policies.EndAt(start, limit)
 	for i := range s.pass.Windows {
 		w := &s.pass.Windows[i]
 		if w.Start >= end || w.End <= start {
@@ -960,7 +961,7 @@ func (s *Slurm) tryNow(job *sim.PendingJob, cls int32) bool {
 func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
 	b := &s.bf
 	limit := job.Limit
-	horizon := EndAt(now, s.cfg.bfWindow)
+	horizon := policies.EndAt(now, s.cfg.bfWindow)
 	startRes := now
 	exact := s.pass.Exact || s.cfg.bfBusyNodes
 	if exact {

@@ -1,10 +1,11 @@
-package policies
+package slurm
 
 import (
 	"cmp"
 	"math"
 	"slices"
 
+	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/sim"
 )
 
@@ -31,8 +32,8 @@ import (
 // reachYes and reachNo bound the counts known to be able to start within
 // bf_window on every node (count <= reachYes) or not (count >= reachNo).
 type wrProfile struct {
-	gen      uint64 // made by the gen-th call that made a profile
-	d        Demand // count 0
+	gen      uint64          // made by the gen-th call that made a profile
+	d        policies.Demand // count 0
 	base     int64
 	contrib  []int32
 	prev     []int32
@@ -202,7 +203,7 @@ type wrEntry struct {
 func (s *Slurm) willRun(job *sim.PendingJob, startRes sim.Time) (sim.Time, bool) {
 	p := &s.pass
 	b := &s.bf
-	d := NewDemand(job)
+	d := policies.NewDemand(job)
 	n := len(p.Nodes)
 	b.wfree = slices.Grow(b.wfree[:0], n)[:n]
 	b.contrib = slices.Grow(b.contrib[:0], n)[:n]
@@ -270,7 +271,7 @@ func (s *Slurm) placeRes(job *sim.PendingJob) bool {
 			}
 		}
 	}
-	d := NewDemand(job)
+	d := policies.NewDemand(job)
 	need := d.Count
 	b.alloc = b.alloc[:0]
 	for _, i := range b.order {
@@ -294,7 +295,7 @@ func (s *Slurm) placeRes(job *sim.PendingJob) bool {
 // from each node in order min(its units, what is still needed), and a
 // node's units after rel[:n] is released are its profile units now plus
 // the changes of those jobs, so the free state need not be rebuilt.
-func (s *Slurm) placeUnits(d *Demand, n int) bool {
+func (s *Slurm) placeUnits(d *policies.Demand, n int) bool {
 	b := &s.bf
 	w := b.wr
 	if nn := len(w.contrib); len(b.acc) != nn {
@@ -651,7 +652,7 @@ func (s *Slurm) placeAfter(job *sim.PendingJob, n int) bool {
 	p := &s.pass
 	b := &s.bf
 	w := b.wr
-	if d := NewDemand(job); p.Exact && !s.cfg.bfBusyNodes && job.Parts == 1<<uint(job.Part) &&
+	if d := policies.NewDemand(job); p.Exact && !s.cfg.bfBusyNodes && job.Parts == 1<<uint(job.Part) &&
 		d.MIG == 0 && d.MPS == 0 && (d.GPUs > 0 || d.CPUs > 0 || d.MemMB > 0) {
 		return s.placeUnits(&d, n)
 	}

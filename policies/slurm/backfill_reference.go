@@ -1,10 +1,11 @@
-package policies
+package slurm
 
 import (
 	"cmp"
 	"math"
 	"slices"
 
+	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/sim"
 )
 
@@ -114,7 +115,7 @@ func (s *Slurm) refMask(lo, last sim.Time) []bool {
 // refWindows clears mask for the nodes an advance reservation holds at
 // any time of [start, start+limit) (exact times).
 func (s *Slurm) refWindows(mask []bool, start, limit sim.Time) {
-	end := EndAt(start, limit)
+	end := policies.EndAt(start, limit)
 	for _, w := range s.pass.Windows {
 		if w.Start < end && w.End > start {
 			for _, n := range w.Nodes {
@@ -130,7 +131,7 @@ func (s *Slurm) refWindows(mask []bool, start, limit sim.Time) {
 func (s *Slurm) refStartNow(job *sim.PendingJob) bool {
 	p := &s.pass
 	now := p.Now
-	mask := s.refMask(now, EndAt(now, job.Limit))
+	mask := s.refMask(now, policies.EndAt(now, job.Limit))
 	s.refWindows(mask, now, job.Limit)
 	free := slices.Clone(p.Free)
 	for i := range free {
@@ -175,14 +176,14 @@ func (s *Slurm) refReserve(v sim.View, job *sim.PendingJob) {
 	b := &s.bf
 	now := v.Now()
 	limit := job.Limit
-	horizon := EndAt(now, s.cfg.bfWindow)
+	horizon := policies.EndAt(now, s.cfg.bfWindow)
 	rel := s.refRels(v)
 	startRes := now
 	for range 10000 {
 		if startRes > horizon {
 			return
 		}
-		mask := s.refMask(startRes, EndAt(startRes, limit))
+		mask := s.refMask(startRes, policies.EndAt(startRes, limit))
 		s.refWindows(mask, startRes, limit)
 		next := s.refNextBound(startRes)
 		for _, w := range s.pass.Windows {
@@ -212,7 +213,7 @@ func (s *Slurm) refReserve(v sim.View, job *sim.PendingJob) {
 			b.pool = append(b.pool, a.Node)
 		}
 		lo := s.floorRes(t)
-		hi := max(s.floorRes(EndAt(t, limit)), lo+s.cfg.bfResolution)
+		hi := max(s.floorRes(policies.EndAt(t, limit)), lo+s.cfg.bfResolution)
 		b.res = append(b.res, bfRes{job: job.Ref, at: t, lo: lo, hi: hi, nodes: b.pool[off:len(b.pool):len(b.pool)]})
 		return
 	}
@@ -236,7 +237,7 @@ func (s *Slurm) refClash(t, limit sim.Time, alloc []sim.NodeAlloc) bool {
 			return true
 		}
 	}
-	flo, fhi := s.floorRes(t), s.floorRes(EndAt(t, limit))
+	flo, fhi := s.floorRes(t), s.floorRes(policies.EndAt(t, limit))
 	bounds := []sim.Time{s.floorRes(s.pass.Now)}
 	for _, r := range s.bf.res {
 		bounds = append(bounds, r.lo, r.hi)
@@ -289,7 +290,7 @@ func (s *Slurm) refNextBound(t sim.Time) sim.Time {
 // latest end of the jobs released. It returns the placement too.
 func (s *Slurm) refWillRun(job *sim.PendingJob, startRes sim.Time, mask []bool, rel []refRel) (sim.Time, []sim.NodeAlloc, bool) {
 	p := &s.pass
-	d := NewDemand(job)
+	d := policies.NewDemand(job)
 	use := make([]bool, len(p.Nodes))
 	free := make([]sim.NodeState, len(p.Nodes))
 	for i := range p.Nodes {
@@ -372,7 +373,7 @@ func (s *Slurm) placeOn(job *sim.PendingJob, free []sim.NodeState) ([]sim.NodeAl
 			}
 		}
 	}
-	d := NewDemand(job)
+	d := policies.NewDemand(job)
 	need := d.Count
 	var alloc []sim.NodeAlloc
 	for _, i := range order {

@@ -1,10 +1,11 @@
-package policies
+package slurm
 
 import (
 	"math/rand/v2"
 	"slices"
 
 	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/policies/priority"
 	"github.com/schedsim/schedsim/sim"
 )
@@ -79,14 +80,14 @@ type Slurm struct {
 	// baseCfg is the configuration of the arguments alone, which configure
 	// puts back for a cluster without slurm.conf settings.
 	baseCfg *slurmConfig
-	placer  Placer
-	pass    Pass
+	placer  policies.Placer
+	pass    policies.Pass
 	// basePlacer is the placer the policy was built with; configure puts
 	// it back unless the cluster's TopologyPlugin asks for the tree.
-	basePlacer Placer
+	basePlacer policies.Placer
 	// switchTree is placer when it is a TopologyTree (clockPlacer), else nil:
 	// backfill revisits a --switches job when its wait ends.
-	switchTree *TopologyTree
+	switchTree *policies.TopologyTree
 
 	// Arguments: as given, which keys were given (nil: those that differ
 	// from the defaults), and in effect (see configure).
@@ -155,8 +156,8 @@ type slurmJob struct {
 
 var _ sim.Policy = (*Slurm)(nil)
 
-func newSlurm(cfg *slurmConfig, args SlurmArgs, explicit map[string]bool, placer Placer) *Slurm {
-	return &Slurm{cfg: cfg, baseCfg: cfg, placer: placer, basePlacer: placer, pass: NewPass(placer, true), args: args, effective: args, explicit: explicit}
+func newSlurm(cfg *slurmConfig, args SlurmArgs, explicit map[string]bool, placer policies.Placer) *Slurm {
+	return &Slurm{cfg: cfg, baseCfg: cfg, placer: placer, basePlacer: placer, pass: policies.NewPass(placer, true), args: args, effective: args, explicit: explicit}
 }
 
 // Name returns "slurm".

@@ -1,9 +1,10 @@
-package policies
+package slurm
 
 import (
 	"cmp"
 	"slices"
 
+	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/sim"
 )
 
@@ -199,7 +200,7 @@ func (s *Slurm) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qre
 		s.markOutOfService(v)
 	}
 	tier := s.cluster.Partitions[r.part].PriorityTier
-	d := NewDemand(job)
+	d := policies.NewDemand(job)
 	pr.cand = pr.cand[:0]
 	for i := range running {
 		rj := &running[i]
