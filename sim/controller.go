@@ -1325,6 +1325,7 @@ func (c *controller) finish() *Record {
 		Runs:    c.runs,
 
 		NodeEvents: c.nodeLog,
+		Passes:     slices.Clone(c.timing.Passes),
 	}
 	if c.rt != nil {
 		rec.RuntimeChanges = c.rt.changes

@@ -104,8 +104,10 @@ func runValidate(cmd *cobra.Command, f *validateFlags) error {
 		return failed(err)
 	}
 	opt := reports.ValidateOptions{BfInterval: 30, Worst: f.worst}
-	if sp, ok := run.Policy.(*policies.Slurm); ok && sp.BfInterval() > 0 {
-		opt.BfInterval = sp.BfInterval()
+	for _, p := range rec.Passes { // a policy with a backfill cycle declares it so (slurm: bf_interval)
+		if p.Name == "backfill" && p.Period > 0 {
+			opt.BfInterval = p.Period
+		}
 	}
 	if f.worst == 0 {
 		opt.Worst = -1

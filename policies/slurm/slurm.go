@@ -403,10 +403,6 @@ func (s *Slurm) pendingJob(pend []sim.PendingJob, r *qrec) sim.PendingJob {
 // was made.
 func (s *Slurm) BackfillSkipped() int { return s.bf.skipped }
 
-// BfInterval returns the seconds between backfill cycles (0 when backfill
-// is disabled).
-func (s *Slurm) BfInterval() sim.Time { return s.cfg.bfInterval }
-
 // SlurmReservation is a pending job's reservation in the latest backfill
 // cycle: nodes held whole over [Start, End), rounded to bf_resolution, and
 // the job's predicted start.
