@@ -25,7 +25,7 @@ type Demand struct {
 	Count   int32  // units (spread) or nodes
 	GPUs    int32  // per unit or per node
 	CPUs    int32  // per unit or per node
-	MemMB     int64  // MiB per unit or per node
+	MemMB   int64  // MiB per unit or per node
 	MIG     workload.MIGProfile
 	inst    int32 // MIG instances per unit or per node
 	MPS     int32 // MPS share per node (percent of one GPU), 0 for none

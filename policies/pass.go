@@ -238,6 +238,42 @@ func (p *Pass) staged(base int) []sim.NodeAlloc {
 	return p.allocs[base:len(p.allocs):len(p.allocs)]
 }
 
+// StageOn asks the placer for job's allocation on free as given (no
+// windows applied, no memory of failures), like Stage otherwise.
+func (p *Pass) StageOn(free []sim.NodeState, job *sim.PendingJob) (base int, ok bool) {
+	base = len(p.allocs)
+	p.allocs, ok = p.placer.Place(p.Nodes, free, job, p.allocs)
+	if !ok {
+		p.allocs = p.allocs[:base]
+	}
+	return base, ok
+}
+
+// Placer returns the placer the pass places with.
+func (p *Pass) Placer() Placer { return p.placer }
+
+// End returns when start k of the pass ends at its limit.
+func (p *Pass) End(k int) workload.Time { return p.ends[k] }
+
+// OwnFree makes Free a private copy, so that a policy may change it.
+func (p *Pass) OwnFree() {
+	p.own = append(p.own[:0], p.Free...)
+	p.Free = p.own
+}
+
+// Rebase makes Free a private copy of nodes less the pass's starts and
+// forgets the failures, which nodes may no longer explain.
+func (p *Pass) Rebase(nodes []sim.NodeState) {
+	p.own = append(p.own[:0], nodes...)
+	p.Free = p.own
+	for _, st := range p.Starts {
+		Take(p.Free, st.Alloc)
+	}
+	p.noCap = p.noCap[:0]
+	p.noCapLim = p.noCapLim[:0]
+	p.noPlace = p.noPlace[:0]
+}
+
 // Discard drops the allocation staged at base.
 func (p *Pass) Discard(base int) { p.allocs = p.allocs[:base] }
 

@@ -73,9 +73,9 @@ func (t *TopologyTree) Place(nodes []hwmodels.Node, free []sim.NodeState, job *s
 	return placeEachPartition(nodes, free, job, out, t.place)
 }
 
-// heldUntil returns when job's --switches limit stops holding, if it
+// HeldUntil returns when job's --switches limit stops holding, if it
 // holds now: a pass's outcome may change then without any other event.
-func (t *TopologyTree) heldUntil(job *sim.PendingJob) (sim.Time, bool) {
+func (t *TopologyTree) HeldUntil(job *sim.PendingJob) (sim.Time, bool) {
 	if job.Req.Switches == 0 || !t.switchHeld(job) {
 		return 0, false
 	}

@@ -10,9 +10,9 @@ import (
 
 // Builtin returns a new Registry holding every built-in policy: "fifo",
 // "easy" and "conservative" (policies.Standard) and "slurm"
-// (slurm.SlurmFactory, arguments slurm.SlurmArgs).
+// (slurm.Factory, arguments slurm.Args).
 func Builtin() policies.Registry {
 	r := policies.Standard()
-	r["slurm"] = slurm.SlurmFactory
+	r["slurm"] = slurm.Factory
 	return r
 }

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/schedsim/schedsim/hwmodels"
-	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/sim"
 )
 
@@ -31,7 +30,7 @@ type qrec struct {
 // records are sorted and merged in when only jobs came.
 // It reports whether the queue changed (records dropped or added, or
 // priorities recomputed).
-func (s *Slurm) buildOrder(pend []sim.PendingJob, recalc bool) bool {
+func (s *Policy) buildOrder(pend []sim.PendingJob, recalc bool) bool {
 	o := s.order[:0]
 	for _, r := range s.order {
 		js := &s.st[r.ref]
@@ -108,7 +107,7 @@ func qrecCmp(a, b qrec) int {
 
 // holdReason returns why the record may not start at all now, for reasons
 // other than resources: partition limits, then QOS limits.
-func (s *Slurm) holdReason(v sim.View, job *sim.PendingJob, js *slurmJob) sim.PendingReason {
+func (s *Policy) holdReason(v sim.View, job *sim.PendingJob, js *slurmJob) sim.PendingReason {
 	part := &s.cluster.Partitions[job.Part]
 	if tl := v.Job(job.Ref).TimeLimit; part.MaxTime > 0 && tl > 0 && int64(tl) > part.MaxTime {
 		return sim.ReasonPartitionTimeLimit
@@ -123,7 +122,7 @@ func (s *Slurm) holdReason(v sim.View, job *sim.PendingJob, js *slurmJob) sim.Pe
 }
 
 // started records that the pass started job.
-func (s *Slurm) markStarted(job *sim.PendingJob) {
+func (s *Policy) markStarted(job *sim.PendingJob) {
 	js := &s.st[job.Ref]
 	js.started = s.epoch
 	delete(s.pre.waits, job.Ref) // a preemption it waited for is over
@@ -136,7 +135,7 @@ func (s *Slurm) markStarted(job *sim.PendingJob) {
 }
 
 // mainPass is Slurm's main scheduler (job_scheduler.c _schedule).
-func (s *Slurm) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
+func (s *Policy) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
 	p := &s.pass
 	var failed uint64
 	depth := 0
@@ -199,13 +198,6 @@ func (s *Slurm) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
 	// Give the blocked nodes back for the backfill pass: the free state is
 	// the view's less the starts.
 	if failed != 0 {
-		p.own = append(p.own[:0], v.Nodes()...)
-		p.Free = p.own
-		for _, st := range p.Starts {
-			policies.Take(p.Free, st.Alloc)
-		}
-		p.noCap = p.noCap[:0]
-		p.noCapLim = p.noCapLim[:0]
-		p.noPlace = p.noPlace[:0]
+		p.Rebase(v.Nodes())
 	}
 }

@@ -127,7 +127,7 @@ type groupScan struct {
 // step consumes rel for the next group, calling release(i) for every job
 // taken; usable(i) says whether rel[i] is on the test's nodes. It
 // reports false when no group is left.
-func (g *groupScan) step(s *Slurm, rel []bfRel, usable func(i int) bool, release func(i int)) bool {
+func (g *groupScan) step(s *Policy, rel []bfRel, usable func(i int) bool, release func(i int)) bool {
 	if g.done {
 		return false
 	}
@@ -182,7 +182,7 @@ func (g *groupScan) step(s *Slurm, rel []bfRel, usable func(i int) bool, release
 // willRunGrid returns end rounded up to the next 30 s boundary of the
 // will-run grid (strictly after end: a boundary moves a full 30 s), as
 // _will_run_test aligns its windows: end_time + (30 − end_time % 30).
-func (s *Slurm) willRunGrid(end sim.Time) sim.Time {
+func (s *Policy) willRunGrid(end sim.Time) sim.Time {
 	delta := ((end-s.cfg.willRunPhase)%30 + 30) % 30
 	return end + 30 - delta
 }
@@ -200,7 +200,7 @@ type wrEntry struct {
 // at which job fits, now or with the running jobs (and the pass's
 // starts) released group by group as groupScan forms the groups on the
 // job's nodes. The placement is left in b.alloc.
-func (s *Slurm) willRun(job *sim.PendingJob, startRes sim.Time) (sim.Time, bool) {
+func (s *Policy) willRun(job *sim.PendingJob, startRes sim.Time) (sim.Time, bool) {
 	p := &s.pass
 	b := &s.bf
 	d := policies.NewDemand(job)
@@ -254,12 +254,12 @@ func (s *Slurm) willRun(job *sim.PendingJob, startRes sim.Time) (sim.Time, bool)
 // placeRes places job on b.wfree into b.alloc: with the pass's placer, or
 // with bf_busy_nodes on the nodes busy now first (then the idle ones), each
 // in cluster order.
-func (s *Slurm) placeRes(job *sim.PendingJob) bool {
+func (s *Policy) placeRes(job *sim.PendingJob) bool {
 	p := &s.pass
 	b := &s.bf
 	if !s.cfg.bfBusyNodes {
 		var ok bool
-		b.alloc, ok = p.placer.Place(p.Nodes, b.wfree, job, b.alloc[:0])
+		b.alloc, ok = p.Placer().Place(p.Nodes, b.wfree, job, b.alloc[:0])
 		return ok
 	}
 	b.order = b.order[:0]
@@ -295,7 +295,7 @@ func (s *Slurm) placeRes(job *sim.PendingJob) bool {
 // from each node in order min(its units, what is still needed), and a
 // node's units after rel[:n] is released are its profile units now plus
 // the changes of those jobs, so the free state need not be rebuilt.
-func (s *Slurm) placeUnits(d *policies.Demand, n int) bool {
+func (s *Policy) placeUnits(d *policies.Demand, n int) bool {
 	b := &s.bf
 	w := b.wr
 	if nn := len(w.contrib); len(b.acc) != nn {
@@ -346,7 +346,7 @@ func (s *Slurm) placeUnits(d *policies.Demand, n int) bool {
 // shape on the free state of now, and b.need its count, reusing the
 // profile of an earlier demand of the same shape while the free state and
 // rel are unchanged (the class remembers where it is).
-func (s *Slurm) profile(cls int32) {
+func (s *Policy) profile(cls int32) {
 	p := &s.pass
 	b := &s.bf
 	c := &b.classes[cls]
@@ -427,7 +427,7 @@ func (s *Slurm) profile(cls int32) {
 
 // maskedUnits returns the units b.wr holds now on the nodes b.mask leaves
 // out, kept per profile while the mask is the same.
-func (s *Slurm) maskedUnits() int64 {
+func (s *Policy) maskedUnits() int64 {
 	b := &s.bf
 	w := b.wr
 	if w.maskVer != b.maskVer {
@@ -466,7 +466,7 @@ func (b *backfillState) dropProfiles() {
 }
 
 // profileEntries makes sure the profile has the changes of rel[:n].
-func (s *Slurm) profileEntries(n int) {
+func (s *Policy) profileEntries(n int) {
 	b := &s.bf
 	w := b.wr
 	d := &w.d
@@ -504,7 +504,7 @@ func (w *wrProfile) entries(i int) []wrEntry {
 // reachable reports whether job, whose profile is made, could start
 // within bf_window on some mask: when it cannot on every node (no mask),
 // reserve would make no reservation, whatever the TRY_LATER retries find.
-func (s *Slurm) reachable(now, horizon sim.Time) bool {
+func (s *Policy) reachable(now, horizon sim.Time) bool {
 	b := &s.bf
 	w := b.wr
 	switch {
@@ -529,7 +529,7 @@ func (s *Slurm) reachable(now, horizon sim.Time) bool {
 // are released, j the first at which it fits on every node, and it
 // starts no earlier than the end of the job that completes its units,
 // rel[j] or one after it: so no earlier than the least End of rel[j:].
-func (s *Slurm) reach(now, horizon sim.Time) bool {
+func (s *Policy) reach(now, horizon sim.Time) bool {
 	b := &s.bf
 	w := b.wr
 	capSum := w.base
@@ -572,7 +572,7 @@ func (s *Slurm) reach(now, horizon sim.Time) bool {
 // (true) without looking further: reserve then tries later from stop
 // whatever the start, and its bounds on skipping are at or before stop
 // already.
-func (s *Slurm) willRunExact(job *sim.PendingJob, startRes, use, stop sim.Time) (sim.Time, bool) {
+func (s *Policy) willRunExact(job *sim.PendingJob, startRes, use, stop sim.Time) (sim.Time, bool) {
 	b := &s.bf
 	w := b.wr
 	if w.grpVer != b.maskVer {
@@ -609,7 +609,7 @@ func (s *Slurm) willRunExact(job *sim.PendingJob, startRes, use, stop sim.Time) 
 
 // nextGroup appends the profile's next will-run group under b.mask,
 // reporting false when there is none.
-func (s *Slurm) nextGroup(w *wrProfile) bool {
+func (s *Policy) nextGroup(w *wrProfile) bool {
 	b := &s.bf
 	capSum := w.grpCap0
 	if k := len(w.grp); k > 0 {
@@ -648,7 +648,7 @@ func (s *Slurm) nextGroup(w *wrProfile) bool {
 
 // placeAfter places job into b.alloc on the free state after rel[:n] is
 // released, on the nodes of b.mask, as willRun does.
-func (s *Slurm) placeAfter(job *sim.PendingJob, n int) bool {
+func (s *Policy) placeAfter(job *sim.PendingJob, n int) bool {
 	p := &s.pass
 	b := &s.bf
 	w := b.wr
@@ -697,7 +697,7 @@ func (b *backfillState) orderRelEnd() {
 
 // endEntries makes sure the profile has the changes of the first k jobs
 // of b.relEnd.
-func (s *Slurm) endEntries(k int) {
+func (s *Policy) endEntries(k int) {
 	b := &s.bf
 	w := b.wr
 	d := &w.d
@@ -733,7 +733,7 @@ func (s *Slurm) endEntries(k int) {
 // the will-run test finds no start at or before t. Successive calls of
 // one reserve follow the mask by its change log and t by the jobs whose
 // end it passes; b.ub.gen = 0 starts afresh.
-func (s *Slurm) unitsBound(t sim.Time) int64 {
+func (s *Policy) unitsBound(t sim.Time) int64 {
 	b := &s.bf
 	w := b.wr
 	u := &b.ub
@@ -795,4 +795,4 @@ func (s *Slurm) unitsBound(t sim.Time) int64 {
 
 // boundCheck, when set (by the package's tests), is called with every
 // bound unitsBound returns, to compare it with a plain sum.
-var boundCheck func(s *Slurm, t sim.Time, got int64)
+var boundCheck func(s *Policy, t sim.Time, got int64)
