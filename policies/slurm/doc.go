@@ -6,8 +6,8 @@
 //
 //	slurm.go                the policy: which passes are due, state per job
 //	job_scheduler.go        src/slurmctld/job_scheduler.c: queue order, main pass
-//	priority_multifactor.go src/plugins/priority/multifactor (Fair Tree and
-//	                        classic fair share in package policies/priority)
+//	priority_multifactor.go src/plugins/priority/multifactor/priority_multifactor.c
+//	                        (fair_tree.c is policies/priority/fair_tree.go)
 //	backfill.go             src/plugins/sched/backfill/backfill.c
 //	backfill_memo.go        the fast path's memo, skipped cycles, incremental masks
 //	backfill_reference.go   the plain backfill cycle the fast one is tested against
