@@ -99,7 +99,7 @@ func (s *Policy) preemptWait(v sim.View, ref sim.JobRef) *preemptWaitRec {
 // 2 min) started although G08 (3 nodes) was reserved from the end of
 // G11's reservation: G11's held gn2 from 12:54, not 12:53, or G05's
 // window would have met G08's (begin_time <= end_time).
-func (s *Slurm) bfPreemptWait(v sim.View, ref sim.JobRef) *preemptWaitRec {
+func (s *Policy) bfPreemptWait(v sim.View, ref sim.JobRef) *preemptWaitRec {
 	if w := s.pre.waits[ref]; w != nil && w.epoch == s.epoch && s.pre.runEpoch == s.epoch {
 		w.until = v.Now() + 1
 		w.held = s.epoch
@@ -116,7 +116,7 @@ func (s *Slurm) bfPreemptWait(v sim.View, ref sim.JobRef) *preemptWaitRec {
 // freed; the running jobs the cycle releases (bfRunning) keep the rest.
 // MIG and MPS allocations are left held (the controller may free them
 // too: starting nothing on them is only cautious).
-func (s *Slurm) applyKills(v sim.View) {
+func (s *Policy) applyKills(v sim.View) {
 	pr := &s.pre
 	pr.runEpoch = 0
 	if len(pr.out) == 0 || pr.grace > 0 {
@@ -124,6 +124,8 @@ func (s *Slurm) applyKills(v sim.View) {
 	}
 	p := &s.pass
 	now := v.Now()
+	// The free state grows: failures noted this pass no longer hold.
+	p.Rebase(v.Nodes())
 	pr.run = append(pr.run[:0], v.Running()...)
 	gone := false
 	for _, o := range pr.out {
@@ -146,7 +148,7 @@ func (s *Slurm) applyKills(v sim.View) {
 				keep = append(keep, *a)
 				continue
 			}
-			p.free[a.Node].Add(a)
+			p.Free[a.Node].Add(a)
 		}
 		rj.Alloc = keep
 		rj.End = min(rj.End, now+pr.killWait)
@@ -155,16 +157,12 @@ func (s *Slurm) applyKills(v sim.View) {
 	if gone {
 		pr.run = slices.DeleteFunc(pr.run, func(r sim.RunningJob) bool { return len(r.Alloc) == 0 })
 	}
-	// The free state grew: failures noted this pass no longer hold.
-	p.noCap = p.noCap[:0]
-	p.noCapLim = p.noCapLim[:0]
-	p.noPlace = p.noPlace[:0]
 	pr.runEpoch = s.epoch
 }
 
 // bfRunning returns the running jobs as the backfill cycle releases them:
 // the view's, less what this pass's preemptions free (applyKills).
-func (s *Slurm) bfRunning(v sim.View) []sim.RunningJob {
+func (s *Policy) bfRunning(v sim.View) []sim.RunningJob {
 	if s.pre.runEpoch != 0 && s.pre.runEpoch == s.epoch {
 		return s.pre.run
 	}

@@ -320,7 +320,7 @@ func TestSlurmPreemption(t *testing.T) {
 			name: "kill wait: the main scheduler starts the preemptor on a free node",
 			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3),
 				policytest.Node("n1", 8, "h100", 64, 524288, 3), policytest.Node("n2", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
-			args: func(a *policies.SlurmArgs) { a.PreemptMode, a.BfInterval, a.SchedInterval = "CANCEL", 1, 1 },
+			args: func(a *slurm.Args) { a.PreemptMode, a.BfInterval, a.SchedInterval = "CANCEL", 1, 1 },
 			cfg:  func(c *sim.Config) { c.KillWait = 3 },
 			jobs: []workload.Job{
 				inPart(job("W", 0, 1000, 1000, workload.Request{Nodes: 3, GPUs: 24}), "lo"),
@@ -344,7 +344,7 @@ func TestSlurmPreemption(t *testing.T) {
 			name: "kill wait: the preemptor holds its node from the next second",
 			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3),
 				policytest.Node("n1", 8, "h100", 64, 524288, 3), policytest.Node("n2", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
-			args: func(a *policies.SlurmArgs) { a.PreemptMode, a.BfInterval = "CANCEL", 1 },
+			args: func(a *slurm.Args) { a.PreemptMode, a.BfInterval = "CANCEL", 1 },
 			cfg:  func(c *sim.Config) { c.KillWait = 3 },
 			jobs: []workload.Job{
 				inPart(job("W", 0, 1000, 1000, workload.Request{Nodes: 3, GPUs: 24}), "lo"),
@@ -371,7 +371,7 @@ func TestSlurmPreemption(t *testing.T) {
 			name: "kill wait: a killed job is not preempted again",
 			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 7),
 				policytest.Node("n1", 8, "h100", 64, 524288, 7), policytest.Node("n2", 8, "h100", 64, 524288, 7)}, "lo", "hi", "top"),
-			args: func(a *policies.SlurmArgs) { a.PreemptMode, a.BfInterval, a.SchedInterval = "CANCEL", 1, 1 },
+			args: func(a *slurm.Args) { a.PreemptMode, a.BfInterval, a.SchedInterval = "CANCEL", 1, 1 },
 			cfg:  func(c *sim.Config) { c.KillWait = 3 },
 			jobs: []workload.Job{
 				inPart(job("W", 0, 1000, 1000, workload.Request{Nodes: 3, GPUs: 24}), "lo"),
