@@ -167,7 +167,7 @@ func (s *Slurm) plainBound(t sim.Time) int64 {
 	d := b.wr.d
 	var sum int64
 	for x := range s.pass.nodes {
-		if !b.mask[x] || !d.eligible(&s.pass.nodes[x]) {
+		if !b.inMask(int32(x)) || !d.eligible(&s.pass.nodes[x]) {
 			continue
 		}
 		f := s.pass.free[x]
