@@ -8,11 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"github.com/schedsim/schedsim/hwmodels/calibrate"
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/reports"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/traces"
 )
 
 // ErrInternal is in the chain of an error of Simulate or Analyze: the
@@ -40,7 +42,7 @@ type Result struct {
 // *Error values or name their file; an error of the run itself wraps
 // ErrInternal.
 func (s *Scenario) Run() (*Result, error) {
-	r, err := s.Build(policies.Builtin())
+	r, err := s.Build(catalog.Builtin())
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +57,11 @@ func (s *Scenario) Run() (*Result, error) {
 // invariant) and the engine's own errors (a policy's invalid decision)
 // come back as errors wrapping ErrInternal, with the policy and seed; a
 // run past one of its bounds (sim.ErrLimit) is the inputs' fault and
-// comes back as that error, naming the scenario key that raises it.
+// comes back as that error, naming the scenario key that raises it. So
+// does a run whose up-front allocation (sim.UpFrontBytes) would take the
+// heap past the process's memory budget (traces.SetMemoryBudget, `run
+// --max-memory`): it is refused before it starts, with the
+// *traces.LimitError naming the budget.
 func (r *Run) Simulate() (rec *sim.Record, err error) {
 	if r.Policy == nil {
 		return nil, fmt.Errorf("%w: the run was released (Run.ReleasePolicy) and cannot simulate again", ErrInternal)
@@ -65,6 +71,11 @@ func (r *Run) Simulate() (rec *sim.Record, err error) {
 			err = fmt.Errorf("%w (policy %s, seed %d): %v", ErrInternal, r.Policy.Name(), r.Seed, p)
 		}
 	}()
+	if n := len(r.Trace.Jobs); n > 0 {
+		if err := traces.ReserveMemory(sim.UpFrontBytes(n), "simulating "+groupDigits(n)+" jobs"); err != nil {
+			return nil, budgetError{err}
+		}
+	}
 	cfg := r.Config()
 	cfg.Progress = r.Progress
 	rec, err = sim.Run(cfg)
@@ -77,6 +88,25 @@ func (r *Run) Simulate() (rec *sim.Record, err error) {
 		return nil, fmt.Errorf("%w (policy %s, seed %d): %w", ErrInternal, r.Policy.Name(), r.Seed, err)
 	}
 	return rec, nil
+}
+
+// budgetError is a run refused by the memory budget before it started
+// (traces.ReserveMemory): its message is the *traces.LimitError's, and it
+// counts as a run past its bounds (sim.ErrLimit), the inputs' fault.
+type budgetError struct{ err error }
+
+func (e budgetError) Error() string        { return e.err.Error() }
+func (e budgetError) Unwrap() error        { return e.err }
+func (e budgetError) Is(target error) bool { return target == sim.ErrLimit }
+
+// groupDigits writes n >= 0 with commas between groups of three digits,
+// as the trace readers' messages count jobs.
+func groupDigits(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // ReleasePolicy lets go of r's policy after r's last Simulate: a policy

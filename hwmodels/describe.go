@@ -75,6 +75,19 @@ type FabricSummary struct {
 	LinkGbps   int32   `json:"link_gbps,omitempty"`
 	MaxOversub float64 `json:"max_oversubscription"`
 	Rails      int32   `json:"rails,omitempty"`
+	// Blocks are the NVLink domains (topology/block base blocks) in
+	// definition order, and BlockSizes the node counts a job may be
+	// confined to (topology.conf BlockSizes, or Slurm's default levels).
+	Blocks     []BlockSummary `json:"blocks,omitempty"`
+	BlockSizes []int32        `json:"block_sizes,omitempty"`
+}
+
+// BlockSummary is one block: its name and nodes (a hostlist), as a
+// topology.conf BlockName line has them.
+type BlockSummary struct {
+	Name  string `json:"name"`
+	Nodes string `json:"nodes"`
+	Count int    `json:"node_count"`
 }
 
 // PowerSummary is the cluster's peak power.
@@ -238,6 +251,22 @@ func Summarize(c *Cluster) ClusterSummary {
 			fs.Levels = max(fs.Levels, sw.Level+1)
 			fs.LinkGbps = max(fs.LinkGbps, sw.LinkGbps)
 			fs.MaxOversub = max(fs.MaxOversub, sw.Oversubscription)
+		}
+		for _, b := range f.Blocks {
+			names := make([]string, 0, len(b.Nodes))
+			for _, n := range b.Nodes {
+				if int(n) < len(c.Nodes) {
+					names = append(names, c.Nodes[n].Name)
+				}
+			}
+			fs.Blocks = append(fs.Blocks, BlockSummary{Name: b.Name, Nodes: CompressHostlist(names), Count: len(b.Nodes)})
+		}
+		if len(f.Blocks) > 0 {
+			for k := range 16 {
+				if f.Levels.Levels&(1<<k) != 0 {
+					fs.BlockSizes = append(fs.BlockSizes, f.Levels.Base<<k)
+				}
+			}
 		}
 		s.Fabric = fs
 	}

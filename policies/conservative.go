@@ -171,7 +171,7 @@ type consState struct {
 // consJob is a queued or running job of the kept schedule.
 type consJob struct {
 	job     sim.PendingJob // as last seen in the queue
-	d       demand
+	d       Demand
 	classes uint64 // the node classes the job may use (demand.eligibleAny)
 	complex bool   // a MIG or MPS request
 	pos     int32  // index in this pass's queue
@@ -198,6 +198,8 @@ type consJob struct {
 	// earlier start became feasible (early), so a search may begin at the
 	// job's start.
 	same, hints, early bool
+	before             consBefore // the segment start before the job's
+	rowS, rowE         int32      // hints of resRows
 }
 
 // consBlock is a change of this pass to the free resources of one node
@@ -256,9 +258,9 @@ func (s *consState) newJob(p *sim.PendingJob) int32 {
 	id := s.alloc()
 	r := &s.recs[id]
 	r.job = *p
-	r.d = newDemand(p)
+	r.d = NewDemand(p)
 	r.classes = s.classesOf(&r.d)
-	r.complex = r.d.mig != 0 || r.d.mps != 0
+	r.complex = r.d.MIG != 0 || r.d.MPS != 0
 	r.fresh, r.oldIdx = true, -1
 	return id
 }
@@ -651,7 +653,7 @@ func (s *consState) certified(r *consJob) bool {
 	if r.placed {
 		hi, sj = r.end, r.start
 	}
-	lim := endAt(s.now, r.job.Limit)
+	lim := EndAt(s.now, r.job.Limit)
 	r.same, r.hints = true, true
 	var gain int64
 	fail := false
@@ -674,7 +676,12 @@ func (s *consState) certified(r *consJob) bool {
 		if fail {
 			continue
 		}
-		g := ds.gain(&r.d)
+		var g int64
+		if d := &r.d; d.GPUs > 0 && d.CPUs == 0 && d.MemMB == 0 {
+			g = ds.gainGPUs(d) // gain, inlined
+		} else {
+			g = ds.gain(d)
+		}
 		if g == 0 {
 			continue
 		}
@@ -690,11 +697,14 @@ func (s *consState) certified(r *consJob) bool {
 			u := min(ds.posTo, sj)
 			x := u
 			if u < sj || r.startDef == math.MaxInt64 {
-				i, _ := s.find(u)
-				if i == 0 {
+				c := &ds.before // u is the blocks' end, or the job's start
+				if u == sj {
+					c = &r.before
+				}
+				var ok bool
+				if x, ok = s.before(c, u); !ok {
 					continue // no start before u
 				}
-				x = s.times[i-1]
 			}
 			if x < lim {
 				g = min(g, s.fitOver(r, n, x, lim))
@@ -767,6 +777,7 @@ type consSum struct {
 	posTo    sim.Time // the end of the last block with a positive part
 	cls      uint64   // the node's class bit
 	complex  bool     // a MIG or MPS node
+	before   consBefore
 }
 
 // resetSums empties the pass's blocks and their sums.
@@ -805,14 +816,14 @@ func (s *consState) fold() {
 }
 
 // touches reports whether the blocks change a resource d needs.
-func (ds *consSum) touches(d *demand) bool {
-	return d.gpus > 0 && ds.dg || d.cpus > 0 && ds.dc || d.mem > 0 && ds.dm
+func (ds *consSum) touches(d *Demand) bool {
+	return d.GPUs > 0 && ds.dg || d.CPUs > 0 && ds.dc || d.MemMB > 0 && ds.dm
 }
 
 // gain bounds how many more units (nodes, for a node-count demand) of d
 // the node's window can hold with the blocks: per block, per resource,
 // ceil(change / per-unit need) (consBlock.gain), summed.
-func (ds *consSum) gain(d *demand) int64 {
+func (ds *consSum) gain(d *Demand) int64 {
 	if ds.npos == 0 {
 		return 0
 	}
@@ -822,9 +833,22 @@ func (ds *consSum) gain(d *demand) int64 {
 			g += (sum + ds.npos*(per-1)) / per
 		}
 	}
-	up(ds.g, int64(d.gpus))
-	up(ds.c, int64(d.cpus))
-	up(ds.m, d.mem)
+	up(ds.g, int64(d.GPUs))
+	up(ds.c, int64(d.CPUs))
+	up(ds.m, d.MemMB)
+	if !d.spread {
+		g = min(g, 1)
+	}
+	return g
+}
+
+// gainGPUs is gain for a demand of GPUs alone.
+func (ds *consSum) gainGPUs(d *Demand) int64 {
+	if ds.npos == 0 || ds.g <= 0 {
+		return 0
+	}
+	per := int64(d.GPUs)
+	g := (ds.g + ds.npos*(per-1)) / per
 	if !d.spread {
 		g = min(g, 1)
 	}
@@ -836,20 +860,27 @@ func (ds *consSum) gain(d *demand) int64 {
 // of the jobs before r; n is not a MIG or MPS node.
 func (s *consState) fitOver(r *consJob, n int32, from, to sim.Time) int64 {
 	nd := &s.node[n]
-	var g, c int32
-	var m int64
-	if s.timed {
+	if !s.timed {
+		g, c, m := s.minFree(nd, from, to, r.pos)
+		return int64(r.d.Fit(sim.NodeState{FreeGPUs: g, FreeCPUs: c, FreeMemMB: m}))
+	}
+	if s.isLazy(n) {
 		s.exact(n)
 	}
-	switch d := &r.d; {
-	case !s.timed:
-		g, c, m = s.minFree(nd, from, to, r.pos)
-	case d.gpus > 0 && d.cpus == 0 && d.mem == 0:
-		g = nd.tlMinGPUs(from, to)
-	default:
-		g, c, m = nd.tlMin(from, to)
+	if d := &r.d; d.GPUs > 0 && d.CPUs == 0 && d.MemMB == 0 {
+		// demand.fit of GPUs alone (r is no MIG or MPS request): a
+		// window's point short of one unit settles it.
+		g := nd.tlMinGPUsTo(from, to, d.GPUs)
+		switch {
+		case g < d.GPUs:
+			return 0
+		case !d.spread:
+			return 1
+		}
+		return int64(g / d.GPUs)
 	}
-	return int64(r.d.fit(sim.NodeState{FreeGPUs: g, FreeCPUs: c, FreeMemMB: m}))
+	g, c, m := nd.tlMin(from, to)
+	return int64(r.d.Fit(sim.NodeState{FreeGPUs: g, FreeCPUs: c, FreeMemMB: m}))
 }
 
 // unitsOn returns the units (1 for a node-count demand) r's reservation
@@ -863,12 +894,12 @@ func (r *consJob) unitsOn(n int32) int64 {
 		switch {
 		case !r.d.spread:
 			return 1
-		case r.d.gpus > 0:
-			return int64(a.GPUs / r.d.gpus)
-		case r.d.cpus > 0:
-			return int64(a.CPUs / r.d.cpus)
-		case r.d.mem > 0:
-			return a.MemMB / r.d.mem
+		case r.d.GPUs > 0:
+			return int64(a.GPUs / r.d.GPUs)
+		case r.d.CPUs > 0:
+			return int64(a.CPUs / r.d.CPUs)
+		case r.d.MemMB > 0:
+			return a.MemMB / r.d.MemMB
 		}
 	}
 	return 0
@@ -896,7 +927,7 @@ func (s *consState) replace(id, pos int32) {
 		s.blocks = appendBlocks(s.blocks, s.oldBuf, max(oldStart, s.now), oldEnd, 1)
 		return
 	}
-	r.start, r.end = start, endAt(start, r.job.Limit)
+	r.start, r.end = start, EndAt(start, r.job.Limit)
 	r.alloc = append(r.alloc[:0], alloc...)
 	r.last = 0
 	for k := range r.alloc {
@@ -916,9 +947,9 @@ func (s *consState) replace(id, pos int32) {
 func (s *consState) moveBlocks(old []sim.NodeAlloc, os, oe sim.Time, now []sim.NodeAlloc, ns, ne sim.Time) {
 	var zero sim.NodeAlloc
 	n0 := len(s.blocks)
+	cuts := [4]sim.Time{os, oe, ns, ne} // the same for every node
+	sort4(&cuts)
 	one := func(o, n *sim.NodeAlloc, node int32) {
-		cuts := [4]sim.Time{os, oe, ns, ne}
-		slices.Sort(cuts[:])
 		wild := o.MIG != 0 || o.MPS != 0 || n.MIG != 0 || n.MPS != 0
 		for i := 0; i+1 < len(cuts); i++ {
 			from, to := cuts[i], cuts[i+1]
@@ -958,6 +989,21 @@ func (s *consState) moveBlocks(old []sim.NodeAlloc, os, oe sim.Time, now []sim.N
 			one(&zero, n, n.Node)
 		}
 	}
+}
+
+// sort4 sorts c ascending (a sorting network: slices.Sort's insertion
+// sort costs more for four).
+func sort4(c *[4]sim.Time) {
+	cas := func(i, j int) {
+		if c[i] > c[j] {
+			c[i], c[j] = c[j], c[i]
+		}
+	}
+	cas(0, 1)
+	cas(2, 3)
+	cas(0, 2)
+	cas(1, 3)
+	cas(1, 2)
 }
 
 // plan returns the starts: the queued jobs reserved at now.

@@ -95,6 +95,7 @@ const maxClasses = 64
 // consProfile holds the segments and the search's scratch.
 type consProfile struct {
 	times []sim.Time // segment starts, ascending; times[0] = now
+	tver  uint64     // changes whenever times does (consBefore)
 	cnt   []int32    // reasons for each boundary (times[0]'s unused)
 	// dif holds, per segment and class (and for all nodes, last), the
 	// free GPUs, CPUs and MiB less those of the segment before (segment
@@ -119,7 +120,6 @@ type consProfile struct {
 	acc       []int64
 	evs       []consEvent
 
-	bnd       []int64
 	out       []sim.NodeAlloc
 	evt       []sim.Time
 	order     []int32
@@ -175,7 +175,7 @@ func (s *consState) resetNodes(view []sim.NodeState) {
 
 // classesOf returns the classes of the nodes d may use in any of its
 // partitions.
-func (s *consState) classesOf(d *demand) uint64 {
+func (s *consState) classesOf(d *Demand) uint64 {
 	var m uint64
 	for i := range s.nodes {
 		if d.eligibleAny(&s.nodes[i]) {
@@ -237,6 +237,7 @@ func (s *consState) sameWindows(resv []sim.AdvanceReservation, now sim.Time) boo
 // free state.
 func (s *consState) resetProfile(now sim.Time) {
 	s.times = append(s.times[:0], now)
+	s.tver++
 	s.cnt = append(s.cnt[:0], 0)
 	s.dif = slices.Grow(s.dif[:0], s.stride)[:s.stride]
 	clear(s.dif)
@@ -274,6 +275,7 @@ func (s *consState) advance(now sim.Time) {
 		s.fb = slices.Delete(s.fb, 0, k*s.nw)
 	}
 	s.times[0], s.cnt[0] = now, 0
+	s.tver++
 	s.now = now
 	for n := range s.node {
 		nd := &s.node[n]
@@ -304,6 +306,7 @@ func (s *consState) mark(t sim.Time) {
 		return
 	}
 	s.times = slices.Insert(s.times, i, t)
+	s.tver++
 	s.cnt = slices.Insert(s.cnt, i, 1)
 	s.dif = slices.Insert(s.dif, i*s.stride, make([]int64, s.stride)...)
 	// The new segment splits segment i-1 (i > 0: t is after now).
@@ -329,6 +332,7 @@ func (s *consState) unmark(t sim.Time) {
 		}
 	}
 	s.times = slices.Delete(s.times, i, i+1)
+	s.tver++
 	s.cnt = slices.Delete(s.cnt, i, i+1)
 	s.dif = slices.Delete(s.dif, i*s.stride, (i+1)*s.stride)
 	s.fb = slices.Delete(s.fb, i*s.nw, (i+1)*s.nw)
@@ -350,6 +354,28 @@ func (s *consState) find(t sim.Time) (int, bool) {
 	return lo, lo < len(ts) && ts[lo] == t
 }
 
+// consBefore caches consState.before for one time while the boundaries
+// stay as they are.
+type consBefore struct {
+	ver  uint64
+	u, x sim.Time
+	ok   bool
+}
+
+// before returns the last segment start before u, and false when there
+// is none (u is now or earlier); c caches it.
+func (s *consState) before(c *consBefore, u sim.Time) (sim.Time, bool) {
+	if c.ver == s.tver && c.u == u {
+		return c.x, c.ok
+	}
+	i, _ := s.find(u)
+	c.ver, c.u, c.ok = s.tver, u, i > 0
+	if c.ok {
+		c.x = s.times[i-1]
+	}
+	return c.x, c.ok
+}
+
 // row returns the segment starting at t (now or earlier: the first); t
 // must be a boundary.
 func (s *consState) row(t sim.Time) int {
@@ -358,9 +384,17 @@ func (s *consState) row(t sim.Time) int {
 	}
 	i, found := s.find(t)
 	if !found {
-		panic(fmt.Sprintf("policies: conservative: no profile boundary at t=%d (now %d)", t, s.now))
+		s.noBoundary(t)
 	}
 	return i
+}
+
+// noBoundary panics: t should be a boundary. (Out of row, which then
+// inlines.)
+//
+//go:noinline
+func (s *consState) noBoundary(t sim.Time) {
+	panic(fmt.Sprintf("policies: conservative: no profile boundary at t=%d (now %d)", t, s.now))
 }
 
 // addAgg adds a change of node n's free resources over [from, to) to the
@@ -384,6 +418,30 @@ func (s *consState) rows(from, to sim.Time) (lo, hi int) {
 	lo, hi = s.row(from), len(s.times)
 	if to <= s.times[hi-1] {
 		hi = s.row(to)
+	}
+	return lo, hi
+}
+
+// resRows is rows of r's reservation, found from r's hints (the
+// segments last found for its start and end) when they still hold: they
+// do while no boundary before them comes or goes, as between the walk's
+// taking r out of the totals (lazyFrom) and putting it back (placed).
+func (s *consState) resRows(r *consJob) (lo, hi int) {
+	ts := s.times
+	if h := int(r.rowS); h < len(ts) && ts[h] == r.start {
+		lo = h
+	} else {
+		lo = s.row(r.start)
+		r.rowS = int32(lo)
+	}
+	hi = len(ts)
+	if r.end <= ts[hi-1] {
+		if h := int(r.rowE); h < len(ts) && ts[h] == r.end {
+			hi = h
+		} else {
+			hi = s.row(r.end)
+			r.rowE = int32(hi)
+		}
 	}
 	return lo, hi
 }
@@ -422,7 +480,7 @@ func (s *consState) difAdd(i0, i1, c int, dg, dc, dm int64) {
 // aggReservation adds r's reservation to the totals (sign -1) or takes it
 // out (sign 1).
 func (s *consState) aggReservation(r *consJob, sign int32) {
-	lo, hi := s.rows(r.start, r.end)
+	lo, hi := s.resRows(r)
 	for k := range r.alloc {
 		a := &r.alloc[k]
 		s.change(a.Node, r.start, r.end, lo, hi, sign*a.GPUs, sign*a.CPUs, int64(sign)*a.MemMB)
@@ -432,7 +490,7 @@ func (s *consState) aggReservation(r *consJob, sign int32) {
 // aggTotals adds r's reservation to the totals (sign -1) or takes it out
 // (sign 1), leaving the timelines.
 func (s *consState) aggTotals(r *consJob, sign int32) {
-	lo, hi := s.rows(r.start, r.end)
+	lo, hi := s.resRows(r)
 	i1 := -1
 	if hi < len(s.times) {
 		i1 = hi * s.stride
@@ -543,14 +601,14 @@ func (s *consState) bound(r *consJob, acc []int64, all bool) int64 {
 	if !d.spread {
 		b = nodes
 	}
-	if d.gpus > 0 {
-		b = min(b, max(g, 0)/int64(d.gpus))
+	if d.GPUs > 0 {
+		b = min(b, max(g, 0)/int64(d.GPUs))
 	}
-	if d.cpus > 0 {
-		b = min(b, max(c, 0)/int64(d.cpus))
+	if d.CPUs > 0 {
+		b = min(b, max(c, 0)/int64(d.CPUs))
 	}
-	if d.mem > 0 {
-		b = min(b, max(m, 0)/d.mem)
+	if d.MemMB > 0 {
+		b = min(b, max(m, 0)/d.MemMB)
 	}
 	return b
 }
@@ -569,7 +627,7 @@ func (s *consState) bound(r *consJob, acc []int64, all bool) int64 {
 // state. It returns the start and the allocation (valid until the next
 // search) and whether there is one, and sets r's slack and startDef.
 func (s *consState) search(r *consJob, before int32) (sim.Time, []sim.NodeAlloc, bool) {
-	count := int64(r.d.count)
+	count := int64(r.d.Count)
 	slack := int64(math.MaxInt64)
 	hint := !r.fresh && r.hints && r.same && r.placed
 	k := 0
@@ -579,52 +637,74 @@ func (s *consState) search(r *consJob, before int32) (sim.Time, []sim.NodeAlloc,
 	}
 	defer func() { r.slack = slack }()
 	n := len(s.times)
-	s.bnd = slices.Grow(s.bnd[:0], n)[:n]
 	// acc: the totals of the segment before m over the job's classes
-	// (all nodes' when it may use every class).
+	// (all nodes' when it may use every class); only the columns the
+	// bound reads are summed.
 	acc := slices.Grow(s.acc[:0], s.stride)[:s.stride]
 	clear(acc)
 	s.acc = acc
 	all := r.classes == s.allClasses
-	for i := range k * s.stride {
-		acc[i%s.stride] += s.dif[i]
-	}
 	// gpus: a spread demand of GPUs alone, bounded by the GPU totals.
 	gpus := int64(0)
-	if d := &r.d; d.spread && d.gpus > 0 && d.cpus == 0 && d.mem == 0 {
-		gpus = int64(d.gpus)
+	if d := &r.d; d.spread && d.GPUs > 0 && d.CPUs == 0 && d.MemMB == 0 {
+		gpus = int64(d.GPUs)
+	}
+	times, dif, stride := s.times, s.dif, s.stride
+	c := 3 * s.nclass // all nodes' columns
+	if k > 0 {
+		switch {
+		case all && gpus > 0:
+			for i := c; i < k*stride; i += stride {
+				acc[c] += dif[i]
+			}
+		case all:
+			for i := 0; i < k*stride; i += stride {
+				acc[c] += dif[i+c]
+				acc[c+1] += dif[i+c+1]
+				acc[c+2] += dif[i+c+2]
+			}
+		default:
+			for mask := r.classes; mask != 0; mask &= mask - 1 {
+				cl := 3 * bits.TrailingZeros64(mask)
+				for i := 0; i < k*stride; i += stride {
+					acc[cl] += dif[i+cl]
+					acc[cl+1] += dif[i+cl+1]
+					acc[cl+2] += dif[i+cl+2]
+				}
+			}
+		}
 	}
 	// A start is feasible only if every segment its window covers has the
 	// totals for the job: a short segment b rules out every start from
-	// the current one up to b, whose windows all cover it.
-	m, short := k, -1
+	// the current one up to b, whose windows all cover it; shortB is b's
+	// bound.
+	m, short, shortB := k, -1, int64(0)
 	for k < n {
-		start := s.times[k]
-		end := endAt(start, r.job.Limit)
+		start := times[k]
+		end := EndAt(start, r.job.Limit)
 		if all && gpus > 0 {
 			// The common case: GPUs over every node, against count·gpus.
-			c, need := 3*s.nclass, count*gpus
-			for ; m < n && s.times[m] < end; m++ {
-				acc[c] += s.dif[m*s.stride+c]
-				s.bnd[m] = acc[c]
-				if acc[c] < need {
-					short = m
+			need, a := count*gpus, acc[c]
+			for ; m < n && times[m] < end; m++ {
+				a += dif[m*stride+c]
+				if a < need {
+					short, shortB = m, a
 				}
 			}
+			acc[c] = a
 			if short >= k {
-				slack = min(slack, count-max(s.bnd[short], 0)/gpus)
+				slack = min(slack, count-max(shortB, 0)/gpus)
 				k = short + 1
 				continue
 			}
 		} else {
-			for ; m < n && s.times[m] < end; m++ {
-				s.bnd[m] = s.rowBound(r, acc, m, all, gpus)
-				if s.bnd[m] < count {
-					short = m
+			for ; m < n && times[m] < end; m++ {
+				if b := s.rowBound(r, acc, m, all, gpus); b < count {
+					short, shortB = m, b
 				}
 			}
 			if short >= k {
-				slack = min(slack, count-s.bnd[short])
+				slack = min(slack, count-shortB)
 				k = short + 1
 				continue
 			}
@@ -677,7 +757,7 @@ func (s *consState) firstFit(r *consJob, start, end sim.Time, before int32, k, m
 	// A GPU demand can use only nodes with a free GPU throughout the
 	// window: FirstFit skips the others (short) anyway.
 	lo, hi := -1, -1
-	if d.gpus > 0 {
+	if d.GPUs > 0 {
 		lo, hi = k, m
 	}
 	def := int64(math.MaxInt64)
@@ -691,10 +771,10 @@ func (s *consState) firstFit(r *consJob, start, end sim.Time, before int32, k, m
 
 // firstFitPart is firstFit (place.go) of d in its partition d.part; with
 // lo >= 0, only on the nodes with a free GPU in every segment of [lo, hi).
-func (s *consState) firstFitPart(d *demand, start, end sim.Time, before int32, lo, hi int, def *int64) bool {
+func (s *consState) firstFitPart(d *Demand, start, end sim.Time, before int32, lo, hi int, def *int64) bool {
 	s.out = s.out[:0]
-	need := d.count
-	gpuOnly := d.gpus > 0 && d.cpus == 0 && d.mem == 0
+	need := d.Count
+	gpuOnly := d.GPUs > 0 && d.CPUs == 0 && d.MemMB == 0
 	if lo < 0 {
 		for i := range s.nodes {
 			if s.fitNode(d, int32(i), start, end, before, gpuOnly, &need) {
@@ -703,16 +783,13 @@ func (s *consState) firstFitPart(d *demand, start, end sim.Time, before int32, l
 		}
 	} else {
 		nw := s.nw
-		// Lazy nodes of the partition may have more free than their
-		// bits say.
 		pn := s.partNodes[bits.TrailingZeros64(d.part)]
 		for w := range nw {
-			for m := s.lazy[w] & pn[w]; m != 0; m &= m - 1 {
-				s.exact(int32(w*64 + bits.TrailingZeros64(m)))
-			}
-		}
-		for w := range nw {
-			// The nodes of word w with a free GPU in every segment.
+			// The nodes of word w with a free GPU in every segment; a lazy
+			// node of the partition may have more free than its bits say,
+			// so it is made exact when FirstFit comes to it, and checked
+			// again (the nodes after the one that completes the demand
+			// stay lazy).
 			cand := ^uint64(0)
 			if w == nw-1 && len(s.nodes)%64 != 0 {
 				cand = 1<<uint(len(s.nodes)%64) - 1
@@ -720,8 +797,21 @@ func (s *consState) firstFitPart(d *demand, start, end sim.Time, before int32, l
 			for k := lo; k < hi && cand != 0; k++ {
 				cand &= s.fb[k*nw+w]
 			}
-			for ; cand != 0; cand &= cand - 1 {
-				if s.fitNode(d, int32(w*64+bits.TrailingZeros64(cand)), start, end, before, gpuOnly, &need) {
+			lazy := s.lazy[w] & pn[w]
+			for visit := cand | lazy; visit != 0; visit &= visit - 1 {
+				b := visit & -visit
+				n := int32(w*64 + bits.TrailingZeros64(visit))
+				if lazy&b != 0 {
+					s.exact(n)
+					k := lo
+					for k < hi && s.fb[k*nw+w]&b != 0 {
+						k++
+					}
+					if k < hi {
+						continue
+					}
+				}
+				if s.fitNode(d, n, start, end, before, gpuOnly, &need) {
 					return true
 				}
 			}
@@ -734,15 +824,15 @@ func (s *consState) firstFitPart(d *demand, start, end sim.Time, before int32, l
 
 // fitNode is firstFitPart's step at node i: it appends what of d the
 // node holds to s.out and reports whether that completes the demand.
-func (s *consState) fitNode(d *demand, i int32, start, end sim.Time, before int32, gpuOnly bool, need *int32) bool {
-	if !d.eligible(&s.nodes[i]) { // filter: partition and GPU type
+func (s *consState) fitNode(d *Demand, i int32, start, end sim.Time, before int32, gpuOnly bool, need *int32) bool {
+	if !d.Eligible(&s.nodes[i]) { // filter: partition and GPU type
 		return false
 	}
 	f := s.meetOf(i, start, end, before, gpuOnly)
-	if d.short(f) {
+	if d.Short(f) {
 		return false
 	}
-	n := min(d.fit(*f), *need) // filter: what fits the node's least free state
+	n := min(d.Fit(*f), *need) // filter: what fits the node's least free state
 	if n == 0 {
 		return false
 	}
@@ -806,6 +896,18 @@ func (nd *consNode) tlMinGPUs(start, end sim.Time) int32 {
 	i := nd.tlAt(start)
 	g := tl[i].g
 	for i++; i < len(tl) && tl[i].t < end; i++ {
+		g = min(g, tl[i].g)
+	}
+	return g
+}
+
+// tlMinGPUsTo is tlMinGPUs, stopping at the first point with fewer than
+// floor free GPUs (then returned).
+func (nd *consNode) tlMinGPUsTo(start, end sim.Time, floor int32) int32 {
+	tl := nd.tl
+	i := nd.tlAt(start)
+	g := tl[i].g
+	for i++; g >= floor && i < len(tl) && tl[i].t < end; i++ {
 		g = min(g, tl[i].g)
 	}
 	return g

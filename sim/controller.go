@@ -194,8 +194,8 @@ type controller struct {
 	nextSub int // next job to submit (jobs are sorted by submit time)
 
 	status  []jobStatus
-	req     []workload.Request // resolved requests
-	reason  []PendingReason    // last recorded pending reason
+	req     requests        // resolved requests (intake.go)
+	reason  []PendingReason // last recorded pending reason
 	reasons ReasonLog
 	limit   []Time
 	part    []int32
@@ -368,7 +368,7 @@ func newController(cfg Config, tm Timing) *controller {
 		lateWant:    -1,
 		rng:         rand.New(rand.NewPCG(cfg.Seed, StreamSeed("policy"))),
 		status:      make([]jobStatus, n),
-		req:         make([]workload.Request, n),
+		req:         newRequests(n),
 		reason:      make([]PendingReason, n),
 		limit:       make([]Time, n),
 		part:        make([]int32, n),
@@ -659,7 +659,7 @@ func (c *controller) submit(i int) {
 		}
 	}
 	part := c.firstPart(j, parts)
-	c.req[i] = req
+	c.req.set(ref, req)
 	r.Part = part
 	r.Reason = reason
 	if fit == 0 {
@@ -723,7 +723,7 @@ func (c *controller) makeEligible(ref JobRef) {
 		sub = c.requeuedAt[ref] // Slurm gives a requeued job a new submit time
 	}
 	pj := PendingJob{Ref: ref, Submit: sub, Eligible: c.now, Limit: c.limit[ref],
-		Part: c.part[ref], Parts: c.partsMask(ref), Req: c.req[ref]}
+		Part: c.part[ref], Parts: c.partsMask(ref), Req: *c.req.get(ref)}
 	n := len(c.pending)
 	if n == 0 || !queuedBefore(sub, ref, &c.pending[n-1]) {
 		c.pending = append(c.pending, pj) // the usual case: submits come in order
@@ -1122,7 +1122,7 @@ func (c *controller) checkAlloc(ref JobRef, alloc []NodeAlloc) (int32, error) {
 }
 
 func (c *controller) allocPart(ref JobRef, alloc []NodeAlloc) (int32, error) {
-	req := &c.req[ref]
+	req := c.req.get(ref)
 	if len(alloc) == 0 {
 		return -1, errors.New("empty allocation")
 	}
@@ -1170,7 +1170,7 @@ func (c *controller) allocPart(ref JobRef, alloc []NodeAlloc) (int32, error) {
 // checkShares verifies that every node's share fits its free resources and
 // that the shares make up the request.
 func (c *controller) checkShares(ref JobRef, alloc []NodeAlloc) error {
-	req := &c.req[ref]
+	req := c.req.get(ref)
 	var units int32
 	for _, a := range alloc {
 		node := &c.cluster.Nodes[a.Node]
@@ -1325,6 +1325,7 @@ func (c *controller) finish() *Record {
 		Runs:    c.runs,
 
 		NodeEvents: c.nodeLog,
+		Passes:     slices.Clone(c.timing.Passes),
 	}
 	if c.rt != nil {
 		rec.RuntimeChanges = c.rt.changes

@@ -240,6 +240,11 @@ func TestControllerPeriodicPasses(t *testing.T) {
 	if d := cmp.Diff([]Time{30, 90, 90, 120}, starts); d != "" {
 		t.Errorf("starts (-want +got):\n%s", d)
 	}
+	// The record keeps the declared passes, for reports that read a
+	// policy's cadence (validate's backfill interval).
+	if d := cmp.Diff([]Pass{{Name: "periodic", Period: 30}}, rec.Passes); d != "" {
+		t.Errorf("Record.Passes (-want +got):\n%s", d)
+	}
 }
 
 // reasoning is greedy that reports Resources for every job it leaves.

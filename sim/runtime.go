@@ -176,7 +176,7 @@ func (c *controller) scaleRun(ref JobRef, alloc []NodeAlloc, work Time) Time {
 	}
 	ch := RuntimeChange{Job: ref, Start: c.now, Work: work, Speedup: 1, Stretch: 1}
 	run := work
-	if rs.cfg.Speed && c.req[ref].GPUs > 0 {
+	if rs.cfg.Speed && c.req.get(ref).GPUs > 0 {
 		if from := rs.recordedModel(j); from != "" {
 			// The slowest GPU model of the allocation sets the pace.
 			slowest := 0.0

@@ -445,4 +445,8 @@ type Record struct {
 	// run stopped, by node.
 	PowerSaving bool
 	Suspends    []NodeSuspend
+	// Passes are the passes the policy declared at Begin (Timing.Passes),
+	// so that a report can read a policy's cadence (the backfill cycle's
+	// period) without knowing its type.
+	Passes []Pass
 }

@@ -3,6 +3,7 @@ package traces
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -74,6 +75,8 @@ const (
 	acCheckpoint
 	acMIG
 	acMPS
+	acSwitches
+	acSwitchWait
 	numArrowCols
 )
 
@@ -107,9 +110,11 @@ const (
 //	checkpoint_interval int64 seconds, null = never checkpoints
 //	mig_profile    dictionary<int32, utf8>, null = whole GPUs   MIG profile ("1g.10gb")
 //	mps_share      int32, null = 0          MPS share of one GPU per node, percent
+//	switches       int32, null = 0          sbatch --switches=N (1 to 255)
+//	switch_wait    int32 seconds, null = 0  --switches=N@T's T (0 to 65,535; 0 = max_switch_wait)
 //
-// Files without mig_profile or mps_share (written before they were added)
-// read back with the zero values.
+// Files without the columns after checkpoint_interval (written before they
+// were added) read back with the zero values.
 //
 // and metadata schedsim.schema_version, schedsim.epoch (the trace's
 // Epoch, Unix seconds), schedsim.source, schedsim.time_zone and
@@ -146,6 +151,8 @@ func ArrowSchema(md *arrow.Metadata) *arrow.Schema {
 		acCheckpoint:  f("checkpoint_interval", arrow.PrimitiveTypes.Int64, true),
 		acMIG:         f("mig_profile", dictString, true),
 		acMPS:         f("mps_share", arrow.PrimitiveTypes.Int32, true),
+		acSwitches:    f("switches", arrow.PrimitiveTypes.Int32, true),
+		acSwitchWait:  f("switch_wait", arrow.PrimitiveTypes.Int32, true),
 	}
 	return arrow.NewSchema(fields, md)
 }
@@ -401,6 +408,13 @@ func appendArrowJob(b *array.RecordBuilder, j *workload.Job, epoch int64) error 
 		}
 	}
 	i32 := func(c int, v int32) { b.Field(c).(*array.Int32Builder).Append(v) }
+	i32z := func(c int, v int32) { // null for 0
+		if v == 0 {
+			b.Field(c).AppendNull()
+		} else {
+			i32(c, v)
+		}
+	}
 	if j.ID == "" {
 		return fmt.Errorf("traces: write arrow: a job has no id")
 	}
@@ -443,11 +457,9 @@ func appendArrowJob(b *array.RecordBuilder, j *workload.Job, epoch int64) error 
 		b.Field(acRequeue).AppendNull()
 	}
 	i64(acCheckpoint, int64(j.CheckpointInterval), j.CheckpointInterval == 0)
-	if j.Request.MPSShare == 0 {
-		b.Field(acMPS).AppendNull()
-	} else {
-		b.Field(acMPS).(*array.Int32Builder).Append(j.Request.MPSShare)
-	}
+	i32z(acMPS, j.Request.MPSShare)
+	i32z(acSwitches, int32(j.Request.Switches))
+	i32z(acSwitchWait, int32(j.Request.SwitchWait))
 
 	lb := b.Field(acDeps).(*array.ListBuilder)
 	lb.Append(true)
@@ -790,6 +802,14 @@ func appendJobs(t *workload.Trace, rec arrow.RecordBatch, path string, row *int,
 		if a, ok := cols[acRequeue].(*array.Boolean); ok && a.IsValid(i) {
 			j.Requeue = a.Value(i)
 		}
+		sw, swWait := in(acSwitches, 0), in(acSwitchWait, 0)
+		if sw < 0 || sw > math.MaxUint8 {
+			return &ParseError{Path: path, Line: *row, Field: "switches", Value: strconv.FormatInt(sw, 10), Err: errKind(ErrRange, "want 0 to 255 leaf switches (sbatch --switches=N)")}
+		}
+		if swWait < 0 || swWait > math.MaxUint16 {
+			return &ParseError{Path: path, Line: *row, Field: "switch_wait", Value: strconv.FormatInt(swWait, 10), Err: errKind(ErrRange, "want 0 to 65535 seconds (sbatch --switches=N@T)")}
+		}
+		j.Request.Switches, j.Request.SwitchWait = uint8(sw), uint16(swWait)
 		if cerr == nil {
 			cerr, cname = deps.cell(i, func(a, b string) error {
 				dt, ok := depTypes[a]

@@ -43,6 +43,16 @@ const jobBytes = int64(unsafe.Sizeof(workload.Job{}))
 // jobs past the held ones, would take the live heap past the budget's
 // share; nil without a budget.
 func reserve(need int64, held int) error {
+	return ReserveMemory(need, fmt.Sprintf("holding the trace's jobs (%s read)", fmtCount(held)))
+}
+
+// ReserveMemory returns a *LimitError when allocating need more bytes
+// for what (a phrase: "simulating 8,000,000 jobs") would take the heap
+// that survived the last collection past 7/8 of the memory budget
+// (SetMemoryBudget), so that a caller about to make a large allocation
+// stops with a message naming the budget instead of making it; nil
+// without a budget.
+func ReserveMemory(need int64, what string) error {
 	memoryBudget.Lock()
 	limit, flag := memoryBudget.limit, memoryBudget.flag
 	memoryBudget.Unlock()
@@ -59,8 +69,8 @@ func reserve(need int64, held int) error {
 		return nil
 	}
 	return &LimitError{Flag: flag, Limit: limit, Bytes: true,
-		Msg: fmt.Sprintf("holding the trace's jobs (%s read) needs %s more on top of a live heap of %s, past %d/%d of the memory budget",
-			fmtCount(held), humanSize(need), humanSize(live), budgetShareNum, budgetShareDen)}
+		Msg: fmt.Sprintf("%s needs %s more on top of a live heap of %s, past %d/%d of the memory budget",
+			what, humanSize(need), humanSize(live), budgetShareNum, budgetShareDen)}
 }
 
 // humanSize writes n bytes in KiB, MiB or GiB with one decimal.

@@ -40,6 +40,12 @@ var sacctWritten = []string{"JobID", "User", "Account", "Partition", "QOS", "Sta
 //     after the largest numeric id, one number per row in order, and
 //     dependencies follow.
 //   - Dependency is written when any job has dependencies.
+//   - SubmitLine carries what only the submit line can: --requeue, an
+//     array task's %N throttle, --checkpoint and --switches=N[@T]. A job
+//     with its own SubmitLine (Extra, as the sacct reader keeps it) has it
+//     written as it is; for a job without one that has any of these, an
+//     sbatch line of just those options is written, which the reader
+//     turns back into the same fields.
 //   - Every Extra field whose name is not one of these columns becomes a
 //     column of its own, in order of first appearance over the jobs
 //     (Extra "ReqTRES" is re-derived from the request and not repeated).
@@ -47,7 +53,8 @@ var sacctWritten = []string{"JobID", "User", "Account", "Partition", "QOS", "Sta
 //     written as "¦" and " ".
 //
 // Reading the output back with NewSacctReader gives the same jobs, apart
-// from renumbered ids and Trace.TimeZone (pass loc's name as
+// from renumbered ids, a made SubmitLine kept as an Extra field, and
+// Trace.TimeZone (pass loc's name as
 // SacctOptions.TimeZone to read the times back in that zone).
 func WriteSacct(w io.Writer, t *workload.Trace, loc *time.Location) error {
 	return writeAll(w, newSacctJobWriter(loc, t.Epoch), t)
@@ -69,14 +76,17 @@ type sacctJobWriter struct {
 	// Ids that sacct cannot hold are numbered after the largest numeric
 	// id, one number per row in order; those that dependencies name are
 	// numbered by a second planning pass (targets, target).
-	depIDs  map[string]bool   // non-Slurm ids named by dependencies
-	renum   map[string]string // their numbers
-	planned int64             // non-Slurm rows seen by target
+	// submitLine: some job needs an sbatch line made for it (needsSubmitLine).
+	submitLine bool
+	depIDs     map[string]bool   // non-Slurm ids named by dependencies
+	renum      map[string]string // their numbers
+	planned    int64             // non-Slurm rows seen by target
 
 	sw   *SacctWriter
 	next int64 // number of the next non-Slurm row written
 	vals []string
 	deps []byte
+	line []byte // a made SubmitLine
 	tres []string
 }
 
@@ -120,6 +130,51 @@ func (jw *sacctJobWriter) plan(j *workload.Job) {
 			jw.extraCols = append(jw.extraCols, f.Name)
 		}
 	}
+	if !jw.submitLine && needsSubmitLine(j) {
+		jw.submitLine = true
+	}
+}
+
+// needsSubmitLine reports whether j has fields only a SubmitLine can carry
+// and no SubmitLine of its own.
+func needsSubmitLine(j *workload.Job) bool {
+	if !j.Requeue && j.CheckpointInterval == 0 && j.Request.Switches == 0 && (j.ArrayThrottle == 0 || j.ArrayJobID == "") {
+		return false
+	}
+	for _, f := range j.Extra {
+		if strings.EqualFold(f.Name, "SubmitLine") {
+			return false
+		}
+	}
+	return true
+}
+
+// appendSubmitLine appends an sbatch line of the options of j that only a
+// SubmitLine carries (parseSubmitLine reads them back).
+func appendSubmitLine(b []byte, j *workload.Job) []byte {
+	b = append(b, "sbatch"...)
+	if j.Requeue {
+		b = append(b, " --requeue"...)
+	}
+	if j.ArrayThrottle > 0 && j.ArrayJobID != "" {
+		b = append(b, " --array="...)
+		b = strconv.AppendInt(b, int64(max(j.ArrayTaskID, 0)), 10)
+		b = append(b, '%')
+		b = strconv.AppendInt(b, int64(j.ArrayThrottle), 10)
+	}
+	if j.CheckpointInterval > 0 {
+		b = append(b, " --checkpoint="...)
+		b = AppendSacctDuration(b, int64(j.CheckpointInterval))
+	}
+	if j.Request.Switches > 0 {
+		b = append(b, " --switches="...)
+		b = strconv.AppendInt(b, int64(j.Request.Switches), 10)
+		if j.Request.SwitchWait > 0 {
+			b = append(b, '@')
+			b = AppendSacctDuration(b, int64(j.Request.SwitchWait))
+		}
+	}
+	return b
 }
 
 func (jw *sacctJobWriter) targets() bool { return len(jw.depIDs) > 0 }
@@ -141,6 +196,10 @@ func (jw *sacctJobWriter) target(j *workload.Job) {
 }
 
 func (jw *sacctJobWriter) start(w io.Writer) error {
+	if _, ok := jw.extraIdx["SubmitLine"]; jw.submitLine && !ok {
+		jw.extraIdx["SubmitLine"] = len(jw.extraCols)
+		jw.extraCols = append(jw.extraCols, "SubmitLine")
+	}
 	hdr := slices.Clone(sacctWritten)
 	if jw.hasDeps {
 		hdr = append(hdr, "Dependency")
@@ -176,6 +235,10 @@ func (jw *sacctJobWriter) write(j *workload.Job) error {
 		if k, ok := jw.extraIdx[f.Name]; ok {
 			vals[k] = f.Value
 		}
+	}
+	if jw.submitLine && needsSubmitLine(j) {
+		jw.line = appendSubmitLine(jw.line[:0], j)
+		vals[jw.extraIdx["SubmitLine"]] = string(jw.line)
 	}
 	sw.Text(id)
 	for _, s := range []string{j.User, j.Account, j.Partition, j.QOS, state} {

@@ -2,6 +2,7 @@ package traces
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -116,4 +117,66 @@ func BenchmarkSacctWrite(b *testing.B) {
 		b.Fatalf("wrote %d lines, want %d", n, jobs+1)
 	}
 	b.ReportMetric(float64(jobs)*float64(b.N)/b.Elapsed().Seconds(), "jobs/s")
+}
+
+// TestWriteSacctSubmitLine: fields only a SubmitLine carries (--requeue,
+// an array task's throttle, --checkpoint, --switches=N@T) survive sacct
+// for jobs read from a format without SubmitLines: the writer makes an
+// sbatch line of them, the reader reads it back. A job's own SubmitLine is
+// written as it is.
+func TestWriteSacctSubmitLine(t *testing.T) {
+	tr := &workload.Trace{Epoch: 1_700_000_000}
+	a := workload.NewJob("5")
+	a.Request.Nodes, a.Request.GPUs, a.Request.CPUs = 2, 8, 16
+	a.Requeue, a.CheckpointInterval = true, 3600
+	a.Request.Switches, a.Request.SwitchWait = 1, 300
+	a.Runtime, a.TimeLimit = 60, 600
+	b := workload.NewJob("6_2")
+	b.ArrayJobID, b.ArrayTaskID, b.ArrayThrottle = "6", 2, 4
+	b.Request.GPUs, b.Request.CPUs = 1, 2
+	b.Submit, b.Runtime, b.TimeLimit = 5, 30, 600
+	c := workload.NewJob("7")
+	c.Request.GPUs, c.Request.CPUs = 1, 2
+	c.Request.Switches = 2
+	c.Extra = []workload.Field{{Name: "SubmitLine", Value: "sbatch --switches=2 -p gpu x.sh"}}
+	c.Submit, c.Runtime, c.TimeLimit = 9, 30, 600
+	d := workload.NewJob("8")
+	d.Request.GPUs, d.Request.CPUs = 1, 2
+	d.Submit, d.Runtime, d.TimeLimit = 10, 30, 600
+	tr.Jobs = []workload.Job{a, b, c, d}
+
+	var buf bytes.Buffer
+	if err := WriteSacct(&buf, tr, nil); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		f := strings.Split(l, "|")
+		lines = append(lines, f[len(f)-2]) // SubmitLine, before JobName
+	}
+	want := []string{"SubmitLine", "sbatch --requeue --checkpoint=01:00:00 --switches=1@00:05:00",
+		"sbatch --array=2%4", "sbatch --switches=2 -p gpu x.sh", ""}
+	if !slices.Equal(lines, want) {
+		t.Fatalf("SubmitLine column %q, want %q", lines, want)
+	}
+	back, err := Read(bytes.NewReader(buf.Bytes()), "w.sacct", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := back.Trace.Jobs
+	if len(got) != 4 {
+		t.Fatalf("%d jobs back", len(got))
+	}
+	if j := got[0]; !j.Requeue || j.CheckpointInterval != 3600 || j.Request.Switches != 1 || j.Request.SwitchWait != 300 {
+		t.Errorf("job 5 back: requeue %v checkpoint %d switches %d@%d; want true 3600 1@300", j.Requeue, j.CheckpointInterval, j.Request.Switches, j.Request.SwitchWait)
+	}
+	if j := got[1]; j.ArrayThrottle != 4 || j.ArrayJobID != "6" {
+		t.Errorf("job 6_2 back: array %q throttle %d; want 6, 4", j.ArrayJobID, j.ArrayThrottle)
+	}
+	if j := got[2]; j.Request.Switches != 2 {
+		t.Errorf("job 7 back: switches %d; want 2", j.Request.Switches)
+	}
+	if j := got[3]; j.Requeue || j.Request.Switches != 0 || slices.ContainsFunc(j.Extra, func(f workload.Field) bool { return f.Name == "SubmitLine" }) {
+		t.Errorf("job 8 back: requeue %v switches %d extra %v; want no SubmitLine", j.Requeue, j.Request.Switches, j.Extra)
+	}
 }

@@ -539,23 +539,26 @@ func parseSWFNum(b []byte) (int64, error) {
 
 // parseRecord parses one job line. ok is false for a skipped record.
 func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bool, _ *ParseError) {
-	n := 0
-	for len(line) > 0 {
-		line = bytes.TrimLeft(line, " \t")
-		if len(line) == 0 {
-			break
+	// Fields are runs of bytes other than space and tab; one scan, no
+	// per-field search.
+	n, i := 0, 0
+	for i < len(line) {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
 		}
-		e := bytes.IndexAny(line, " \t")
-		if e < 0 {
-			e = len(line)
+		if i == len(line) {
+			break
 		}
 		if n == 18 {
 			n++
 			break
 		}
-		sr.toks[n] = line[:e]
+		s := i
+		for i < len(line) && line[i] != ' ' && line[i] != '\t' {
+			i++
+		}
+		sr.toks[n] = line[s:i]
 		n++
-		line = line[e:]
 	}
 	if n != 18 {
 		what := fmt.Sprintf("%d", n)

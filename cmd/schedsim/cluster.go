@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -185,6 +186,18 @@ func printClusterSummary(w io.Writer, s *hwmodels.ClusterSummary) error {
 			fmt.Fprintf(w, ", %d rails", f.Rails)
 		}
 		fmt.Fprintln(w)
+		if len(f.Blocks) > 0 {
+			// As topology.conf lines, the way nodes and partitions show.
+			fmt.Fprintf(w, "  blocks: %d NVLink domains\n", len(f.Blocks))
+			for _, b := range f.Blocks {
+				fmt.Fprintf(w, "  BlockName=%s Nodes=%s\n", b.Name, b.Nodes)
+			}
+			sizes := make([]string, len(f.BlockSizes))
+			for i, n := range f.BlockSizes {
+				sizes[i] = strconv.Itoa(int(n))
+			}
+			fmt.Fprintf(w, "  BlockSizes=%s\n", strings.Join(sizes, ","))
+		}
 	}
 	fmt.Fprintln(w, "\npower:")
 	fmt.Fprintf(w, "  peak %s IT, PUE %.2f, %s at the facility", kw(s.Power.PeakITW), s.Power.PUE, kw(s.Power.PeakFacilityW))

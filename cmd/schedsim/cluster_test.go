@@ -63,25 +63,10 @@ func TestClusterImportShowSeeds(t *testing.T) {
 	slurmConf := filepath.Join(seedDir, "mevasis-slurm.conf")
 	for _, gres := range []string{"mevasis-gres.conf", "mevasis-gres-mig.conf"} {
 		t.Run(gres, func(t *testing.T) {
-			spec, warns, err := runSplit(t, "cluster", "import", "--slurm-conf", slurmConf,
+			path, show, shown, warns := importShow(t, "--slurm-conf", slurmConf,
 				"--gres-conf", filepath.Join(seedDir, gres), "--topology-conf", filepath.Join(seedDir, "mevasis-topology.conf"))
-			if err != nil {
-				t.Fatalf("import: %v\n%s", err, warns)
-			}
 			if gres == "mevasis-gres-mig.conf" && !strings.Contains(warns, "Type=h100_1g.20gb Count=56 on 8 GPUs cannot be configured (h100-80gb: 7 × 1g.20gb: at most 4 per GPU)") {
 				t.Errorf("want the seed's impossible MIG count warned about, got:\n%s", warns)
-			}
-			path := filepath.Join(t.TempDir(), "cluster.yaml")
-			if err := os.WriteFile(path, []byte(spec), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			show, _, err := runSplit(t, "cluster", "show", path)
-			if err != nil {
-				t.Fatalf("show: %v", err)
-			}
-			shown := map[string]bool{}
-			for _, l := range strings.Split(show, "\n") {
-				shown[strings.TrimSpace(l)] = true
 			}
 			has := func(line string) {
 				t.Helper()
@@ -226,5 +211,48 @@ func TestNotSlurmConfAcceptsSlurmConfs(t *testing.T) {
 	}
 	if n < 10 {
 		t.Errorf("read %d slurm*.conf files; the repository has more", n)
+	}
+}
+
+// importShow runs cluster import with args, writes the spec and runs
+// cluster show on it: the spec's path, the output, its lines trimmed, and
+// the import's warnings.
+func importShow(t *testing.T, args ...string) (path, show string, shown map[string]bool, warns string) {
+	t.Helper()
+	spec, warns, err := runSplit(t, append([]string{"cluster", "import"}, args...)...)
+	if err != nil {
+		t.Fatalf("import: %v\n%s", err, warns)
+	}
+	path = filepath.Join(t.TempDir(), "cluster.yaml")
+	if err := os.WriteFile(path, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	show, _, err = runSplit(t, "cluster", "show", path)
+	if err != nil {
+		t.Fatalf("show: %v", err)
+	}
+	shown = map[string]bool{}
+	for _, l := range strings.Split(show, "\n") {
+		shown[strings.TrimSpace(l)] = true
+	}
+	return path, show, shown, warns
+}
+
+// TestClusterShowBlocks: a topology/block cluster shows its blocks and
+// BlockSizes as topology.conf lines: every line of examples/nvl's
+// topology.conf is in cluster show's output, and --json lists the blocks.
+func TestClusterShowBlocks(t *testing.T) {
+	path, show, shown, _ := importShow(t, "--slurm-conf", filepath.Join("..", "..", "examples", "nvl", "slurm.conf"))
+	for _, l := range confLines(t, filepath.Join("..", "..", "examples", "nvl", "topology.conf")) {
+		if !shown[l] {
+			t.Errorf("cluster show lacks the line\n  %s\nin:\n%s", l, show)
+		}
+	}
+	js, _, err := runSplit(t, "cluster", "show", "--json", path)
+	if err != nil {
+		t.Fatalf("show --json: %v", err)
+	}
+	if !strings.Contains(js, `"block_sizes": [`) || !strings.Contains(js, `"name": "rack4"`) {
+		t.Errorf("show --json lacks the blocks:\n%s", js)
 	}
 }

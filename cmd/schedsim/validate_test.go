@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,6 +78,26 @@ func TestValidateHabrok(t *testing.T) {
 	if page, err := os.ReadFile(filepath.Join(outDir, "validate.html")); err != nil || strings.Count(string(page), "<svg") != 2 ||
 		!strings.Contains(string(page), "Of 90 jobs compared") {
 		t.Errorf("validate.html: %v; want the headline over the 90 compared jobs and 2 plots", err)
+	}
+
+	// The ±bf_interval window is the policy's declared backfill pass, not
+	// a default: bf_interval 45 in the scenario gives 45.
+	cluster, err := filepath.Abs(filepath.Join("testdata", "habrok-approx.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scen := filepath.Join(t.TempDir(), "s.yaml")
+	body := fmt.Sprintf("version: 1\ncluster:\n  file: %q\ntrace:\n  file: %q\npolicy:\n  name: slurm\n  args: {bf_interval: 45}\n", cluster, trace)
+	if err := os.WriteFile(scen, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err = schedsim(t, "validate", "--scenario", scen, "--trace", trace, "--fields", strings.Join(traces.JobinfoFields, ","), "--json")
+	if err != nil {
+		t.Fatalf("validate --scenario (bf_interval 45): %v\n%s", err, out)
+	}
+	v.BfInterval = 0
+	if err := json.Unmarshal([]byte(out), &v); err != nil || v.BfInterval != 45 {
+		t.Errorf("bf_interval_s = %d (%v), want 45 from the scenario's policy args", v.BfInterval, err)
 	}
 }
 

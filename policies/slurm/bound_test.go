@@ -1,0 +1,32 @@
+package slurm_test
+
+import (
+	"testing"
+
+	"github.com/schedsim/schedsim/policies/slurm"
+)
+
+// TestSlurmReserveBound compares the bound by which reserve skips
+// TRY_LATER retries (Slurm.unitsBound: kept across the retries of one
+// reservation, following the mask's change log and the releases its time
+// passes) with the same sum made from scratch, on every call over the
+// random workloads of TestSlurmBackfillReference.
+func TestSlurmReserveBound(t *testing.T) {
+	slurm.CheckBounds(true)
+	defer slurm.CheckBounds(false)
+	slurm.BoundChecks()
+	n := 0
+	for seed := uint64(1); seed <= uint64(*referenceRuns); seed++ {
+		c := randomBackfillCase(seed)
+		c.run(t, false, func(s *slurm.Policy) {})
+		k, err := slurm.BoundChecks()
+		if err != nil {
+			t.Fatalf("seed %d (%s): %v", seed, c, err)
+		}
+		n += k
+	}
+	if n == 0 {
+		t.Fatal("no bound was computed: the workloads test nothing")
+	}
+	t.Logf("%d bounds compared", n)
+}

@@ -1,0 +1,203 @@
+package slurm
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/sim"
+)
+
+// The queue and the main scheduler, as slurmctld's job_scheduler.c has
+// them: the queue records in sort_job_queue2's order (build_job_queue)
+// and the main pass (_schedule).
+
+// qrec is one queue record: a job in one of its partitions.
+type qrec struct {
+	ref    sim.JobRef
+	part   int32
+	prank  int32 // preemptRank
+	tier   int32
+	prio   uint32
+	cls    int32 // backfill's request class, -1: not known yet (fills padding: 32 bytes)
+	submit sim.Time
+}
+
+// buildOrder keeps s.order: one record per pending job and partition, in
+// queue order. Records of jobs no longer pending are dropped; new jobs are
+// added; the whole is sorted again when priorities changed, and new
+// records are sorted and merged in when only jobs came.
+// It reports whether the queue changed (records dropped or added, or
+// priorities recomputed).
+func (s *Policy) buildOrder(pend []sim.PendingJob, recalc bool) bool {
+	o := s.order[:0]
+	for _, r := range s.order {
+		js := &s.st[r.ref]
+		if js.epoch != s.epoch {
+			continue
+		}
+		if recalc {
+			r.prio = s.prio(js, r.part)
+		}
+		o = append(o, r)
+	}
+	// Jobs without records: those not pending at the previous pass
+	// (s.fresh, from the pending scan).
+	kept := len(o)
+	for _, i := range s.fresh {
+		pj := &pend[i]
+		js := &s.st[pj.Ref]
+		parts := pj.Parts | 1<<uint(pj.Part)
+		for p := int32(0); parts != 0 && p < hwmodels.MaxPartitions; p++ {
+			if parts&(1<<uint(p)) == 0 {
+				continue
+			}
+			parts &^= 1 << uint(p)
+			o = append(o, qrec{ref: pj.Ref, part: p, prank: s.preemptRank(js), tier: s.cluster.Partitions[p].PriorityTier,
+				prio: s.prio(js, p), submit: pj.Submit, cls: -1})
+		}
+	}
+	added := len(o) > kept
+	switch {
+	case recalc:
+		slices.SortFunc(o, qrecCmp)
+	case added:
+		// The kept records are in order (their keys change only with
+		// recalc): sort the new ones and merge.
+		slices.SortFunc(o[kept:], qrecCmp)
+		m := s.orderBuf[:0]
+		a, b := o[:kept], o[kept:]
+		for len(a) > 0 && len(b) > 0 {
+			if qrecCmp(a[0], b[0]) < 0 {
+				m, a = append(m, a[0]), a[1:]
+			} else {
+				m, b = append(m, b[0]), b[1:]
+			}
+		}
+		m = append(append(m, a...), b...)
+		s.orderBuf = o[:0]
+		o = m
+	}
+	changed := added || recalc || len(o) != len(s.order)
+	s.order = o
+	return changed
+}
+
+// qrecCmp is the queue order: preemption rank, partition PriorityTier,
+// priority (each higher first), submit time, job, partition.
+func qrecCmp(a, b qrec) int {
+	if c := cmp.Compare(b.prank, a.prank); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.tier, a.tier); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.prio, a.prio); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.submit, b.submit); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.ref, b.ref); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.part, b.part)
+}
+
+// holdReason returns why the record may not start at all now, for reasons
+// other than resources: partition limits, then QOS limits.
+func (s *Policy) holdReason(v sim.View, job *sim.PendingJob, js *slurmJob) sim.PendingReason {
+	part := &s.cluster.Partitions[job.Part]
+	if tl := v.Job(job.Ref).TimeLimit; part.MaxTime > 0 && tl > 0 && int64(tl) > part.MaxTime {
+		return sim.ReasonPartitionTimeLimit
+	}
+	if part.MaxNodes > 0 && job.Req.Nodes > part.MaxNodes {
+		return sim.ReasonPartitionNodeLimit
+	}
+	if s.limits {
+		return s.qosReason(job, js)
+	}
+	return sim.ReasonNone
+}
+
+// started records that the pass started job.
+func (s *Policy) markStarted(job *sim.PendingJob) {
+	js := &s.st[job.Ref]
+	js.started = s.epoch
+	delete(s.pre.waits, job.Ref) // a preemption it waited for is over
+	js.limit = int32(min(job.Limit, math.MaxInt32))
+	js.sized = true
+	js.reason = sim.ReasonNone
+	if s.limits {
+		s.addUse(js, reqUse(&job.Req))
+	}
+}
+
+// mainPass is Slurm's main scheduler (job_scheduler.c _schedule).
+func (s *Policy) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
+	p := &s.pass
+	var failed uint64
+	depth := 0
+	if s.cfg.preempt != preemptNone {
+		n := len(s.cluster.Nodes)
+		s.pre.blocked = append(s.pre.blocked[:0], make([]bool, n)...)
+		s.pre.checked = 0
+	}
+	for k := range s.order {
+		r := &s.order[k]
+		if !full && depth >= s.cfg.queueDepth {
+			break
+		}
+		depth++
+		js := &s.st[r.ref]
+		if js.started == s.epoch {
+			continue
+		}
+		if failed&(1<<uint(r.part)) != 0 {
+			js.reason = sim.ReasonPriority
+			continue
+		}
+		job := s.pendingJob(pend, r)
+		if why := s.holdReason(v, &job, js); why != sim.ReasonNone {
+			js.reason = why
+			continue
+		}
+		if s.preemptWait(v, r.ref) != nil {
+			// Its preemption is in progress: it starts wherever it
+			// fits, and preempts no more.
+			if p.TryStart(&job) {
+				s.markStarted(&job)
+				continue
+			}
+			js.reason = sim.ReasonResources
+		} else if p.TryStart(&job) {
+			s.markStarted(&job)
+			continue
+		} else {
+			js.reason = sim.ReasonResources
+			if s.cfg.preempt != preemptNone {
+				// Preempting for it does not start it now: it starts in a
+				// later pass, once nodes are free (preemptWait), and
+				// meanwhile blocks its partition like a job waiting for
+				// resources.
+				s.tryPreempt(v, &job, js, r)
+			}
+		}
+		if s.cfg.bfMinAgeReserve > 0 && v.Now()-job.Eligible < s.cfg.bfMinAgeReserve {
+			continue // too young to reserve: does not block its partition
+		}
+		failed |= 1 << uint(r.part)
+		for _, n := range s.cluster.Partitions[r.part].Nodes {
+			p.Free[n] = sim.NodeState{}
+			if s.pre.blocked != nil {
+				s.pre.blocked[n] = true
+			}
+		}
+	}
+	// Give the blocked nodes back for the backfill pass: the free state is
+	// the view's less the starts.
+	if failed != 0 {
+		p.Rebase(v.Nodes())
+	}
+}

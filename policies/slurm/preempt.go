@@ -1,0 +1,357 @@
+package slurm
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/sim"
+)
+
+// preemptState is the slurm policy's preemption state: the QOS relation,
+// and the scratch state of the pass's preemption decisions.
+type preemptState struct {
+	qosCan   [][]bool      // [preemptor QOS][victim QOS]: may preempt (preempt/qos)
+	qosRank  []int32       // per QOS: its depth in the Preempt graph (queue order)
+	partMode []preemptMode // per partition: its PreemptMode, modeUnset for the cluster's
+
+	out     []sim.Preemption
+	blocked []bool // nodes out of this main pass's available set (failed partitions, out of service)
+	checked uint32 // epoch of the pass whose out-of-service nodes are in blocked
+	inUse   []sim.NodeState
+	cand    []preemptCand
+	free    []sim.NodeState
+	masked  []sim.NodeState
+	alloc   []sim.NodeAlloc
+
+	waits map[sim.JobRef]*preemptWaitRec // per preemptor whose victims are not all gone
+}
+
+// preemptWaitRec is a preemption in progress: the victims a preemptor is
+// waiting for, and the nodes of the placement it preempted them for.
+type preemptWaitRec struct {
+	victims []sim.JobRef
+	starts  []sim.Time // the victims' runs: a requeued victim running again is gone
+	nodes   []int32
+	until   sim.Time // as of the last preemptWait: the latest End of the victims left
+	epoch   uint32   // of the pass that chose the victims: they are still in its view
+	held    uint32   // epoch of the last pass preemptWait found it in progress
+}
+
+// preemptWait returns job ref's preemption in progress, or nil when it has
+// none or its victims are all gone. While it is in progress the backfill
+// cycle does not start the preemptor but holds for it the nodes it
+// preempted for, from when its victims are gone (preemptRes); the main
+// scheduler starts it wherever it fits. On Slurm 22.05 (KillWait=2) a
+// killed job's nodes other than its batch host take other jobs at once
+// (sim's KillWait holds only the batch host): in
+// conformance/records/gen-23/run2, G11 (tier 2, one node) preempted G03
+// on gn[2-4] at 17:31.712; the next backfill cycle, which tests G11
+// first, started G04, G05 and G07_0 on gn3 and gn4 at 17:32.713, and G11
+// started on gn2, G03's batch host, at 17:35.845. In gen-7/run1 the main
+// scheduler started job 4 on gn4, the free node of its victim G03
+// (gn[3-4]), one second after the preemption. select_nodes
+// (node_scheduler.c) marks the preemptor's preempt_start_time and kills
+// no more jobs for it while the kill may still be in progress.
+func (s *Policy) preemptWait(v sim.View, ref sim.JobRef) *preemptWaitRec {
+	w, ok := s.pre.waits[ref]
+	if !ok || w.epoch == s.epoch {
+		// None, or chosen by this very pass, whose view still has the
+		// victims running to their own ends: its backfill cycle plans
+		// the preemptor as before.
+		return nil
+	}
+	running := v.Running()
+	w.until = -1
+	for k, vr := range w.victims {
+		if i, found := slices.BinarySearchFunc(running, vr, func(r sim.RunningJob, ref sim.JobRef) int { return cmp.Compare(r.Ref, ref) }); found && running[i].Start == w.starts[k] {
+			w.until = max(w.until, running[i].End)
+		}
+	}
+	if w.until < 0 {
+		delete(s.pre.waits, ref)
+		return nil
+	}
+	w.held = s.epoch
+	return w
+}
+
+// preemptRes is the backfill reservation of a preemptor whose preemption
+// is in progress: the nodes it preempted for, from when its victims are
+// gone.
+func (s *Policy) preemptRes(job *sim.PendingJob, w *preemptWaitRec) {
+	b := &s.bf
+	off := len(b.pool)
+	b.pool = append(b.pool, w.nodes...)
+	lo, hi := s.resvSpan(w.until, job.Limit)
+	b.res = append(b.res, bfRes{job: job.Ref, at: w.until, lo: lo, hi: hi, nodes: b.pool[off:len(b.pool):len(b.pool)]})
+	b.until(w.until)
+}
+
+// preemptCand is a running job that a pending job may preempt.
+type preemptCand struct {
+	ref   sim.JobRef
+	alloc []sim.NodeAlloc
+	class int64 // partition tier (partition_prio) or QOS priority capped at 0xffff (qos): lower goes first
+	nodes int64 // node count, capped at 0xffff: fewer goes first
+	start sim.Time
+	mode  sim.PreemptMode
+	drop  bool
+}
+
+// setupPreempt builds the QOS relation (reset).
+func (s *Policy) setupPreempt() {
+	pr := &s.pre
+	n := len(s.cfg.qos)
+	pr.qosCan = make([][]bool, n)
+	for i, q := range s.cfg.qos {
+		pr.qosCan[i] = make([]bool, n)
+		for _, name := range q.preempt {
+			if k, ok := s.qosIdx[name]; ok && int(k) != i {
+				pr.qosCan[i][k] = true
+			}
+		}
+	}
+	// Rank: 0 for a QOS that preempts none, else one more than the
+	// highest rank it preempts (cycles cut at n levels).
+	pr.qosRank = make([]int32, n)
+	for range n {
+		for i := range n {
+			for k := range n {
+				if pr.qosCan[i][k] {
+					pr.qosRank[i] = max(pr.qosRank[i], min(pr.qosRank[k]+1, int32(n)))
+				}
+			}
+		}
+	}
+	pr.partMode = make([]preemptMode, len(s.cluster.Partitions))
+	if s.confCluster == s.cluster {
+		copy(pr.partMode, s.partModes)
+	}
+}
+
+// preemptRank is the first key of the queue order with preemption: Slurm
+// sorts a job that can preempt another before it (sort_job_queue2). Under
+// preempt/qos a QOS that preempts others ranks above them; under
+// partition_prio the PriorityTier key already does it.
+func (s *Policy) preemptRank(js *slurmJob) int32 {
+	if s.cfg.preempt != preemptQOS {
+		return 0
+	}
+	return s.pre.qosRank[js.qos]
+}
+
+// victimMode is the PreemptMode of a running job in partition part with
+// QOS qos: its partition's (partition_prio) or its QOS's (qos), else the
+// cluster's.
+func (s *Policy) victimMode(part, qos int32) preemptMode {
+	m := modeUnset
+	switch s.cfg.preempt {
+	case preemptPartPrio:
+		if int(part) < len(s.pre.partMode) {
+			m = s.pre.partMode[part]
+		}
+	case preemptQOS:
+		m = s.cfg.qos[qos].mode
+	}
+	if m == modeUnset {
+		m = s.cfg.preemptMode
+	}
+	return m
+}
+
+// tryPreempt is called in the main pass for a record that does not fit
+// now. When the record's job would fit with running jobs it may preempt
+// removed, it chooses the victims and adds them to the pass's preemptions,
+// returning true; the job starts in a later pass, once they are gone (as
+// select_nodes does: the preemptor does not start in the pass that
+// preempts).
+//
+// Candidates are the running jobs that the job may preempt (a lower
+// PriorityTier partition sharing nodes with the record's partition, or a
+// QOS that the job's QOS lists in Preempt), that have run at least
+// PreemptExemptTime, whose PreemptMode is not OFF, that hold a node the job
+// could use and that no other record preempted in this pass. They are
+// taken in Slurm's order, lowest first: partition tier (or QOS priority),
+// then node count, then job (Slurm's job list order: submission): the
+// preempt plugin's _gen_job_prio (tier or QOS priority << 16, plus the
+// node count), which _sort_by_prio (src/slurmctld/preempt.c) sorts the
+// candidates by, ascending, in a stable sort of the job list order. The
+// job's priority and its GPU count play no part (with
+// PreemptParameters=youngest_first: latest start first, then job).
+// Candidates are removed in that order until the job fits; the job is
+// then placed on the resulting free
+// state, and the victims are the removed candidates holding a node of
+// that placement (cons_tres's _run_now: remove preemptees one by one until
+// the job fits, then preempt those its selected nodes overlap). On a real
+// Slurm 22.05, of four equal one-node jobs on gn1..gn4 a two-node job
+// preempted the two oldest, on gn1 and gn2
+// (conformance/records/preempt-requeue), not the youngest.
+func (s *Policy) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qrec) bool {
+	pr := &s.pre
+	p := &s.pass
+	now := v.Now()
+	running := v.Running()
+	if len(running) == 0 {
+		return false
+	}
+	if pr.checked != s.epoch {
+		pr.checked = s.epoch
+		s.markOutOfService(v)
+	}
+	tier := s.cluster.Partitions[r.part].PriorityTier
+	d := policies.NewDemand(job)
+	pr.cand = pr.cand[:0]
+	for i := range running {
+		rj := &running[i]
+		vj := s.ident(v, rj.Ref)
+		if vj.victim == s.epoch || now-rj.Start < s.cfg.exempt {
+			continue
+		}
+		var class int64
+		switch s.cfg.preempt {
+		case preemptPartPrio:
+			vt := s.cluster.Partitions[rj.Part].PriorityTier
+			if vt >= tier {
+				continue
+			}
+			class = int64(vt)
+		case preemptQOS:
+			if !pr.qosCan[js.qos][vj.qos] {
+				continue
+			}
+			class = min(s.cfg.qos[vj.qos].priority, 0xffff)
+		default:
+			return false
+		}
+		var mode sim.PreemptMode
+		switch s.victimMode(rj.Part, vj.qos) {
+		case modeCancel:
+			mode = sim.PreemptCancel
+		case modeRequeue:
+			mode = sim.PreemptRequeue
+		default:
+			continue // PreemptMode OFF: not preemptable
+		}
+		useful := false
+		for _, a := range rj.Alloc {
+			if !pr.blocked[a.Node] && d.Eligible(&p.Nodes[a.Node]) {
+				useful = true
+			}
+		}
+		if !useful {
+			continue
+		}
+		pr.cand = append(pr.cand, preemptCand{ref: rj.Ref, alloc: rj.Alloc, class: class,
+			nodes: min(int64(len(rj.Alloc)), 0xffff), start: rj.Start, mode: mode})
+	}
+	if len(pr.cand) == 0 {
+		return false
+	}
+	if s.cfg.youngest {
+		// PreemptParameters=youngest_first: latest start first, whatever
+		// the tier (_sort_by_youngest).
+		slices.SortFunc(pr.cand, func(a, b preemptCand) int {
+			return cmp.Or(cmp.Compare(b.start, a.start), cmp.Compare(a.ref, b.ref))
+		})
+	} else {
+		slices.SortFunc(pr.cand, func(a, b preemptCand) int {
+			return cmp.Or(cmp.Compare(a.class, b.class), cmp.Compare(a.nodes, b.nodes), cmp.Compare(a.ref, b.ref))
+		})
+	}
+	// With every candidate gone, does it fit at all?
+	if !s.fitsWithout(job, len(pr.cand)) {
+		return false
+	}
+	k := 1
+	for ; k < len(pr.cand) && !s.fitsWithout(job, k); k++ {
+	}
+	chosen := pr.cand[:k]
+	s.fitsWithout(job, k) // leaves the placement in pr.alloc
+	for i := range chosen {
+		chosen[i].drop = true
+		for _, a := range chosen[i].alloc {
+			if slices.ContainsFunc(pr.alloc, func(b sim.NodeAlloc) bool { return b.Node == a.Node }) {
+				chosen[i].drop = false
+				break
+			}
+		}
+		if chosen[i].drop {
+			continue
+		}
+		s.st[chosen[i].ref].victim = s.epoch
+		pr.out = append(pr.out, sim.Preemption{Job: chosen[i].ref, Mode: chosen[i].mode})
+		if pr.waits == nil {
+			pr.waits = map[sim.JobRef]*preemptWaitRec{}
+		}
+		w := pr.waits[job.Ref]
+		if w == nil {
+			w = &preemptWaitRec{}
+			for _, a := range pr.alloc {
+				if !slices.Contains(w.nodes, a.Node) {
+					w.nodes = append(w.nodes, a.Node)
+				}
+			}
+			pr.waits[job.Ref] = w
+		}
+		w.victims = append(w.victims, chosen[i].ref)
+		w.starts = append(w.starts, chosen[i].start)
+		w.epoch = s.epoch
+	}
+	return true
+}
+
+// fitsWithout reports whether job fits the pass's free state with the
+// first k candidates (less those marked drop) removed, on nodes in the
+// available set and in service, and off the nodes of advance reservations
+// during its window.
+func (s *Policy) fitsWithout(job *sim.PendingJob, k int) bool {
+	pr := &s.pre
+	p := &s.pass
+	pr.free = append(pr.free[:0], p.Free...)
+	for _, c := range pr.cand[:k] {
+		if c.drop {
+			continue
+		}
+		for _, a := range c.alloc {
+			if pr.blocked[a.Node] {
+				continue
+			}
+			f := &pr.free[a.Node]
+			f.FreeGPUs += a.GPUs
+			f.FreeCPUs += a.CPUs
+			f.FreeMemMB += a.MemMB
+		}
+	}
+	free := p.Usable(&pr.masked, pr.free, p.Now, job.Limit)
+	var ok bool
+	pr.alloc, ok = p.Placer().Place(p.Nodes, free, job, pr.alloc[:0])
+	return ok
+}
+
+// markOutOfService adds to pr.blocked the nodes out of service: a node in
+// service shows free what running jobs do not hold; a down or drained
+// node shows nothing free (a drained node whose running jobs hold all of
+// it cannot be told from a busy one).
+func (s *Policy) markOutOfService(v sim.View) {
+	pr := &s.pre
+	nodes := s.pass.Nodes
+	n := len(nodes)
+	pr.inUse = append(pr.inUse[:0], make([]sim.NodeState, n)...)
+	for _, rj := range v.Running() {
+		for _, a := range rj.Alloc {
+			u := &pr.inUse[a.Node]
+			u.FreeGPUs += a.GPUs
+			u.FreeCPUs += a.CPUs
+			u.FreeMemMB += a.MemMB
+		}
+	}
+	view := v.Nodes()
+	for i := range n {
+		u, f := pr.inUse[i], view[i]
+		c := sim.Capacity(&nodes[i])
+		if u.FreeGPUs+f.FreeGPUs != c.FreeGPUs || u.FreeCPUs+f.FreeCPUs != c.FreeCPUs || u.FreeMemMB+f.FreeMemMB != c.FreeMemMB {
+			pr.blocked[i] = true
+		}
+	}
+}

@@ -1,0 +1,453 @@
+package slurm_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/policies/policytest"
+	"github.com/schedsim/schedsim/policies/slurm"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// life is one run of a job: a run segment of the record (a preempted run)
+// or the job's final run.
+type life struct {
+	ID         string
+	Start, End sim.Time
+	State      string
+	Nodes      []int32
+}
+
+// lives lists every run of every job: earlier runs (Record.Runs) first, in
+// the order they ended, then each job's final record in job order.
+func lifeRuns(rec *sim.Record) []life {
+	var out []life
+	nodes := func(a []sim.NodeAlloc) []int32 {
+		var n []int32
+		for _, x := range a {
+			n = append(n, x.Node)
+		}
+		return n
+	}
+	for _, r := range rec.Runs {
+		out = append(out, life{rec.Trace.Jobs[r.Job].ID, r.Start, r.End, r.State.String(), nodes(r.Alloc)})
+	}
+	for i, r := range rec.Jobs {
+		out = append(out, life{rec.Trace.Jobs[i].ID, r.Start, r.End, r.State.String(), nodes(r.Alloc)})
+	}
+	return out
+}
+
+// TestSlurmPreemption replays hand-worked preemption cases. Unless said
+// otherwise: one node n0 of 8 GPUs in partitions lo (PriorityTier 1) and
+// hi (PriorityTier 2), PreemptType=preempt/partition_prio, bf_interval =
+// sched_interval = 10, runtimes equal limits, JobRequeue=1 and the
+// controller's requeue delay (120 s, as observed on Slurm). L (lo, 8 GPUs,
+// 1000 s) runs from 0; H (hi, 8 GPUs, 300 s) comes at 100.
+func TestSlurmPreemption(t *testing.T) {
+	g8 := workload.Request{GPUs: 8}
+	L := inPart(job("L", 0, 1000, 1000, g8), "lo")
+	H := inPart(job("H", 100, 300, 300, g8), "hi")
+	withCkpt := func(j workload.Job, c sim.Time) workload.Job { j.CheckpointInterval = int32(c); return j }
+	tests := []struct {
+		name  string
+		c     *hwmodels.Cluster
+		args  func(*slurm.Args)
+		cfg   func(*sim.Config)
+		jobs  []workload.Job
+		want  []life
+		preem map[string]bool // jobs that must not have been preempted are absent
+	}{
+		{
+			// REQUEUE: H's pass at 100 preempts L (lower tier, shares
+			// n0); L's run [0,100) ends PREEMPTED and L is requeued, held
+			// until 220; the pass the freed node triggers at 100 starts H
+			// [100,400). L waits for n0 and reruns its whole 1000 s (no
+			// checkpoint): [400,1400).
+			name: "partition_prio requeue",
+			args: func(a *slurm.Args) { a.PreemptMode = "REQUEUE" },
+			jobs: []workload.Job{L, H},
+			want: []life{{"L", 0, 100, "PREEMPTED", []int32{0}},
+				{"L", 400, 1400, "COMPLETED", []int32{0}}, {"H", 100, 400, "COMPLETED", []int32{0}}},
+		},
+		{
+			// CANCEL: L ends PREEMPTED at 100; H [100,400).
+			name: "partition_prio cancel",
+			args: func(a *slurm.Args) { a.PreemptMode = "CANCEL" },
+			jobs: []workload.Job{L, H},
+			want: []life{{"L", 0, 100, "PREEMPTED", []int32{0}}, {"H", 100, 400, "COMPLETED", []int32{0}}},
+		},
+		{
+			// REQUEUE of a job without --requeue when JobRequeue=0: it is
+			// cancelled (PREEMPTED), as PreemptMode=REQUEUE does.
+			name: "requeue of a job that may not be requeued",
+			args: func(a *slurm.Args) { a.PreemptMode = "REQUEUE" },
+			cfg:  func(c *sim.Config) { c.JobRequeue = false },
+			jobs: []workload.Job{L, H},
+			want: []life{{"L", 0, 100, "PREEMPTED", []int32{0}}, {"H", 100, 400, "COMPLETED", []int32{0}}},
+		},
+		{
+			// L checkpoints every 30 s: preempted at 100 it saved 90 s of
+			// work (3 checkpoints) and loses 10; its rerun needs 910 s:
+			// [400,1310).
+			name: "checkpointed job loses the work since its last checkpoint",
+			args: func(a *slurm.Args) { a.PreemptMode = "REQUEUE" },
+			jobs: []workload.Job{withCkpt(L, 30), H},
+			want: []life{{"L", 0, 100, "PREEMPTED", []int32{0}},
+				{"L", 400, 1310, "COMPLETED", []int32{0}}, {"H", 100, 400, "COMPLETED", []int32{0}}},
+		},
+		{
+			// GraceTime 50 s: L keeps n0 until 150, then is requeued; H
+			// starts when it is gone, [150,450); L, held until 270,
+			// reruns [450,1450).
+			name: "grace time",
+			args: func(a *slurm.Args) { a.PreemptMode = "REQUEUE" },
+			cfg:  func(c *sim.Config) { c.PreemptGraceTime = 50 },
+			jobs: []workload.Job{L, H},
+			want: []life{{"L", 0, 150, "PREEMPTED", []int32{0}},
+				{"L", 450, 1450, "COMPLETED", []int32{0}}, {"H", 150, 450, "COMPLETED", []int32{0}}},
+		},
+		{
+			// PreemptMode OFF (the default): no preemption, H waits for
+			// L: [1000,1300).
+			name: "mode off",
+			jobs: []workload.Job{L, H},
+			want: []life{{"L", 0, 1000, "COMPLETED", []int32{0}}, {"H", 1000, 1300, "COMPLETED", []int32{0}}},
+		},
+		{
+			// PreemptExemptTime 5 minutes: L may be preempted only from
+			// 300. H's passes at 100 ... 290 find no candidate; the full
+			// pass at 300 preempts L (CANCEL); H [300,600).
+			name: "exempt time",
+			args: func(a *slurm.Args) { a.PreemptMode = "CANCEL"; a.PreemptExemptTime = "5" },
+			jobs: []workload.Job{L, H},
+			want: []life{{"L", 0, 300, "PREEMPTED", []int32{0}}, {"H", 300, 600, "COMPLETED", []int32{0}}},
+		},
+		{
+			// Equal tiers never preempt: H in lo waits for L.
+			name: "equal tiers",
+			args: func(a *slurm.Args) { a.PreemptMode = "CANCEL" },
+			jobs: []workload.Job{L, inPart(job("H", 100, 300, 300, g8), "lo")},
+			want: []life{{"L", 0, 1000, "COMPLETED", []int32{0}}, {"H", 1000, 1300, "COMPLETED", []int32{0}}},
+		},
+		{
+			// Victim choice, two nodes in both partitions. A and B (4
+			// GPUs each, lo) share n0, A from 0 and B from 10; C (8 GPUs,
+			// lo) holds n1 from 20. H (hi, one node of 8 GPUs) at 100.
+			// All priorities are equal, so the smaller jobs go first, in
+			// job order: A (alone not enough), then B: n0 is free with
+			// both gone, H is placed there, and both hold n0: they are the
+			// victims and C keeps n1. H [100,400) on n0.
+			name: "smaller victims first",
+			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *slurm.Args) { a.PreemptMode = "CANCEL" },
+			jobs: []workload.Job{
+				inPart(job("A", 0, 1000, 1000, workload.Request{GPUs: 4}), "lo"),
+				inPart(job("B", 10, 1000, 1000, workload.Request{GPUs: 4}), "lo"),
+				inPart(job("C", 20, 1000, 1000, g8), "lo"),
+				inPart(job("H", 100, 300, 300, workload.Request{Nodes: 1, GPUs: 8}), "hi"),
+			},
+			want: []life{{"A", 0, 100, "PREEMPTED", []int32{0}}, {"B", 10, 100, "PREEMPTED", []int32{0}},
+				{"C", 20, 1020, "COMPLETED", []int32{1}}, {"H", 100, 400, "COMPLETED", []int32{0}}},
+		},
+		{
+			// Job order, not youngest first: A holds n0 from 0, B n1
+			// from 10 (8 GPUs each, lo). H (hi, one node) at 100: A,
+			// first in Slurm's job list, is removed, H fits on n0, and A
+			// is the victim; B completes. (A real Slurm 22.05 preempted
+			// the two oldest of four equal jobs: conformance/records/
+			// preempt-requeue.) H [100,400) on n0.
+			name: "oldest victim first",
+			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *slurm.Args) { a.PreemptMode = "CANCEL" },
+			jobs: []workload.Job{
+				inPart(job("A", 0, 1000, 1000, g8), "lo"),
+				inPart(job("B", 10, 1000, 1000, g8), "lo"),
+				inPart(job("H", 100, 300, 300, workload.Request{Nodes: 1, GPUs: 8}), "hi"),
+			},
+			want: []life{{"A", 0, 100, "PREEMPTED", []int32{0}}, {"B", 10, 1010, "COMPLETED", []int32{1}},
+				{"H", 100, 400, "COMPLETED", []int32{0}}},
+		},
+		{
+			// No unneeded victim: n0 holds A (2 GPUs, lo) and X (6 GPUs,
+			// hi: not preemptable), n1 holds C (8 GPUs, lo). H (hi, one
+			// node of 8) at 100. In job order (both have one node): A is
+			// removed, which is not enough (X keeps 6 GPUs of n0), then C,
+			// which frees n1. H is
+			// placed on n1; A does not hold it and is not preempted: C is
+			// the only victim. H [100,400) on n1.
+			name: "no unneeded victim",
+			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *slurm.Args) { a.PreemptMode = "CANCEL" },
+			jobs: []workload.Job{
+				inPart(job("A", 0, 1000, 1000, workload.Request{GPUs: 2}), "lo"),
+				inPart(job("X", 0, 1000, 1000, workload.Request{GPUs: 6}), "hi"),
+				inPart(job("C", 0, 1000, 1000, g8), "lo"),
+				inPart(job("H", 100, 300, 300, workload.Request{Nodes: 1, GPUs: 8}), "hi"),
+			},
+			want: []life{{"A", 0, 1000, "COMPLETED", []int32{0}}, {"X", 0, 1000, "COMPLETED", []int32{0}},
+				{"C", 0, 100, "PREEMPTED", []int32{1}}, {"H", 100, 400, "COMPLETED", []int32{1}}},
+		},
+		{
+			// The job's priority does not order the victims: C is in QOS
+			// "cheap" (priority 0 against normal's 10, PriorityWeightQOS
+			// 1000), the lowest job priority, and alone would free a
+			// node. Slurm sorts the candidates by _gen_job_prio (tier <<
+			// 16 plus the node count: equal here), then in job order: A
+			// (n0, 4 GPUs) is removed, not enough; B (n0, 4 GPUs) too,
+			// and H fits on n0. Both are preempted; C runs on. H
+			// [100,400) on n0.
+			name: "job priority does not order the victims",
+			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *slurm.Args) {
+				a.PreemptMode = "CANCEL"
+				a.PriorityWeightQOS = 1000
+				a.QOS = []slurm.QOSArgs{{Name: "normal", Priority: 10}, {Name: "cheap"}}
+			},
+			jobs: []workload.Job{
+				inPart(job("A", 0, 1000, 1000, workload.Request{GPUs: 4}), "lo"),
+				inPart(job("B", 10, 1000, 1000, workload.Request{GPUs: 4}), "lo"),
+				withQOS(inPart(job("C", 20, 1000, 1000, g8), "lo"), "cheap"),
+				inPart(job("H", 100, 300, 300, workload.Request{Nodes: 1, GPUs: 8}), "hi"),
+			},
+			want: []life{{"A", 0, 100, "PREEMPTED", []int32{0}}, {"B", 10, 100, "PREEMPTED", []int32{0}},
+				{"C", 20, 1020, "COMPLETED", []int32{1}}, {"H", 100, 400, "COMPLETED", []int32{0}}},
+		},
+		{
+			// Equal candidates: A (lo, n0, from 0) and B (lo, n1, from
+			// 10), 8 GPUs each; H (hi, 8 GPUs) at 100. In job order the
+			// older A goes: H [100,400) on n0.
+			name: "equal candidates: the oldest first",
+			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *slurm.Args) { a.PreemptMode = "CANCEL" },
+			jobs: youngestJobs(),
+			want: []life{{"A", 0, 100, "PREEMPTED", []int32{0}}, {"B", 10, 1010, "COMPLETED", []int32{1}},
+				{"H", 100, 400, "COMPLETED", []int32{0}}},
+		},
+		{
+			// The same with PreemptParameters=youngest_first: the latest
+			// start goes first (_sort_by_youngest): B. H [100,400) on n1.
+			name: "PreemptParameters=youngest_first",
+			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *slurm.Args) {
+				a.PreemptMode, a.PreemptParameters = "CANCEL", "strict_order,youngest_first"
+			},
+			jobs: youngestJobs(),
+			want: []life{{"A", 0, 1000, "COMPLETED", []int32{0}}, {"B", 10, 100, "PREEMPTED", []int32{1}},
+				{"H", 100, 400, "COMPLETED", []int32{1}}},
+		},
+		{
+			// SchedulerParameters' preempt_youngest_first does the same.
+			name: "preempt_youngest_first",
+			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *slurm.Args) { a.PreemptMode, a.PreemptYoungestFirst = "CANCEL", true },
+			jobs: youngestJobs(),
+			want: []life{{"A", 0, 1000, "COMPLETED", []int32{0}}, {"B", 10, 100, "PREEMPTED", []int32{1}},
+				{"H", 100, 400, "COMPLETED", []int32{1}}},
+		},
+		{
+			// Fewer nodes first: W (lo, 2 nodes of 8 GPUs, n0 and n1,
+			// the older) and S (lo, 8 GPUs, n2). H (hi, one node of 8) at
+			// 100: S (one node) sorts before W (two) and alone frees a
+			// node: the only victim. H [100,400) on n2.
+			name: "fewer nodes first",
+			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3),
+				policytest.Node("n1", 8, "h100", 64, 524288, 3), policytest.Node("n2", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *slurm.Args) { a.PreemptMode = "CANCEL" },
+			jobs: []workload.Job{
+				inPart(job("W", 0, 1000, 1000, workload.Request{Nodes: 2, GPUs: 16}), "lo"),
+				inPart(job("S", 10, 1000, 1000, g8), "lo"),
+				inPart(job("H", 100, 300, 300, workload.Request{Nodes: 1, GPUs: 8}), "hi"),
+			},
+			want: []life{{"W", 0, 1000, "COMPLETED", []int32{0, 1}}, {"S", 10, 100, "PREEMPTED", []int32{2}},
+				{"H", 100, 400, "COMPLETED", []int32{2}}},
+		},
+		{
+			// KillWait 3 (the controller's): W (lo, 3 nodes of 8 GPUs)
+			// runs from 0; B (lo, 2 nodes) waits for it from 50; H (hi,
+			// one node) at 100 preempts W (CANCEL) for n0, the lowest
+			// node W frees. W's batch host, n0, is held until 103; n1
+			// and n2 are free at 100. The backfill cycle (bf_interval 1)
+			// does not start H while its preemption is in progress but
+			// holds n0 for it from 103 (gen-23/run2 on Slurm 22.05): the
+			// cycle of 101 (the one of 100 ran before the kill) starts B
+			// on n1 and n2 [101, 301); the main pass of W's release
+			// starts H on n0 [103, 403). The main scheduler would start
+			// H on any free node (below).
+			name: "kill wait: the preemptor waits for its node",
+			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3),
+				policytest.Node("n1", 8, "h100", 64, 524288, 3), policytest.Node("n2", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *slurm.Args) { a.PreemptMode, a.BfInterval = "CANCEL", 1 },
+			cfg:  func(c *sim.Config) { c.KillWait = 3 },
+			jobs: []workload.Job{
+				inPart(job("W", 0, 1000, 1000, workload.Request{Nodes: 3, GPUs: 24}), "lo"),
+				inPart(job("B", 50, 200, 200, workload.Request{Nodes: 2, GPUs: 16}), "lo"),
+				inPart(job("H", 100, 300, 300, g8), "hi"),
+			},
+			want: []life{{"W", 0, 100, "PREEMPTED", []int32{0, 1, 2}}, {"B", 101, 301, "COMPLETED", []int32{1, 2}},
+				{"H", 103, 403, "COMPLETED", []int32{0}}},
+		},
+		{
+			// The same with sched_interval 1: the main pass of 101 comes
+			// before that second's backfill cycle and starts H on n1,
+			// free since the kill [101, 401) (gen-7/run1: the main
+			// scheduler started job 4 on its victim's free node one
+			// second after the preemption). B takes n0 and n2 once W's
+			// batch host is free [103, 303).
+			name: "kill wait: the main scheduler starts the preemptor on a free node",
+			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3),
+				policytest.Node("n1", 8, "h100", 64, 524288, 3), policytest.Node("n2", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *slurm.Args) { a.PreemptMode, a.BfInterval, a.SchedInterval = "CANCEL", 1, 1 },
+			cfg:  func(c *sim.Config) { c.KillWait = 3 },
+			jobs: []workload.Job{
+				inPart(job("W", 0, 1000, 1000, workload.Request{Nodes: 3, GPUs: 24}), "lo"),
+				inPart(job("B", 50, 200, 200, workload.Request{Nodes: 2, GPUs: 16}), "lo"),
+				inPart(job("H", 100, 300, 300, g8), "hi"),
+			},
+			want: []life{{"W", 0, 100, "PREEMPTED", []int32{0, 1, 2}}, {"B", 103, 303, "COMPLETED", []int32{0, 2}},
+				{"H", 101, 401, "COMPLETED", []int32{1}}},
+		},
+		{
+			// preempt/qos on one partition: QOS high lists scavenger in
+			// Preempt. S (scavenger) runs from 0; N (normal) at 50 may not
+			// preempt it and waits; H (high) at 100 preempts S
+			// (requeue) and runs [100,400) — it sorts before N, as a job
+			// that can preempt does. N follows [400,700); S, held until
+			// 220, reruns [700,1700).
+			name: "qos",
+			c:    policytest.GPUNodes(1, 8),
+			args: func(a *slurm.Args) {
+				a.PreemptType, a.PreemptMode = "preempt/qos", "REQUEUE"
+				a.QOS = []slurm.QOSArgs{{Name: "high", Preempt: "scavenger"}, {Name: "scavenger"}, {Name: "normal"}}
+			},
+			jobs: []workload.Job{
+				withQOS(job("S", 0, 1000, 1000, g8), "scavenger"),
+				job("N", 50, 300, 300, g8),
+				withQOS(job("H", 100, 300, 300, g8), "high"),
+			},
+			want: []life{{"S", 0, 100, "PREEMPTED", []int32{0}},
+				{"S", 700, 1700, "COMPLETED", []int32{0}}, {"N", 400, 700, "COMPLETED", []int32{0}}, {"H", 100, 400, "COMPLETED", []int32{0}}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := fast()
+			a.PreemptType = "preempt/partition_prio"
+			if tt.args != nil {
+				tt.args(&a)
+			}
+			p, err := slurm.New(a, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := tt.c
+			if c == nil {
+				c = tiered()
+			}
+			for i := range c.Partitions {
+				c.Partitions[i].PriorityTier = int32(i + 1)
+			}
+			cfg := sim.Config{Cluster: c, Trace: &workload.Trace{Jobs: tt.jobs}, Policy: p, Seed: 1, Check: true, JobRequeue: true}
+			if tt.cfg != nil {
+				tt.cfg(&cfg)
+			}
+			rec, err := sim.Run(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.want, lifeRuns(rec)); d != "" {
+				t.Errorf("runs (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestSlurmPreemptArgs checks the validation of the preemption arguments.
+func TestSlurmPreemptArgs(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mod  func(*slurm.Args)
+	}{
+		{"type", func(a *slurm.Args) { a.PreemptType = "preempt/bogus" }},
+		{"mode", func(a *slurm.Args) { a.PreemptMode = "SUSPEND,GANG" }},
+		{"exempt", func(a *slurm.Args) { a.PreemptExemptTime = "soon" }},
+		{"qos list", func(a *slurm.Args) { a.QOS = []slurm.QOSArgs{{Name: "high", Preempt: "nosuch"}} }},
+		{"qos mode", func(a *slurm.Args) { a.QOS = []slurm.QOSArgs{{Name: "high", PreemptMode: "sometimes"}} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := slurm.DefaultArgs()
+			tc.mod(&a)
+			if _, err := slurm.New(a, nil); err == nil {
+				t.Errorf("no error")
+			}
+		})
+	}
+}
+
+// TestSlurmPreemptConformance runs the conformance workloads with p1 in a
+// higher PriorityTier than p0 under preempt/partition_prio (REQUEUE or
+// CANCEL, with and without grace time and JobRequeue) and with a
+// maintenance window: no invalid decision, no oversubscription (Check),
+// every job that may run ends (none left UNFINISHED), and the same seed
+// gives the same record.
+func TestSlurmPreemptConformance(t *testing.T) {
+	for _, seed := range policytest.Seeds {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			c, tr := policytest.Workload(seed)
+			c.Partitions[1].PriorityTier = 2
+			last := tr.Jobs[len(tr.Jobs)-1].Submit
+			cfg := sim.Config{Cluster: c, Trace: tr, Seed: seed, Check: true, JobRequeue: seed%2 == 0,
+				Reservations: []sim.AdvanceReservation{{Name: "maint", Start: last / 3, End: last/3 + 3600, Nodes: []int32{0}}}}
+			if seed%3 == 0 {
+				cfg.PreemptGraceTime = 45
+			}
+			runOnce := func() *sim.Record {
+				a := slurm.DefaultArgs()
+				a.PreemptType, a.PreemptMode = "preempt/partition_prio", []string{"REQUEUE", "CANCEL"}[seed%2]
+				p, err := slurm.New(a, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg.Policy = p
+				rec, err := sim.Run(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return rec
+			}
+			rec := runOnce()
+			if again := runOnce(); !cmp.Equal(rec, again) {
+				t.Fatalf("records differ between two runs")
+			}
+			preempted := 0
+			for i := range rec.Jobs {
+				if rec.Jobs[i].State == sim.Unfinished {
+					t.Errorf("job %s never finished", tr.Jobs[i].ID)
+				}
+				if rec.Jobs[i].State == sim.Preempted {
+					preempted++
+				}
+			}
+			for _, r := range rec.Runs {
+				if r.State == sim.Preempted {
+					preempted++
+				}
+			}
+			t.Logf("seed %d: %d preemptions", seed, preempted)
+		})
+	}
+}
+
+// youngestJobs is the trace of the youngest-first cases of
+// TestSlurmPreemption.
+func youngestJobs() []workload.Job {
+	g8 := workload.Request{GPUs: 8}
+	return []workload.Job{
+		inPart(job("A", 0, 1000, 1000, g8), "lo"),
+		inPart(job("B", 10, 1000, 1000, g8), "lo"),
+		inPart(job("H", 100, 300, 300, workload.Request{Nodes: 1, GPUs: 8}), "hi"),
+	}
+}

@@ -1,0 +1,239 @@
+package slurm_test
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/policies/policytest"
+	"github.com/schedsim/schedsim/policies/slurm"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+var referenceRuns = flag.Int("reference-runs", 1000, "random workloads TestSlurmBackfillReference replays")
+
+// TestSlurmBackfillReference is the quick check of the fast backfill
+// cycle (backfill.go: memo, skipped cycles, deferred reservations,
+// incremental masks, will-run profiles) against the plain reference
+// (backfill_reference.go), in the manner of etcd-io/raft's
+// quorum/quick_test.go: on random small workloads (randomBackfillCase)
+// both must make the same decisions — every job's start, end, state,
+// partition and nodes, every earlier run, every pending-reason change —
+// and, on every fourth workload, with AlwaysReserve, the same
+// reservations after every pass. -reference-runs=N replays N workloads
+// instead of 1,000 (seeds 1 to N).
+func TestSlurmBackfillReference(t *testing.T) {
+	n := *referenceRuns
+	reserved := 0
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		c := randomBackfillCase(seed)
+		withResv := seed%4 == 0
+		fast := c.run(t, false, func(s *slurm.Policy) {})
+		ref := c.run(t, withResv, func(s *slurm.Policy) { s.Reference = true })
+		if msg := policytest.DiffDecisions(fast.rec, ref.rec); msg != "" {
+			t.Fatalf("seed %d (%s): fast and reference backfill differ: %s", seed, c, msg)
+		}
+		if !withResv {
+			continue
+		}
+		all := c.run(t, true, func(s *slurm.Policy) { s.AlwaysReserve = true })
+		if msg := policytest.DiffDecisions(all.rec, ref.rec); msg != "" {
+			t.Fatalf("seed %d (%s): with AlwaysReserve: %s", seed, c, msg)
+		}
+		if !reflect.DeepEqual(all.resv, ref.resv) {
+			for i := range min(len(all.resv), len(ref.resv)) {
+				if !reflect.DeepEqual(all.resv[i], ref.resv[i]) {
+					t.Fatalf("seed %d (%s): pass %d at t=%d: reservations\nfast      %+v\nreference %+v", seed, c, i, ref.resv[i].at, all.resv[i], ref.resv[i])
+				}
+			}
+			t.Fatalf("seed %d (%s): %d passes with the fast cycle, %d with the reference", seed, c, len(all.resv), len(ref.resv))
+		}
+		for _, r := range ref.resv {
+			reserved += len(r.res)
+		}
+	}
+	if reserved == 0 {
+		t.Fatal("no reservation was made: the workloads test nothing")
+	}
+	t.Logf("%d workloads, %d reservations compared", n, reserved)
+}
+
+// backfillCase is one random workload of TestSlurmBackfillReference.
+type backfillCase struct {
+	seed uint64
+	cfg  sim.Config
+	args slurm.Args
+}
+
+func (c backfillCase) String() string {
+	return fmt.Sprintf("%d nodes, %d jobs, %d windows, bf_interval %d, bf_resolution %d, bf_window %d, placement %q",
+		len(c.cfg.Cluster.Nodes), len(c.cfg.Trace.Jobs), len(c.cfg.Reservations), c.args.BfInterval, c.args.BfResolution, c.args.BfWindow, c.args.Placement)
+}
+
+// passReservations is what Slurm.Reservations said after one pass.
+type passReservations struct {
+	at  sim.Time
+	res []slurm.Reservation
+}
+
+type caseResult struct {
+	rec  *sim.Record
+	resv []passReservations
+}
+
+// run replays the case under a slurm policy that edit adjusts, logging
+// its reservations after every pass when log is set.
+func (c backfillCase) run(t *testing.T, log bool, edit func(*slurm.Policy)) caseResult {
+	t.Helper()
+	s, err := slurm.New(c.args, nil)
+	if err != nil {
+		t.Fatalf("seed %d: %v", c.seed, err)
+	}
+	edit(s)
+	probe := &reservationProbe{Policy: s}
+	cfg := c.cfg
+	cfg.Policy = s
+	if log {
+		cfg.Policy = probe
+	}
+	cfg.Trace = &workload.Trace{Jobs: slices.Clone(c.cfg.Trace.Jobs)}
+	rec, err := sim.Run(cfg)
+	if err != nil {
+		t.Fatalf("seed %d (%s): %v", c.seed, c, err)
+	}
+	return caseResult{rec: rec, resv: probe.log}
+}
+
+// reservationProbe records the policy's reservations after every pass.
+type reservationProbe struct {
+	*slurm.Policy
+	log []passReservations
+}
+
+func (p *reservationProbe) Schedule(due sim.PassSet, v sim.View, rng *rand.Rand) sim.Plan {
+	plan := p.Policy.Schedule(due, v, rng)
+	var res []slurm.Reservation
+	for _, r := range p.Policy.Reservations() {
+		r.Nodes = slices.Clone(r.Nodes)
+		res = append(res, r)
+	}
+	p.log = append(p.log, passReservations{at: v.Now(), res: res})
+	return plan
+}
+
+// randomBackfillCase generates a small workload that exercises backfill:
+// 2 to 5 nodes (4 or 8 GPUs, two GPU types), one or two partitions (the
+// second a subset of a higher PriorityTier), 4 to 18 jobs of whole nodes
+// or spread GPUs (some naming a GPU type, some CPU-only), limits off the
+// minute, runtimes under, at and over the limit; sometimes an advance
+// reservation, a node going down and back, the time-limit sweep, and
+// Slurm's end_time planning; random backfill parameters (bf_interval,
+// bf_resolution, bf_window, bf_max_job_test, bf_max_job_user,
+// bf_min_age_reserve, bf_busy_nodes, bf_window_linear), placement,
+// priority weights and DefCpuPerGPU.
+func randomBackfillCase(seed uint64) backfillCase {
+	rng := rand.New(rand.NewPCG(seed, 0x5eedbf))
+	pick := func(xs ...int64) int64 { return xs[rng.IntN(len(xs))] }
+	nn := 2 + rng.IntN(4)
+	types := []string{"h100", "a100"}
+	nodes := make([]hwmodels.Node, nn)
+	twoParts := rng.IntN(2) == 0
+	for i := range nodes {
+		parts := uint64(1)
+		if twoParts && i%2 == 0 {
+			parts |= 2
+		}
+		gpus := int32(pick(4, 8, 8))
+		nodes[i] = policytest.Node(fmt.Sprintf("n%d", i), gpus, types[rng.IntN(4)/3], 32, 256000, parts)
+	}
+	var c *hwmodels.Cluster
+	if twoParts {
+		c = policytest.Cluster(nodes, "lo", "hi")
+		c.Partitions[1].PriorityTier = int32(1 + rng.IntN(2))
+	} else {
+		c = policytest.Cluster(nodes)
+	}
+	var jobs []workload.Job
+	var at sim.Time
+	for i := range 4 + rng.IntN(15) {
+		j := workload.NewJob(fmt.Sprint(i + 1))
+		if rng.IntN(3) > 0 {
+			at += sim.Time(rng.IntN(60))
+		}
+		j.Submit = at
+		j.User = fmt.Sprintf("u%d", rng.IntN(3))
+		var r workload.Request
+		switch k := rng.IntN(10); {
+		case k < 4:
+			r.Nodes = int32(1 + rng.IntN(min(nn, 3)))
+			r.GPUs = r.Nodes * int32(pick(4, 4, 8))
+		case k < 9:
+			r.GPUs = int32(1 + rng.IntN(8))
+			r.CPUs = r.GPUs * int32(pick(1, 2, 4))
+		default:
+			r.CPUs = int32(1 + rng.IntN(16))
+		}
+		if r.GPUs > 0 && rng.IntN(6) == 0 {
+			r.GPUType = types[rng.IntN(2)]
+		}
+		j.Request = r
+		if twoParts && rng.IntN(3) == 0 {
+			j.Partition = "hi"
+		}
+		j.TimeLimit = sim.Time(pick(20, 60, 120, 300, 600) + pick(0, 0, 1, 17, 59))
+		switch rng.IntN(5) {
+		case 0:
+			j.Runtime = j.TimeLimit
+		case 1:
+			j.Runtime = j.TimeLimit + sim.Time(rng.IntN(60))
+		default:
+			j.Runtime = 1 + sim.Time(rng.Int64N(int64(j.TimeLimit)))
+		}
+		jobs = append(jobs, j)
+	}
+	cfg := sim.Config{Cluster: c, Trace: &workload.Trace{Jobs: jobs}, Seed: seed}
+	if rng.IntN(4) == 0 {
+		start := sim.Time(rng.IntN(600))
+		cfg.Reservations = []sim.AdvanceReservation{{Name: "maint", Start: start, End: start + sim.Time(60+rng.IntN(600)), Nodes: []int32{int32(rng.IntN(nn))}}}
+	}
+	if rng.IntN(6) == 0 {
+		n := int32(rng.IntN(nn))
+		down := sim.Time(rng.IntN(400))
+		cfg.NodeEvents = []sim.NodeEvent{{At: down, Node: n, Down: true}, {At: down + sim.Time(30+rng.IntN(300)), Node: n}}
+		cfg.JobRequeue = rng.IntN(2) == 0
+	}
+	if rng.IntN(2) == 0 {
+		cfg.TimeLimitSweep = 30
+		cfg.TimeLimitSweepPhase = sim.Time(rng.IntN(30))
+	}
+	endAtLimit := rng.IntN(2) == 0
+	endsAfterPass := rng.IntN(3) == 0
+
+	a := slurm.DefaultArgs()
+	a.EndAtLimit, a.EndsAfterPass = endAtLimit, endsAfterPass
+	a.BfInterval = pick(1, 3, 10, 30)
+	a.SchedInterval = pick(2, 5, 10, 60)
+	a.BfResolution = pick(1, 1, 7, 30, 60)
+	a.BfWindow = pick(2, 5, 10, 1440)
+	a.BfMaxJobTest = int(pick(2, 3, 500, 500))
+	a.BfMaxJobUser = int(pick(0, 0, 0, 1, 2))
+	a.BfMinAgeReserve = pick(0, 0, 0, 20)
+	a.BfBusyNodes = rng.IntN(4) == 0
+	a.BfWindowLinear = pick(0, 0, 0, 20)
+	if rng.IntN(4) == 0 {
+		a.Placement = "best-fit"
+	}
+	if rng.IntN(2) == 0 {
+		a.PriorityWeightAge = float64(pick(0, 100, 1000))
+		a.PriorityWeightJobSize = float64(pick(0, 100, 1000))
+		a.DefCpuPerGPU = pick(0, 4)
+		a.PriorityMaxAge = "0-0:10"
+		a.PriorityCalcPeriod = "1"
+	}
+	return backfillCase{seed: seed, cfg: cfg, args: a}
+}

@@ -1,0 +1,424 @@
+package slurm
+
+import (
+	"math/rand/v2"
+	"slices"
+
+	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/priority"
+	"github.com/schedsim/schedsim/sim"
+)
+
+// Policy is Slurm's scheduling as slurmctld does it with sched/backfill and
+// priority/multifactor (slurm-gpu-facts.md §2–§4, real-slurm-notes.md):
+//
+//   - Queue order: partition PriorityTier (higher first), then job priority
+//     (higher first), then submit time, then job (sort_job_queue2). A job
+//     submitted to several partitions has one queue record per partition.
+//   - Priority: multifactor (age, fair share – Fair Tree or classic –, job
+//     size, partition, QOS, TRES), computed at submit and recomputed for
+//     every pending job at every multiple of PriorityCalcPeriod (the job
+//     size from the CPUs asked for, then, once the job was tested, those
+//     it would be allocated); usage decays per period with
+//     PriorityDecayHalfLife.
+//   - Main scheduler: after any instant with a submit or a job end, over at
+//     most default_queue_depth records, and over the whole queue at every
+//     multiple of sched_interval. Records in priority order start if they
+//     fit now; the first that does not fit marks its partition failed:
+//     later records of that partition are skipped (reason Priority) and the
+//     partition's nodes are taken out of the available set for the rest of
+//     the pass, so overlapping partitions cannot take them either. No
+//     reservations.
+//   - Backfill: at every multiple of bf_interval, after the main pass of the
+//     same instant. Records in priority order, up to bf_max_job_test (and
+//     bf_max_job_user, bf_max_job_part); each starts now if it fits on
+//     nodes not reserved for a higher-priority record over its
+//     [now, now+limit] window (closed at its end); otherwise it gets a
+//     reservation of whole nodes at its earliest start within bf_window,
+//     found as Slurm's will-run test does (running jobs released at their
+//     end_time = start + limit, in groups on a 30 s grid whose window
+//     doubles: willrun.go), both ends rounded down to bf_resolution.
+//     Reservations live for one cycle.
+//   - Limits: partition MaxTime and MaxNodes hold a job (PartitionTimeLimit,
+//     PartitionNodeLimit); QOS MaxJobsPerUser, MaxTRESPerUser and GrpTRES
+//     hold a job without blocking its partition or reserving.
+//
+// Begin declares the passes (see Begin): the event-triggered main pass,
+// the full main pass every sched_interval, the backfill cycle every
+// bf_interval and, with main_pass_every, the main pass after the job ends
+// of its second; Schedule runs those due, in that order.
+//
+// A Policy keeps per-job state and fair-share usage between passes; Begin
+// starts them over. It must not be used by two runs at once.
+type Policy struct {
+	// AlwaysReserve makes every backfill cycle compute the reservation of
+	// every record it tests that cannot start, so that Reservations
+	// reports them all. By default a reservation is computed only when a
+	// later record fits now and so could be affected by it. It changes no
+	// decision, only the cost of a cycle.
+	AlwaysReserve bool
+
+	// NoBackfillSkip makes every due backfill cycle run. By default a
+	// cycle is skipped when it provably repeats the last one that ran:
+	// that cycle started nothing, and since then the queue, priorities,
+	// running jobs, free state and QOS usage are unchanged, no advance
+	// reservation exists, and now has not reached a time at which one of
+	// that cycle's time-dependent tests (bf_min_age_reserve, the
+	// reservation windows of now, bf_window's horizon, a start at now)
+	// could turn out otherwise. A skipped cycle sets the pending reasons
+	// that cycle set. It changes no decision, only the cost.
+	NoBackfillSkip bool
+
+	// Reference makes every backfill cycle run the plain reference
+	// algorithm (backfill_reference.go) instead of the fast one:
+	// no memo, no skipped cycles, no deferred reservations. It changes no
+	// decision, only the cost; tests compare the two.
+	Reference bool
+
+	cfg *slurmConfig
+	// baseCfg is the configuration of the arguments alone, which configure
+	// puts back for a cluster without slurm.conf settings.
+	baseCfg *slurmConfig
+	placer  policies.Placer
+	pass    policies.Pass
+	// basePlacer is the placer the policy was built with; configure puts
+	// it back unless the cluster's TopologyPlugin asks for the tree.
+	basePlacer policies.Placer
+	// switchTree is placer when it is a TopologyTree (clockPlacer), else nil:
+	// backfill revisits a --switches job when its wait ends.
+	switchTree *policies.TopologyTree
+
+	// Arguments: as given, which keys were given (nil: those that differ
+	// from the defaults), and in effect (see configure).
+	args        Args
+	explicit    map[string]bool
+	effective   Args
+	confCluster *hwmodels.Cluster
+	partModes   []preemptMode // per partition of confCluster: its PreemptMode
+
+	cluster  *hwmodels.Cluster
+	epoch    uint32
+	st       []slurmJob
+	order    []qrec
+	orderBuf []qrec  // buildOrder's merge buffer
+	fresh    []int32 // indices into Pending of the jobs without queue records this pass
+	lastCalc sim.Time
+	// passFull and passBF are the indices of the full main pass and the
+	// backfill cycle among the passes Begin declared, or -1.
+	passFull, passBF int
+	expRun           int // running jobs expected at the next pass if nothing ends
+
+	tree    *priority.Tree
+	derived bool
+	usage   []float64 // association usage at lastCalc
+	fs      []float64 // fair-share factor per association
+	users   map[string]int32
+	qosIdx  map[string]int32
+	normal  int32
+	limits  bool // some QOS has a limit
+	maxQOS  float64
+	maxPart float64
+	nodesN  float64
+	cpusN   float64
+	partTot []priority.TRES
+	defCPG  []int64      // per partition: DefCpuPerGPU in effect
+	tracked []sim.JobRef // jobs charging usage
+
+	qosUse  []tresUse          // per QOS, running
+	userUse map[uint64]tresUse // per QOS<<32 | user, running
+
+	bf      backfillState
+	pre     preemptState
+	reasons []sim.Reason
+	passNew bool
+}
+
+// slurmJob is what the policy keeps per job, indexed by JobRef.
+type slurmJob struct {
+	base     float64 // weighted priority sum without the partition term
+	billable float64
+	assoc    int32 // association, -1 = none
+	qos      int32
+	user     int32
+	pi       int32 // index into the view's Pending this pass
+	epoch    uint32
+	started  uint32   // epoch of the pass that started it
+	victim   uint32   // epoch of the pass that preempted it
+	limit    int32    // time limit of its current run, seconds (saturated); 0 before it starts
+	charged  sim.Time // when its current charge began (its run's start)
+	known    bool
+	sized    bool // tested against the nodes: the job size factor counts the CPUs it would be allocated
+	charging bool
+	reason   sim.PendingReason // this pass
+	emitted  sim.PendingReason
+}
+
+var _ sim.Policy = (*Policy)(nil)
+
+func newSlurm(cfg *slurmConfig, args Args, explicit map[string]bool, placer policies.Placer) *Policy {
+	return &Policy{cfg: cfg, baseCfg: cfg, placer: placer, basePlacer: placer, pass: policies.NewPass(placer, true), args: args, effective: args, explicit: explicit}
+}
+
+// Name returns "slurm".
+func (*Policy) Name() string { return "slurm" }
+
+// Begin implements sim.Policy: the arguments in effect become the
+// scenario's over the cluster's slurm.conf settings (see configure), and
+// the per-job state, fair-share usage and pass records start over, sized
+// for info.Jobs jobs. The passes are slurmctld's, in the order Schedule
+// runs them at one instant:
+//
+//   - "main", after every event: the main scheduler triggered by job
+//     submits and ends (a pass of default_queue_depth records, run only
+//     when jobs were queued or ended since the last pass);
+//   - "main-full", every sched_interval: a main pass over the whole queue;
+//   - "backfill", every bf_interval;
+//   - with ends_after_pass and main_pass_every, "main-after-ends": the
+//     main scheduler right after the job ends of the seconds of its
+//     sched_min_interval grid (AfterEnds).
+//
+// Settle is the longest of sched_interval, bf_interval and
+// PriorityCalcPeriod: passes starting nothing for that long after the
+// last change have run every kind of pass at least once (a full main
+// pass, a backfill cycle, a priority recalculation), so later ones would
+// start nothing either.
+func (s *Policy) Begin(info sim.RunInfo) (sim.Timing, error) {
+	if err := s.configure(info.Cluster); err != nil {
+		return sim.Timing{}, err
+	}
+	s.reset(info.Cluster)
+	if cap(s.st) < info.Jobs {
+		s.st = make([]slurmJob, 0, info.Jobs)
+	}
+	cfg := s.cfg
+	tm := sim.Timing{Passes: []sim.Pass{{Name: "main", OnEvent: true}},
+		Settle:          max(cfg.schedInterval, cfg.bfInterval, cfg.calcPeriod),
+		EndsAfterPasses: cfg.endsAfterPass, EndAtLimit: cfg.endAtLimit}
+	s.passFull, s.passBF = -1, -1
+	if cfg.schedInterval > 0 {
+		s.passFull = len(tm.Passes)
+		tm.Passes = append(tm.Passes, sim.Pass{Name: "main-full", Period: cfg.schedInterval})
+	}
+	if cfg.bfInterval > 0 {
+		s.passBF = len(tm.Passes)
+		tm.Passes = append(tm.Passes, sim.Pass{Name: "backfill", Period: cfg.bfInterval})
+	}
+	if cfg.mainEvery > 0 {
+		tm.Passes = append(tm.Passes, sim.Pass{Name: "main-after-ends", Period: cfg.mainEvery, Phase: cfg.mainPhase, OnEvent: true, AfterEnds: true})
+	}
+	return tm, nil
+}
+
+// reset starts the state of a new run on cluster c.
+func (s *Policy) reset(c *hwmodels.Cluster) {
+	cfg := s.cfg
+	s.cluster = c
+	s.epoch = 0
+	s.st = s.st[:cap(s.st)]
+	clear(s.st) // job grows into this capacity and expects zeros
+	s.st = s.st[:0]
+	s.order = s.order[:0]
+	s.lastCalc = -1
+	s.expRun = 0
+	s.bf.skipOK = false
+	s.tracked = s.tracked[:0]
+	s.users = map[string]int32{}
+	s.pre.out = s.pre.out[:0]
+	s.pre.waits = nil
+	s.tree, _ = priority.NewTree(cfg.calcPeriod, cfg.halfLife, cfg.reset)
+	s.tree.SetPhase(cfg.calcPhase)
+	s.derived = len(cfg.accounts) == 0 && len(cfg.users) == 0
+	if s.derived {
+		s.tree.AddUser("root", "root", 1)
+	}
+	for _, a := range cfg.accounts {
+		s.tree.AddAccount(a.Name, a.Parent, a.Fairshare)
+	}
+	for _, u := range cfg.users {
+		s.tree.AddUser(u.Name, u.Account, u.Fairshare)
+	}
+	s.usage = append(s.usage[:0], make([]float64, s.tree.Len())...)
+	s.refreshFS()
+	s.qosIdx = map[string]int32{}
+	s.maxQOS, s.limits = 0, false
+	for i, q := range cfg.qos {
+		s.qosIdx[q.name] = int32(i)
+		s.maxQOS = max(s.maxQOS, float64(q.priority))
+		if q.maxJobs > 0 || q.maxUser.set || q.grp.set {
+			s.limits = true
+		}
+	}
+	s.normal = s.qosIdx["normal"]
+	s.setupPreempt()
+	s.qosUse = make([]tresUse, len(cfg.qos))
+	s.userUse = map[uint64]tresUse{}
+	s.maxPart, s.nodesN, s.cpusN = 0, float64(len(c.Nodes)), 0
+	for i := range c.Nodes {
+		s.cpusN += float64(c.Nodes[i].CPUs)
+	}
+	s.partTot = s.partTot[:0]
+	s.defCPG = s.defCPG[:0]
+	for i := range c.Partitions {
+		p := &c.Partitions[i]
+		cpg := cfg.defCpuPerGPU
+		if p.DefCPUPerGPU > 0 {
+			cpg = int64(p.DefCPUPerGPU)
+		}
+		s.defCPG = append(s.defCPG, cpg)
+		s.maxPart = max(s.maxPart, float64(p.PriorityJobFactor))
+		var t priority.TRES
+		for _, n := range p.Nodes {
+			node := &c.Nodes[n]
+			t.CPU += float64(node.CPUs)
+			t.MemMB += float64(node.MemMB)
+			t.GPUs += float64(node.GPUs)
+			t.Nodes++
+		}
+		s.partTot = append(s.partTot, t)
+	}
+}
+
+func (s *Policy) job(ref sim.JobRef) *slurmJob {
+	if int(ref) >= len(s.st) {
+		n := max(int(ref)+1, 2*len(s.st))
+		if int(ref) < cap(s.st) {
+			n = min(n, cap(s.st)) // sized for the run (Begin)
+		}
+		s.st = slices.Grow(s.st, n-len(s.st))[:n]
+	}
+	return &s.st[ref]
+}
+
+// Schedule implements sim.Policy. The returned Plan's slices are reused by
+// the next call.
+func (s *Policy) Schedule(due sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
+	now := v.Now()
+	s.epoch++
+	s.reconcile(v)
+	s.epoch++ // fresh stamp for the pending scan
+	pend := v.Pending()
+	p := &s.pass
+	p.Reset(v)
+	p.OwnFree()
+	s.pre.out = s.pre.out[:0]
+
+	// 1. Pending jobs: stamp, identify, priorities.
+	newJobs := false
+	s.fresh = s.fresh[:0]
+	for i := range pend {
+		js := s.ident(v, pend[i].Ref)
+		if js.epoch == 0 {
+			newJobs = true // first pass to see it
+			js.started = 1 // scratch: new, priority not computed yet
+		}
+		if js.epoch == 0 || js.epoch != s.epoch-2 {
+			s.fresh = append(s.fresh, int32(i)) // not pending at the last pass: no queue record
+		}
+		js.pi = int32(i)
+		js.epoch = s.epoch
+		js.reason = sim.ReasonNone
+	}
+	recalc := false
+	if k := s.calcInstant(now); k > s.lastCalc {
+		recalc = true
+		s.recalc(pend, k)
+	}
+	if newJobs {
+		// Priority at submit, from the fair share of the last
+		// calculation, kept until the next one (real-slurm-notes.md).
+		for _, i := range s.fresh {
+			if js := &s.st[pend[i].Ref]; js.started == 1 {
+				js.started = 0
+				if !recalc {
+					s.computeBase(&pend[i], js, now)
+				}
+			}
+		}
+	}
+	queued := s.buildOrder(pend, recalc)
+
+	// 2. Which passes are due.
+	changed := newJobs || len(v.Running()) != s.expRun
+	full, bf := due.Has(s.passFull), due.Has(s.passBF)
+	if s.limits {
+		s.loadLimits(v)
+	}
+	if changed || full {
+		s.mainPass(v, pend, full)
+	}
+	s.bf.dirty = s.bf.dirty || changed || queued || len(p.Starts) > 0 || len(s.pre.out) > 0 || len(p.Windows) > 0
+	if bf {
+		if s.Reference {
+			s.referenceBackfill(v, pend)
+		} else if !s.skipBackfill(v) {
+			s.backfill(v, pend)
+			s.noteBackfill(v)
+		}
+	}
+	s.expRun = len(v.Running()) + len(p.Starts)
+
+	// 3. Usage of the jobs started, reasons of those left.
+	for _, st := range p.Starts {
+		s.charge(st.Job, now, st.Alloc)
+	}
+	s.reasons = s.reasons[:0]
+	for i := range pend {
+		js := &s.st[pend[i].Ref]
+		if js.started == s.epoch {
+			continue
+		}
+		r := js.reason
+		if r == sim.ReasonNone {
+			if js.emitted != sim.ReasonNone {
+				continue // not looked at this pass: keeps its reason
+			}
+			r = sim.ReasonPriority // behind the records this pass looked at
+		}
+		if r != js.emitted {
+			js.emitted = r
+			s.reasons = append(s.reasons, sim.Reason{Job: pend[i].Ref, Reason: r})
+		}
+	}
+	plan := p.Plan()
+	plan.Reasons = s.reasons
+	plan.Preempts = s.pre.out
+	return plan
+}
+
+// pendingJob returns the record's job as placement sees it: in the
+// record's partition only, so that a record of a multi-partition job is
+// placed, limited and reserved in its own partition (the job's other
+// partitions have their own records).
+func (s *Policy) pendingJob(pend []sim.PendingJob, r *qrec) sim.PendingJob {
+	j := pend[s.st[r.ref].pi]
+	j.Part = r.part
+	j.Parts = 1 << uint(r.part)
+	return j
+}
+
+// BackfillSkipped returns how many due backfill cycles were skipped as
+// repeats of the last one that ran (see NoBackfillSkip) since the policy
+// was made.
+func (s *Policy) BackfillSkipped() int { return s.bf.skipped }
+
+// Reservation is a pending job's reservation in the latest backfill
+// cycle: nodes held whole over [Start, End), rounded to bf_resolution, and
+// the job's predicted start.
+type Reservation struct {
+	Job        sim.JobRef
+	Predicted  sim.Time
+	Start, End sim.Time
+	Nodes      []int32
+}
+
+// Reservations returns the reservations the latest backfill cycle made, in
+// queue order (see AlwaysReserve). The slice and its node lists are reused
+// by the next cycle.
+func (s *Policy) Reservations() []Reservation {
+	out := make([]Reservation, 0, len(s.bf.res))
+	for _, r := range s.bf.res {
+		out = append(out, Reservation{Job: r.job, Predicted: r.at, Start: r.lo, End: r.hi, Nodes: r.nodes})
+	}
+	return out
+}

@@ -1,0 +1,839 @@
+package slurm
+
+import (
+	"cmp"
+	"math"
+	"math/bits"
+	"slices"
+
+	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/sim"
+)
+
+// The will-run test of the backfill cycle: when and where a job could
+// start if the running jobs were released at their end_time, as
+// select/cons_tres's _will_run_test (cons_common job_test.c, 22.05) finds
+// it, with the fast path's profiles (per demand shape, the unit changes
+// as each running job is released) and the groups they form per mask.
+
+// wrProfile is a demand shape's will-run profile on the cycle's free state
+// and rel: per node the units it holds on the free state of now (-1: not
+// eligible), their sum, and per running job the change of each node's
+// units as rel[i] is released (ent[entEnd[i-1]:entEnd[i]]), computed on
+// demand, in rel order, up to the jobs a will-run test reached. The
+// shape is the demand without its count: units per node do not depend on
+// how many the job wants, so demands of every size share it. A node's
+// units change only with the jobs on it, released in rel order whatever
+// the mask, so the changes hold for every mask.
+//
+// cur and prev hold a node's free state and units after the jobs
+// computed so far, valid where seen is stamp (other nodes have not
+// changed: p.Free and contrib).
+//
+// reachYes and reachNo bound the counts known to be able to start within
+// bf_window on every node (count <= reachYes) or not (count >= reachNo).
+type wrProfile struct {
+	gen      uint64          // made by the gen-th call that made a profile
+	d        policies.Demand // count 0
+	base     int64
+	contrib  []int32
+	upl      [][]uint64 // max(contrib, 0) bit-sliced: bit k of node x's in word x/64 of upl[k]
+	prev     []int32
+	cur      []sim.NodeState
+	seen     []uint32
+	stamp    uint32
+	ent      []wrEntry
+	entEnd   []int32
+	reachYes int64
+	reachNo  int64
+	allElig  bool   // every node is eligible (contrib >= 0)
+	maskVer  uint64 // the mask masked was summed on (0: none)
+	masked   int64
+	logEpoch uint64 // the mask's change log (mlog) when masked was summed
+	logPos   int    // and its length then
+
+	// The will-run groups on the nodes the demand may use under the
+	// mask grpVer (0: none), as _will_run_test forms them (groupScan),
+	// computed on demand: grp[g], and the scan that continues them.
+	// grpCap0 is the units on those nodes now. Many will-run tests of a
+	// cycle share the demand shape and the mask and differ only in
+	// count and start.
+	grpVer  uint64
+	grpCap0 int64
+	grp     []wrGroup
+	scan    groupScan
+
+	// The changes of each node's units as the rel jobs are released in
+	// order of end (b.relEnd), not of key: eEnt[eEntEnd[k-1]:eEntEnd[k]]
+	// for the k-th, computed on demand, with their own free states (eCur,
+	// ePrev where eSeen is eStamp). unitsBound sums them.
+	eEnt    []wrEntry
+	eEntEnd []int32
+	eCur    []sim.NodeState
+	ePrev   []int32
+	eSeen   []uint32
+	eStamp  uint32
+}
+
+// unitsBound is the state of the bound reserve tests its TRY_LATER
+// retries against (Slurm.unitsBound), for one call of reserve: the
+// first k jobs of b.relEnd released, ex per node the units that gained
+// (listed in touched), d the units on b.mask's nodes with them released,
+// as of the mask's change log at (epoch, pos).
+type unitsBound struct {
+	gen     uint64 // the profile's gen (0: none)
+	t       sim.Time
+	k       int
+	ex      []int32
+	touched []int32
+	tbits   []uint64 // touched as a node set
+	d       int64
+	epoch   uint64
+	pos     int
+}
+
+// wrGroup is a will-run group: rel[:end] is consumed after it, a job
+// fitting then starts at start, and the demand's nodes hold cap units.
+type wrGroup struct {
+	end   int32
+	start sim.Time
+	cap   int64
+}
+
+// groupScan walks rel as cons_tres's _will_run_test (cons_common
+// job_test.c, 22.05) releases the running jobs for a will-run test, one
+// group per call of next:
+//
+//   - jobs are taken in end_time order (bfRel.key); a job on none of the
+//     test's nodes is skipped ("job has no usable nodes");
+//   - the first job taken sets the grid end: its end_time rounded up to
+//     the next 30 s boundary of the epoch (end_time + 30 − end_time % 30,
+//     a boundary itself moving a full 30 s), the boundaries falling at
+//     will_run_phase + k·30 of simulated time;
+//   - after each job taken, the group ends if the job after it in the
+//     list (taken or not) ends after grid end + window: so a job on none
+//     of the nodes, within the window, lets the next job on them in
+//     whatever its end (the loop checks only the job it peeked);
+//   - between groups the window (30 s at first) doubles, or grows by
+//     bf_window_linear, until it reaches that job's end;
+//   - a job fitting after a group starts when the jobs released end:
+//     the latest end (the view's End) among them.
+type groupScan struct {
+	next   int // rel index of the next job to take
+	haveB  bool
+	b      sim.Time // the grid end
+	window sim.Time
+	done   bool
+	start  sim.Time // latest end of the jobs released
+}
+
+// step consumes rel for the next group, calling release(i) for every job
+// taken; usable(i) says whether rel[i] is on the test's nodes. It
+// reports false when no group is left.
+func (g *groupScan) step(s *Policy, rel []bfRel, usable func(i int) bool, release func(i int)) bool {
+	if g.done {
+		return false
+	}
+	if g.window == 0 {
+		g.window = 30
+	}
+	released := false
+	for {
+		if g.next >= len(rel) {
+			g.done = true
+			break
+		}
+		i := g.next
+		g.next++
+		if !usable(i) {
+			continue
+		}
+		r := &rel[i]
+		if !g.haveB {
+			g.b, g.haveB = s.willRunGrid(r.key), true
+		}
+		release(i)
+		g.start = max(g.start, r.end)
+		released = true
+		if g.next >= len(rel) {
+			g.done = true
+			break
+		}
+		if rel[g.next].key > g.b+g.window {
+			break
+		}
+	}
+	if !released {
+		g.done = true
+		return false
+	}
+	if !g.done {
+		for peek := rel[g.next].key; ; {
+			if s.cfg.bfWindowLinear > 0 {
+				g.window += s.cfg.bfWindowLinear
+			} else {
+				g.window *= 2
+			}
+			if peek <= g.b+g.window {
+				break
+			}
+		}
+	}
+	return true
+}
+
+// willRunGrid returns end rounded up to the next 30 s boundary of the
+// will-run grid (strictly after end: a boundary moves a full 30 s), as
+// _will_run_test aligns its windows: end_time + (30 − end_time % 30).
+func (s *Policy) willRunGrid(end sim.Time) sim.Time {
+	delta := ((end-s.cfg.willRunPhase)%30 + 30) % 30
+	return end + 30 - delta
+}
+
+// maxProfiles bounds the will-run profiles kept in a cycle.
+const maxProfiles = 16
+
+// wrEntry is a change of a node's units in a will-run profile.
+type wrEntry struct {
+	node, delta int32
+}
+
+// willRun is cons_tres's will-run test on the nodes of b.mask
+// (cons_common job_test.c _will_run_test): the earliest time >= startRes
+// at which job fits, now or with the running jobs (and the pass's
+// starts) released group by group as groupScan forms the groups on the
+// job's nodes. The placement is left in b.alloc.
+func (s *Policy) willRun(job *sim.PendingJob, startRes sim.Time) (sim.Time, bool) {
+	p := &s.pass
+	b := &s.bf
+	d := policies.NewDemand(job)
+	n := len(p.Nodes)
+	b.wfree = slices.Grow(b.wfree[:0], n)[:n]
+	b.contrib = slices.Grow(b.contrib[:0], n)[:n]
+	var capSum int64
+	for i := range p.Nodes {
+		if b.inMask(int32(i)) && d.Eligible(&p.Nodes[i]) {
+			b.wfree[i] = p.Free[i]
+			c := d.Fit(b.wfree[i])
+			b.contrib[i] = c
+			capSum += int64(c)
+		} else {
+			b.wfree[i] = sim.NodeState{}
+			b.contrib[i] = -1
+		}
+	}
+	if capSum >= int64(d.Count) && s.placeRes(job) {
+		return startRes, true
+	}
+	usable := func(i int) bool {
+		for _, a := range b.rel[i].alloc {
+			if b.contrib[a.Node] >= 0 {
+				return true
+			}
+		}
+		return false
+	}
+	release := func(i int) {
+		for _, a := range b.rel[i].alloc {
+			if b.contrib[a.Node] < 0 {
+				continue
+			}
+			f := &b.wfree[a.Node]
+			f.Add(&a) // MIG instances and MPS shares come back too
+			c := d.Fit(*f)
+			capSum += int64(c - b.contrib[a.Node])
+			b.contrib[a.Node] = c
+		}
+	}
+	var g groupScan
+	for g.step(s, b.rel, usable, release) {
+		if capSum >= int64(d.Count) && s.placeRes(job) {
+			return max(startRes, g.start), true
+		}
+	}
+	return 0, false
+}
+
+// placeRes places job on b.wfree into b.alloc: with the pass's placer, or
+// with bf_busy_nodes on the nodes busy now first (then the idle ones), each
+// in cluster order.
+func (s *Policy) placeRes(job *sim.PendingJob) bool {
+	p := &s.pass
+	b := &s.bf
+	if !s.cfg.bfBusyNodes {
+		var ok bool
+		b.alloc, ok = p.Placer().Place(p.Nodes, b.wfree, job, b.alloc[:0])
+		return ok
+	}
+	b.order = b.order[:0]
+	for pass := range 2 {
+		for i := range p.Nodes {
+			busy := p.Free[i] != sim.Capacity(&p.Nodes[i])
+			if busy == (pass == 0) {
+				b.order = append(b.order, int32(i))
+			}
+		}
+	}
+	d := policies.NewDemand(job)
+	need := d.Count
+	b.alloc = b.alloc[:0]
+	for _, i := range b.order {
+		if !d.Eligible(&p.Nodes[i]) {
+			continue
+		}
+		k := min(d.Fit(b.wfree[i]), need)
+		if k == 0 {
+			continue
+		}
+		b.alloc = append(b.alloc, d.Alloc(i, k))
+		if need -= k; need == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// placeUnits is placeAfter for FirstFit on one partition, for a demand
+// that needs some GPU, CPU or memory and no MIG or MPS: FirstFit takes
+// from each node in order min(its units, what is still needed), and a
+// node's units after rel[:n] is released are its profile units now plus
+// the changes of those jobs, so the free state need not be rebuilt.
+func (s *Policy) placeUnits(d *policies.Demand, n int) bool {
+	b := &s.bf
+	w := b.wr
+	if nn := len(w.contrib); len(b.acc) != nn {
+		b.acc = make([]int32, nn)
+		b.accSeen = make([]uint32, nn)
+		b.accStamp = 0
+	}
+	if b.accStamp++; b.accStamp == 0 {
+		clear(b.accSeen)
+		b.accStamp = 1
+	}
+	if n > 0 {
+		s.profileEntries(n)
+		for _, e := range w.ent[:w.entEnd[n-1]] {
+			if !b.inMask(e.node) {
+				continue
+			}
+			if b.accSeen[e.node] != b.accStamp {
+				b.accSeen[e.node] = b.accStamp
+				b.acc[e.node] = 0
+			}
+			b.acc[e.node] += e.delta
+		}
+	}
+	need := d.Count
+	b.alloc = b.alloc[:0]
+	for x, c := range w.contrib {
+		if c < 0 || !b.inMask(int32(x)) {
+			continue
+		}
+		if b.accSeen[x] == b.accStamp {
+			c += b.acc[x]
+		}
+		if c <= 0 {
+			continue
+		}
+		k := min(c, need)
+		b.alloc = append(b.alloc, d.Alloc(int32(x), k))
+		if need -= k; need == 0 {
+			return true
+		}
+	}
+	b.alloc = b.alloc[:0]
+	return false
+}
+
+// profile makes b.wr the will-run profile of request class cls's demand
+// shape on the free state of now, and b.need its count, reusing the
+// profile of an earlier demand of the same shape while the free state and
+// rel are unchanged (the class remembers where it is).
+func (s *Policy) profile(cls int32) {
+	p := &s.pass
+	b := &s.bf
+	c := &b.classes[cls]
+	b.need = int64(c.count)
+	if c.slot >= 0 && c.slot < int32(b.nprof) && b.profs[c.slot].gen == c.gen {
+		b.wr = &b.profs[c.slot]
+		return
+	}
+	d := c.shape
+	for i := range b.profs[:b.nprof] {
+		if b.profs[i].d == d {
+			b.wr = &b.profs[i]
+			c.slot, c.gen = int32(i), b.wr.gen
+			return
+		}
+	}
+	slot := b.profNext
+	if b.nprof < maxProfiles {
+		if b.nprof == len(b.profs) {
+			b.profs = append(b.profs, wrProfile{})
+		}
+		slot = b.nprof
+		b.nprof++
+	} else {
+		b.profNext = (b.profNext + 1) % maxProfiles
+	}
+	w := &b.profs[slot]
+	b.wr = w
+	b.profGen++
+	w.gen = b.profGen
+	c.slot, c.gen = int32(slot), w.gen
+	w.d = d
+	w.reachYes, w.reachNo = 0, math.MaxInt64
+	w.maskVer, w.grpVer = 0, 0
+	n := len(p.Nodes)
+	w.contrib = slices.Grow(w.contrib[:0], n)[:n]
+	var base int64
+	w.allElig = true
+	for i := range p.Nodes {
+		c := int32(-1)
+		if d.Eligible(&p.Nodes[i]) {
+			c = 0
+			if !d.Short(&p.Free[i]) {
+				c = d.Fit(p.Free[i])
+			}
+			base += int64(c)
+		} else {
+			w.allElig = false
+		}
+		w.contrib[i] = c
+	}
+	w.base = base
+	w.makePlanes()
+	if len(w.seen) != n {
+		w.seen = make([]uint32, n)
+		w.prev = make([]int32, n)
+		w.cur = make([]sim.NodeState, n)
+		w.stamp = 0
+	}
+	if w.stamp++; w.stamp == 0 {
+		clear(w.seen)
+		w.stamp = 1
+	}
+	w.ent = w.ent[:0]
+	w.entEnd = w.entEnd[:0]
+	if len(w.eSeen) != n {
+		w.eSeen = make([]uint32, n)
+		w.ePrev = make([]int32, n)
+		w.eCur = make([]sim.NodeState, n)
+		w.eStamp = 0
+	}
+	if w.eStamp++; w.eStamp == 0 {
+		clear(w.eSeen)
+		w.eStamp = 1
+	}
+	w.eEnt = w.eEnt[:0]
+	w.eEntEnd = w.eEntEnd[:0]
+}
+
+// maskedUnits returns the units b.wr holds now on the nodes b.mask leaves
+// out, kept per profile while the mask is the same.
+func (s *Policy) maskedUnits() int64 {
+	b := &s.bf
+	w := b.wr
+	if w.maskVer != b.maskVer {
+		var u int64
+		if w.maskVer != 0 && w.logEpoch == b.logEpoch && len(b.mlog)-w.logPos < len(b.out) {
+			// Follow the changes since.
+			u = w.masked
+			for _, e := range b.mlog[w.logPos:] {
+				u += w.units(e.w, e.gone) - w.units(e.w, e.back)
+			}
+		} else {
+			for i, o := range b.out {
+				if o != 0 {
+					u += w.units(int32(i), o)
+				}
+			}
+		}
+		w.maskVer, w.masked = b.maskVer, u
+		w.logEpoch, w.logPos = b.logEpoch, len(b.mlog)
+	}
+	return w.masked
+}
+
+// makePlanes makes w.upl from w.contrib.
+func (w *wrProfile) makePlanes() {
+	var top int32
+	for _, c := range w.contrib {
+		top = max(top, c)
+	}
+	k, nw := bits.Len32(uint32(top)), (len(w.contrib)+63)/64
+	if cap(w.upl) < k {
+		w.upl = slices.Grow(w.upl[:cap(w.upl)], k-cap(w.upl))
+	}
+	w.upl = w.upl[:k]
+	for j := range w.upl {
+		w.upl[j] = slices.Grow(w.upl[j][:0], nw)[:nw]
+		clear(w.upl[j])
+	}
+	for x, c := range w.contrib {
+		for j := 0; c > 0; j, c = j+1, c>>1 {
+			if c&1 != 0 {
+				w.upl[j][x>>6] |= 1 << uint(x&63)
+			}
+		}
+	}
+}
+
+// units returns the profile's units now (none where not eligible) on the
+// nodes of set in word i.
+func (w *wrProfile) units(i int32, set uint64) int64 {
+	if set == 0 {
+		return 0
+	}
+	var u int64
+	for k, pl := range w.upl {
+		u += int64(bits.OnesCount64(pl[i]&set)) << uint(k)
+	}
+	return u
+}
+
+// dropProfiles forgets the will-run profiles (the free state or rel
+// changed).
+func (b *backfillState) dropProfiles() {
+	b.nprof = 0
+	b.profNext = 0
+	b.wr = nil
+}
+
+// profileEntries makes sure the profile has the changes of rel[:n].
+func (s *Policy) profileEntries(n int) {
+	b := &s.bf
+	w := b.wr
+	d := &w.d
+	for i := len(w.entEnd); i < n; i++ {
+		for _, a := range b.rel[i].alloc {
+			if w.contrib[a.Node] < 0 {
+				continue
+			}
+			if w.seen[a.Node] != w.stamp {
+				w.seen[a.Node] = w.stamp
+				w.cur[a.Node] = s.pass.Free[a.Node]
+				w.prev[a.Node] = w.contrib[a.Node]
+			}
+			f := &w.cur[a.Node]
+			f.Add(&a) // MIG instances and MPS shares come back too
+			c := d.Fit(*f)
+			if dc := c - w.prev[a.Node]; dc != 0 {
+				w.prev[a.Node] = c
+				w.ent = append(w.ent, wrEntry{node: a.Node, delta: dc})
+			}
+		}
+		w.entEnd = append(w.entEnd, int32(len(w.ent)))
+	}
+}
+
+// entries returns the profile's changes as rel[i] is released.
+func (w *wrProfile) entries(i int) []wrEntry {
+	lo := int32(0)
+	if i > 0 {
+		lo = w.entEnd[i-1]
+	}
+	return w.ent[lo:w.entEnd[i]]
+}
+
+// reachable reports whether job, whose profile is made, could start
+// within bf_window on some mask: when it cannot on every node (no mask),
+// reserve would make no reservation, whatever the TRY_LATER retries find.
+func (s *Policy) reachable(now, horizon sim.Time) bool {
+	b := &s.bf
+	w := b.wr
+	switch {
+	case b.need <= w.reachYes:
+		return true
+	case b.need >= w.reachNo:
+		// reach found for that count as for this one that the start
+		// lies past the horizon: its bound is in place.
+		return false
+	}
+	ok := s.reach(now, horizon)
+	if ok {
+		w.reachYes = b.need
+	} else {
+		w.reachNo = b.need
+	}
+	return ok
+}
+
+// reach bounds the start of any will-run test of the profile's demand:
+// on any mask the job fits at the earliest once the jobs up to rel[j]
+// are released, j the first at which it fits on every node, and it
+// starts no earlier than the end of the job that completes its units,
+// rel[j] or one after it: so no earlier than the least End of rel[j:].
+func (s *Policy) reach(now, horizon sim.Time) bool {
+	b := &s.bf
+	w := b.wr
+	capSum := w.base
+	if capSum >= b.need {
+		return true // it fits now
+	}
+	j := -1
+	for i := range b.rel {
+		s.profileEntries(i + 1)
+		for _, e := range w.entries(i) {
+			capSum += int64(e.delta)
+		}
+		if capSum >= b.need {
+			j = i
+			break
+		}
+	}
+	if j < 0 {
+		return false // it fits nowhere, whatever ends
+	}
+	lb := sim.Time(math.MaxInt64)
+	for _, r := range b.rel[j:] {
+		lb = min(lb, r.end)
+	}
+	if max(now, lb) > horizon {
+		b.until(max(now, lb) - s.cfg.bfWindow) // the horizon reaches it then
+		return false
+	}
+	return true
+}
+
+// willRunExact is willRun for a placement that succeeds exactly when the
+// nodes of b.mask hold the job's units (FirstFit on one partition, or
+// bf_busy_nodes): it sums the job's profile over the nodes b.mask leaves
+// in, group by group, without rebuilding the free state; the groups of
+// a mask are kept for the tests that share it. The placement is made
+// (into b.alloc) only when the caller will use it: when the start is
+// found and not after use. It returns what willRun returns, except that
+// once the groups pass stop it returns the first group start past stop
+// (true) without looking further: reserve then tries later from stop
+// whatever the start, and its bounds on skipping are at or before stop
+// already.
+func (s *Policy) willRunExact(job *sim.PendingJob, startRes, use, stop sim.Time) (sim.Time, bool) {
+	b := &s.bf
+	w := b.wr
+	if w.grpVer != b.maskVer {
+		w.grpVer = b.maskVer
+		w.grp = w.grp[:0]
+		w.scan = groupScan{}
+		w.grpCap0 = w.base - s.maskedUnits()
+	}
+	need := b.need
+	n, t := 0, startRes
+	if w.grpCap0 < need {
+		for g := 0; ; g++ {
+			if g == len(w.grp) && !s.nextGroup(w) {
+				return 0, false
+			}
+			gr := &w.grp[g]
+			if t = max(startRes, gr.start); t > stop {
+				return t, true
+			}
+			if gr.cap >= need {
+				n = int(gr.end)
+				break
+			}
+		}
+	}
+	if t > use {
+		return t, true // TRY_LATER or beyond bf_window: the placement is not used
+	}
+	if s.placeAfter(job, n) {
+		return t, true
+	}
+	return s.willRun(job, startRes) // not reached with an exact placement
+}
+
+// nextGroup appends the profile's next will-run group under b.mask,
+// reporting false when there is none.
+func (s *Policy) nextGroup(w *wrProfile) bool {
+	b := &s.bf
+	capSum := w.grpCap0
+	if k := len(w.grp); k > 0 {
+		capSum = w.grp[k-1].cap
+	}
+	usable := func(i int) bool {
+		r := &b.rel[i]
+		if w.allElig {
+			for _, nw := range r.words {
+				if nw.bits&^b.out[nw.w] != 0 {
+					return true
+				}
+			}
+			return false // every node it is on is masked
+		}
+		for _, a := range r.alloc {
+			if w.contrib[a.Node] >= 0 && b.inMask(a.Node) {
+				return true
+			}
+		}
+		return false
+	}
+	release := func(i int) {
+		s.profileEntries(i + 1)
+		for _, e := range w.entries(i) {
+			if b.inMask(e.node) {
+				capSum += int64(e.delta)
+			}
+		}
+	}
+	if !w.scan.step(s, b.rel, usable, release) {
+		return false
+	}
+	w.grp = append(w.grp, wrGroup{end: int32(w.scan.next), start: w.scan.start, cap: capSum})
+	return true
+}
+
+// placeAfter places job into b.alloc on the free state after rel[:n] is
+// released, on the nodes of b.mask, as willRun does.
+func (s *Policy) placeAfter(job *sim.PendingJob, n int) bool {
+	p := &s.pass
+	b := &s.bf
+	w := b.wr
+	if d := policies.NewDemand(job); p.Exact && !s.cfg.bfBusyNodes && job.Parts == 1<<uint(job.Part) &&
+		d.MIG == 0 && d.MPS == 0 && (d.GPUs > 0 || d.CPUs > 0 || d.MemMB > 0) {
+		return s.placeUnits(&d, n)
+	}
+	nn := len(p.Nodes)
+	b.wfree = slices.Grow(b.wfree[:0], nn)[:nn]
+	for i := range b.wfree {
+		if w.contrib[i] >= 0 && b.inMask(int32(i)) {
+			b.wfree[i] = p.Free[i]
+		} else {
+			b.wfree[i] = sim.NodeState{}
+		}
+	}
+	if n > 0 {
+		for _, r := range b.rel[:n] {
+			for _, a := range r.alloc {
+				if w.contrib[a.Node] < 0 || !b.inMask(a.Node) {
+					continue
+				}
+				f := &b.wfree[a.Node]
+				f.Add(&a) // MIG instances and MPS shares come back too
+			}
+		}
+	}
+	return s.placeRes(job)
+}
+
+// orderRelEnd makes b.relEnd the rel indices by end, then index, when rel
+// changed since it was made.
+func (b *backfillState) orderRelEnd() {
+	if b.relEndOK {
+		return
+	}
+	b.relEndOK = true
+	b.relEnd = b.relEnd[:0]
+	for i := range b.rel {
+		b.relEnd = append(b.relEnd, int32(i))
+	}
+	slices.SortFunc(b.relEnd, func(x, y int32) int {
+		return cmp.Or(cmp.Compare(b.rel[x].end, b.rel[y].end), cmp.Compare(x, y))
+	})
+}
+
+// endEntries makes sure the profile has the changes of the first k jobs
+// of b.relEnd.
+func (s *Policy) endEntries(k int) {
+	b := &s.bf
+	w := b.wr
+	d := &w.d
+	for i := len(w.eEntEnd); i < k; i++ {
+		for _, a := range b.rel[b.relEnd[i]].alloc {
+			x := a.Node
+			if w.contrib[x] < 0 {
+				continue
+			}
+			if w.eSeen[x] != w.eStamp {
+				w.eSeen[x] = w.eStamp
+				w.eCur[x] = s.pass.Free[x]
+				w.ePrev[x] = w.contrib[x]
+			}
+			f := &w.eCur[x]
+			f.Add(&a)
+			c := d.Fit(*f)
+			if dc := c - w.ePrev[x]; dc != 0 {
+				w.ePrev[x] = c
+				w.eEnt = append(w.eEnt, wrEntry{node: x, delta: dc})
+			}
+		}
+		w.eEntEnd = append(w.eEntEnd, int32(len(w.eEnt)))
+	}
+}
+
+// unitsBound returns an upper bound on the units of b.wr's demand on the
+// nodes of b.mask in any will-run group that starts at or before t: the
+// units those nodes hold once every rel job ending by t is released.
+// A group starting at or before t has released only such jobs (its start
+// is the latest end among those it released), and a node's units only
+// grow as jobs release theirs. So when the bound is short of the need,
+// the will-run test finds no start at or before t. Successive calls of
+// one reserve follow the mask by its change log and t by the jobs whose
+// end it passes; b.ub.gen = 0 starts afresh.
+func (s *Policy) unitsBound(t sim.Time) int64 {
+	b := &s.bf
+	w := b.wr
+	u := &b.ub
+	if n := len(w.contrib); len(u.ex) != n {
+		u.ex = make([]int32, n)
+		u.tbits = make([]uint64, (n+63)/64)
+		u.touched = u.touched[:0]
+		u.gen = 0
+	}
+	switch {
+	case u.gen != w.gen || t < u.t:
+		for _, x := range u.touched {
+			u.ex[x] = 0
+			u.tbits[x>>6] = 0
+		}
+		u.touched = u.touched[:0]
+		u.gen, u.k, u.d = w.gen, 0, w.base-s.maskedUnits()
+	case u.epoch != b.logEpoch:
+		u.d = w.base - s.maskedUnits()
+		for _, x := range u.touched {
+			if b.inMask(x) {
+				u.d += int64(u.ex[x])
+			}
+		}
+	default:
+		for _, e := range b.mlog[u.pos:] {
+			u.d -= w.units(e.w, e.gone) - w.units(e.w, e.back)
+			for m := (e.gone | e.back) & u.tbits[e.w]; m != 0; m &= m - 1 {
+				i := bits.TrailingZeros64(m)
+				if x := e.w<<6 | int32(i); e.gone&(1<<uint(i)) != 0 {
+					u.d -= int64(u.ex[x]) // left the mask
+				} else {
+					u.d += int64(u.ex[x])
+				}
+			}
+		}
+	}
+	u.t, u.epoch, u.pos = t, b.logEpoch, len(b.mlog)
+	b.orderRelEnd()
+	for u.k < len(b.relEnd) && b.rel[b.relEnd[u.k]].end <= t {
+		s.endEntries(u.k + 1)
+		lo := int32(0)
+		if u.k > 0 {
+			lo = w.eEntEnd[u.k-1]
+		}
+		for _, e := range w.eEnt[lo:w.eEntEnd[u.k]] {
+			if bit := uint64(1) << uint(e.node&63); u.tbits[e.node>>6]&bit == 0 {
+				u.tbits[e.node>>6] |= bit
+				u.touched = append(u.touched, e.node)
+			}
+			u.ex[e.node] += e.delta
+			if b.inMask(e.node) {
+				u.d += int64(e.delta)
+			}
+		}
+		u.k++
+	}
+	got := u.d
+	if boundCheck != nil {
+		boundCheck(s, t, got)
+	}
+	return got
+}
+
+// boundCheck, when set (by the package's tests), is called with every
+// bound unitsBound returns, to compare it with a plain sum.
+var boundCheck func(s *Policy, t sim.Time, got int64)
