@@ -73,7 +73,10 @@ func (s *Policy) referenceBackfill(v sim.View, pend []sim.PendingJob) {
 			// Its preemption is in progress: the main pass starts it,
 			// and it holds the nodes it preempted for.
 			s.bfReason(js, r.ref, sim.ReasonResources)
-			s.preemptRes(&job, w)
+			if now-job.Eligible >= cfg.bfMinAgeReserve { // a reservation like any other
+				js.sized = true // tested as any job old enough to reserve
+				s.preemptRes(&job, w)
+			}
 			continue
 		}
 		// Does it fit now, reservations aside (the windows of advance
