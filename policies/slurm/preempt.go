@@ -177,7 +177,15 @@ func (s *Policy) preemptRes(job *sim.PendingJob, w *preemptWaitRec) {
 	off := len(b.pool)
 	b.pool = append(b.pool, w.nodes...)
 	lo, hi := s.resvSpan(w.until, job.Limit)
-	b.res = append(b.res, bfRes{job: job.Ref, at: w.until, lo: lo, hi: hi, nodes: b.pool[off:len(b.pool):len(b.pool)]})
+	ws := b.wtmp[:0] // apart from wpool, whose last word is another reservation's
+	for _, x := range w.nodes {
+		ws = addNode(ws, x)
+	}
+	b.wtmp = ws
+	woff := len(b.wpool)
+	b.wpool = append(b.wpool, ws...)
+	b.res = append(b.res, bfRes{job: job.Ref, at: w.until, lo: lo, hi: hi, nodes: b.pool[off:len(b.pool):len(b.pool)],
+		words: b.wpool[woff:len(b.wpool):len(b.wpool)]})
 	b.until(w.until)
 }
 
