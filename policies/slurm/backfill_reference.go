@@ -92,7 +92,7 @@ func (s *Policy) referenceBackfill(v sim.View, pend []sim.PendingJob) {
 			s.bfReason(js, r.ref, sim.ReasonResources)
 		}
 		if now-job.Eligible >= cfg.bfMinAgeReserve {
-			js.sized = true // its will-run test sets total_cpus
+			s.size(v, &job, js)
 			s.refReserve(v, &job)
 		}
 	}
