@@ -1,4 +1,4 @@
-package policies_test
+package slurm_test
 
 import (
 	"flag"
@@ -6,11 +6,12 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/schedsim/schedsim/hwmodels"
-	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/policies/policytest"
+	"github.com/schedsim/schedsim/policies/slurm"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -18,9 +19,9 @@ import (
 var referenceRuns = flag.Int("reference-runs", 1000, "random workloads TestSlurmBackfillReference replays")
 
 // TestSlurmBackfillReference is the quick check of the fast backfill
-// cycle (slurm_backfill.go: memo, skipped cycles, deferred reservations,
+// cycle (backfill.go: memo, skipped cycles, deferred reservations,
 // incremental masks, will-run profiles) against the plain reference
-// (slurm_backfill_reference.go), in the manner of etcd-io/raft's
+// (backfill_reference.go), in the manner of etcd-io/raft's
 // quorum/quick_test.go: on random small workloads (randomBackfillCase)
 // both must make the same decisions — every job's start, end, state,
 // partition and nodes, every earlier run, every pending-reason change —
@@ -33,15 +34,15 @@ func TestSlurmBackfillReference(t *testing.T) {
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		c := randomBackfillCase(seed)
 		withResv := seed%4 == 0
-		fast := c.run(t, false, func(s *policies.Slurm) {})
-		ref := c.run(t, withResv, func(s *policies.Slurm) { s.Reference = true })
+		fast := c.run(t, false, func(s *slurm.Policy) {})
+		ref := c.run(t, withResv, func(s *slurm.Policy) { s.Reference = true })
 		if msg := policytest.DiffDecisions(fast.rec, ref.rec); msg != "" {
 			t.Fatalf("seed %d (%s): fast and reference backfill differ: %s", seed, c, msg)
 		}
 		if !withResv {
 			continue
 		}
-		all := c.run(t, true, func(s *policies.Slurm) { s.AlwaysReserve = true })
+		all := c.run(t, true, func(s *slurm.Policy) { s.AlwaysReserve = true })
 		if msg := policytest.DiffDecisions(all.rec, ref.rec); msg != "" {
 			t.Fatalf("seed %d (%s): with AlwaysReserve: %s", seed, c, msg)
 		}
@@ -67,18 +68,25 @@ func TestSlurmBackfillReference(t *testing.T) {
 type backfillCase struct {
 	seed uint64
 	cfg  sim.Config
-	args policies.SlurmArgs
+	args slurm.Args
 }
 
 func (c backfillCase) String() string {
-	return fmt.Sprintf("%d nodes, %d jobs, %d windows, bf_interval %d, bf_resolution %d, bf_window %d, placement %q",
-		len(c.cfg.Cluster.Nodes), len(c.cfg.Trace.Jobs), len(c.cfg.Reservations), c.args.BfInterval, c.args.BfResolution, c.args.BfWindow, c.args.Placement)
+	multi := 0
+	for _, j := range c.cfg.Trace.Jobs {
+		if strings.Contains(j.Partition, ",") {
+			multi++
+		}
+	}
+	return fmt.Sprintf("%d nodes, %d jobs (%d in two partitions), %d windows, bf_interval %d, bf_resolution %d, bf_window %d, placement %q, preempt %q %q, KillWait %d, %d accounts",
+		len(c.cfg.Cluster.Nodes), len(c.cfg.Trace.Jobs), multi, len(c.cfg.Reservations), c.args.BfInterval, c.args.BfResolution, c.args.BfWindow, c.args.Placement,
+		c.args.PreemptType, c.args.PreemptMode, c.cfg.KillWait, len(c.args.Accounts))
 }
 
 // passReservations is what Slurm.Reservations said after one pass.
 type passReservations struct {
 	at  sim.Time
-	res []policies.SlurmReservation
+	res []slurm.Reservation
 }
 
 type caseResult struct {
@@ -88,14 +96,14 @@ type caseResult struct {
 
 // run replays the case under a slurm policy that edit adjusts, logging
 // its reservations after every pass when log is set.
-func (c backfillCase) run(t *testing.T, log bool, edit func(*policies.Slurm)) caseResult {
+func (c backfillCase) run(t *testing.T, log bool, edit func(*slurm.Policy)) caseResult {
 	t.Helper()
-	s, err := policies.NewSlurm(c.args, nil)
+	s, err := slurm.New(c.args, nil)
 	if err != nil {
 		t.Fatalf("seed %d: %v", c.seed, err)
 	}
 	edit(s)
-	probe := &reservationProbe{Slurm: s}
+	probe := &reservationProbe{Policy: s}
 	cfg := c.cfg
 	cfg.Policy = s
 	if log {
@@ -111,14 +119,14 @@ func (c backfillCase) run(t *testing.T, log bool, edit func(*policies.Slurm)) ca
 
 // reservationProbe records the policy's reservations after every pass.
 type reservationProbe struct {
-	*policies.Slurm
+	*slurm.Policy
 	log []passReservations
 }
 
 func (p *reservationProbe) Schedule(due sim.PassSet, v sim.View, rng *rand.Rand) sim.Plan {
-	plan := p.Slurm.Schedule(due, v, rng)
-	var res []policies.SlurmReservation
-	for _, r := range p.Slurm.Reservations() {
+	plan := p.Policy.Schedule(due, v, rng)
+	var res []slurm.Reservation
+	for _, r := range p.Policy.Reservations() {
 		r.Nodes = slices.Clone(r.Nodes)
 		res = append(res, r)
 	}
@@ -214,7 +222,7 @@ func randomBackfillCase(seed uint64) backfillCase {
 	endAtLimit := rng.IntN(2) == 0
 	endsAfterPass := rng.IntN(3) == 0
 
-	a := policies.DefaultSlurmArgs()
+	a := slurm.DefaultArgs()
 	a.EndAtLimit, a.EndsAfterPass = endAtLimit, endsAfterPass
 	a.BfInterval = pick(1, 3, 10, 30)
 	a.SchedInterval = pick(2, 5, 10, 60)
@@ -235,5 +243,40 @@ func randomBackfillCase(seed uint64) backfillCase {
 		a.PriorityMaxAge = "0-0:10"
 		a.PriorityCalcPeriod = "1"
 	}
+	moreOptions(seed, &cfg, &a, twoParts)
 	return backfillCase{seed: seed, cfg: cfg, args: a}
+}
+
+// moreOptions adds, from a random stream of its own (so the cases above
+// stay as they were), what the cases above lack and real clusters have:
+// partition preemption with KillWait, submissions to both partitions
+// (-p lo,hi), and Fair Tree over two accounts. A fast path that diverged
+// on a preemption was missed before these.
+func moreOptions(seed uint64, cfg *sim.Config, a *slurm.Args, twoParts bool) {
+	rng := rand.New(rand.NewPCG(seed, 0x9ee3))
+	if twoParts && rng.IntN(3) == 0 {
+		a.PreemptType = "preempt/partition_prio"
+		a.PreemptMode = []string{"REQUEUE", "CANCEL"}[rng.IntN(2)]
+		cfg.KillWait = sim.Time([]int{0, 3, 30}[rng.IntN(3)])
+	}
+	jobs := cfg.Trace.Jobs
+	if twoParts && rng.IntN(3) == 0 {
+		for i := range jobs {
+			if rng.IntN(4) == 0 {
+				jobs[i].Partition = "lo,hi"
+			}
+		}
+	}
+	if rng.IntN(3) == 0 {
+		a.Accounts = []slurm.AccountArgs{{Name: "a1", Fairshare: float64(1 + rng.IntN(3))}, {Name: "a2", Fairshare: float64(1 + rng.IntN(3))}}
+		for u := range 3 {
+			acct := []string{"a1", "a2"}[min(u, 1)]
+			a.Users = append(a.Users, slurm.UserArgs{Name: fmt.Sprintf("u%d", u), Account: acct, Fairshare: float64(1 + rng.IntN(2))})
+		}
+		for i := range jobs {
+			jobs[i].Account = []string{"a1", "a2", "a2"}[jobs[i].User[1]-'0']
+		}
+		a.PriorityWeightFairshare = float64([]int{100, 1000, 5000}[rng.IntN(3)])
+		a.PriorityCalcPeriod = "1"
+	}
 }
