@@ -709,7 +709,11 @@ func (s *consState) certified(r *consJob) bool {
 			} else {
 				row = s.startRow(r)
 			}
-			if x < lim {
+			switch {
+			case x >= lim:
+			case s.fullAt(r, n, row):
+				g = 0
+			default:
 				g = min(g, s.fitOver(r, n, x, lim, row))
 			}
 		}
@@ -727,6 +731,15 @@ func (s *consState) certified(r *consJob) bool {
 	}
 	r.slack -= gain
 	return r.same
+}
+
+// fullAt reports whether a GPU demand r fits nothing of node n over a
+// window whose first segment is row (-1: not known, false) because the
+// node has no free GPU there, from its free-GPU bit: during a timed walk
+// an exact node's bits are its timeline's (most of the certificates'
+// window minima end here, without a call).
+func (s *consState) fullAt(r *consJob, n int32, row int) bool {
+	return row >= 0 && s.timed && r.d.GPUs > 0 && !s.isLazy(n) && s.fb[row*s.nw+int(n>>6)]>>uint(n&63)&1 == 0
 }
 
 // startRow returns the segment of r's start from its hint (resRows), or
@@ -751,7 +764,11 @@ func (s *consState) startSame(r *consJob, n int32, ds *consSum) bool {
 	if s.node[n].complex {
 		return false
 	}
-	f, a := s.fitOver(r, n, r.start, r.end, s.startRow(r)), r.unitsOn(n)
+	var f int64
+	if row := s.startRow(r); !s.fullAt(r, n, row) {
+		f = s.fitOver(r, n, r.start, r.end, row)
+	}
+	a := r.unitsOn(n)
 	return n < r.last && f == a || n == r.last && f >= a
 }
 
@@ -879,11 +896,9 @@ func (s *consState) fitOver(r *consJob, n int32, from, to sim.Time, row int) int
 	}
 	if s.isLazy(n) {
 		s.exact(n)
-	}
-	if row >= 0 && r.d.GPUs > 0 && s.fb[row*s.nw+int(n>>6)]>>uint(n&63)&1 == 0 {
-		// No free GPU in the window's first segment (the bits are the
-		// exact timeline's): most calls end here.
-		return 0
+		if s.fullAt(r, n, row) {
+			return 0
+		}
 	}
 	if d := &r.d; d.GPUs > 0 && d.CPUs == 0 && d.MemMB == 0 {
 		// demand.fit of GPUs alone (r is no MIG or MPS request): a
