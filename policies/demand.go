@@ -142,8 +142,9 @@ func (d *demand) alloc(node int32, units int32) sim.NodeAlloc {
 	if d.mig != 0 {
 		a.MIG = sim.MIGCount(d.mig, units*d.inst)
 	}
-	if d.mps != 0 {
-		a.MPS = sim.MPSShareOf(d.mps)
+	if d.mps > 0 {
+		// Over 100 never fits; capped so that it stays over 100.
+		a.MPS = sim.MPSShare{GPU: sim.MPSAnyGPU, Share: int16(min(d.mps, 127))}
 	}
 	return a
 }
@@ -161,7 +162,7 @@ func (d *demand) alloc(node int32, units int32) sim.NodeAlloc {
 // has no clients left and its GPU is free again.
 func (d *demand) allocOn(node int32, units int32, f sim.NodeState, pack bool) sim.NodeAlloc {
 	a := d.alloc(node, units)
-	if a.MPS != 0 {
+	if a.MPS != (sim.MPSShare{}) {
 		a.MPS, _ = f.MPSPlace(d.mps, pack)
 	}
 	if a.MIG != 0 && f.MIG.Dynamic() {

@@ -38,7 +38,7 @@ func mpsGPU(rec *sim.Record, id string) (int, int32) {
 	for i := range rec.Jobs {
 		if rec.Trace.Jobs[i].ID == id && len(rec.Jobs[i].Alloc) == 1 {
 			a := rec.Jobs[i].Alloc[0]
-			return a.MPS.GPU(), a.MPS.Share()
+			return int(a.MPS.GPU), int32(a.MPS.Share)
 		}
 	}
 	return -1, 0
@@ -68,7 +68,7 @@ func wantStarts(t *testing.T, rec *sim.Record, want map[string]workload.Time) {
 
 func TestRequestSize(t *testing.T) {
 	// 40 bytes before MPSShare (no padding was left); the int32 share
-	// rounds it up to 48. NodeAlloc: 24 → 32 with the MPSAlloc.
+	// rounds it up to 48. NodeAlloc: 24 → 32 with the MPS share.
 	if s := unsafe.Sizeof(workload.Request{}); s != 48 {
 		t.Errorf("Request is %d bytes, want 48", s)
 	}

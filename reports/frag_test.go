@@ -65,7 +65,7 @@ func TestFragmentationDefinition(t *testing.T) {
 		{"B", workload.Request{Nodes: 2, GPUs: 8, CPUs: 8, GPUType: "h100"}, 50, 50, 400, 700,
 			[]sim.NodeAlloc{{Node: 0, GPUs: 4, CPUs: 4}, {Node: 3, GPUs: 4, CPUs: 4}}},
 		{"C", workload.Request{Nodes: 1, CPUs: 1, MPSShare: 50}, 250, 250, 350, 700,
-			[]sim.NodeAlloc{{Node: 2, CPUs: 1, MPS: sim.MPSOn(0, 50)}}},
+			[]sim.NodeAlloc{{Node: 2, CPUs: 1, MPS: sim.MPSShare{GPU: 0, Share: 50}}}},
 		{"D", workload.Request{Nodes: 1, GPUs: 2, CPUs: 4, GPUType: "a100"}, 300, 600, 650, 800,
 			[]sim.NodeAlloc{{Node: 1, GPUs: 2, CPUs: 4}}},
 	} {

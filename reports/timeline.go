@@ -638,7 +638,7 @@ func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, tl Timeline,
 				freeGPU[a.Node] += sign * a.GPUs
 				freeCPU[a.Node] += sign * a.CPUs
 				freeMem[a.Node] += int64(sign) * a.MemMB
-				if g := a.MPS.GPU(); a.MPS != 0 && mpsClients != nil && g >= 0 && g < sim.MaxMPSGPUs {
+				if g := int(a.MPS.GPU); a.MPS.Share != 0 && mpsClients != nil && g >= 0 && g < sim.MaxMPSGPUs {
 					// The first client takes the GPU, the last gives it back.
 					c := &mpsClients[a.Node][g]
 					*c -= sign

@@ -1013,10 +1013,10 @@ func (c *controller) start(s *Start) error {
 			}
 			begin = max(begin, c.now+delay)
 		}
-		if a.MPS != 0 {
+		if a.MPS != (MPSShare{}) {
 			var ok bool
 			if a.MPS, ok = n.takeMPS(a.MPS); !ok {
-				return fmt.Errorf("policy %s: job %s at t=%d: node %s: MPS share %d%% does not fit", c.policy.Name(), j.ID, c.now, c.cluster.Nodes[a.Node].Name, a.MPS.Share())
+				return fmt.Errorf("policy %s: job %s at t=%d: node %s: MPS share %d%% does not fit", c.policy.Name(), j.ID, c.now, c.cluster.Nodes[a.Node].Name, a.MPS.Share)
 			}
 		}
 		if c.pw != nil {
@@ -1180,7 +1180,7 @@ func (c *controller) checkShares(ref JobRef, alloc []NodeAlloc) error {
 				return err
 			}
 		}
-		if req.MPSShare != 0 || a.MPS != 0 {
+		if req.MPSShare != 0 || a.MPS != (MPSShare{}) {
 			if err := c.checkMPSShare(req.MPSShare, &a, free); err != nil {
 				return err
 			}
@@ -1254,7 +1254,7 @@ func (c *controller) check() {
 		for _, a := range rj.Alloc {
 			u := &used[a.Node]
 			u.FreeGPUs += a.GPUs
-			if g := a.MPS.GPU(); a.MPS != 0 && g >= 0 {
+			if g := a.MPS.GPU; a.MPS != (MPSShare{}) && g >= 0 {
 				// A GPU with MPS clients is held once, by them all.
 				if mpsGPUs == nil {
 					mpsGPUs = make([]uint8, len(c.nodes))

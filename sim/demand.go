@@ -97,7 +97,7 @@ func Take(req *workload.Request, node int32, n int32) NodeAlloc {
 		a.MIG, a.GPUs = MIGCount(req.MIGProfile, a.GPUs), 0
 	}
 	if req.MPSShare != 0 {
-		a.MPS, a.GPUs = MPSShareOf(req.MPSShare), 0
+		a.MPS, a.GPUs = mpsAny(req.MPSShare), 0
 	}
 	return a
 }
@@ -107,7 +107,7 @@ func Take(req *workload.Request, node int32, n int32) NodeAlloc {
 // either form) and the same MPS share (placed or not).
 func sameShare(a, b NodeAlloc) bool {
 	return a.Node == b.Node && a.GPUs == b.GPUs && a.CPUs == b.CPUs && a.MemMB == b.MemMB &&
-		(a.MIG == b.MIG || a.MIG.Count() == b.MIG.Count()) && a.MPS.Share() == b.MPS.Share()
+		(a.MIG == b.MIG || a.MIG.Count() == b.MIG.Count()) && a.MPS.Share == b.MPS.Share
 }
 
 // Eligible reports whether node may run a job of partition part asking for

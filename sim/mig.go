@@ -516,7 +516,7 @@ func (s *NodeState) Sub(a *NodeAlloc) bool {
 	s.FreeGPUs -= a.GPUs
 	s.FreeCPUs -= a.CPUs
 	s.FreeMemMB -= a.MemMB
-	if a.MPS != 0 {
+	if a.MPS != (MPSShare{}) {
 		var ok bool
 		a.MPS, ok = s.takeMPS(a.MPS)
 		return ok
@@ -537,7 +537,7 @@ func (s *NodeState) Add(a *NodeAlloc) {
 	if a.MIG != 0 {
 		s.MIG = s.MIG.Give(a.MIG)
 	}
-	if a.MPS != 0 {
+	if a.MPS != (MPSShare{}) {
 		s.giveMPS(a.MPS)
 	}
 }

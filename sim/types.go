@@ -27,7 +27,7 @@ type NodeAlloc struct {
 	// MPS is an MPS job's share of one GPU on the node (see mps.go), zero
 	// for none; an MPS job holds no whole GPUs. It makes a NodeAlloc 32
 	// bytes (from 24).
-	MPS MPSAlloc
+	MPS MPSShare
 }
 
 // PendingJob is a queued, eligible job as a policy sees it.
