@@ -140,7 +140,7 @@ func (d *demand) fitMIG(f *sim.NodeState) int32 {
 func (d *demand) alloc(node int32, units int32) sim.NodeAlloc {
 	a := sim.NodeAlloc{Node: node, GPUs: units * d.gpus, CPUs: units * d.cpus, MemMB: int64(units) * d.mem}
 	if d.mig != 0 {
-		a.MIG = sim.MIGCount(d.mig, units*d.inst)
+		a.MIG = sim.MIGInstances{Profile: d.mig, Count: units * d.inst}
 	}
 	if d.mps > 0 {
 		// Over 100 never fits; capped so that it stays over 100.
@@ -165,9 +165,9 @@ func (d *demand) allocOn(node int32, units int32, f sim.NodeState, pack bool) si
 	if a.MPS != (sim.MPSShare{}) {
 		a.MPS, _ = f.MPSPlace(d.mps, pack)
 	}
-	if a.MIG != 0 && f.MIG.Dynamic() {
+	if a.MIG != (sim.MIGInstances{}) && f.MIG.Dynamic() {
 		if pack {
-			a.MIG, _ = f.MIG.Pack(d.mig, a.MIG.Count())
+			a.MIG, _ = f.MIG.Pack(d.mig, a.MIG.Count)
 		} else {
 			_, a.MIG, _ = f.MIG.Take(a.MIG)
 		}

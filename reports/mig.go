@@ -26,7 +26,7 @@ const gpuUnit = int64(hwmodels.MIGComputeSlices) * 100
 // share.
 func gpuParts(cl *hwmodels.Cluster, a *sim.NodeAlloc) int64 {
 	g := gpuUnit * int64(a.GPUs)
-	if a.MIG != 0 {
+	if a.MIG.Count != 0 {
 		if p, n := a.MIG.Resolve(&cl.Nodes[a.Node]); p != nil {
 			g += gpuUnit / int64(hwmodels.MIGComputeSlices) * int64(p.ComputeSlices) * int64(n)
 		}
@@ -72,7 +72,7 @@ func migCounts(cl *hwmodels.Cluster, alloc []sim.NodeAlloc) (map[string]int64, [
 	var names []string
 	for i := range alloc {
 		a := &alloc[i]
-		if a.MIG == 0 {
+		if a.MIG.Count == 0 {
 			continue
 		}
 		p, n := a.MIG.Resolve(&cl.Nodes[a.Node])

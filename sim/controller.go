@@ -1006,7 +1006,7 @@ func (c *controller) start(s *Start) error {
 		n.FreeGPUs -= a.GPUs
 		n.FreeCPUs -= a.CPUs
 		n.FreeMemMB -= a.MemMB
-		if a.MIG != 0 {
+		if a.MIG != (MIGInstances{}) {
 			delay, err := c.migTake(ref, a)
 			if err != nil {
 				return fmt.Errorf("policy %s: job %s at t=%d: %w", c.policy.Name(), j.ID, c.now, err)
@@ -1175,7 +1175,7 @@ func (c *controller) checkShares(ref JobRef, alloc []NodeAlloc) error {
 	for _, a := range alloc {
 		node := &c.cluster.Nodes[a.Node]
 		free := c.nodes[a.Node]
-		if req.MIGProfile != 0 || a.MIG != 0 {
+		if req.MIGProfile != 0 || a.MIG != (MIGInstances{}) {
 			if err := c.checkMIGShare(req, &a, free); err != nil {
 				return err
 			}
@@ -1200,7 +1200,7 @@ func (c *controller) checkShares(ref JobRef, alloc []NodeAlloc) error {
 		var u int32
 		switch {
 		case req.MIGProfile != 0:
-			u = a.MIG.Count() / g
+			u = a.MIG.Count / g
 		case g > 0:
 			u = a.GPUs / g
 		default:

@@ -212,7 +212,7 @@ func (c *controller) checkMPSShare(share int32, a *NodeAlloc, free NodeState) er
 	if share == 0 {
 		return fmt.Errorf("node %s: a job without an MPS request cannot hold an MPS share (%d%%)", node.Name, a.MPS.Share)
 	}
-	if a.GPUs != 0 || a.MIG != 0 || int32(a.MPS.Share) != share {
+	if a.GPUs != 0 || a.MIG != (MIGInstances{}) || int32(a.MPS.Share) != share {
 		return fmt.Errorf("node %s: an MPS job takes its share mps:%d on one GPU, not gpus=%d, MIG or mps:%d", node.Name, share, a.GPUs, a.MPS.Share)
 	}
 	if !free.MPS.Enabled() {

@@ -188,7 +188,7 @@ func (c *controller) releaseRun(ref JobRef, alloc []NodeAlloc, st State) {
 		a := &held[k]
 		c.freeOf(a.Node).Add(a)
 		c.touch(a.Node)
-		if a.MIG != 0 {
+		if a.MIG != (MIGInstances{}) {
 			c.migRelease(ref, a)
 		}
 		if c.pw != nil {
