@@ -34,7 +34,10 @@ const MaxMPSGPUs = 8
 // MPSFree is a node's MPS state (NodeState.MPS): the share in use and the
 // clients of each of its MPS GPUs, and the node's client limit. It is zero
 // for a node without MPS or out of service. Use its methods; the layout
-// is not part of the contract.
+// is not part of the contract. It is two words rather than a struct of
+// per-GPU arrays because the view is read-only and hands every pass a
+// copy of it per node (in NodeState), which policies copy and update;
+// what a policy writes, an allocation's share, is the plain MPSShare.
 //
 // Word 0 holds 7 bits per MPS GPU (share in use) and, in bits 56-61, the
 // client limit; word 1 holds 6 bits per MPS GPU (clients).

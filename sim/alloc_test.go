@@ -1,0 +1,140 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/workload"
+)
+
+func mustMIG(t *testing.T, name string) workload.MIGProfile {
+	t.Helper()
+	p, err := workload.ParseMIGProfile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestMIGInstancesTake: the plain MIG allocation on a dynamic node with
+// two h100-80gb MIG GPUs (7 × 1g.10gb or 2 × 3g.40gb each), worked by
+// hand.
+func TestMIGInstancesTake(t *testing.T) {
+	cl := dynMIG(t)
+	cl.Nodes[0].GPUs, cl.Nodes[0].MIG.GPUs = 2, 2
+	f := MIGCapacity(&cl.Nodes[0])
+	p1, p3 := mustMIG(t, "1g.10gb"), mustMIG(t, "3g.40gb")
+
+	// 9 × 1g unplaced: GPU 0 takes 7 (repartitioned), GPU 1 the other 2.
+	f, a, ok := f.Take(MIGInstances{Profile: p1, Count: 9})
+	if want := (MIGInstances{Profile: p1, Count: 9, PerGPU: [MaxMIGGPUs]uint8{7, 2}}); !ok || a != want {
+		t.Fatalf("Take 9 × 1g = %+v, %v; want %+v", a, ok, want)
+	}
+	// Both GPUs are in use for 1g: no 3g fits, and f is unchanged.
+	if g, _, ok := f.Take(MIGInstances{Profile: p3, Count: 1}); ok || g != f {
+		t.Errorf("3g fits next to 1g instances in use")
+	}
+	// Placed by the policy: 3 more on GPU 1 (5 of 7 in use).
+	f, _, ok = f.Take(MIGInstances{Profile: p1, Count: 3, PerGPU: [MaxMIGGPUs]uint8{1: 3}})
+	if _, _, used := f.GPU(1); !ok || used != 5 {
+		t.Errorf("placed 3 on GPU 1: ok %v, %d in use, want 5", ok, used)
+	}
+	// PerGPU that does not sum to Count, PerGPU past the room, and a
+	// negative count do not fit.
+	for _, bad := range []MIGInstances{
+		{Profile: p1, Count: 2, PerGPU: [MaxMIGGPUs]uint8{1: 3}},
+		{Profile: p1, Count: 3, PerGPU: [MaxMIGGPUs]uint8{1: 3}},
+		{Profile: p1, Count: -1},
+	} {
+		if _, _, ok := f.Take(bad); ok {
+			t.Errorf("Take(%+v) fits", bad)
+		}
+	}
+	// Giving back the 9 leaves GPU 0 empty, still partitioned for 1g.
+	f = f.Give(a)
+	if avail, prof, used := f.GPU(0); !avail || prof != 0 || used != 0 {
+		t.Errorf("GPU 0 after Give: avail %v, profile %d, %d in use; want true, 0, 0", avail, prof, used)
+	}
+	if _, _, used := f.GPU(1); used != 3 {
+		t.Errorf("GPU 1 after Give: %d in use, want 3", used)
+	}
+	// Pack 2 × 3g: GPU 1 is in use for 1g, so GPU 0 is repartitioned.
+	if a, ok := f.Pack(p3, 2); !ok || a != (MIGInstances{Profile: p3, Count: 2, PerGPU: [MaxMIGGPUs]uint8{2}}) {
+		t.Errorf("Pack 2 × 3g = %+v, %v; want both on GPU 0", a, ok)
+	}
+	// The zero value is none: it fits anywhere and changes nothing.
+	if g, a, ok := f.Take(MIGInstances{}); !ok || g != f || a != (MIGInstances{}) {
+		t.Error("Take of no instances changed the free state")
+	}
+
+	// A fixed layout (7 × 1g per GPU) has no placement to give.
+	geo, _ := hwmodels.LookupMIG("h100-80gb")
+	layout, err := geo.Layout([]int32{0, 0, 0, 0, 0, 0, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl.Nodes[0].MIG = &hwmodels.MIGConfig{GPUs: 2, Geometry: geo, Layout: layout}
+	fx := MIGCapacity(&cl.Nodes[0])
+	if _, _, ok := fx.Take(MIGInstances{Profile: p1, Count: 1, PerGPU: [MaxMIGGPUs]uint8{1}}); ok {
+		t.Error("a placed allocation fits a fixed layout")
+	}
+	fx, _, ok = fx.Take(MIGInstances{Profile: p1, Count: 10})
+	if !ok || fx.Instances(p1) != 4 || fx.Give(MIGInstances{Profile: p1, Count: 10}).Instances(p1) != 14 {
+		t.Errorf("fixed 10 × 1g of 14: ok %v, %d left, want 4", ok, fx.Instances(p1))
+	}
+}
+
+// TestMIGPerGPUCountRefused: a plan whose PerGPU does not sum to Count is
+// refused with an error that says so.
+func TestMIGPerGPUCountRefused(t *testing.T) {
+	tr := &workload.Trace{Jobs: []workload.Job{migJobOf(t, "a", 0, 100, "1g.10gb")}}
+	p1 := tr.Jobs[0].Request.MIGProfile
+	bad := &greedy{bad: func(v View) Plan {
+		a := NodeAlloc{Node: 0, CPUs: 1, MIG: MIGInstances{Profile: p1, Count: 1, PerGPU: [MaxMIGGPUs]uint8{2}}}
+		return Plan{Starts: []Start{{Job: 0, Alloc: []NodeAlloc{a}}}}
+	}}
+	_, err := Run(Config{Cluster: dynMIG(t), Trace: tr, Policy: bad, Check: true})
+	if err == nil || !strings.Contains(err.Error(), "PerGPU holds 2, Count says 1") {
+		t.Fatalf("err = %v, want PerGPU holds 2, Count says 1", err)
+	}
+}
+
+// TestMPSShareAnyGPU: a share with MPSAnyGPU is placed first fit, one
+// with a GPU goes there, and the zero value is none. Two GPUs, up to 2
+// clients each.
+func TestMPSShareAnyGPU(t *testing.T) {
+	node := hwmodels.Node{Name: "n", GPUs: 2, CPUs: 8, MemMB: 1000, MPS: &hwmodels.MPSConfig{MaxClients: 2}}
+	s := Capacity(&node)
+	steps := []struct {
+		in   MPSShare
+		ok   bool
+		want MPSShare
+	}{
+		{MPSShare{GPU: MPSAnyGPU, Share: 60}, true, MPSShare{GPU: 0, Share: 60}},
+		{MPSShare{GPU: MPSAnyGPU, Share: 50}, true, MPSShare{GPU: 1, Share: 50}}, // 60+50 > 100 on GPU 0
+		{MPSShare{GPU: 1, Share: 50}, true, MPSShare{GPU: 1, Share: 50}},         // GPU 1 full: 100%, 2 clients
+		{MPSShare{GPU: 0, Share: 50}, false, MPSShare{GPU: 0, Share: 50}},        // 110% on GPU 0
+		{MPSShare{GPU: MPSAnyGPU, Share: 40}, true, MPSShare{GPU: 0, Share: 40}}, // GPU 0: 100%, 2 clients
+		{MPSShare{}, true, MPSShare{}},
+	}
+	for i, st := range steps {
+		a := NodeAlloc{Node: 0, CPUs: 1, MPS: st.in}
+		before := s
+		ok := s.Sub(&a)
+		if ok != st.ok || ok && a.MPS != st.want {
+			t.Fatalf("step %d: Sub(%+v) = %v, %+v; want %v, %+v", i, st.in, ok, a.MPS, st.ok, st.want)
+		}
+		if !ok {
+			s = before
+		}
+	}
+	if s.FreeGPUs != 0 {
+		t.Errorf("FreeGPUs = %d, want 0 (both GPUs in MPS use)", s.FreeGPUs)
+	}
+	for g, want := range [][2]int32{{100, 2}, {100, 2}} {
+		if u, c := s.MPS.GPU(g); u != want[0] || c != want[1] {
+			t.Errorf("GPU %d: %d%%, %d clients; want %v", g, u, c, want)
+		}
+	}
+}
