@@ -5,7 +5,7 @@ import (
 	"log"
 
 	"github.com/schedsim/schedsim"
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 )
 
 // Example loads a scenario file, replays it under two policies and
@@ -40,7 +40,7 @@ func ExampleScenario_Build() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	run, err := s.Build(policies.Builtin())
+	run, err := s.Build(catalog.Builtin())
 	if err != nil {
 		log.Fatal(err)
 	}

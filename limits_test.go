@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/schedsim/schedsim/hwmodels"
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -33,7 +33,7 @@ func TestLimits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = s.Build(policies.Builtin())
+			_, err = s.Build(catalog.Builtin())
 			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 				t.Fatalf("error %v\nwant  %s", err, tt.want)
 			}
@@ -44,7 +44,7 @@ func TestLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Build(policies.Builtin()); err != nil {
+	if _, err := s.Build(catalog.Builtin()); err != nil {
 		t.Errorf("mtbf 30d: %v", err)
 	}
 	if _, err := Parse([]byte(head+"policy: {name: fifo}\nlimits: {max_jobs: -1}\n"), "s.yaml"); err == nil || !strings.Contains(err.Error(), "s.yaml:6: limits.max_jobs: must be >= 0") {

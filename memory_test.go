@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/traces"
 	"github.com/schedsim/schedsim/workload"
@@ -132,7 +132,7 @@ func heldRun(t *testing.T, n int) []uint64 {
 	}
 	held := make([]uint64, len(heldPhases))
 	base := live()
-	run, err := s.Build(policies.Builtin())
+	run, err := s.Build(catalog.Builtin())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestSimulateOverBudget(t *testing.T) {
 		refuse bool
 	}{{"up-front", 0, true}, {"1TiB", 1 << 40, false}} {
 		t.Run(tc.name, func(t *testing.T) {
-			run, err := s.Build(policies.Builtin())
+			run, err := s.Build(catalog.Builtin())
 			if err != nil {
 				t.Fatal(err)
 			}

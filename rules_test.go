@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/schedsim/schedsim/hwmodels"
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -48,7 +48,7 @@ func buildWith(t *testing.T, src string, jobs ...workload.Job) *Run {
 		t.Fatal(err)
 	}
 	s.Trace = Trace{Jobs: &workload.Trace{Jobs: jobs}}
-	r, err := s.Build(policies.Builtin())
+	r, err := s.Build(catalog.Builtin())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestImportedSeedEnforced(t *testing.T) {
 		job("int1", "gpu-interactive", 1, 3600, 20000),
 		job("int2", "gpu-interactive", 2, 3600, 20000),
 	}}}
-	r, err := s.Build(policies.Builtin())
+	r, err := s.Build(catalog.Builtin())
 	if err != nil {
 		t.Fatal(err)
 	}

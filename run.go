@@ -11,7 +11,7 @@ import (
 	"strconv"
 
 	"github.com/schedsim/schedsim/hwmodels/calibrate"
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/reports"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/traces"
@@ -42,7 +42,7 @@ type Result struct {
 // *Error values or name their file; an error of the run itself wraps
 // ErrInternal.
 func (s *Scenario) Run() (*Result, error) {
-	r, err := s.Build(policies.Builtin())
+	r, err := s.Build(catalog.Builtin())
 	if err != nil {
 		return nil, err
 	}

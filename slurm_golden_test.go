@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/policies/policytest"
 	"github.com/schedsim/schedsim/sim"
 )
@@ -27,7 +27,7 @@ const thunderGolden = "testdata/slurm_thunder.golden"
 func TestSlurmGoldenThunder(t *testing.T) {
 	s := Default()
 	s.Policy.Name = "slurm"
-	run, err := s.Build(policies.Builtin())
+	run, err := s.Build(catalog.Builtin())
 	if err != nil {
 		t.Fatal(err)
 	}

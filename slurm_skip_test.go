@@ -4,26 +4,27 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
+	"github.com/schedsim/schedsim/policies/slurm"
 	"github.com/schedsim/schedsim/sim"
 )
 
 // TestSlurmBackfillSkipThunder replays the embedded default scenario under
 // the slurm policy with backfill cycles skipped (the default) and with
-// every cycle run (policies.Slurm.NoBackfillSkip), and requires equal
+// every cycle run (slurm.Policy.NoBackfillSkip), and requires equal
 // records: jobs, earlier runs, pending-reason changes and the end.
 func TestSlurmBackfillSkipThunder(t *testing.T) {
 	replay := func(noSkip bool) (*sim.Record, int) {
 		s := Default()
 		s.Policy.Name = "slurm"
-		run, err := s.Build(policies.Builtin())
+		run, err := s.Build(catalog.Builtin())
 		if err != nil {
 			t.Fatal(err)
 		}
 		cfg := run.Config()
-		p, ok := cfg.Policy.(*policies.Slurm)
+		p, ok := cfg.Policy.(*slurm.Policy)
 		if !ok {
-			t.Fatalf("policy is %T, not *policies.Slurm", cfg.Policy)
+			t.Fatalf("policy is %T, not *slurm.Policy", cfg.Policy)
 		}
 		p.NoBackfillSkip = noSkip
 		rec, err := sim.Run(cfg)

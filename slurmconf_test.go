@@ -10,6 +10,8 @@ import (
 
 	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
+	"github.com/schedsim/schedsim/policies/slurm"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -57,7 +59,7 @@ func TestSlurmConfDefaults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := s.Build(policies.Builtin())
+			r, err := s.Build(catalog.Builtin())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +74,7 @@ func TestSlurmConfDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Build(policies.Builtin()); err == nil || !strings.Contains(err.Error(), `controller.job_requeue: the cluster's slurm setting JobRequeue="yes": want 0 or 1`) {
+	if _, err := s.Build(catalog.Builtin()); err == nil || !strings.Contains(err.Error(), `controller.job_requeue: the cluster's slurm setting JobRequeue="yes": want 0 or 1`) {
 		t.Errorf("bad JobRequeue: %v", err)
 	}
 }
@@ -91,11 +93,11 @@ func TestTopologyPluginPlacement(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := s.Build(policies.Builtin())
+			r, err := s.Build(catalog.Builtin())
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := r.Policy.(*policies.Slurm).Args().Placement; got != tt.want {
+			if got := r.Policy.(*slurm.Policy).Args().Placement; got != tt.want {
 				t.Errorf("placement %q, want %q", got, tt.want)
 			}
 		})
@@ -119,7 +121,7 @@ func TestTopologyPluginPlacesByTree(t *testing.T) {
 		b.Request = workload.Request{Nodes: 2, CPUs: 16}
 		b.Submit, b.Runtime, b.TimeLimit = 10, 100, 200
 		s.Trace = Trace{Jobs: &workload.Trace{Jobs: []workload.Job{a, b}}}
-		r, err := s.Build(policies.Builtin())
+		r, err := s.Build(catalog.Builtin())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,15 +170,15 @@ func TestImportedPolicyKeysReachThePolicy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := policies.SlurmFactory(nil)
+		p, err := slurm.Factory(nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		before := p.(*policies.Slurm).Args()
+		before := p.(*slurm.Policy).Args()
 		if _, err := p.Begin(sim.RunInfo{Cluster: c}); err != nil {
 			t.Fatalf("%s: %v", line, err)
 		}
-		if after := p.(*policies.Slurm).Args(); reflect.DeepEqual(before, after) {
+		if after := p.(*slurm.Policy).Args(); reflect.DeepEqual(before, after) {
 			t.Errorf("%s: the slurm policy's arguments did not change", line)
 		}
 	}
@@ -215,7 +217,7 @@ func TestImportedPartitionPreemptMode(t *testing.T) {
 		l.Request = workload.Request{Nodes: 1, GPUs: 8}
 		h.Request = l.Request
 		s.Trace = Trace{Jobs: &workload.Trace{Jobs: []workload.Job{l, h}}}
-		r, err := s.Build(policies.Builtin())
+		r, err := s.Build(catalog.Builtin())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -51,7 +51,7 @@ var (
 	// are warned about.
 	partKeysKept = []string{"AllocNodes", "AllowAccounts", "AllowGroups", "AllowQos", "Alternate", "CpuBind", "DefMemPerNode", "DenyAccounts", "DenyQos", "DisableRootJobs", "Exclusive", "ExclusiveTopo", "ExclusiveUser", "GraceTime", "Hidden", "LLN", "MaxCPUsPerNode", "MaxCPUsPerSocket", "MaxMemPerCPU", "MaxMemPerNode", "MinNodes", "OverSubscribe", "OverTimeLimit", "PowerDownOnIdle", "PreemptMode", "QOS", "ReqResv", "ResumeTimeout", "RootOnly", "SelectTypeParameters", "Shared", "State", "SuspendTime", "SuspendTimeout", "Topology", "TRESBillingWeights"}
 
-	// globalPolicy are read by the slurm policy (policies.Slurm.Begin)
+	// globalPolicy are read by the slurm policy (slurm.Policy.Begin)
 	// and globalScenario by the scenario's controller defaults; both are
 	// kept in slurm.settings.
 	globalPolicy   = []string{"schedulerparameters", "prioritytype", "priorityweightage", "priorityweightfairshare", "priorityweightjobsize", "priorityweightpartition", "priorityweightqos", "priorityweightassoc", "priorityweighttres", "prioritymaxage", "prioritydecayhalflife", "prioritycalcperiod", "priorityusageresetperiod", "priorityfavorsmall", "priorityflags", "fairsharedampeningfactor", "preempttype", "preemptmode", "preemptexempttime", "topologyplugin"}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/policies/policytest"
 	"github.com/schedsim/schedsim/sim"
 )
@@ -24,7 +24,7 @@ import (
 // them). Compare jobs/s across policies, not ns/op.
 func BenchmarkPolicy(b *testing.B) {
 	jobs := map[string]int{"slurm": 10_000, "conservative": 10_000}
-	for _, name := range policies.Builtin().Names() {
+	for _, name := range catalog.Builtin().Names() {
 		n, ok := jobs[name]
 		if !ok {
 			n = 100_000
@@ -36,7 +36,7 @@ func BenchmarkPolicy(b *testing.B) {
 				runs := 0
 				b.ReportAllocs()
 				for b.Loop() {
-					p, err := policies.Builtin().New(name, nil)
+					p, err := catalog.Builtin().New(name, nil)
 					if err != nil {
 						b.Fatal(err)
 					}

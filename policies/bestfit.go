@@ -71,7 +71,7 @@ func partitionBits(job *sim.PendingJob) []uint64 {
 
 // Place implements Placer.
 func (b *BestFit) Place(nodes []hwmodels.Node, free []sim.NodeState, job *sim.PendingJob, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
-	d := newDemand(job)
+	d := NewDemand(job)
 	for _, part := range partitionBits(job) {
 		d.part = part
 		var ok bool
@@ -84,30 +84,30 @@ func (b *BestFit) Place(nodes []hwmodels.Node, free []sim.NodeState, job *sim.Pe
 
 // place best-fits d on the eligible nodes (restricted to within when it
 // is not nil).
-func (b *BestFit) place(nodes []hwmodels.Node, free []sim.NodeState, d *demand, out []sim.NodeAlloc, within []int32) ([]sim.NodeAlloc, bool) {
+func (b *BestFit) place(nodes []hwmodels.Node, free []sim.NodeState, d *Demand, out []sim.NodeAlloc, within []int32) ([]sim.NodeAlloc, bool) {
 	b.cand = b.cand[:0]
 	add := func(i int32) {
-		if !d.eligible(&nodes[i]) { // filter: partition and GPU type
+		if !d.Eligible(&nodes[i]) { // filter: partition and GPU type
 			return
 		}
-		n := d.fit(free[i]) // filter: what fits the node's free resources
+		n := d.Fit(free[i]) // filter: what fits the node's free resources
 		if n == 0 {
 			return
 		}
 		units := int32(1)
 		if d.spread {
-			units = min(n, d.count)
+			units = min(n, d.Count)
 		}
 		c := candidate{node: i, units: units,
-			leftGPUs: free[i].FreeGPUs - units*d.gpus, leftCPUs: free[i].FreeCPUs - units*d.cpus}
-		if d.mig != 0 {
-			c.leftGPUs = free[i].MIG.Instances(d.mig) - units*d.inst
+			leftGPUs: free[i].FreeGPUs - units*d.GPUs, leftCPUs: free[i].FreeCPUs - units*d.CPUs}
+		if d.MIG != 0 {
+			c.leftGPUs = free[i].MIG.Instances(d.MIG) - units*d.inst
 			if b.migPack {
-				c.rep, c.empty = migCost(free[i].MIG, d.mig, units*d.inst)
+				c.rep, c.empty = migCost(free[i].MIG, d.MIG, units*d.inst)
 			}
 		}
-		if d.mps != 0 {
-			c.rep, c.empty, c.leftGPUs = mpsCost(&free[i], d.mps)
+		if d.MPS != 0 {
+			c.rep, c.empty, c.leftGPUs = mpsCost(&free[i], d.MPS)
 		}
 		b.cand = append(b.cand, c)
 	}
@@ -122,7 +122,7 @@ func (b *BestFit) place(nodes []hwmodels.Node, free []sim.NodeState, d *demand, 
 	}
 	base := len(out)
 	if !d.spread {
-		if int32(len(b.cand)) < d.count {
+		if int32(len(b.cand)) < d.Count {
 			return out, false
 		}
 		// score: fewest GPUs, then CPUs, left; select the first count.
@@ -130,13 +130,13 @@ func (b *BestFit) place(nodes []hwmodels.Node, free []sim.NodeState, d *demand, 
 			return cmp.Or(cmp.Compare(x.rep, y.rep), cmp.Compare(x.empty, y.empty),
 				cmp.Compare(x.leftGPUs, y.leftGPUs), cmp.Compare(x.leftCPUs, y.leftCPUs), cmp.Compare(x.node, y.node))
 		})
-		for _, c := range b.cand[:d.count] {
+		for _, c := range b.cand[:d.Count] {
 			out = append(out, d.allocOn(c.node, 1, free[c.node], true))
 		}
 		slices.SortFunc(out[base:], func(x, y sim.NodeAlloc) int { return cmp.Compare(x.Node, y.Node) })
 		return out, true
 	}
-	need := d.count
+	need := d.Count
 	for need > 0 {
 		best := -1
 		for k := range b.cand {
@@ -156,7 +156,7 @@ func (b *BestFit) place(nodes []hwmodels.Node, free []sim.NodeState, d *demand, 
 			case fitsAll && bestFitsAll:
 				// Tightest: fewest GPUs left once need units are taken
 				// (MIGPacking: fewest GPUs repartitioned or emptied first).
-				per := d.gpus + d.inst
+				per := d.GPUs + d.inst
 				if l, bl := c.leftGPUs+(c.units-need)*per, bc.leftGPUs+(bc.units-need)*per; c.rep < bc.rep ||
 					c.rep == bc.rep && (c.empty < bc.empty || c.empty == bc.empty && (l < bl || l == bl && c.node < bc.node)) {
 					best = k

@@ -171,7 +171,7 @@ type consState struct {
 // consJob is a queued or running job of the kept schedule.
 type consJob struct {
 	job     sim.PendingJob // as last seen in the queue
-	d       demand
+	d       Demand
 	classes uint64 // the node classes the job may use (demand.eligibleAny)
 	complex bool   // a MIG or MPS request
 	pos     int32  // index in this pass's queue
@@ -258,9 +258,9 @@ func (s *consState) newJob(p *sim.PendingJob) int32 {
 	id := s.alloc()
 	r := &s.recs[id]
 	r.job = *p
-	r.d = newDemand(p)
+	r.d = NewDemand(p)
 	r.classes = s.classesOf(&r.d)
-	r.complex = r.d.mig != 0 || r.d.mps != 0
+	r.complex = r.d.MIG != 0 || r.d.MPS != 0
 	r.fresh, r.oldIdx = true, -1
 	return id
 }
@@ -653,7 +653,7 @@ func (s *consState) certified(r *consJob) bool {
 	if r.placed {
 		hi, sj = r.end, r.start
 	}
-	lim := endAt(s.now, r.job.Limit)
+	lim := EndAt(s.now, r.job.Limit)
 	r.same, r.hints = true, true
 	var gain int64
 	fail := false
@@ -677,7 +677,7 @@ func (s *consState) certified(r *consJob) bool {
 			continue
 		}
 		var g int64
-		if d := &r.d; d.gpus > 0 && d.cpus == 0 && d.mem == 0 {
+		if d := &r.d; d.GPUs > 0 && d.CPUs == 0 && d.MemMB == 0 {
 			g = ds.gainGPUs(d) // gain, inlined
 		} else {
 			g = ds.gain(d)
@@ -816,14 +816,14 @@ func (s *consState) fold() {
 }
 
 // touches reports whether the blocks change a resource d needs.
-func (ds *consSum) touches(d *demand) bool {
-	return d.gpus > 0 && ds.dg || d.cpus > 0 && ds.dc || d.mem > 0 && ds.dm
+func (ds *consSum) touches(d *Demand) bool {
+	return d.GPUs > 0 && ds.dg || d.CPUs > 0 && ds.dc || d.MemMB > 0 && ds.dm
 }
 
 // gain bounds how many more units (nodes, for a node-count demand) of d
 // the node's window can hold with the blocks: per block, per resource,
 // ceil(change / per-unit need) (consBlock.gain), summed.
-func (ds *consSum) gain(d *demand) int64 {
+func (ds *consSum) gain(d *Demand) int64 {
 	if ds.npos == 0 {
 		return 0
 	}
@@ -833,9 +833,9 @@ func (ds *consSum) gain(d *demand) int64 {
 			g += (sum + ds.npos*(per-1)) / per
 		}
 	}
-	up(ds.g, int64(d.gpus))
-	up(ds.c, int64(d.cpus))
-	up(ds.m, d.mem)
+	up(ds.g, int64(d.GPUs))
+	up(ds.c, int64(d.CPUs))
+	up(ds.m, d.MemMB)
 	if !d.spread {
 		g = min(g, 1)
 	}
@@ -843,11 +843,11 @@ func (ds *consSum) gain(d *demand) int64 {
 }
 
 // gainGPUs is gain for a demand of GPUs alone.
-func (ds *consSum) gainGPUs(d *demand) int64 {
+func (ds *consSum) gainGPUs(d *Demand) int64 {
 	if ds.npos == 0 || ds.g <= 0 {
 		return 0
 	}
-	per := int64(d.gpus)
+	per := int64(d.GPUs)
 	g := (ds.g + ds.npos*(per-1)) / per
 	if !d.spread {
 		g = min(g, 1)
@@ -862,25 +862,25 @@ func (s *consState) fitOver(r *consJob, n int32, from, to sim.Time) int64 {
 	nd := &s.node[n]
 	if !s.timed {
 		g, c, m := s.minFree(nd, from, to, r.pos)
-		return int64(r.d.fit(sim.NodeState{FreeGPUs: g, FreeCPUs: c, FreeMemMB: m}))
+		return int64(r.d.Fit(sim.NodeState{FreeGPUs: g, FreeCPUs: c, FreeMemMB: m}))
 	}
 	if s.isLazy(n) {
 		s.exact(n)
 	}
-	if d := &r.d; d.gpus > 0 && d.cpus == 0 && d.mem == 0 {
+	if d := &r.d; d.GPUs > 0 && d.CPUs == 0 && d.MemMB == 0 {
 		// demand.fit of GPUs alone (r is no MIG or MPS request): a
 		// window's point short of one unit settles it.
-		g := nd.tlMinGPUsTo(from, to, d.gpus)
+		g := nd.tlMinGPUsTo(from, to, d.GPUs)
 		switch {
-		case g < d.gpus:
+		case g < d.GPUs:
 			return 0
 		case !d.spread:
 			return 1
 		}
-		return int64(g / d.gpus)
+		return int64(g / d.GPUs)
 	}
 	g, c, m := nd.tlMin(from, to)
-	return int64(r.d.fit(sim.NodeState{FreeGPUs: g, FreeCPUs: c, FreeMemMB: m}))
+	return int64(r.d.Fit(sim.NodeState{FreeGPUs: g, FreeCPUs: c, FreeMemMB: m}))
 }
 
 // unitsOn returns the units (1 for a node-count demand) r's reservation
@@ -894,12 +894,12 @@ func (r *consJob) unitsOn(n int32) int64 {
 		switch {
 		case !r.d.spread:
 			return 1
-		case r.d.gpus > 0:
-			return int64(a.GPUs / r.d.gpus)
-		case r.d.cpus > 0:
-			return int64(a.CPUs / r.d.cpus)
-		case r.d.mem > 0:
-			return a.MemMB / r.d.mem
+		case r.d.GPUs > 0:
+			return int64(a.GPUs / r.d.GPUs)
+		case r.d.CPUs > 0:
+			return int64(a.CPUs / r.d.CPUs)
+		case r.d.MemMB > 0:
+			return a.MemMB / r.d.MemMB
 		}
 	}
 	return 0
@@ -927,7 +927,7 @@ func (s *consState) replace(id, pos int32) {
 		s.blocks = appendBlocks(s.blocks, s.oldBuf, max(oldStart, s.now), oldEnd, 1)
 		return
 	}
-	r.start, r.end = start, endAt(start, r.job.Limit)
+	r.start, r.end = start, EndAt(start, r.job.Limit)
 	r.alloc = append(r.alloc[:0], alloc...)
 	r.last = 0
 	for k := range r.alloc {

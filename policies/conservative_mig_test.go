@@ -46,7 +46,7 @@ node_groups:
 		t.Fatal(err)
 	}
 	want := map[string]workload.Time{"a": 0, "b": 100, "c": 200}
-	if diff := cmp.Diff(want, migStarts(rec)); diff != "" {
+	if diff := cmp.Diff(want, starts(rec)); diff != "" {
 		t.Errorf("starts (-want +got):\n%s", diff)
 	}
 }

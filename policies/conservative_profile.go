@@ -175,7 +175,7 @@ func (s *consState) resetNodes(view []sim.NodeState) {
 
 // classesOf returns the classes of the nodes d may use in any of its
 // partitions.
-func (s *consState) classesOf(d *demand) uint64 {
+func (s *consState) classesOf(d *Demand) uint64 {
 	var m uint64
 	for i := range s.nodes {
 		if d.eligibleAny(&s.nodes[i]) {
@@ -601,14 +601,14 @@ func (s *consState) bound(r *consJob, acc []int64, all bool) int64 {
 	if !d.spread {
 		b = nodes
 	}
-	if d.gpus > 0 {
-		b = min(b, max(g, 0)/int64(d.gpus))
+	if d.GPUs > 0 {
+		b = min(b, max(g, 0)/int64(d.GPUs))
 	}
-	if d.cpus > 0 {
-		b = min(b, max(c, 0)/int64(d.cpus))
+	if d.CPUs > 0 {
+		b = min(b, max(c, 0)/int64(d.CPUs))
 	}
-	if d.mem > 0 {
-		b = min(b, max(m, 0)/d.mem)
+	if d.MemMB > 0 {
+		b = min(b, max(m, 0)/d.MemMB)
 	}
 	return b
 }
@@ -627,7 +627,7 @@ func (s *consState) bound(r *consJob, acc []int64, all bool) int64 {
 // state. It returns the start and the allocation (valid until the next
 // search) and whether there is one, and sets r's slack and startDef.
 func (s *consState) search(r *consJob, before int32) (sim.Time, []sim.NodeAlloc, bool) {
-	count := int64(r.d.count)
+	count := int64(r.d.Count)
 	slack := int64(math.MaxInt64)
 	hint := !r.fresh && r.hints && r.same && r.placed
 	k := 0
@@ -646,8 +646,8 @@ func (s *consState) search(r *consJob, before int32) (sim.Time, []sim.NodeAlloc,
 	all := r.classes == s.allClasses
 	// gpus: a spread demand of GPUs alone, bounded by the GPU totals.
 	gpus := int64(0)
-	if d := &r.d; d.spread && d.gpus > 0 && d.cpus == 0 && d.mem == 0 {
-		gpus = int64(d.gpus)
+	if d := &r.d; d.spread && d.GPUs > 0 && d.CPUs == 0 && d.MemMB == 0 {
+		gpus = int64(d.GPUs)
 	}
 	times, dif, stride := s.times, s.dif, s.stride
 	c := 3 * s.nclass // all nodes' columns
@@ -681,7 +681,7 @@ func (s *consState) search(r *consJob, before int32) (sim.Time, []sim.NodeAlloc,
 	m, short, shortB := k, -1, int64(0)
 	for k < n {
 		start := times[k]
-		end := endAt(start, r.job.Limit)
+		end := EndAt(start, r.job.Limit)
 		if all && gpus > 0 {
 			// The common case: GPUs over every node, against count·gpus.
 			need, a := count*gpus, acc[c]
@@ -757,7 +757,7 @@ func (s *consState) firstFit(r *consJob, start, end sim.Time, before int32, k, m
 	// A GPU demand can use only nodes with a free GPU throughout the
 	// window: FirstFit skips the others (short) anyway.
 	lo, hi := -1, -1
-	if d.gpus > 0 {
+	if d.GPUs > 0 {
 		lo, hi = k, m
 	}
 	def := int64(math.MaxInt64)
@@ -771,10 +771,10 @@ func (s *consState) firstFit(r *consJob, start, end sim.Time, before int32, k, m
 
 // firstFitPart is firstFit (place.go) of d in its partition d.part; with
 // lo >= 0, only on the nodes with a free GPU in every segment of [lo, hi).
-func (s *consState) firstFitPart(d *demand, start, end sim.Time, before int32, lo, hi int, def *int64) bool {
+func (s *consState) firstFitPart(d *Demand, start, end sim.Time, before int32, lo, hi int, def *int64) bool {
 	s.out = s.out[:0]
-	need := d.count
-	gpuOnly := d.gpus > 0 && d.cpus == 0 && d.mem == 0
+	need := d.Count
+	gpuOnly := d.GPUs > 0 && d.CPUs == 0 && d.MemMB == 0
 	if lo < 0 {
 		for i := range s.nodes {
 			if s.fitNode(d, int32(i), start, end, before, gpuOnly, &need) {
@@ -824,15 +824,15 @@ func (s *consState) firstFitPart(d *demand, start, end sim.Time, before int32, l
 
 // fitNode is firstFitPart's step at node i: it appends what of d the
 // node holds to s.out and reports whether that completes the demand.
-func (s *consState) fitNode(d *demand, i int32, start, end sim.Time, before int32, gpuOnly bool, need *int32) bool {
-	if !d.eligible(&s.nodes[i]) { // filter: partition and GPU type
+func (s *consState) fitNode(d *Demand, i int32, start, end sim.Time, before int32, gpuOnly bool, need *int32) bool {
+	if !d.Eligible(&s.nodes[i]) { // filter: partition and GPU type
 		return false
 	}
 	f := s.meetOf(i, start, end, before, gpuOnly)
-	if d.short(f) {
+	if d.Short(f) {
 		return false
 	}
-	n := min(d.fit(*f), *need) // filter: what fits the node's least free state
+	n := min(d.Fit(*f), *need) // filter: what fits the node's least free state
 	if n == 0 {
 		return false
 	}

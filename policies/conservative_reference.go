@@ -21,7 +21,7 @@ import (
 // kept schedule, unchanged but for its name.
 type conservativeReference struct {
 	Base
-	pass pass
+	pass Pass
 
 	times []sim.Time        // segment starts, ascending; times[0] = now
 	free  [][]sim.NodeState // free state of each segment
@@ -38,7 +38,7 @@ var _ sim.Policy = (*conservativeReference)(nil)
 // newConservativeReference returns the plain pass placing jobs with placer
 // (FirstFit when nil).
 func newConservativeReference(placer Placer) *conservativeReference {
-	return &conservativeReference{pass: newPass(placer, false)}
+	return &conservativeReference{pass: NewPass(placer, false)}
 }
 
 // Name returns "conservative".
@@ -67,7 +67,7 @@ func (c *conservativeReference) vec() []sim.NodeState {
 // the next call.
 func (c *conservativeReference) Schedule(_ sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 	p := &c.pass
-	p.reset(v)
+	p.Reset(v)
 	now := v.Now()
 	c.resv = c.resv[:0]
 	// Profile: one segment per distinct running-job end.
@@ -106,7 +106,7 @@ func (c *conservativeReference) Schedule(_ sim.PassSet, v sim.View, _ *rand.Rand
 	}
 	// A job may start when an advance reservation (maintenance window)
 	// ends and gives its nodes back: make window ends candidate times.
-	for _, w := range p.windows {
+	for _, w := range p.Windows {
 		if w.End > now {
 			c.split(w.End)
 		}
@@ -115,16 +115,16 @@ func (c *conservativeReference) Schedule(_ sim.PassSet, v sim.View, _ *rand.Rand
 	for i := range pend {
 		c.place(&pend[i], now)
 	}
-	return p.plan()
+	return p.Plan()
 }
 
 // place gives job the earliest reservation and starts it if that is now.
 func (c *conservativeReference) place(job *sim.PendingJob, now sim.Time) {
 	p := &c.pass
-	d := newDemand(job)
+	d := NewDemand(job)
 	for k := range c.times {
 		start := c.times[k]
-		end := endAt(start, job.Limit)
+		end := EndAt(start, job.Limit)
 		// The least free state over the segments the window covers.
 		c.win = append(c.win[:0], c.free[k]...)
 		m := k + 1
@@ -134,25 +134,25 @@ func (c *conservativeReference) place(job *sim.PendingJob, now sim.Time) {
 			}
 		}
 		// No node that a window holds at any time of [start, end).
-		win := p.usable(&c.wmask, c.win, start, job.Limit)
-		if d.capacity(p.nodes, win) < int64(d.count) {
+		win := p.Usable(&c.wmask, c.win, start, job.Limit)
+		if d.capacity(p.Nodes, win) < int64(d.Count) {
 			continue
 		}
 		var ok bool
-		c.alloc, ok = p.placer.Place(p.nodes, win, job, c.alloc[:0])
+		c.alloc, ok = p.placer.Place(p.Nodes, win, job, c.alloc[:0])
 		if !ok {
 			continue
 		}
 		// Split the segment holding end, so the reservation ends there.
 		c.split(end)
 		for s := k; s < len(c.times) && c.times[s] < end; s++ {
-			take(c.free[s], c.alloc)
+			Take(c.free[s], c.alloc)
 		}
 		c.resv = append(c.resv, ConservativeReservation{Job: job.Ref, Start: start})
 		if start == now {
 			base := len(p.allocs)
 			p.allocs = append(p.allocs, c.alloc...)
-			p.starts = append(p.starts, sim.Start{Job: job.Ref, Alloc: p.allocs[base:len(p.allocs):len(p.allocs)]})
+			p.Starts = append(p.Starts, sim.Start{Job: job.Ref, Alloc: p.allocs[base:len(p.allocs):len(p.allocs)]})
 			p.ends = append(p.ends, end)
 		}
 		return

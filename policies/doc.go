@@ -20,7 +20,7 @@
 //     queued job gets a reservation in queue order, as a rebuild at each
 //     pass would give; the schedule is kept between passes and only what
 //     a change may move is placed again.
-//   - slurm (Slurm): slurmctld's behaviour: multifactor priority (package
+//   - slurm (package policies/slurm, slurm.Policy): slurmctld's behaviour: multifactor priority (package
 //     priority), PriorityTier ordering, the event-driven main scheduler with
 //     partition blocking, the periodic backfill pass with whole-node
 //     reservations, partition and QOS limits, preemption
@@ -32,7 +32,10 @@
 // commits it or discards it.
 //
 // Policies are built by name from a Registry of Factory functions;
-// Builtin returns the standard set. Nothing registers itself in init.
+// Standard returns this package's set, and policies/catalog.Builtin adds
+// slurm to it: slurm builds on Pass, Demand and the placers here, so it
+// lives in a package of its own above this one. Nothing registers itself
+// in init.
 //
 // A new policy implements sim.Policy: Begin starts a run and declares the
 // policy's passes (fifo, easy and conservative one after every event,

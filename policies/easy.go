@@ -53,14 +53,14 @@ type EASY struct {
 	// only the cost of a pass.
 	AlwaysReserve bool
 
-	pass pass
+	pass Pass
 
 	// Reservation state of the latest pass.
 	tried   bool // the head's reservation was computed (has says whether there is one)
 	has     bool
 	head    *sim.PendingJob // valid during Schedule only
 	headRef sim.JobRef
-	hd      demand
+	hd      Demand
 	shadow  workload.Time
 	sfree   []sim.NodeState // free state at the shadow time
 	res     []sim.NodeAlloc // reserved nodes
@@ -91,7 +91,7 @@ var _ sim.Policy = (*EASY)(nil)
 // NewEASY returns an EASY policy placing jobs with placer (FirstFit when
 // nil).
 func NewEASY(placer Placer) *EASY {
-	e := &EASY{pass: newPass(placer, true)}
+	e := &EASY{pass: NewPass(placer, true)}
 	e.pass.mirror = true
 	return e
 }
@@ -131,7 +131,7 @@ func (e *EASY) Reservation() (Reservation, bool) {
 		return Reservation{}, false
 	}
 	e.extra = append(e.extra[:0], e.sfree...)
-	take(e.extra, e.res)
+	Take(e.extra, e.res)
 	return Reservation{Job: e.headRef, Shadow: e.shadow, Alloc: e.res, Extra: e.extra}, true
 }
 
@@ -139,13 +139,13 @@ func (e *EASY) Reservation() (Reservation, bool) {
 // the next call.
 func (e *EASY) Schedule(_ sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 	p := &e.pass
-	p.reset(v)
+	p.Reset(v)
 	e.has = false
 	e.tried = false
 	e.head = nil
 	pend := v.Pending()
 	i := 0
-	for i < len(pend) && p.tryStart(&pend[i]) { // 1. in order while they fit
+	for i < len(pend) && p.TryStart(&pend[i]) { // 1. in order while they fit
 		i++
 	}
 	if i == len(pend) {
@@ -167,7 +167,7 @@ func (e *EASY) Schedule(_ sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 // finish ends a pass: it drops references to the view and returns the plan.
 func (e *EASY) finish() sim.Plan {
 	e.head = nil
-	return e.pass.plan()
+	return e.pass.Plan()
 }
 
 // reserve computes the head's shadow time and reserved nodes.
@@ -176,16 +176,16 @@ func (e *EASY) reserve(running []sim.RunningJob, head *sim.PendingJob) bool {
 	e.tried = true
 	e.head = head
 	e.headRef = head.Ref
-	e.hd = newDemand(head)
-	e.sfree = append(e.sfree[:0], p.free...)
+	e.hd = NewDemand(head)
+	e.sfree = append(e.sfree[:0], p.Free...)
 	e.contrib = e.contrib[:0]
 	e.capSum = 0
-	for i := range p.nodes {
+	for i := range p.Nodes {
 		c := int32(-1)
-		if e.hd.eligibleAny(&p.nodes[i]) {
+		if e.hd.eligibleAny(&p.Nodes[i]) {
 			c = 0
-			if !e.hd.short(&e.sfree[i]) {
-				c = e.hd.fit(e.sfree[i])
+			if !e.hd.Short(&e.sfree[i]) {
+				c = e.hd.Fit(e.sfree[i])
 			}
 			e.capSum += int64(c)
 		}
@@ -196,7 +196,7 @@ func (e *EASY) reserve(running []sim.RunningJob, head *sim.PendingJob) bool {
 	for i := range running {
 		h = append(h, release{end: running[i].End, ref: running[i].Ref, idx: int32(i)})
 	}
-	for k, s := range p.starts {
+	for k, s := range p.Starts {
 		h = append(h, release{end: p.ends[k], ref: s.Job, idx: -int32(k) - 1})
 	}
 	heapify(h)
@@ -204,8 +204,8 @@ func (e *EASY) reserve(running []sim.RunningJob, head *sim.PendingJob) bool {
 	// The head may start at a release or at the end of an advance
 	// reservation, when the window's nodes come back.
 	e.wends = e.wends[:0]
-	for _, w := range p.windows {
-		if w.End > p.now {
+	for _, w := range p.Windows {
+		if w.End > p.Now {
 			e.wends = append(e.wends, w.End)
 		}
 	}
@@ -225,18 +225,18 @@ func (e *EASY) reserve(running []sim.RunningJob, head *sim.PendingJob) bool {
 			if r.idx >= 0 {
 				e.give(running[r.idx].Alloc)
 			} else {
-				e.give(p.starts[-r.idx-1].Alloc)
+				e.give(p.Starts[-r.idx-1].Alloc)
 			}
 		}
 		for wi < len(e.wends) && e.wends[wi] <= t {
 			wi++
 		}
-		if e.capSum < int64(e.hd.count) {
+		if e.capSum < int64(e.hd.Count) {
 			continue // not enough capacity yet: no placer could succeed
 		}
 		var ok bool
-		free := p.usable(&e.wfree, e.sfree, t, head.Limit)
-		e.res, ok = p.placer.Place(p.nodes, free, head, e.res[:0])
+		free := p.Usable(&e.wfree, e.sfree, t, head.Limit)
+		e.res, ok = p.placer.Place(p.Nodes, free, head, e.res[:0])
 		if ok {
 			e.shadow = t
 			e.has = true
@@ -265,8 +265,8 @@ func (e *EASY) hold(a []sim.NodeAlloc) {
 func (e *EASY) recount(n int32) {
 	if old := e.contrib[n]; old >= 0 {
 		var c int32
-		if !e.hd.short(&e.sfree[n]) {
-			c = e.hd.fit(e.sfree[n])
+		if !e.hd.Short(&e.sfree[n]) {
+			c = e.hd.Fit(e.sfree[n])
 		}
 		e.contrib[n] = c
 		e.capSum += int64(c) - int64(old)
@@ -279,8 +279,8 @@ func (e *EASY) recount(n int32) {
 // starts.
 func (e *EASY) backfill(running []sim.RunningJob, head, job *sim.PendingJob) {
 	p := &e.pass
-	short := e.has && endAt(p.now, job.Limit) <= e.shadow
-	win := len(p.windows) > 0
+	short := e.has && EndAt(p.Now, job.Limit) <= e.shadow
+	win := len(p.Windows) > 0
 	if e.has && !short {
 		for i := range e.noDelay {
 			if e.noDelay[i].same(job, win) {
@@ -288,33 +288,33 @@ func (e *EASY) backfill(running []sim.RunningJob, head, job *sim.PendingJob) {
 			}
 		}
 	}
-	base, ok := p.stage(job)
+	base, ok := p.Stage(job)
 	if !ok {
 		return // does not fit now
 	}
 	if !e.tried {
 		e.reserve(running, head)
-		short = e.has && endAt(p.now, job.Limit) <= e.shadow
+		short = e.has && EndAt(p.Now, job.Limit) <= e.shadow
 	}
 	if !e.has || short {
-		p.commit(job, base) // nothing to protect, or gone by the shadow time
+		p.Commit(job, base) // nothing to protect, or gone by the shadow time
 		e.noDelay = e.noDelay[:0]
 		return
 	}
 	a := p.staged(base)
 	e.hold(a)
-	if e.capSum >= int64(e.hd.count) {
+	if e.capSum >= int64(e.hd.Count) {
 		var res []sim.NodeAlloc
-		free := p.usable(&e.wfree, e.sfree, e.shadow, e.head.Limit)
-		if res, ok = p.placer.Place(p.nodes, free, e.head, e.spare[:0]); ok {
+		free := p.Usable(&e.wfree, e.sfree, e.shadow, e.head.Limit)
+		if res, ok = p.placer.Place(p.Nodes, free, e.head, e.spare[:0]); ok {
 			e.res, e.spare = res, e.res // the reserved nodes may have moved
-			p.commit(job, base)
+			p.Commit(job, base)
 			e.noDelay = e.noDelay[:0]
 			return
 		}
 	}
 	e.give(a) // would delay the head: undo
-	p.discard(base)
+	p.Discard(base)
 	if len(e.noDelay) < maxFailed {
 		e.noDelay = append(e.noDelay, failed(job))
 	}

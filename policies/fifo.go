@@ -18,7 +18,7 @@ import (
 // runs at once.
 type FIFO struct {
 	Base
-	pass pass
+	pass Pass
 }
 
 var _ sim.Policy = (*FIFO)(nil)
@@ -26,7 +26,7 @@ var _ sim.Policy = (*FIFO)(nil)
 // NewFIFO returns a FIFO policy placing jobs with placer (FirstFit when
 // nil).
 func NewFIFO(placer Placer) *FIFO {
-	f := &FIFO{pass: newPass(placer, false)}
+	f := &FIFO{pass: NewPass(placer, false)}
 	f.pass.mirror = true
 	return f
 }
@@ -45,12 +45,12 @@ func (f *FIFO) Begin(sim.RunInfo) (sim.Timing, error) {
 // the next call.
 func (f *FIFO) Schedule(_ sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 	p := &f.pass
-	p.reset(v)
+	p.Reset(v)
 	pend := v.Pending()
 	for i := range pend {
-		if !p.tryStart(&pend[i]) {
+		if !p.TryStart(&pend[i]) {
 			break // the head blocks everyone
 		}
 	}
-	return p.plan()
+	return p.Plan()
 }

@@ -71,13 +71,13 @@ func (x *freeIndex) candidates(gpus int32) []uint64 {
 // lacks reports whether d (gpus > 0) surely fits nowhere: fewer nodes in
 // cand than it needs nodes, or, spread, fewer free GPUs in all than it
 // needs. A blocked head is retried every pass; this spares the scan.
-func (x *freeIndex) lacks(d *demand, cand []uint64) bool {
+func (x *freeIndex) lacks(d *Demand, cand []uint64) bool {
 	if d.spread {
-		return !x.over && x.total < int64(d.count)*int64(d.gpus)
+		return !x.over && x.total < int64(d.Count)*int64(d.GPUs)
 	}
 	n := 0
 	for _, w := range cand {
-		if n += bits.OnesCount64(w); n >= int(d.count) {
+		if n += bits.OnesCount64(w); n >= int(d.Count) {
 			return false
 		}
 	}
@@ -86,16 +86,16 @@ func (x *freeIndex) lacks(d *demand, cand []uint64) bool {
 
 // firstFitOn is firstFit visiting only the nodes set in cand (in cluster
 // order), which must include every node with a unit of d free.
-func firstFitOn(nodes []hwmodels.Node, free []sim.NodeState, cand []uint64, d *demand, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
+func firstFitOn(nodes []hwmodels.Node, free []sim.NodeState, cand []uint64, d *Demand, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
 	base := len(out)
-	need := d.count
+	need := d.Count
 	for w, m := range cand {
 		for ; m != 0; m &= m - 1 {
 			i := w<<6 | bits.TrailingZeros64(m)
-			if d.short(&free[i]) || !d.eligible(&nodes[i]) {
+			if d.Short(&free[i]) || !d.Eligible(&nodes[i]) {
 				continue
 			}
-			n := min(d.fit(free[i]), need)
+			n := min(d.Fit(free[i]), need)
 			if n == 0 {
 				continue
 			}

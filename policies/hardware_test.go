@@ -5,21 +5,15 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
+	"github.com/schedsim/schedsim/policies/policytest"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
 
-// catalogCluster parses a cluster spec written for a test.
-func catalogCluster(t *testing.T, spec string) *hwmodels.Cluster {
-	t.Helper()
-	c, err := hwmodels.ParseCluster([]byte(spec), "test.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
+// catalogCluster is policytest.ParseCluster.
+var catalogCluster = policytest.ParseCluster
 
 // loadedTrace is n jobs of 1 to 8 GPUs on one node, runtimes 10 min to 6 h,
 // time limits twice the runtime, arriving every 30 min on average: an
@@ -55,7 +49,7 @@ func TestRuntimeA100VersusH100(t *testing.T) {
 		if c.TotalGPUs() != 32 {
 			t.Fatalf("%s: %d GPUs, want 32", model, c.TotalGPUs())
 		}
-		p, err := policies.Builtin().New("easy", nil)
+		p, err := catalog.Builtin().New("easy", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

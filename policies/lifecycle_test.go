@@ -7,7 +7,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/policies/policytest"
+	"github.com/schedsim/schedsim/policies/slurm"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -101,7 +103,7 @@ func TestLifecycleScenarios(t *testing.T) {
 			want []outcome
 		}{{"fifo", tt.fifo}, {"easy", tt.easy}} {
 			t.Run(pol.name+"/"+tt.name, func(t *testing.T) {
-				p, err := policies.Builtin().New(pol.name, nil)
+				p, err := catalog.Builtin().New(pol.name, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -172,7 +174,7 @@ func TestFirstFitMultiPartition(t *testing.T) {
 // reaches into the window on its nodes, and the same seed gives the same
 // record.
 func TestLifecycleConformance(t *testing.T) {
-	for _, name := range policies.Builtin().Names() {
+	for _, name := range catalog.Builtin().Names() {
 		for _, seed := range policytest.Seeds {
 			t.Run(fmt.Sprintf("%s/seed=%d", name, seed), func(t *testing.T) {
 				c, tr := policytest.Workload(seed)
@@ -187,7 +189,7 @@ func TestLifecycleConformance(t *testing.T) {
 					cfg.TimeLimitSweep = 30
 				}
 				runOnce := func() *sim.Record {
-					p, err := policies.Builtin().New(name, nil)
+					p, err := catalog.Builtin().New(name, nil)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -315,7 +317,7 @@ func TestWindowScenarios(t *testing.T) {
 				var p sim.Policy = policies.NewConservative(nil)
 				if name == "slurm" {
 					var err error
-					if p, err = policies.NewSlurm(fast(), nil); err != nil {
+					if p, err = slurm.New(fast(), nil); err != nil {
 						t.Fatal(err)
 					}
 				}

@@ -7,34 +7,21 @@ import (
 	"testing"
 
 	"github.com/schedsim/schedsim/hwmodels"
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
+	"github.com/schedsim/schedsim/policies/policytest"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
 
-// migJob is a job of the MIG scenarios: n instances of profile (whole GPUs
-// when profile is ""), limit = runtime.
-func migJob(t *testing.T, id string, submit, runtime workload.Time, profile string, n int32) workload.Job {
-	t.Helper()
-	j := workload.NewJob(id)
-	j.Submit, j.Runtime, j.TimeLimit = submit, runtime, runtime
-	j.Request = workload.Request{Nodes: 1, GPUs: n, CPUs: 1}
-	if profile != "" {
-		p, err := workload.ParseMIGProfile(profile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		j.Request.MIGProfile = p
-	}
-	return j
-}
+// migJob is policytest.MIGJob.
+var migJob = policytest.MIGJob
 
 // runMIG replays jobs on spec under policy with placement, checking the
 // controller's invariants (MIG instances included) after every event.
 func runMIG(t *testing.T, spec, policy, placement string, jobs []workload.Job) *sim.Record {
 	t.Helper()
 	c := catalogCluster(t, spec)
-	p, err := policies.Builtin().New(policy, strictDecode("placement: "+placement+"\n"))
+	p, err := catalog.Builtin().New(policy, strictDecode("placement: "+placement+"\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,14 +30,6 @@ func runMIG(t *testing.T, spec, policy, placement string, jobs []workload.Job) *
 		t.Fatal(err)
 	}
 	return rec
-}
-
-func migStarts(rec *sim.Record) map[string]workload.Time {
-	m := map[string]workload.Time{}
-	for i := range rec.Jobs {
-		m[rec.Trace.Jobs[i].ID] = rec.Jobs[i].Start
-	}
-	return m
 }
 
 // TestMIGFixedLayoutMixed: one H100 node with 4 GPUs, 2 of them in MIG
@@ -86,7 +65,7 @@ node_groups:
 	for _, pl := range []string{"first-fit", "best-fit", "mig-packing"} {
 		rec := runMIG(t, spec, "easy", pl, jobs)
 		want := map[string]workload.Time{"w2": 0, "m4": 0, "m1": 50, "w1": 100, "m3": 3}
-		if got := migStarts(rec); !reflect.DeepEqual(got, want) {
+		if got := starts(rec); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: starts %v, want %v", pl, got, want)
 		}
 		// m4 holds the two 1g instances (starts 2 and 3) of both MIG GPUs.
@@ -168,7 +147,7 @@ func TestMIGDynamicRepartition(t *testing.T) {
 		for _, pol := range []string{"fifo", "easy"} {
 			rec := runMIG(t, fmt.Sprintf(dynSpec, 1), pol, pl, jobs)
 			want := map[string]workload.Time{"a": 60, "b": 60, "c": 220}
-			if got := migStarts(rec); !reflect.DeepEqual(got, want) {
+			if got := starts(rec); !reflect.DeepEqual(got, want) {
 				t.Errorf("%s/%s: starts %v, want %v", pol, pl, got, want)
 			}
 			if rec.Jobs[2].End != 320 {
@@ -207,7 +186,7 @@ func TestMIGPackingBeatsFirstFit(t *testing.T) {
 		{"mig-packing", map[string]workload.Time{"A": 60, "B": 60, "C": 2000, "D": 3060}},
 	} {
 		rec := runMIG(t, fmt.Sprintf(dynSpec, 2), "easy", tc.placement, jobs)
-		if got := migStarts(rec); !reflect.DeepEqual(got, tc.want) {
+		if got := starts(rec); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: starts %v, want %v", tc.placement, got, tc.want)
 		}
 	}
@@ -238,7 +217,7 @@ func TestMIGRandomConservation(t *testing.T) {
 		j.TimeLimit += workload.Time(rng.IntN(600))
 		jobs = append(jobs, j)
 	}
-	for _, pol := range policies.Builtin().Names() {
+	for _, pol := range catalog.Builtin().Names() {
 		for _, pl := range []string{"first-fit", "best-fit", "mig-packing"} {
 			if pol != "fifo" && pol != "easy" && pl != "first-fit" {
 				continue // only fifo and easy take a placement argument
@@ -249,7 +228,7 @@ func TestMIGRandomConservation(t *testing.T) {
 				if pol == "fifo" || pol == "easy" {
 					args = strictDecode("placement: " + pl + "\n")
 				}
-				p, err := policies.Builtin().New(pol, args)
+				p, err := catalog.Builtin().New(pol, args)
 				if err != nil {
 					t.Fatal(err)
 				}

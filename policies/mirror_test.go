@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/schedsim/schedsim/hwmodels"
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/policies/policytest"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
@@ -72,7 +72,7 @@ func TestMirrorSameDecisions(t *testing.T) {
 		for _, k := range cases {
 			t.Run(name+"/"+k.name, func(t *testing.T) {
 				run := func(plain bool) *sim.Record {
-					p, err := policies.Builtin().New(name, nil)
+					p, err := catalog.Builtin().New(name, nil)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -195,7 +195,7 @@ func TestPolicyReusedOnAnotherCluster(t *testing.T) {
 	wide.Runtime, wide.TimeLimit = 100, 100
 	wide.Request = workload.Request{GPUs: 20, CPUs: 20}
 	for _, name := range []string{"fifo", "easy"} {
-		p, err := policies.Builtin().New(name, nil)
+		p, err := catalog.Builtin().New(name, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -48,7 +48,7 @@ func mpsGPU(rec *sim.Record, id string) (int, int32) {
 // checking the controller's invariants after every event.
 func runPolicy(t *testing.T, spec, policy string, jobs []workload.Job) *sim.Record {
 	t.Helper()
-	p, err := policies.Builtin().New(policy, nil)
+	p, err := catalog.Builtin().New(policy, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func runPolicy(t *testing.T, spec, policy string, jobs []workload.Job) *sim.Reco
 
 func wantStarts(t *testing.T, rec *sim.Record, want map[string]workload.Time) {
 	t.Helper()
-	if got := migStarts(rec); !reflect.DeepEqual(got, want) {
+	if got := starts(rec); !reflect.DeepEqual(got, want) {
 		t.Errorf("starts = %v, want %v", got, want)
 	}
 }

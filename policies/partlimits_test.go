@@ -6,8 +6,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/schedsim/schedsim/hwmodels"
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/policies/policytest"
+	"github.com/schedsim/schedsim/policies/slurm"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -52,7 +53,7 @@ func TestEnforcePartLimits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode.String()+"/"+tt.job.ID+"/"+tt.job.Partition, func(t *testing.T) {
-			p, err := policies.NewSlurm(fast(), nil)
+			p, err := slurm.New(fast(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +84,7 @@ func TestEnforcePartMaxNodes(t *testing.T) {
 		{sim.PartLimitsNo, sim.Unfinished, "PartitionNodeLimit"},
 		{sim.PartLimitsAll, sim.Rejected, "2 nodes exceed partition main's MaxNodes 1 (EnforcePartLimits=ALL)"},
 	} {
-		p, err := policies.NewSlurm(fast(), nil)
+		p, err := slurm.New(fast(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,13 +145,13 @@ func TestPartitionLimitsEveryPolicy(t *testing.T) {
 		{"either", 2, 32, sim.Completed, 1, "", []int32{1}},
 		{"after", 32, 42, sim.Completed, 0, "", []int32{1}},
 	}
-	reg := policies.Builtin()
+	reg := catalog.Builtin()
 	for _, name := range reg.Names() {
 		t.Run(name, func(t *testing.T) {
 			var p sim.Policy
 			var err error
 			if name == "slurm" {
-				p, err = policies.NewSlurm(fast(), nil)
+				p, err = slurm.New(fast(), nil)
 			} else {
 				p, err = reg.New(name, nil)
 			}

@@ -10,32 +10,32 @@ import (
 // many distinct shapes does not make every lookup slow.
 const maxFailed = 64
 
-// pass is the scratch state of one scheduling pass, kept in the policy
-// between passes so that a pass allocates nothing once buffers have grown.
-type pass struct {
+// Pass is the scratch state of one scheduling Pass, kept in the policy
+// between passes so that a Pass allocates nothing once buffers have grown.
+type Pass struct {
 	placer Placer
-	// exact is set when the placer succeeds exactly when the capacity is
+	// Exact is set when the placer succeeds exactly when the capacity is
 	// there (Placer.InOrder), so a refusal needs no capacity count to be known
 	// as one.
-	exact bool
+	Exact bool
 	// remember enables the memory of failures; a policy that stops at the
 	// first failure has no use for it.
 	remember bool
-	nodes    []hwmodels.Node
-	now      workload.Time
-	// windows are the advance reservations (maintenance windows) that have
+	Nodes    []hwmodels.Node
+	Now      workload.Time
+	// Windows are the advance reservations (maintenance Windows) that have
 	// not ended, from the view; no job may use a window's nodes over an
 	// interval that overlaps it. Valid during a pass only.
-	windows []sim.AdvanceReservation
+	Windows []sim.AdvanceReservation
 	mfree   []sim.NodeState // scratch for usable
 
-	// free is the free state after the starts staged so far. Until the
+	// Free is the Free state after the starts staged so far. Until the
 	// first start it aliases the view's slice (read only); the first
 	// commit copies it into own. With mirror set, own is instead kept
 	// equal to the view between passes (synced) from the nodes the view's
-	// Delta lists, with idx over it, and free is own: a pass then costs
+	// Delta lists, with idx over it, and Free is own: a pass then costs
 	// the nodes that changed, not a copy of every node.
-	free     []sim.NodeState
+	Free     []sim.NodeState
 	own      []sim.NodeState
 	mirror   bool
 	synced   bool
@@ -45,10 +45,10 @@ type pass struct {
 	// lastD is newDemand(&lastJob), which depends on its Part, Parts and
 	// Req alone (demandOf).
 	lastJob sim.PendingJob
-	lastD   demand
+	lastD   Demand
 	lastOK  bool
 
-	starts []sim.Start
+	Starts []sim.Start
 	ends   []workload.Time // now + limit of each start
 	allocs []sim.NodeAlloc // backing store of starts' Alloc
 
@@ -56,7 +56,7 @@ type pass struct {
 	// pass. free only shrinks during a pass, so any harder demand fails
 	// too. noPlace holds exact requests the placer refused although the
 	// capacity was there; they are valid only until the next commit.
-	noCap    []demand
+	noCap    []Demand
 	noCapLim []workload.Time // the limit of each noCap entry's job
 	noPlace  []failedReq
 }
@@ -75,17 +75,17 @@ type failedReq struct {
 // same reports whether job is the request f, for a pass with windows or
 // without.
 func (f *failedReq) same(job *sim.PendingJob, windows bool) bool {
-	return f.part == job.Part && f.req == job.Req && f.parts == job.Parts && (!windows || f.limit == job.Limit) && f.elig == switchKey(job)
+	return f.part == job.Part && f.req == job.Req && f.parts == job.Parts && (!windows || f.limit == job.Limit) && f.elig == SwitchKey(job)
 }
 
 func failed(job *sim.PendingJob) failedReq {
-	return failedReq{part: job.Part, req: job.Req, parts: job.Parts, limit: job.Limit, elig: switchKey(job)}
+	return failedReq{part: job.Part, req: job.Req, parts: job.Parts, limit: job.Limit, elig: SwitchKey(job)}
 }
 
-// switchKey is what a placement depends on besides the request, the
+// SwitchKey is what a placement depends on besides the request, the
 // partitions and the pass: for a --switches job its eligible time (at one
 // pass time, whether its leaf limit still holds: TopologyTree), else 0.
-func switchKey(job *sim.PendingJob) workload.Time {
+func SwitchKey(job *sim.PendingJob) workload.Time {
 	if job.Req.Switches == 0 {
 		return 0
 	}
@@ -94,20 +94,20 @@ func switchKey(job *sim.PendingJob) workload.Time {
 
 // begin starts a run: own and idx are rebuilt at the first pass, since
 // the index's bounds come from the cluster.
-func (p *pass) begin() { p.mirrored = false }
+func (p *Pass) begin() { p.mirrored = false }
 
-func (p *pass) reset(v sim.View) {
-	p.nodes = v.Cluster().Nodes
-	p.now = v.Now()
-	p.windows = v.Reservations()
-	p.free = v.Nodes()
+func (p *Pass) Reset(v sim.View) {
+	p.Nodes = v.Cluster().Nodes
+	p.Now = v.Now()
+	p.Windows = v.Reservations()
+	p.Free = v.Nodes()
 	p.synced = false
 	if p.mirror {
-		p.sync(p.free, v.Delta().Nodes)
-		p.free, p.synced = p.own, true
+		p.sync(p.Free, v.Delta().Nodes)
+		p.Free, p.synced = p.own, true
 	}
 	p.mirrored = p.synced
-	p.starts = p.starts[:0]
+	p.Starts = p.Starts[:0]
 	p.ends = p.ends[:0]
 	p.allocs = p.allocs[:0]
 	p.noCap = p.noCap[:0]
@@ -117,10 +117,10 @@ func (p *pass) reset(v sim.View) {
 
 // sync brings own and idx up to view, which differs from the last view
 // synced only at the nodes listed in changed.
-func (p *pass) sync(view []sim.NodeState, changed []int32) {
+func (p *Pass) sync(view []sim.NodeState, changed []int32) {
 	if !p.mirrored || len(p.own) != len(view) {
 		p.own = append(p.own[:0], view...)
-		p.idx.reset(p.nodes, p.own)
+		p.idx.reset(p.Nodes, p.own)
 		return
 	}
 	for _, n := range changed {
@@ -129,16 +129,16 @@ func (p *pass) sync(view []sim.NodeState, changed []int32) {
 	}
 }
 
-// usable returns free with the nodes zeroed that an advance reservation
+// Usable returns free with the nodes zeroed that an advance reservation
 // holds at any time of [start, start+limit), so that a placement on it
 // uses no node a job starting at start with that limit may not run on
 // (sim.AdvanceReservation). Without such a window it returns free itself;
 // otherwise a copy in *scratch, valid until the next call with it.
-func (p *pass) usable(scratch *[]sim.NodeState, free []sim.NodeState, start, limit workload.Time) []sim.NodeState {
-	end := endAt(start, limit)
+func (p *Pass) Usable(scratch *[]sim.NodeState, free []sim.NodeState, start, limit workload.Time) []sim.NodeState {
+	end := EndAt(start, limit)
 	var out []sim.NodeState
-	for i := range p.windows {
-		w := &p.windows[i]
+	for i := range p.Windows {
+		w := &p.Windows[i]
 		if w.Start >= end || w.End <= start {
 			continue
 		}
@@ -157,10 +157,10 @@ func (p *pass) usable(scratch *[]sim.NodeState, free []sim.NodeState, start, lim
 }
 
 // known reports whether job is already known not to fit free.
-func (p *pass) known(job *sim.PendingJob, d *demand) bool {
+func (p *Pass) known(job *sim.PendingJob, d *Demand) bool {
 	// With windows, a longer job is blocked by at least the windows that
 	// blocked a shorter one, so failures carry over only to longer jobs.
-	win := len(p.windows) > 0
+	win := len(p.Windows) > 0
 	for i := range p.noCap {
 		if d.harder(&p.noCap[i]) && (!win || job.Limit >= p.noCapLim[i]) {
 			return true
@@ -174,22 +174,22 @@ func (p *pass) known(job *sim.PendingJob, d *demand) bool {
 	return false
 }
 
-// stage asks the placer for job's allocation on free and appends it to
+// Stage asks the placer for job's allocation on free and appends it to
 // p.allocs, returning where it begins; ok is false (and nothing staged)
 // when it does not fit.
-func (p *pass) stage(job *sim.PendingJob) (base int, ok bool) {
+func (p *Pass) Stage(job *sim.PendingJob) (base int, ok bool) {
 	d := p.demandOf(job)
 	if p.known(job, &d) {
 		return 0, false
 	}
 	base = len(p.allocs)
-	free := p.usable(&p.mfree, p.free, p.now, job.Limit)
-	if p.synced && p.exact && d.gpus > 0 {
+	free := p.Usable(&p.mfree, p.Free, p.Now, job.Limit)
+	if p.synced && p.Exact && d.GPUs > 0 {
 		// FirstFit on the nodes idx says have the GPUs: free is own, or a
 		// copy with nodes zeroed, so idx over own lists a superset.
 		p.allocs, ok = p.firstFitIndexed(free, d, p.allocs)
 	} else {
-		p.allocs, ok = p.placer.Place(p.nodes, free, job, p.allocs)
+		p.allocs, ok = p.placer.Place(p.Nodes, free, job, p.allocs)
 	}
 	if ok {
 		return base, true
@@ -198,7 +198,7 @@ func (p *pass) stage(job *sim.PendingJob) (base int, ok bool) {
 	if !p.remember {
 		return 0, false
 	}
-	if p.exact || d.capacity(p.nodes, free) < int64(d.count) {
+	if p.Exact || d.capacity(p.Nodes, free) < int64(d.Count) {
 		if len(p.noCap) < maxFailed {
 			p.noCap = append(p.noCap, d)
 			p.noCapLim = append(p.noCapLim, job.Limit)
@@ -211,80 +211,116 @@ func (p *pass) stage(job *sim.PendingJob) (base int, ok bool) {
 
 // firstFitIndexed is FirstFit.Place of d on free, visiting only the nodes
 // idx lists.
-func (p *pass) firstFitIndexed(free []sim.NodeState, d demand, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
-	cand := p.idx.candidates(d.gpus)
+func (p *Pass) firstFitIndexed(free []sim.NodeState, d Demand, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
+	cand := p.idx.candidates(d.GPUs)
 	if p.idx.lacks(&d, cand) {
 		return out, false
 	}
-	out, ok := firstFitOn(p.nodes, free, cand, &d, out)
+	out, ok := firstFitOn(p.Nodes, free, cand, &d, out)
 	for m := d.parts &^ d.part; !ok && m != 0; m &= m - 1 {
 		d.part = m & -m // the next partition, lowest index first
-		out, ok = firstFitOn(p.nodes, free, cand, &d, out)
+		out, ok = firstFitOn(p.Nodes, free, cand, &d, out)
 	}
 	return out, ok
 }
 
 // demandOf returns newDemand(job), remembering the last one: a blocked
 // head is retried every pass.
-func (p *pass) demandOf(job *sim.PendingJob) demand {
+func (p *Pass) demandOf(job *sim.PendingJob) Demand {
 	if m := &p.lastJob; !p.lastOK || m.Part != job.Part || m.Parts != job.Parts || m.Req != job.Req {
-		p.lastJob, p.lastD, p.lastOK = *job, newDemand(job), true
+		p.lastJob, p.lastD, p.lastOK = *job, NewDemand(job), true
 	}
 	return p.lastD
 }
 
 // staged returns the allocation staged at base.
-func (p *pass) staged(base int) []sim.NodeAlloc {
+func (p *Pass) staged(base int) []sim.NodeAlloc {
 	return p.allocs[base:len(p.allocs):len(p.allocs)]
 }
 
-// discard drops the allocation staged at base.
-func (p *pass) discard(base int) { p.allocs = p.allocs[:base] }
+// StageOn asks the placer for job's allocation on free as given (no
+// windows applied, no memory of failures), like Stage otherwise.
+func (p *Pass) StageOn(free []sim.NodeState, job *sim.PendingJob) (base int, ok bool) {
+	base = len(p.allocs)
+	p.allocs, ok = p.placer.Place(p.Nodes, free, job, p.allocs)
+	if !ok {
+		p.allocs = p.allocs[:base]
+	}
+	return base, ok
+}
 
-// commit turns the allocation staged at base into a start of job.
-func (p *pass) commit(job *sim.PendingJob, base int) {
+// Placer returns the placer the pass places with.
+func (p *Pass) Placer() Placer { return p.placer }
+
+// End returns when start k of the pass ends at its limit.
+func (p *Pass) End(k int) workload.Time { return p.ends[k] }
+
+// OwnFree makes Free a private copy, so that a policy may change it.
+func (p *Pass) OwnFree() {
+	p.own = append(p.own[:0], p.Free...)
+	p.Free = p.own
+}
+
+// Rebase makes Free a private copy of nodes less the pass's starts and
+// forgets the failures, which nodes may no longer explain.
+func (p *Pass) Rebase(nodes []sim.NodeState) {
+	p.own = append(p.own[:0], nodes...)
+	p.Free = p.own
+	for _, st := range p.Starts {
+		Take(p.Free, st.Alloc)
+	}
+	p.noCap = p.noCap[:0]
+	p.noCapLim = p.noCapLim[:0]
+	p.noPlace = p.noPlace[:0]
+}
+
+// Discard drops the allocation staged at base.
+func (p *Pass) Discard(base int) { p.allocs = p.allocs[:base] }
+
+// Commit turns the allocation staged at base into a start of job.
+func (p *Pass) Commit(job *sim.PendingJob, base int) {
 	a := p.staged(base)
 	if p.synced {
 		for i := range a {
-			f := &p.free[a[i].Node]
+			f := &p.Free[a[i].Node]
 			old := f.FreeGPUs
 			f.Sub(&a[i])
 			p.idx.update(a[i].Node, old, f.FreeGPUs)
 		}
 	} else {
-		if len(p.starts) == 0 {
-			p.own = append(p.own[:0], p.free...)
-			p.free = p.own
+		if len(p.Starts) == 0 {
+			p.own = append(p.own[:0], p.Free...)
+			p.Free = p.own
 		}
-		take(p.free, a)
+		Take(p.Free, a)
 	}
-	p.starts = append(p.starts, sim.Start{Job: job.Ref, Alloc: a})
-	p.ends = append(p.ends, endAt(p.now, job.Limit))
+	p.Starts = append(p.Starts, sim.Start{Job: job.Ref, Alloc: a})
+	p.ends = append(p.ends, EndAt(p.Now, job.Limit))
 	p.noPlace = p.noPlace[:0]
 }
 
-// tryStart starts job now if it fits.
-func (p *pass) tryStart(job *sim.PendingJob) bool {
-	base, ok := p.stage(job)
+// TryStart starts job now if it fits.
+func (p *Pass) TryStart(job *sim.PendingJob) bool {
+	base, ok := p.Stage(job)
 	if ok {
-		p.commit(job, base)
+		p.Commit(job, base)
 	}
 	return ok
 }
 
-// plan returns the pass's plan and drops the references to the view.
-func (p *pass) plan() sim.Plan {
-	p.free = nil
-	p.nodes = nil
-	p.windows = nil
-	return sim.Plan{Starts: p.starts}
+// Plan returns the pass's Plan and drops the references to the view.
+func (p *Pass) Plan() sim.Plan {
+	p.Free = nil
+	p.Nodes = nil
+	p.Windows = nil
+	return sim.Plan{Starts: p.Starts}
 }
 
-// newPass returns the scratch state of a policy placing with placer
+// NewPass returns the scratch state of a policy placing with placer
 // (FirstFit when nil).
-func newPass(placer Placer, remember bool) pass {
+func NewPass(placer Placer, remember bool) Pass {
 	if placer == nil {
 		placer = FirstFit{}
 	}
-	return pass{placer: placer, exact: placer.InOrder(), remember: remember}
+	return Pass{placer: placer, Exact: placer.InOrder(), remember: remember}
 }

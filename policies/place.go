@@ -48,7 +48,7 @@ func (FirstFit) InOrder() bool { return true }
 
 // Place implements Placer.
 func (FirstFit) Place(nodes []hwmodels.Node, free []sim.NodeState, job *sim.PendingJob, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
-	d := newDemand(job)
+	d := NewDemand(job)
 	out, ok := firstFit(nodes, free, &d, out)
 	for m := d.parts &^ d.part; !ok && m != 0; m &= m - 1 {
 		d.part = m & -m // the next partition, lowest index first
@@ -58,17 +58,17 @@ func (FirstFit) Place(nodes []hwmodels.Node, free []sim.NodeState, job *sim.Pend
 }
 
 // firstFit places d in its partition d.part, as FirstFit describes.
-func firstFit(nodes []hwmodels.Node, free []sim.NodeState, d *demand, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
+func firstFit(nodes []hwmodels.Node, free []sim.NodeState, d *Demand, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
 	base := len(out)
-	need := d.count
+	need := d.Count
 	for i := range nodes {
-		if d.short(&free[i]) { // filter: not even one unit (inlined; the usual case, and free is denser than nodes)
+		if d.Short(&free[i]) { // filter: not even one unit (inlined; the usual case, and free is denser than nodes)
 			continue
 		}
-		if !d.eligible(&nodes[i]) { // filter: partition and GPU type
+		if !d.Eligible(&nodes[i]) { // filter: partition and GPU type
 			continue
 		}
-		n := min(d.fit(free[i]), need) // filter: what fits the node's free resources
+		n := min(d.Fit(free[i]), need) // filter: what fits the node's free resources
 		if n == 0 {
 			continue
 		}

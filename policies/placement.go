@@ -92,10 +92,10 @@ func (f FragStats) Ratio() float64 {
 // series (the reports' timeline does this once wired).
 func Fragmentation(nodes []hwmodels.Node, free []sim.NodeState, pending []sim.PendingJob) FragStats {
 	var s FragStats
-	var shapes []demand
+	var shapes []Demand
 	for k := range pending {
-		d := newDemand(&pending[k])
-		if d.gpus <= 0 {
+		d := NewDemand(&pending[k])
+		if d.GPUs <= 0 {
 			continue
 		}
 		for _, part := range partitionBits(&pending[k]) {
@@ -121,14 +121,14 @@ func Fragmentation(nodes []hwmodels.Node, free []sim.NodeState, pending []sim.Pe
 		var use int32
 		for k := range shapes {
 			d := &shapes[k]
-			if !d.eligible(&nodes[i]) {
+			if !d.Eligible(&nodes[i]) {
 				continue
 			}
 			// As many of the job's shares (node-count jobs) or units
 			// (spread jobs) as fit: jobs of the same shape queue too.
 			shape := *d
 			shape.spread = true
-			use = max(use, min(shape.fit(free[i])*d.gpus, f))
+			use = max(use, min(shape.Fit(free[i])*d.GPUs, f))
 		}
 		s.UsableGPUs += int64(use)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/policies/policytest"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
@@ -174,7 +175,7 @@ func strictDecode(src string) func(any) error {
 }
 
 func TestPlacementArg(t *testing.T) {
-	reg := policies.Builtin()
+	reg := catalog.Builtin()
 	for _, name := range []string{"fifo", "easy"} {
 		for _, pl := range []string{"first-fit", "best-fit", "topology-tree", "mig-packing"} {
 			if _, err := reg.New(name, strictDecode("placement: "+pl+"\n")); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/policies/policytest"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
@@ -90,7 +91,7 @@ func TestEASYHeadNeverDelayed(t *testing.T) {
 // sched_interval) that do not scale with the trace.
 func TestTimeScaling(t *testing.T) {
 	const k, d = 7, 1000
-	for _, name := range policies.Builtin().Names() {
+	for _, name := range catalog.Builtin().Names() {
 		if name == "slurm" {
 			continue
 		}
@@ -108,7 +109,7 @@ func TestTimeScaling(t *testing.T) {
 					}
 				}
 				run := func(tr *workload.Trace) *sim.Record {
-					p, _ := policies.Builtin().New(name, nil)
+					p, _ := catalog.Builtin().New(name, nil)
 					rec, err := sim.Run(sim.Config{Cluster: c, Trace: tr, Policy: p, Seed: seed, Check: true})
 					if err != nil {
 						t.Fatalf("seed %d: %v", seed, err)

@@ -61,16 +61,16 @@ func (r Registry) New(name string, decode func(into any) error) (sim.Policy, err
 	return p, nil
 }
 
-// Builtin returns a new Registry holding the standard policies: "fifo"
-// (FIFO) and "easy" (EASY), both placing with FirstFit and taking no
-// arguments, "conservative" (Conservative, no arguments) and "slurm"
-// (Slurm, arguments SlurmArgs).
-func Builtin() Registry {
+// Standard returns a new Registry holding the policies of this package:
+// "fifo" (FIFO) and "easy" (EASY), both placing with FirstFit and taking
+// no arguments but placement, and "conservative" (Conservative, no
+// arguments). The slurm policy lives in package policies/slurm, which
+// builds on this one; package policies/catalog adds it to these.
+func Standard() Registry {
 	return Registry{
 		"fifo":         FIFOFactory,
 		"easy":         EASYFactory,
 		"conservative": ConservativeFactory,
-		"slurm":        SlurmFactory,
 	}
 }
 

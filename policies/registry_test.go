@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/policies/policytest"
 	"github.com/schedsim/schedsim/sim"
 )
@@ -21,7 +22,7 @@ func (nopPolicy) Schedule(sim.PassSet, sim.View, *rand.Rand) sim.Plan { return s
 func nopFactory(func(any) error) (sim.Policy, error) { return nopPolicy{}, nil }
 
 func TestBuiltin(t *testing.T) {
-	reg := policies.Builtin()
+	reg := catalog.Builtin()
 	if diff := cmp.Diff([]string{"conservative", "easy", "fifo", "slurm"}, reg.Names()); diff != "" {
 		t.Errorf("Builtin names (-want +got):\n%s", diff)
 	}
@@ -57,7 +58,7 @@ func TestBuiltin(t *testing.T) {
 	if err := reg.Register("nop", nopFactory); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := policies.Builtin()["nop"]; ok {
+	if _, ok := catalog.Builtin()["nop"]; ok {
 		t.Error("Builtin() shares its map between calls")
 	}
 }
@@ -111,7 +112,7 @@ func TestRegistryErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := policies.Builtin()
+			r := catalog.Builtin()
 			before := r.Names()
 			err := tt.do(r)
 			switch {

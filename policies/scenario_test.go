@@ -5,18 +5,26 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/schedsim/schedsim/hwmodels"
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/policies/policytest"
+	"github.com/schedsim/schedsim/policies/slurm"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
 
-// job returns a trace job submitted at submit with the given time limit,
-// actual runtime and request.
-func job(id string, submit, limit, runtime sim.Time, req workload.Request) workload.Job {
-	j := workload.NewJob(id)
-	j.Submit, j.TimeLimit, j.Runtime, j.Request = submit, limit, runtime, req
-	return j
+// Shorthands of policytest's helpers for the many scenarios.
+var (
+	job    = policytest.Job
+	starts = policytest.Starts
+	inPart = policytest.InPart
+)
+
+// fast returns Slurm's defaults with passes every 10 s and a one-second
+// reservation map, so hand-worked schedules are not blurred by rounding.
+func fast() slurm.Args {
+	a := slurm.DefaultArgs()
+	a.BfInterval, a.SchedInterval, a.BfResolution = 10, 10, 1
+	return a
 }
 
 // outcome is what happened to one job, in a comparable form.
@@ -226,7 +234,7 @@ func TestScenarios(t *testing.T) {
 			want []outcome
 		}{{"fifo", tt.fifo}, {"easy", tt.easy}} {
 			t.Run(pol.name+"/"+tt.name, func(t *testing.T) {
-				p, err := policies.Builtin().New(pol.name, nil)
+				p, err := catalog.Builtin().New(pol.name, nil)
 				if err != nil {
 					t.Fatal(err)
 				}

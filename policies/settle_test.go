@@ -7,7 +7,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/policies/policytest"
+	"github.com/schedsim/schedsim/policies/slurm"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -21,13 +23,13 @@ import (
 // passes every 30 s, settled after 300 s without a change).
 func TestSettleEndsStuckRuns(t *testing.T) {
 	g := func(n int32) workload.Request { return workload.Request{GPUs: n} }
-	slurm := func(mod func(*policies.SlurmArgs)) func() sim.Policy {
+	slurmWith := func(mod func(*slurm.Args)) func() sim.Policy {
 		return func() sim.Policy {
-			a := policies.DefaultSlurmArgs()
+			a := slurm.DefaultArgs()
 			if mod != nil {
 				mod(&a)
 			}
-			p, err := policies.NewSlurm(a, nil)
+			p, err := slurm.New(a, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -51,7 +53,7 @@ func TestSettleEndsStuckRuns(t *testing.T) {
 			// of the policy's queue, so no periodic pass is asked for
 			// once A [0,100) ends: the run stops with A's end, at 100.
 			name:   "slurm held over MaxTime",
-			policy: slurm(nil),
+			policy: slurmWith(nil),
 			nodes:  1,
 			mod:    func(c *sim.Config) { c.Cluster.Partitions[0].MaxTime = 3600 },
 			jobs:   []workload.Job{job("A", 0, 100, 100, g(8)), job("S", 10, 7200, 100, g(1))},
@@ -63,8 +65,8 @@ func TestSettleEndsStuckRuns(t *testing.T) {
 			// start, even with nothing running (QOSMaxTRESPerUserLimit).
 			// No change after S's submit at 0: stops at 300.
 			name: "slurm QOS limit with nothing running",
-			policy: slurm(func(a *policies.SlurmArgs) {
-				a.QOS = []policies.QOSArgs{{Name: "normal", MaxTRESPerUser: "gres/gpu=4"}}
+			policy: slurmWith(func(a *slurm.Args) {
+				a.QOS = []slurm.QOSArgs{{Name: "normal", MaxTRESPerUser: "gres/gpu=4"}}
 			}),
 			nodes:  1,
 			jobs:   []workload.Job{job("S", 0, 100, 100, g(8))},
@@ -80,8 +82,8 @@ func TestSettleEndsStuckRuns(t *testing.T) {
 			// DependencyNeverSatisfied): stops at the first pass at or
 			// after 360, 360.
 			name: "slurm never-satisfied dependency",
-			policy: slurm(func(a *policies.SlurmArgs) {
-				a.QOS = []policies.QOSArgs{{Name: "normal", MaxTRESPerUser: "gres/gpu=4"}}
+			policy: slurmWith(func(a *slurm.Args) {
+				a.QOS = []slurm.QOSArgs{{Name: "normal", MaxTRESPerUser: "gres/gpu=4"}}
 			}),
 			nodes: 1,
 			jobs: []workload.Job{
@@ -115,8 +117,8 @@ func TestSettleEndsStuckRuns(t *testing.T) {
 			// change nothing S waits for. Stops at the first pass at or
 			// after 5+300, 330.
 			name: "slurm failure model and a held job",
-			policy: slurm(func(a *policies.SlurmArgs) {
-				a.QOS = []policies.QOSArgs{{Name: "normal", MaxTRESPerUser: "gres/gpu=4"}}
+			policy: slurmWith(func(a *slurm.Args) {
+				a.QOS = []slurm.QOSArgs{{Name: "normal", MaxTRESPerUser: "gres/gpu=4"}}
 			}),
 			nodes: 2,
 			mod: func(c *sim.Config) {
@@ -192,7 +194,7 @@ func TestSettleWaitsForRepair(t *testing.T) {
 					job("B", 100, 600, 600, workload.Request{Nodes: 2, GPUs: 16}),
 				}
 				runOnce := func(noSettle bool) *sim.Record {
-					p, err := policies.Builtin().New(name, nil)
+					p, err := catalog.Builtin().New(name, nil)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -224,7 +226,7 @@ func TestSettleWaitsForRepair(t *testing.T) {
 // every job that may run finishes), every builtin policy gives the same
 // record with and without the termination guard.
 func TestSettleChangesNothing(t *testing.T) {
-	for _, name := range policies.Builtin().Names() {
+	for _, name := range catalog.Builtin().Names() {
 		for _, seed := range policytest.Seeds {
 			t.Run(fmt.Sprintf("%s/seed=%d", name, seed), func(t *testing.T) {
 				c, tr := policytest.Workload(seed)
@@ -235,7 +237,7 @@ func TestSettleChangesNothing(t *testing.T) {
 					JobRequeue:   seed%2 == 0,
 				}
 				runOnce := func(noSettle bool) *sim.Record {
-					p, err := policies.Builtin().New(name, nil)
+					p, err := catalog.Builtin().New(name, nil)
 					if err != nil {
 						t.Fatal(err)
 					}

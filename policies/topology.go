@@ -73,9 +73,9 @@ func (t *TopologyTree) Place(nodes []hwmodels.Node, free []sim.NodeState, job *s
 	return placeEachPartition(nodes, free, job, out, t.place)
 }
 
-// heldUntil returns when job's --switches limit stops holding, if it
+// HeldUntil returns when job's --switches limit stops holding, if it
 // holds now: a pass's outcome may change then without any other event.
-func (t *TopologyTree) heldUntil(job *sim.PendingJob) (sim.Time, bool) {
+func (t *TopologyTree) HeldUntil(job *sim.PendingJob) (sim.Time, bool) {
 	if job.Req.Switches == 0 || !t.switchHeld(job) {
 		return 0, false
 	}
@@ -99,7 +99,7 @@ func (t *TopologyTree) switchHeld(job *sim.PendingJob) bool {
 	return t.Clock()-job.Eligible < wait
 }
 
-func (t *TopologyTree) place(nodes []hwmodels.Node, free []sim.NodeState, d *demand, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
+func (t *TopologyTree) place(nodes []hwmodels.Node, free []sim.NodeState, d *Demand, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
 	// Switch count and levels from the nodes' chains.
 	nsw := 0
 	for i := range nodes {
@@ -117,8 +117,8 @@ func (t *TopologyTree) place(nodes []hwmodels.Node, free []sim.NodeState, d *dem
 	t.units = resize(t.units, len(nodes))
 	for i := range nodes {
 		n := int32(0)
-		if d.eligible(&nodes[i]) {
-			if n = d.fit(free[i]); !d.spread && n > 0 {
+		if d.Eligible(&nodes[i]) {
+			if n = d.Fit(free[i]); !d.spread && n > 0 {
 				n = 1
 			}
 		}
@@ -133,7 +133,7 @@ func (t *TopologyTree) place(nodes []hwmodels.Node, free []sim.NodeState, d *dem
 			t.levelOf[s] = max(t.levelOf[s], int32(k))
 		}
 	}
-	need := int64(d.count)
+	need := int64(d.Count)
 	top := -1
 	for s := 0; s < total; s++ {
 		if t.capOf[s] < need {
@@ -166,7 +166,7 @@ func (t *TopologyTree) place(nodes []hwmodels.Node, free []sim.NodeState, d *dem
 		}
 	}
 	base := len(out)
-	rest := d.count
+	rest := d.Count
 	leaves := int32(0)
 	for rest > 0 {
 		pick := -1
@@ -204,21 +204,21 @@ func (t *TopologyTree) place(nodes []hwmodels.Node, free []sim.NodeState, d *dem
 			}
 		}
 		sub := *d
-		sub.count = rest
+		sub.Count = rest
 		if !d.spread {
-			sub.count = min(rest, int32(len(t.picked)))
+			sub.Count = min(rest, int32(len(t.picked)))
 		} else {
 			var c int32
 			for _, i := range t.picked {
 				c += t.units[i]
 			}
-			sub.count = min(rest, c)
+			sub.Count = min(rest, c)
 		}
 		var ok bool
 		if out, ok = t.best.place(nodes, free, &sub, out, t.picked); !ok {
 			return out[:base], false
 		}
-		rest -= sub.count
+		rest -= sub.Count
 	}
 	slices.SortFunc(out[base:], func(x, y sim.NodeAlloc) int { return cmp.Compare(x.Node, y.Node) })
 	return out, true
@@ -312,7 +312,7 @@ func blockLevel(n, base int64, levels uint16) (level, ll int) {
 	return -1, ll
 }
 
-func (t *TopologyBlock) place(nodes []hwmodels.Node, free []sim.NodeState, d *demand, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
+func (t *TopologyBlock) place(nodes []hwmodels.Node, free []sim.NodeState, d *Demand, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
 	nb := int32(0)
 	var lv *hwmodels.BlockLevels
 	for i := range nodes {
@@ -339,8 +339,8 @@ func (t *TopologyBlock) place(nodes []hwmodels.Node, free []sim.NodeState, d *de
 	maxUnits := int32(0)
 	for i := range nodes {
 		n := int32(0)
-		if nodes[i].Block > 0 && d.eligible(&nodes[i]) {
-			if n = d.fit(free[i]); !d.spread && n > 0 {
+		if nodes[i].Block > 0 && d.Eligible(&nodes[i]) {
+			if n = d.Fit(free[i]); !d.spread && n > 0 {
 				n = 1
 			}
 			t.cap[nodes[i].Block-1] += int64(n)
@@ -351,7 +351,7 @@ func (t *TopologyBlock) place(nodes []hwmodels.Node, free []sim.NodeState, d *de
 	if maxUnits == 0 {
 		return out, false
 	}
-	need := int64(d.count)
+	need := int64(d.Count)
 	jobNodes := need
 	if d.spread {
 		jobNodes = (need + int64(maxUnits) - 1) / int64(maxUnits)
@@ -404,7 +404,7 @@ func (t *TopologyBlock) place(nodes []hwmodels.Node, free []sim.NodeState, d *de
 	lo, hi := pick*perBlock, min(nb, (pick+1)*perBlock)
 	t.required = resize(t.required, int(nb))
 	base := len(out)
-	rest := int64(d.count)
+	rest := int64(d.Count)
 	for rest > 0 {
 		bb, bbFit, bbSame := int32(-1), false, true
 		for i := lo; i < hi; i++ {
@@ -428,12 +428,12 @@ func (t *TopologyBlock) place(nodes []hwmodels.Node, free []sim.NodeState, d *de
 			return out[:base], false
 		}
 		sub := *d
-		sub.count = int32(min(rest, c))
+		sub.Count = int32(min(rest, c))
 		var ok bool
 		if out, ok = t.best.place(nodes, free, &sub, out, t.picked); !ok {
 			return out[:base], false
 		}
-		rest -= int64(sub.count)
+		rest -= int64(sub.Count)
 		if !bbSame {
 			maxLL--
 		}
@@ -484,8 +484,8 @@ func (t *TopologyBlock) chooseBBlock(i int32, rest int64, llLevel int, useLL boo
 // placeEachPartition tries place in each of the job's partitions in turn
 // and returns the first placement found.
 func placeEachPartition(nodes []hwmodels.Node, free []sim.NodeState, job *sim.PendingJob, out []sim.NodeAlloc,
-	place func([]hwmodels.Node, []sim.NodeState, *demand, []sim.NodeAlloc) ([]sim.NodeAlloc, bool)) ([]sim.NodeAlloc, bool) {
-	d := newDemand(job)
+	place func([]hwmodels.Node, []sim.NodeState, *Demand, []sim.NodeAlloc) ([]sim.NodeAlloc, bool)) ([]sim.NodeAlloc, bool) {
+	d := NewDemand(job)
 	for _, part := range partitionBits(job) {
 		d.part = part
 		var ok bool

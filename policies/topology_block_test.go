@@ -6,7 +6,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/policies/policytest"
+	"github.com/schedsim/schedsim/policies/slurm"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -108,14 +110,14 @@ fabric:
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := policies.Builtin().New("slurm", nil)
+			p, err := catalog.Builtin().New("slurm", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if _, err := p.Begin(sim.RunInfo{Cluster: c, Jobs: 1}); err != nil {
 				t.Fatal(err)
 			}
-			if got := p.(*policies.Slurm).Args().Placement; got != tc.want {
+			if got := p.(*slurm.Policy).Args().Placement; got != tc.want {
 				t.Errorf("placement %q, want %q", got, tc.want)
 			}
 		})

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	scenario "github.com/schedsim/schedsim"
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/reports"
 	"github.com/schedsim/schedsim/sim"
 )
@@ -36,7 +36,7 @@ runtime: {comm_stretch: true}
 	}
 	for _, name := range []string{"fifo", "easy", "slurm", "failures"} {
 		t.Run(name, func(t *testing.T) {
-			run, err := cases[name].Build(policies.Builtin())
+			run, err := cases[name].Build(catalog.Builtin())
 			if err != nil {
 				t.Fatal(err)
 			}

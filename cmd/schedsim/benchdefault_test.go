@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	scenario "github.com/schedsim/schedsim"
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/sim"
 )
 
@@ -16,15 +16,15 @@ import (
 // reports jobs/s. Issue 18 budgets conservative at ≤ 5 × easy here on one
 // core (-cpu 1); BENCHMARKS.md also counts instructions of one replay.
 func BenchmarkDefaultScenario(b *testing.B) {
-	run, err := scenario.Default().Build(policies.Builtin())
+	run, err := scenario.Default().Build(catalog.Builtin())
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, name := range policies.Builtin().Names() {
+	for _, name := range catalog.Builtin().Names() {
 		b.Run("policy="+name, func(b *testing.B) {
 			var rec *sim.Record
 			for b.Loop() {
-				p, err := policies.Builtin().New(name, nil)
+				p, err := catalog.Builtin().New(name, nil)
 				if err != nil {
 					b.Fatal(err)
 				}

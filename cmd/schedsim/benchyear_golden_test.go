@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	scenario "github.com/schedsim/schedsim"
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/policies/policytest"
 	"github.com/schedsim/schedsim/sim"
 )
@@ -19,7 +19,7 @@ var updateGolden = flag.Bool("update", false, "rewrite the golden files under te
 // yearGoldenJobs jobs of the benchmark trace under bench/year-1024x8.yaml
 // as a per-job table (policytest.JobTable): the summary of every job's
 // figures and every yearGoldenEvery-th job's start, end, state, nodes
-// and reason. The policy's goldens (policies/testdata/slurm_golden.txt)
+// and reason. The policy's goldens (policies/slurm/testdata/golden.txt)
 // run small clusters; this one holds its optimizations to the same
 // decisions in the regime they target: 1,024 nodes and a queue hundreds
 // of jobs deep.
@@ -54,7 +54,7 @@ func yearGoldenRun(t *testing.T, jobs int, adjust func(*scenario.Run)) *sim.Reco
 	if _, err := os.Stat(s.Resolve(s.Trace.File)); err != nil {
 		t.Skipf("no benchmark trace (%v): run make bench-data-year", err)
 	}
-	run, err := s.Build(policies.Builtin())
+	run, err := s.Build(catalog.Builtin())
 	if err != nil {
 		t.Fatal(err)
 	}

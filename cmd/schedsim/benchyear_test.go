@@ -11,7 +11,7 @@ import (
 
 	scenario "github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/hwmodels"
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -99,7 +99,7 @@ func yearRun(b *testing.B, n int) *scenario.Run {
 	if _, err := os.Stat(s.Resolve(s.Trace.File)); err != nil {
 		b.Skipf("no benchmark trace (%v): run make bench-data-year", err)
 	}
-	run, err := s.Build(policies.Builtin())
+	run, err := s.Build(catalog.Builtin())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	scenario "github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/bundle"
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/reports"
 	"github.com/schedsim/schedsim/sim"
 )
@@ -92,7 +92,7 @@ func simulateReplay(rp *bundle.Replay, where string) (*scenario.Run, *sim.Record
 		return nil, nil, err
 	}
 	s.Trace.Jobs = rp.Trace
-	run, err := s.Build(policies.Builtin())
+	run, err := s.Build(catalog.Builtin())
 	if err != nil {
 		return nil, nil, err
 	}

@@ -14,7 +14,7 @@ import (
 
 	scenario "github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/hwmodels"
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/reports"
 	"github.com/schedsim/schedsim/traces"
 )
@@ -106,8 +106,8 @@ func TestCompletion(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"run", "--policy", ""}, policies.Builtin().Names()},
-		{[]string{"validate", "--policy", ""}, policies.Builtin().Names()},
+		{[]string{"run", "--policy", ""}, catalog.Builtin().Names()},
+		{[]string{"validate", "--policy", ""}, catalog.Builtin().Names()},
 		{[]string{"run", "--format", ""}, traces.ReadFormats()},
 		{[]string{"trace", "inspect", "--format", ""}, traces.ReadFormats()},
 		{[]string{"trace", "convert", "--out-format", ""}, traces.WriteFormats()},
@@ -143,7 +143,7 @@ func TestCompletion(t *testing.T) {
 	if len(gates) != len(reports.Metrics) || !slices.Contains(gates, "p95_wait:") {
 		t.Errorf("complete compare --gate: %q, want every metric with a colon", gates)
 	}
-	if len(policies.Builtin().Names()) < 4 || len(traces.SacctFieldPresets()) == 0 {
+	if len(catalog.Builtin().Names()) < 4 || len(traces.SacctFieldPresets()) == 0 {
 		t.Error("the registries the completions come from are empty")
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	scenario "github.com/schedsim/schedsim"
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/reports"
 	"github.com/schedsim/schedsim/traces"
 )
@@ -140,7 +140,7 @@ func loadCompareRun(path, side string) (*reports.CompareRun, error) {
 	if err != nil {
 		return nil, badInput(err)
 	}
-	run, err := s.Build(policies.Builtin())
+	run, err := s.Build(catalog.Builtin())
 	if err != nil {
 		return nil, badInput(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	scenario "github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/hwmodels"
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/reports"
 	"github.com/schedsim/schedsim/traces"
 )
@@ -72,7 +72,7 @@ func migGPUs() []string { return splitList(hwmodels.MIGGeometryChoices()) }
 // overrides it for a flag whose values differ on one command.
 var (
 	flagCompleters = map[string]completer{
-		"policy":     fixed(policies.Builtin().Names),
+		"policy":     fixed(catalog.Builtin().Names),
 		"format":     fixed(traces.ReadFormats),
 		"out-format": fixed(traces.WriteFormats),
 		"map-preset": fixed(traces.CSVPresets),

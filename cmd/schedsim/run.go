@@ -13,7 +13,7 @@ import (
 
 	scenario "github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/bundle"
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/reports"
 	"github.com/schedsim/schedsim/sim"
 )
@@ -81,7 +81,7 @@ everything a run needs; flags override it.`,
 	fl.StringVar(&f.trace, "trace", "", "trace file (sacct, SWF, CSV, Alibaba, Philly, Arrow, Parquet; optionally .gz); replaces the scenario's trace")
 	fl.StringVar(&f.format, "format", "", "trace format: sacct, swf, csv, eagle, helios, alibaba, philly, arrow, parquet (default: detected from content)")
 	fl.StringVar(&f.cluster, "cluster", "", `cluster spec YAML, or "example", or "header" (the machine an SWF header describes)`)
-	fl.StringVar(&f.policy, "policy", "", "scheduling policy: "+strings.Join(policies.Builtin().Names(), ", "))
+	fl.StringVar(&f.policy, "policy", "", "scheduling policy: "+strings.Join(catalog.Builtin().Names(), ", "))
 	fl.Uint64Var(&f.seed, "seed", 0, "root random seed (default: the scenario's)")
 	fl.StringVar(&f.out, "out", "", "directory for the outputs: summary.json, jobs.csv, jobs.parquet, timeline.parquet, timeline.om, jobs.sacct, plots/, report.html, manifest.json; replaced whole (docs/reports.md)")
 	fl.StringVar(&f.delimiter, "delimiter", "", `sacct field delimiter (default: detected, "|" or "☃")`)
@@ -142,7 +142,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		setMemoryBudget(b, desc, abort)
 	}
 	defer setMemoryBudget(0, "", nil)
-	run, err := s.Build(policies.Builtin())
+	run, err := s.Build(catalog.Builtin())
 	if err != nil {
 		return badInput(scenarioFlagError(cmd, f.set, err))
 	}

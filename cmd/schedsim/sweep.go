@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/schedsim/schedsim/cmd/schedsim/internal/sweep"
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/reports"
 )
 
@@ -92,7 +92,7 @@ func runSweep(cmd *cobra.Command, path string, f *sweepFlags) error {
 	pr := newProgress(cmd.ErrOrStderr(), f.quiet, true, 0)
 	skipped := 0
 	results := sweep.Run(sw, points, out, sweep.Options{
-		Workers: f.workers, Force: f.force, Registry: policies.Builtin(),
+		Workers: f.workers, Force: f.force, Registry: catalog.Builtin(),
 		Progress: func(done, total int, r *sweep.Result) {
 			if r.Skipped {
 				skipped++
@@ -190,7 +190,7 @@ func writeSweepArray(cmd *cobra.Command, sw *sweep.Sweep, f *sweepFlags) error {
 	}
 	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "pilot run of scenario %d (%s)...\n", pilot, sw.Points[pilot].Name)
-	wall, peak, err := sweep.Pilot(sw, pilot, dir, policies.Builtin())
+	wall, peak, err := sweep.Pilot(sw, pilot, dir, catalog.Builtin())
 	if err != nil {
 		return scenarioFailures(err, []error{err})
 	}
@@ -252,7 +252,7 @@ func newSweepRunShardCmd() *cobra.Command {
 				t = n
 			}
 			pr := newProgress(cmd.ErrOrStderr(), quiet, true, 0)
-			err := sweep.RunShard(args[0], t, policies.Builtin(), func(done, total int, r *sweep.Result) {
+			err := sweep.RunShard(args[0], t, catalog.Builtin(), func(done, total int, r *sweep.Result) {
 				status := "done"
 				switch {
 				case r.Err != nil:

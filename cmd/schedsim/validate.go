@@ -11,7 +11,7 @@ import (
 
 	scenario "github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/bundle"
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/reports"
 	"github.com/schedsim/schedsim/traces"
 )
@@ -64,7 +64,7 @@ loaded traces by distributions too.`,
 	fl.StringVar(&f.trace, "trace", "", "recorded trace (sacct output with Submit and Start); replaces the scenario's trace")
 	fl.StringVar(&f.format, "format", "", "trace format (default: detected from content)")
 	fl.StringVar(&f.cluster, "cluster", "", `cluster spec YAML, or "example"`)
-	fl.StringVar(&f.policy, "policy", "", "scheduling policy (default: the scenario's, else slurm): "+strings.Join(policies.Builtin().Names(), ", "))
+	fl.StringVar(&f.policy, "policy", "", "scheduling policy (default: the scenario's, else slurm): "+strings.Join(catalog.Builtin().Names(), ", "))
 	fl.Uint64Var(&f.seed, "seed", 0, "root random seed (default: the scenario's)")
 	fl.StringVar(&f.delimiter, "delimiter", "", `sacct field delimiter (default: detected, "|" or "☃")`)
 	fl.StringVar(&f.fields, "fields", "", "comma-separated column names of headerless sacct output (sacct -n)")
@@ -95,7 +95,7 @@ func runValidate(cmd *cobra.Command, f *validateFlags) error {
 	if !cmd.Flags().Changed("policy") && f.scenario == "" && f.bundle == "" {
 		s.Policy = scenario.Policy{Name: "slurm"}
 	}
-	run, err := s.Build(policies.Builtin())
+	run, err := s.Build(catalog.Builtin())
 	if err != nil {
 		return badInput(scenarioFlagError(cmd, f.set, err))
 	}

@@ -9,7 +9,7 @@ import (
 
 	scenario "github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/hwmodels"
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -320,7 +320,7 @@ func (r *Record) Simulate(m Model) (*sim.Record, error) {
 		return nil, fmt.Errorf("%w\n%s", err, text)
 	}
 	s.Trace.Jobs = r.Trace(m)
-	run, err := s.Build(policies.Builtin())
+	run, err := s.Build(catalog.Builtin())
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	scenario "github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/reports"
 )
 
@@ -36,7 +37,7 @@ type Options struct {
 	// Progress, when set, is called after each scenario, in completion
 	// order, from one goroutine at a time.
 	Progress func(done, total int, r *Result)
-	// Registry builds the policies (default policies.Builtin()).
+	// Registry builds the policies (default catalog.Builtin()).
 	Registry policies.Registry
 }
 
@@ -50,7 +51,7 @@ func Run(sw *Sweep, points []*Point, outDir string, opt Options) []Result {
 		opt.Workers = 1
 	}
 	if opt.Registry == nil {
-		opt.Registry = policies.Builtin()
+		opt.Registry = catalog.Builtin()
 	}
 	results := make([]Result, len(points))
 	jobs := make(chan int)

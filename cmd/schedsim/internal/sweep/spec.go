@@ -13,7 +13,7 @@ import (
 
 	scenario "github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/hwmodels/strictyaml"
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 )
 
 // Version is the sweep file schema version this build reads.
@@ -388,7 +388,7 @@ func Parse(data []byte, path string) (*Sweep, error) {
 					if err != nil {
 						return nil, err
 					}
-					if err := s.CheckPolicy(policies.Builtin()); err != nil {
+					if err := s.CheckPolicy(catalog.Builtin()); err != nil {
 						return nil, err
 					}
 					pt.Scenario = s

@@ -1,10 +1,11 @@
-package policies
+package slurm
 
 import (
 	"cmp"
 	"math"
 	"slices"
 
+	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/sim"
 )
 
@@ -155,7 +156,7 @@ type bfRel struct {
 }
 
 // relKey returns the will-run key (bfRel.key) of a running job.
-func (s *Slurm) relKey(r *sim.RunningJob) sim.Time {
+func (s *Policy) relKey(r *sim.RunningJob) sim.Time {
 	if int(r.Ref) < len(s.st) {
 		if l := s.st[r.Ref].limit; l > 0 {
 			return min(r.End, r.Start+sim.Time(l))
@@ -164,7 +165,7 @@ func (s *Slurm) relKey(r *sim.RunningJob) sim.Time {
 	return r.End
 }
 
-func (s *Slurm) floorRes(t sim.Time) sim.Time {
+func (s *Policy) floorRes(t sim.Time) sim.Time {
 	r := s.cfg.bfResolution
 	return t / r * r
 }
@@ -174,9 +175,9 @@ func (s *Slurm) floorRes(t sim.Time) sim.Time {
 // bf_resolution, and at least one slot (backfill.c: start_time and
 // end_reserve divided by backfill_resolution, and _add_reservation's
 // "occupies at least one bf_resolution slot").
-func (s *Slurm) resvSpan(t, limit sim.Time) (lo, hi sim.Time) {
+func (s *Policy) resvSpan(t, limit sim.Time) (lo, hi sim.Time) {
 	lo = s.floorRes(t)
-	hi = max(s.floorRes(endAt(t, limit)), lo+s.cfg.bfResolution)
+	hi = max(s.floorRes(policies.EndAt(t, limit)), lo+s.cfg.bfResolution)
 	return lo, hi
 }
 
@@ -186,8 +187,8 @@ func (s *Slurm) resvSpan(t, limit sim.Time) (lo, hi sim.Time) {
 // end_time > start_res and begin_time <= end_time is applied), so a job
 // whose limit ends exactly where a reservation begins does not get its
 // nodes.
-func (s *Slurm) windowMask(start, limit sim.Time) {
-	s.setMask(start, endAt(start, limit))
+func (s *Policy) windowMask(start, limit sim.Time) {
+	s.setMask(start, policies.EndAt(start, limit))
 }
 
 // resvClash reports whether b.alloc, a job's placement at t with limit,
@@ -197,9 +198,9 @@ func (s *Slurm) windowMask(start, limit sim.Time) {
 // round to the same slot boundary F, only a record running across F
 // meets it, and none does when a reservation begins or ends at F (the
 // map has a record boundary there).
-func (s *Slurm) resvClash(t, limit sim.Time) bool {
+func (s *Policy) resvClash(t, limit sim.Time) bool {
 	b := &s.bf
-	flo, fhi := s.floorRes(t), s.floorRes(endAt(t, limit))
+	flo, fhi := s.floorRes(t), s.floorRes(policies.EndAt(t, limit))
 	if fhi > flo {
 		s.setMask(flo, fhi-1)
 		for _, a := range b.alloc {
@@ -234,7 +235,7 @@ func (s *Slurm) resvClash(t, limit sim.Time) bool {
 // deferred reservation is computed first, in queue order. Records that
 // cannot start now and have no record after them that could never need
 // theirs. The starts are the same as computing every reservation eagerly.
-func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
+func (s *Policy) backfill(v sim.View, pend []sim.PendingJob) {
 	b := &s.bf
 	cfg := s.cfg
 	now := v.Now()
@@ -285,7 +286,7 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 			r.cls = b.classOf(job)
 		}
 		if s.switchTree != nil {
-			if t, ok := s.switchTree.heldUntil(job); ok {
+			if t, ok := s.switchTree.HeldUntil(job); ok {
 				b.until(t) // its --switches wait ends: it may place otherwise
 			}
 		}
@@ -294,7 +295,7 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 			// and it holds the nodes it preempted for (preemptRes).
 			s.bfReason(js, r.ref, sim.ReasonResources)
 		} else if s.fitsNow(job, r.cls) {
-			if len(b.deferred) > 0 && s.pass.exact && s.blockedNow(job, r.cls) {
+			if len(b.deferred) > 0 && s.pass.Exact && s.blockedNow(job, r.cls) {
 				s.bfReason(js, r.ref, sim.ReasonPriority)
 			} else {
 				s.materialize(v, pend)
@@ -325,22 +326,22 @@ func (s *Slurm) backfill(v sim.View, pend []sim.PendingJob) {
 // not considered. With FirstFit and no advance reservation, it fits
 // exactly when its partition's nodes hold its units, which the job's
 // will-run profile has summed (the profile is then at hand for startNow).
-func (s *Slurm) fitsNow(job *sim.PendingJob, cls int32) bool {
+func (s *Policy) fitsNow(job *sim.PendingJob, cls int32) bool {
 	p := &s.pass
-	if p.exact && len(p.windows) == 0 && job.Parts == 1<<uint(job.Part) {
+	if p.Exact && len(p.Windows) == 0 && job.Parts == 1<<uint(job.Part) {
 		s.profile(cls)
 		return s.bf.wr.base >= s.bf.need
 	}
-	base, ok := p.stage(job)
+	base, ok := p.Stage(job)
 	if ok {
-		p.discard(base)
+		p.Discard(base)
 	}
 	return ok
 }
 
 // bfReason sets the reason of a record the cycle tested, logging it for
 // the cycles that skip.
-func (s *Slurm) bfReason(js *slurmJob, ref sim.JobRef, r sim.PendingReason) {
+func (s *Policy) bfReason(js *slurmJob, ref sim.JobRef, r sim.PendingReason) {
 	js.reason = r
 	s.bf.why = append(s.bf.why, bfWhy{ref: ref, reason: r})
 }
@@ -356,7 +357,7 @@ func (b *backfillState) until(t sim.Time) {
 // passes since noticed (submits, ends, starts, priority recalculation,
 // preemption, advance reservations), and the free state and running jobs
 // are compared as well.
-func (s *Slurm) skipBackfill(v sim.View) bool {
+func (s *Policy) skipBackfill(v sim.View) bool {
 	b := &s.bf
 	if s.NoBackfillSkip || !b.skipOK || b.dirty || v.Now() >= b.valid {
 		return false
@@ -380,10 +381,10 @@ func (s *Slurm) skipBackfill(v sim.View) bool {
 // noteBackfill records, after a cycle that ran, whether a later one may
 // repeat it: when it started nothing, no advance reservation exists and
 // preemption is off (a cycle that started something changed the state).
-func (s *Slurm) noteBackfill(v sim.View) {
+func (s *Policy) noteBackfill(v sim.View) {
 	b := &s.bf
 	b.dirty = false
-	b.skipOK = !s.NoBackfillSkip && len(s.pass.starts) == 0 && len(s.pass.windows) == 0 &&
+	b.skipOK = !s.NoBackfillSkip && len(s.pass.Starts) == 0 && len(s.pass.Windows) == 0 &&
 		s.cfg.preempt == preemptNone && b.valid > v.Now()
 	if !b.skipOK {
 		return
@@ -399,9 +400,9 @@ func (s *Slurm) noteBackfill(v sim.View) {
 // [now, now+limit] of a job starting now changes: a reservation in it
 // leaves once now reaches its end, and one after it enters once
 // now+limit reaches its start.
-func (s *Slurm) nowMask(now, limit sim.Time) {
+func (s *Policy) nowMask(now, limit sim.Time) {
 	b := &s.bf
-	last := endAt(now, limit)
+	last := policies.EndAt(now, limit)
 	for _, r := range b.res {
 		switch {
 		case r.hi > now && r.lo <= last:
@@ -417,7 +418,7 @@ func (s *Slurm) nowMask(now, limit sim.Time) {
 // from the cycle that last built it: the jobs still running with the same
 // end stay in place, those gone are dropped, and the new ones, sorted,
 // are merged in.
-func (s *Slurm) buildRel() {
+func (s *Policy) buildRel() {
 	b := &s.bf
 	p := &s.pass
 	if b.relBuilt {
@@ -431,7 +432,7 @@ func (s *Slurm) buildRel() {
 	for _, r := range b.running {
 		top = max(top, r.Ref)
 	}
-	for _, st := range p.starts {
+	for _, st := range p.Starts {
 		top = max(top, st.Job)
 	}
 	if n := int(top) + 1; len(b.relMark) < n {
@@ -443,7 +444,7 @@ func (s *Slurm) buildRel() {
 		b.relMark[r.Ref] = mark
 		b.relPos[r.Ref] = int32(i)
 	}
-	for k, st := range p.starts {
+	for k, st := range p.Starts {
 		b.relMark[st.Job] = mark
 		b.relPos[st.Job] = int32(-k - 1)
 	}
@@ -453,7 +454,7 @@ func (s *Slurm) buildRel() {
 			return bfRel{key: s.relKey(r), end: r.End, ref: r.Ref, alloc: r.Alloc}
 		} else {
 			k := -i - 1
-			return bfRel{key: p.ends[k], end: p.ends[k], ref: p.starts[k].Job, alloc: p.starts[k].Alloc}
+			return bfRel{key: p.End(int(k)), end: p.End(int(k)), ref: p.Starts[k].Job, alloc: p.Starts[k].Alloc}
 		}
 	}
 	kept := b.rel[:0]
@@ -472,7 +473,7 @@ func (s *Slurm) buildRel() {
 			fresh = append(fresh, source(r.Ref))
 		}
 	}
-	for _, st := range p.starts {
+	for _, st := range p.Starts {
 		if b.relMark[st.Job] == mark {
 			fresh = append(fresh, source(st.Job))
 		}
@@ -534,7 +535,7 @@ func relCmp(x, y bfRel) int {
 }
 
 // materialize computes the deferred reservations in queue order.
-func (s *Slurm) materialize(v sim.View, pend []sim.PendingJob) {
+func (s *Policy) materialize(v sim.View, pend []sim.PendingJob) {
 	b := &s.bf
 	if len(b.deferred) > 0 {
 		s.buildRel()
@@ -571,7 +572,7 @@ func (s *Slurm) materialize(v sim.View, pend []sim.PendingJob) {
 //
 // A mask left by the previous call for the same reservations is kept as
 // it is: successive windows of a cycle often meet the same ones.
-func (s *Slurm) setMask(lo, last sim.Time) {
+func (s *Policy) setMask(lo, last sim.Time) {
 	b := &s.bf
 	s.ensureMask()
 	s.orderRes()
@@ -632,7 +633,7 @@ func (s *Slurm) setMask(lo, last sim.Time) {
 }
 
 // ensureMask sizes b.mask to the cluster, every node in, when it is not.
-func (s *Slurm) ensureMask() {
+func (s *Policy) ensureMask() {
 	b := &s.bf
 	if n := len(s.cluster.Nodes); len(b.mask) != n {
 		b.mask = slices.Grow(b.mask[:0], n)[:n]
@@ -659,7 +660,7 @@ func (b *backfillState) newEpoch() {
 // (ties by index), for the reservations made so far. A reservation made
 // since is inserted into both (its index is the largest, so it goes
 // after its equals), and into the mask when it meets the mask's window.
-func (s *Slurm) orderRes() {
+func (s *Policy) orderRes() {
 	b := &s.bf
 	if b.ordN == len(b.res) {
 		return
@@ -697,7 +698,7 @@ func (s *Slurm) orderRes() {
 
 // insertRes inserts reservation r, the last made, into loOrd and hiOrd
 // and, when the mask is kept, into the mask.
-func (s *Slurm) insertRes(r int32) {
+func (s *Policy) insertRes(r int32) {
 	b := &s.bf
 	res := &b.res[r]
 	k := after(b.loKey, res.lo, 0)
@@ -736,7 +737,7 @@ func (s *Slurm) insertRes(r int32) {
 
 // nextBound returns the first start or end of a reservation after t
 // (math.MaxInt64: none).
-func (s *Slurm) nextBound(t sim.Time) sim.Time {
+func (s *Policy) nextBound(t sim.Time) sim.Time {
 	b := &s.bf
 	s.orderRes()
 	next := sim.Time(math.MaxInt64)
@@ -830,11 +831,11 @@ func (b *backfillState) maskOut(x int32) {
 // maskWindows clears b.mask for the nodes an advance reservation
 // (maintenance window) holds at any time of [start, start+limit): exact
 // times, not rounded to bf_resolution, as the controller checks them.
-func (s *Slurm) maskWindows(start, limit sim.Time) {
+func (s *Policy) maskWindows(start, limit sim.Time) {
 	b := &s.bf
-	end := endAt(start, limit)
-	for i := range s.pass.windows {
-		w := &s.pass.windows[i]
+	end := policies.EndAt(start, limit)
+	for i := range s.pass.Windows {
+		w := &s.pass.Windows[i]
 		if w.Start < end && w.End > start {
 			b.maskOK = false
 			b.maskVer++
@@ -847,10 +848,10 @@ func (s *Slurm) maskWindows(start, limit sim.Time) {
 
 // windowClash reports whether b.alloc uses a node that an advance
 // reservation holds at any time of [start, start+limit).
-func (s *Slurm) windowClash(start, limit sim.Time) bool {
-	end := endAt(start, limit)
-	for i := range s.pass.windows {
-		w := &s.pass.windows[i]
+func (s *Policy) windowClash(start, limit sim.Time) bool {
+	end := policies.EndAt(start, limit)
+	for i := range s.pass.Windows {
+		w := &s.pass.Windows[i]
 		if w.Start >= end || w.End <= start {
 			continue
 		}
@@ -866,7 +867,7 @@ func (s *Slurm) windowClash(start, limit sim.Time) bool {
 // startNow starts job if it fits now on nodes not reserved over its
 // window [now, now+limit) (rounded to bf_resolution) and not held by an
 // advance reservation during it, committing it to the pass.
-func (s *Slurm) startNow(job *sim.PendingJob, cls int32) bool {
+func (s *Policy) startNow(job *sim.PendingJob, cls int32) bool {
 	b := &s.bf
 	k := outcomeKey{cls: cls, limit: job.Limit}
 	if b.noNow.has(k) {
@@ -885,13 +886,13 @@ func (s *Slurm) startNow(job *sim.PendingJob, cls int32) bool {
 // it cannot start once they are made either: they need not be made for
 // it, and are left deferred. This is startNow's test without the
 // deferred reservations, and shares its memo.
-func (s *Slurm) blockedNow(job *sim.PendingJob, cls int32) bool {
+func (s *Policy) blockedNow(job *sim.PendingJob, cls int32) bool {
 	b := &s.bf
 	k := outcomeKey{cls: cls, limit: job.Limit}
 	if b.noNow.has(k) {
 		return true
 	}
-	now := s.pass.now
+	now := s.pass.Now
 	s.windowMask(now, job.Limit)
 	s.maskWindows(now, job.Limit)
 	s.nowMask(now, job.Limit)
@@ -904,14 +905,14 @@ func (s *Slurm) blockedNow(job *sim.PendingJob, cls int32) bool {
 }
 
 // tryNow is startNow without the memo.
-func (s *Slurm) tryNow(job *sim.PendingJob, cls int32) bool {
+func (s *Policy) tryNow(job *sim.PendingJob, cls int32) bool {
 	p := &s.pass
 	b := &s.bf
-	now := p.now
+	now := p.Now
 	s.windowMask(now, job.Limit)
 	s.maskWindows(now, job.Limit)
 	s.nowMask(now, job.Limit)
-	if p.exact {
+	if p.Exact {
 		// FirstFit places the job exactly when the unmasked nodes hold
 		// its units: count them from the job's profile first.
 		s.profile(cls)
@@ -919,21 +920,18 @@ func (s *Slurm) tryNow(job *sim.PendingJob, cls int32) bool {
 			return false
 		}
 	}
-	b.wfree = append(b.wfree[:0], p.free...)
+	b.wfree = append(b.wfree[:0], p.Free...)
 	for _, x := range b.masked {
 		b.wfree[x] = sim.NodeState{}
 	}
-	base := len(p.allocs)
-	var ok bool
-	p.allocs, ok = p.placer.Place(p.nodes, b.wfree, job, p.allocs)
+	base, ok := p.StageOn(b.wfree, job)
 	if !ok {
-		p.allocs = p.allocs[:base]
 		return false
 	}
-	p.commit(job, base)
-	k := len(p.starts) - 1
+	p.Commit(job, base)
+	k := len(p.Starts) - 1
 	if b.relBuilt {
-		rel := bfRel{key: p.ends[k], end: p.ends[k], ref: job.Ref, alloc: p.starts[k].Alloc}
+		rel := bfRel{key: p.End(k), end: p.End(k), ref: job.Ref, alloc: p.Starts[k].Alloc}
 		i, _ := slices.BinarySearchFunc(b.rel, rel, relCmp)
 		b.rel = slices.Insert(b.rel, i, rel)
 		b.relEndOK = false
@@ -957,12 +955,12 @@ func (s *Slurm) tryNow(job *sim.PendingJob, cls int32) bool {
 //     ends.
 //
 // It reports whether it made a reservation.
-func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
+func (s *Policy) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
 	b := &s.bf
 	limit := job.Limit
-	horizon := endAt(now, s.cfg.bfWindow)
+	horizon := policies.EndAt(now, s.cfg.bfWindow)
 	startRes := now
-	exact := s.pass.exact || s.cfg.bfBusyNodes
+	exact := s.pass.Exact || s.cfg.bfBusyNodes
 	if exact {
 		s.profile(cls)
 		if !s.reachable(now, horizon) {
@@ -985,7 +983,7 @@ func (s *Slurm) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
 		if first {
 			b.until(next) // every reservation start or end after now is a bound
 		}
-		for _, w := range s.pass.windows {
+		for _, w := range s.pass.Windows {
 			if w.End > startRes {
 				next = min(next, w.End) // the window's nodes come back
 			}

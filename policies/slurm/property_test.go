@@ -1,4 +1,4 @@
-package policies_test
+package slurm_test
 
 import (
 	"fmt"
@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/policies/policytest"
+	"github.com/schedsim/schedsim/policies/slurm"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -23,7 +23,7 @@ import (
 // earlier prediction left. Each cycle's prediction is an upper bound that
 // the cycle's backfilling and the main passes after it must respect.
 type promiser struct {
-	*policies.Slurm
+	*slurm.Policy
 	promised map[sim.JobRef]sim.Time
 	// stolen lists lower-priority jobs the same pass started on the top
 	// job's reserved nodes with a limit reaching into its reservation.
@@ -31,7 +31,7 @@ type promiser struct {
 }
 
 func (p *promiser) Schedule(due sim.PassSet, v sim.View, rng *rand.Rand) sim.Plan {
-	plan := p.Slurm.Schedule(due, v, rng)
+	plan := p.Policy.Schedule(due, v, rng)
 	// The queue is in submit order (all priorities 1, one tier): the
 	// highest-priority job left pending is the first not started.
 	startedNow := map[sim.JobRef]bool{}
@@ -87,12 +87,12 @@ func TestSlurmTopReservationNeverDelayed(t *testing.T) {
 		for i := range tr.Jobs {
 			tr.Jobs[i].Runtime = tr.Jobs[i].TimeLimit
 		}
-		s, err := policies.NewSlurm(policies.DefaultSlurmArgs(), nil)
+		s, err := slurm.New(slurm.DefaultArgs(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		s.AlwaysReserve = true
-		p := &promiser{Slurm: s, promised: map[sim.JobRef]sim.Time{}}
+		p := &promiser{Policy: s, promised: map[sim.JobRef]sim.Time{}}
 		rec, err := sim.Run(sim.Config{Cluster: c, Trace: tr, Policy: p, Seed: seed, Check: true})
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)

@@ -1,4 +1,4 @@
-package policies_test
+package slurm_test
 
 import (
 	"os"
@@ -11,6 +11,7 @@ import (
 	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/policies/policytest"
+	"github.com/schedsim/schedsim/policies/slurm"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -21,11 +22,11 @@ import (
 // extra global lines appended, as `schedsim cluster import` would.
 func seedCluster(t *testing.T, extra string) *hwmodels.Cluster {
 	t.Helper()
-	conf, err := os.ReadFile("../hwmodels/testdata/seeds/mevasis-slurm.conf")
+	conf, err := os.ReadFile("../../hwmodels/testdata/seeds/mevasis-slurm.conf")
 	if err != nil {
 		t.Fatal(err)
 	}
-	gres, err := os.ReadFile("../hwmodels/testdata/seeds/mevasis-gres.conf")
+	gres, err := os.ReadFile("../../hwmodels/testdata/seeds/mevasis-gres.conf")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,16 +60,16 @@ PriorityCalcPeriod=2
 PreemptType=preempt/partition_prio
 PreemptMode=REQUEUE
 `)
-	p, err := policies.SlurmFactory(yamlArgs("bf_interval: 15\nPriorityWeightAge: 5\n"))
+	p, err := slurm.Factory(yamlArgs("bf_interval: 15\nPriorityWeightAge: 5\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := p.(*policies.Slurm)
+	s := p.(*slurm.Policy)
 	tm, err := s.Begin(sim.RunInfo{Cluster: c})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := policies.DefaultSlurmArgs()
+	want := slurm.DefaultArgs()
 	want.BfWindow, want.BfInterval, want.DefaultQueueDepth, want.BfContinue, want.SchedInterval = 2880, 15, 200, true, 120
 	want.PriorityWeightAge, want.PriorityWeightFairshare, want.PriorityMaxAge, want.PriorityCalcPeriod = 5, 10000, "14-0", "2"
 	want.PreemptType, want.PreemptMode = "preempt/partition_prio", "REQUEUE"
@@ -106,9 +107,9 @@ PreemptMode=REQUEUE
 	// Without a slurm section nothing changes; bad values are errors
 	// naming the setting.
 	plain := seedCluster(t, "")
-	p2, _ := policies.SlurmFactory(nil)
-	if _, err := p2.Begin(sim.RunInfo{Cluster: plain}); err != nil || !cmp.Equal(p2.(*policies.Slurm).Args(), policies.DefaultSlurmArgs()) {
-		t.Errorf("no settings: %v, args %+v", err, p2.(*policies.Slurm).Args())
+	p2, _ := slurm.Factory(nil)
+	if _, err := p2.Begin(sim.RunInfo{Cluster: plain}); err != nil || !cmp.Equal(p2.(*slurm.Policy).Args(), slurm.DefaultArgs()) {
+		t.Errorf("no settings: %v, args %+v", err, p2.(*slurm.Policy).Args())
 	}
 	for extra, want := range map[string]string{
 		"SchedulerParameters=bf_window=soon\n":  "SchedulerParameters: bf_window",
@@ -116,7 +117,7 @@ PreemptMode=REQUEUE
 		"PreemptMode=SUSPEND,GANG\n":            "PreemptMode",
 		"PriorityWeightAge=lots\n":              "PriorityWeightAge",
 	} {
-		p, _ := policies.SlurmFactory(nil)
+		p, _ := slurm.Factory(nil)
 		_, err := p.Begin(sim.RunInfo{Cluster: seedCluster(t, extra)})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v, want it to mention %q", extra, err, want)
@@ -134,7 +135,7 @@ func TestSlurmConfPartitionPreemptMode(t *testing.T) {
 		Settings:   []hwmodels.KeyValue{{Key: "PreemptType", Value: "preempt/partition_prio"}, {Key: "PreemptMode", Value: "REQUEUE"}},
 		Partitions: []hwmodels.PartitionSettings{{Partition: "lo", Settings: []hwmodels.KeyValue{{Key: "PreemptMode", Value: "CANCEL"}}}},
 	}
-	p, err := policies.NewSlurm(fast(), nil)
+	p, err := slurm.New(fast(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +168,7 @@ func TestSlurmConfZeroShares(t *testing.T) {
 	c.Slurm = &hwmodels.SlurmSettings{Settings: []hwmodels.KeyValue{
 		{Key: "PriorityWeightFairshare", Value: "1000"}, {Key: "PriorityCalcPeriod", Value: "1"},
 	}}
-	p, err := policies.SlurmFactory(yamlArgs(`
+	p, err := slurm.Factory(yamlArgs(`
 bf_interval: 10
 sched_interval: 10
 bf_resolution: 1

@@ -1,4 +1,4 @@
-package policies
+package slurm
 
 import (
 	"cmp"
@@ -30,7 +30,7 @@ type qrec struct {
 // records are sorted and merged in when only jobs came.
 // It reports whether the queue changed (records dropped or added, or
 // priorities recomputed).
-func (s *Slurm) buildOrder(pend []sim.PendingJob, recalc bool) bool {
+func (s *Policy) buildOrder(pend []sim.PendingJob, recalc bool) bool {
 	o := s.order[:0]
 	for _, r := range s.order {
 		js := &s.st[r.ref]
@@ -107,7 +107,7 @@ func qrecCmp(a, b qrec) int {
 
 // holdReason returns why the record may not start at all now, for reasons
 // other than resources: partition limits, then QOS limits.
-func (s *Slurm) holdReason(v sim.View, job *sim.PendingJob, js *slurmJob) sim.PendingReason {
+func (s *Policy) holdReason(v sim.View, job *sim.PendingJob, js *slurmJob) sim.PendingReason {
 	part := &s.cluster.Partitions[job.Part]
 	if tl := v.Job(job.Ref).TimeLimit; part.MaxTime > 0 && tl > 0 && int64(tl) > part.MaxTime {
 		return sim.ReasonPartitionTimeLimit
@@ -122,7 +122,7 @@ func (s *Slurm) holdReason(v sim.View, job *sim.PendingJob, js *slurmJob) sim.Pe
 }
 
 // started records that the pass started job.
-func (s *Slurm) markStarted(job *sim.PendingJob) {
+func (s *Policy) markStarted(job *sim.PendingJob) {
 	js := &s.st[job.Ref]
 	js.started = s.epoch
 	delete(s.pre.waits, job.Ref) // a preemption it waited for is over
@@ -135,7 +135,7 @@ func (s *Slurm) markStarted(job *sim.PendingJob) {
 }
 
 // mainPass is Slurm's main scheduler (job_scheduler.c _schedule).
-func (s *Slurm) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
+func (s *Policy) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
 	p := &s.pass
 	var failed uint64
 	depth := 0
@@ -166,12 +166,12 @@ func (s *Slurm) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
 		if s.preemptWait(v, r.ref) != nil {
 			// Its preemption is in progress: it starts wherever it
 			// fits, and preempts no more.
-			if p.tryStart(&job) {
+			if p.TryStart(&job) {
 				s.markStarted(&job)
 				continue
 			}
 			js.reason = sim.ReasonResources
-		} else if p.tryStart(&job) {
+		} else if p.TryStart(&job) {
 			s.markStarted(&job)
 			continue
 		} else {
@@ -189,7 +189,7 @@ func (s *Slurm) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
 		}
 		failed |= 1 << uint(r.part)
 		for _, n := range s.cluster.Partitions[r.part].Nodes {
-			p.free[n] = sim.NodeState{}
+			p.Free[n] = sim.NodeState{}
 			if s.pre.blocked != nil {
 				s.pre.blocked[n] = true
 			}
@@ -198,13 +198,6 @@ func (s *Slurm) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
 	// Give the blocked nodes back for the backfill pass: the free state is
 	// the view's less the starts.
 	if failed != 0 {
-		p.own = append(p.own[:0], v.Nodes()...)
-		p.free = p.own
-		for _, st := range p.starts {
-			take(p.free, st.Alloc)
-		}
-		p.noCap = p.noCap[:0]
-		p.noCapLim = p.noCapLim[:0]
-		p.noPlace = p.noPlace[:0]
+		p.Rebase(v.Nodes())
 	}
 }

@@ -1,4 +1,4 @@
-package policies
+package slurm
 
 import (
 	"slices"
@@ -14,7 +14,7 @@ import (
 
 // ident fills in a job's user, QOS and association the first time it is
 // seen, adding the association to a derived tree.
-func (s *Slurm) ident(v sim.View, ref sim.JobRef) *slurmJob {
+func (s *Policy) ident(v sim.View, ref sim.JobRef) *slurmJob {
 	js := s.job(ref)
 	if js.known {
 		return js
@@ -55,7 +55,7 @@ func (s *Slurm) ident(v sim.View, ref sim.JobRef) *slurmJob {
 	return js
 }
 
-func (s *Slurm) refreshFS() {
+func (s *Policy) refreshFS() {
 	if s.cfg.classic {
 		s.fs = s.tree.Classic(s.usage, s.cfg.damp, s.fs)
 	} else {
@@ -65,7 +65,7 @@ func (s *Slurm) refreshFS() {
 
 // computeBase sets a pending job's priority sum (without the partition
 // term) as of time at.
-func (s *Slurm) computeBase(pj *sim.PendingJob, js *slurmJob, at sim.Time) {
+func (s *Policy) computeBase(pj *sim.PendingJob, js *slurmJob, at sim.Time) {
 	cfg := s.cfg
 	if cfg.basic {
 		js.base = 0
@@ -98,7 +98,7 @@ func (s *Slurm) computeBase(pj *sim.PendingJob, js *slurmJob, at sim.Time) {
 // the job has been tested against the nodes, and from then on the CPUs
 // select/cons_tres would allocate it (job_ptr->total_cpus, which its
 // will-run or start test sets): at least DefCpuPerGPU per GPU.
-func (s *Slurm) sizeCPUs(pj *sim.PendingJob, js *slurmJob) int64 {
+func (s *Policy) sizeCPUs(pj *sim.PendingJob, js *slurmJob) int64 {
 	r := &pj.Req
 	cpus := max(int64(r.CPUs), int64(max(r.Nodes, 1)))
 	if js.sized && int(pj.Part) < len(s.defCPG) {
@@ -108,7 +108,7 @@ func (s *Slurm) sizeCPUs(pj *sim.PendingJob, js *slurmJob) int64 {
 }
 
 // prio returns the job's priority in partition part.
-func (s *Slurm) prio(js *slurmJob, part int32) uint32 {
+func (s *Policy) prio(js *slurmJob, part int32) uint32 {
 	if s.cfg.basic {
 		return 1
 	}
@@ -118,7 +118,7 @@ func (s *Slurm) prio(js *slurmJob, part int32) uint32 {
 
 // calcInstant returns the last priority recalculation instant at or
 // before now: calcPhase + k·calcPeriod (negative before the first).
-func (s *Slurm) calcInstant(now sim.Time) sim.Time {
+func (s *Policy) calcInstant(now sim.Time) sim.Time {
 	p, ph := s.cfg.calcPeriod, s.cfg.calcPhase
 	k := (now - ph) / p
 	if ph+k*p > now {
@@ -129,7 +129,7 @@ func (s *Slurm) calcInstant(now sim.Time) sim.Time {
 
 // recalc settles usage at calculation instant k and recomputes the fair
 // share and every pending job's priority as of k.
-func (s *Slurm) recalc(pend []sim.PendingJob, k sim.Time) {
+func (s *Policy) recalc(pend []sim.PendingJob, k sim.Time) {
 	s.lastCalc = k
 	s.usage = append(s.usage[:0], s.tree.UsageAt(k)...)
 	s.refreshFS()
@@ -140,16 +140,16 @@ func (s *Slurm) recalc(pend []sim.PendingJob, k sim.Time) {
 
 // JobStarted implements sim.Policy: the job's billable TRES start
 // charging its association.
-func (s *Slurm) JobStarted(ref sim.JobRef, at sim.Time, alloc []sim.NodeAlloc) {
+func (s *Policy) JobStarted(ref sim.JobRef, at sim.Time, alloc []sim.NodeAlloc) {
 	s.charge(ref, at, alloc)
 }
 
 // JobEnded implements sim.Policy.
-func (s *Slurm) JobEnded(ref sim.JobRef, at sim.Time, _ []sim.NodeAlloc, _ sim.State) {
+func (s *Policy) JobEnded(ref sim.JobRef, at sim.Time, _ []sim.NodeAlloc, _ sim.State) {
 	s.uncharge(ref, at)
 }
 
-func (s *Slurm) charge(ref sim.JobRef, at sim.Time, alloc []sim.NodeAlloc) {
+func (s *Policy) charge(ref sim.JobRef, at sim.Time, alloc []sim.NodeAlloc) {
 	if int(ref) >= len(s.st) {
 		return
 	}
@@ -171,7 +171,7 @@ func (s *Slurm) charge(ref sim.JobRef, at sim.Time, alloc []sim.NodeAlloc) {
 	s.tracked = append(s.tracked, ref)
 }
 
-func (s *Slurm) uncharge(ref sim.JobRef, at sim.Time) {
+func (s *Policy) uncharge(ref sim.JobRef, at sim.Time) {
 	if int(ref) >= len(s.st) {
 		return
 	}
@@ -193,7 +193,7 @@ func (s *Slurm) uncharge(ref sim.JobRef, at sim.Time) {
 // callers that do not report ends (a test's hand-made view): every job end
 // triggers a pass at its instant, so a job missing from Running ended at
 // the latest now.
-func (s *Slurm) reconcile(v sim.View) {
+func (s *Policy) reconcile(v sim.View) {
 	if len(s.tracked) == 0 {
 		return
 	}

@@ -1,10 +1,11 @@
-package policies
+package slurm
 
 import (
 	"cmp"
 	"math"
 	"slices"
 
+	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/sim"
 )
 
@@ -15,7 +16,7 @@ import (
 // record the cycle tests that does not start gets its reservation at
 // once, in queue order; every will-run test rebuilds the free state and
 // releases the running jobs one by one. Slurm.Reference selects it in
-// place of the fast cycle (slurm_backfill.go), and the quick-check test
+// place of the fast cycle (backfill.go), and the quick-check test
 // (TestSlurmBackfillReference) requires both to make the same decisions.
 
 // refRel is a running job (or a start of this pass) as the reference's
@@ -30,11 +31,12 @@ type refRel struct {
 
 // referenceBackfill is one backfill cycle computed plainly; it makes the
 // same starts, reasons and reservations as backfill.
-func (s *Slurm) referenceBackfill(v sim.View, pend []sim.PendingJob) {
+func (s *Policy) referenceBackfill(v sim.View, pend []sim.PendingJob) {
 	b := &s.bf
 	cfg := s.cfg
 	p := &s.pass
 	now := v.Now()
+	var scratch []sim.NodeState // for Usable
 	b.res = b.res[:0]
 	b.pool = b.pool[:0]
 	b.why = b.why[:0]
@@ -76,8 +78,8 @@ func (s *Slurm) referenceBackfill(v sim.View, pend []sim.PendingJob) {
 		}
 		// Does it fit now, reservations aside (the windows of advance
 		// reservations count)?
-		free := p.usable(&p.mfree, p.free, now, job.Limit)
-		if _, ok := p.placer.Place(p.nodes, free, &job, nil); ok {
+		free := p.Usable(&scratch, p.Free, now, job.Limit)
+		if _, ok := p.Placer().Place(p.Nodes, free, &job, nil); ok {
 			if s.refStartNow(&job) {
 				s.markStarted(&job)
 				continue
@@ -96,7 +98,7 @@ func (s *Slurm) referenceBackfill(v sim.View, pend []sim.PendingJob) {
 // refMask returns, per node, whether the job may use it over the window
 // [lo, last]: no reservation of this cycle meeting the window (hi > lo,
 // lo <= last) holds it.
-func (s *Slurm) refMask(lo, last sim.Time) []bool {
+func (s *Policy) refMask(lo, last sim.Time) []bool {
 	mask := make([]bool, len(s.cluster.Nodes))
 	for i := range mask {
 		mask[i] = true
@@ -113,9 +115,9 @@ func (s *Slurm) refMask(lo, last sim.Time) []bool {
 
 // refWindows clears mask for the nodes an advance reservation holds at
 // any time of [start, start+limit) (exact times).
-func (s *Slurm) refWindows(mask []bool, start, limit sim.Time) {
-	end := endAt(start, limit)
-	for _, w := range s.pass.windows {
+func (s *Policy) refWindows(mask []bool, start, limit sim.Time) {
+	end := policies.EndAt(start, limit)
+	for _, w := range s.pass.Windows {
 		if w.Start < end && w.End > start {
 			for _, n := range w.Nodes {
 				mask[n] = false
@@ -127,30 +129,27 @@ func (s *Slurm) refWindows(mask []bool, start, limit sim.Time) {
 // refStartNow starts job now if it fits on the nodes no reservation holds
 // over its window [now, now+limit) and no advance reservation holds during
 // it.
-func (s *Slurm) refStartNow(job *sim.PendingJob) bool {
+func (s *Policy) refStartNow(job *sim.PendingJob) bool {
 	p := &s.pass
-	now := p.now
-	mask := s.refMask(now, endAt(now, job.Limit))
+	now := p.Now
+	mask := s.refMask(now, policies.EndAt(now, job.Limit))
 	s.refWindows(mask, now, job.Limit)
-	free := slices.Clone(p.free)
+	free := slices.Clone(p.Free)
 	for i := range free {
 		if !mask[i] {
 			free[i] = sim.NodeState{}
 		}
 	}
-	base := len(p.allocs)
-	var ok bool
-	p.allocs, ok = p.placer.Place(p.nodes, free, job, p.allocs)
+	base, ok := p.StageOn(free, job)
 	if !ok {
-		p.allocs = p.allocs[:base]
 		return false
 	}
-	p.commit(job, base)
+	p.Commit(job, base)
 	return true
 }
 
 // refRels lists the running jobs and the pass's starts by end, then job.
-func (s *Slurm) refRels(v sim.View) []refRel {
+func (s *Policy) refRels(v sim.View) []refRel {
 	p := &s.pass
 	var rel []refRel
 	for _, r := range v.Running() {
@@ -160,8 +159,8 @@ func (s *Slurm) refRels(v sim.View) []refRel {
 		}
 		rel = append(rel, refRel{key: key, end: r.End, ref: r.Ref, alloc: r.Alloc})
 	}
-	for k, st := range p.starts {
-		rel = append(rel, refRel{key: p.ends[k], end: p.ends[k], ref: st.Job, alloc: st.Alloc})
+	for k, st := range p.Starts {
+		rel = append(rel, refRel{key: p.End(k), end: p.End(k), ref: st.Job, alloc: st.Alloc})
 	}
 	slices.SortFunc(rel, func(x, y refRel) int {
 		return cmp.Or(cmp.Compare(x.key, y.key), cmp.Compare(x.ref, y.ref))
@@ -171,21 +170,21 @@ func (s *Slurm) refRels(v sim.View) []refRel {
 
 // refReserve finds job's earliest start within bf_window and reserves its
 // nodes whole (backfill.c: the TRY_LATER loop and _add_reservation).
-func (s *Slurm) refReserve(v sim.View, job *sim.PendingJob) {
+func (s *Policy) refReserve(v sim.View, job *sim.PendingJob) {
 	b := &s.bf
 	now := v.Now()
 	limit := job.Limit
-	horizon := endAt(now, s.cfg.bfWindow)
+	horizon := policies.EndAt(now, s.cfg.bfWindow)
 	rel := s.refRels(v)
 	startRes := now
 	for range 10000 {
 		if startRes > horizon {
 			return
 		}
-		mask := s.refMask(startRes, endAt(startRes, limit))
+		mask := s.refMask(startRes, policies.EndAt(startRes, limit))
 		s.refWindows(mask, startRes, limit)
 		next := s.refNextBound(startRes)
-		for _, w := range s.pass.windows {
+		for _, w := range s.pass.Windows {
 			if w.End > startRes {
 				next = min(next, w.End) // the window's nodes come back
 			}
@@ -212,7 +211,7 @@ func (s *Slurm) refReserve(v sim.View, job *sim.PendingJob) {
 			b.pool = append(b.pool, a.Node)
 		}
 		lo := s.floorRes(t)
-		hi := max(s.floorRes(endAt(t, limit)), lo+s.cfg.bfResolution)
+		hi := max(s.floorRes(policies.EndAt(t, limit)), lo+s.cfg.bfResolution)
 		b.res = append(b.res, bfRes{job: job.Ref, at: t, lo: lo, hi: hi, nodes: b.pool[off:len(b.pool):len(b.pool)]})
 		return
 	}
@@ -225,7 +224,7 @@ func (s *Slurm) refReserve(v sim.View, job *sim.PendingJob) {
 // itself: the map's records are the intervals between consecutive
 // reservation boundaries (and the cycle's start), each holding the nodes
 // of the reservations that cover it.
-func (s *Slurm) refClash(t, limit sim.Time, alloc []sim.NodeAlloc) bool {
+func (s *Policy) refClash(t, limit sim.Time, alloc []sim.NodeAlloc) bool {
 	mask := make([]bool, len(s.cluster.Nodes))
 	for i := range mask {
 		mask[i] = true
@@ -236,8 +235,8 @@ func (s *Slurm) refClash(t, limit sim.Time, alloc []sim.NodeAlloc) bool {
 			return true
 		}
 	}
-	flo, fhi := s.floorRes(t), s.floorRes(endAt(t, limit))
-	bounds := []sim.Time{s.floorRes(s.pass.now)}
+	flo, fhi := s.floorRes(t), s.floorRes(policies.EndAt(t, limit))
+	bounds := []sim.Time{s.floorRes(s.pass.Now)}
 	for _, r := range s.bf.res {
 		bounds = append(bounds, r.lo, r.hi)
 	}
@@ -263,7 +262,7 @@ func (s *Slurm) refClash(t, limit sim.Time, alloc []sim.NodeAlloc) bool {
 
 // refNextBound returns the first start or end of a reservation after t
 // (math.MaxInt64: none).
-func (s *Slurm) refNextBound(t sim.Time) sim.Time {
+func (s *Policy) refNextBound(t sim.Time) sim.Time {
 	next := sim.Time(math.MaxInt64)
 	for _, r := range s.bf.res {
 		if r.lo > t {
@@ -287,15 +286,15 @@ func (s *Slurm) refNextBound(t sim.Time) sim.Time {
 // plus the window (30 s, then doubled, or grown by bf_window_linear,
 // until it reaches that job); a job fitting after a group starts at the
 // latest end of the jobs released. It returns the placement too.
-func (s *Slurm) refWillRun(job *sim.PendingJob, startRes sim.Time, mask []bool, rel []refRel) (sim.Time, []sim.NodeAlloc, bool) {
+func (s *Policy) refWillRun(job *sim.PendingJob, startRes sim.Time, mask []bool, rel []refRel) (sim.Time, []sim.NodeAlloc, bool) {
 	p := &s.pass
-	d := newDemand(job)
-	use := make([]bool, len(p.nodes))
-	free := make([]sim.NodeState, len(p.nodes))
-	for i := range p.nodes {
-		if mask[i] && d.eligible(&p.nodes[i]) {
+	d := policies.NewDemand(job)
+	use := make([]bool, len(p.Nodes))
+	free := make([]sim.NodeState, len(p.Nodes))
+	for i := range p.Nodes {
+		if mask[i] && d.Eligible(&p.Nodes[i]) {
 			use[i] = true
-			free[i] = p.free[i]
+			free[i] = p.Free[i]
 		}
 	}
 	if alloc, ok := s.placeOn(job, free); ok {
@@ -358,32 +357,32 @@ func (s *Slurm) refWillRun(job *sim.PendingJob, startRes sim.Time, mask []bool, 
 // placeOn places job on free as a reservation is placed: with the pass's
 // placer, or with bf_busy_nodes on the nodes busy now first (then the idle
 // ones), each in cluster order.
-func (s *Slurm) placeOn(job *sim.PendingJob, free []sim.NodeState) ([]sim.NodeAlloc, bool) {
+func (s *Policy) placeOn(job *sim.PendingJob, free []sim.NodeState) ([]sim.NodeAlloc, bool) {
 	p := &s.pass
 	if !s.cfg.bfBusyNodes {
-		return p.placer.Place(p.nodes, free, job, nil)
+		return p.Placer().Place(p.Nodes, free, job, nil)
 	}
 	var order []int32
 	for pass := range 2 {
-		for i := range p.nodes {
-			busy := p.free[i] != sim.Capacity(&p.nodes[i])
+		for i := range p.Nodes {
+			busy := p.Free[i] != sim.Capacity(&p.Nodes[i])
 			if busy == (pass == 0) {
 				order = append(order, int32(i))
 			}
 		}
 	}
-	d := newDemand(job)
-	need := d.count
+	d := policies.NewDemand(job)
+	need := d.Count
 	var alloc []sim.NodeAlloc
 	for _, i := range order {
-		if !d.eligible(&p.nodes[i]) {
+		if !d.Eligible(&p.Nodes[i]) {
 			continue
 		}
-		k := min(d.fit(free[i]), need)
+		k := min(d.Fit(free[i]), need)
 		if k == 0 {
 			continue
 		}
-		alloc = append(alloc, d.alloc(i, k))
+		alloc = append(alloc, d.Alloc(i, k))
 		if need -= k; need == 0 {
 			return alloc, true
 		}

@@ -1,4 +1,4 @@
-package policies
+package slurm
 
 import (
 	"github.com/schedsim/schedsim/sim"
@@ -21,7 +21,7 @@ func reqUse(r *workload.Request) tresUse {
 }
 
 // loadLimits counts the running jobs against the QOS limits.
-func (s *Slurm) loadLimits(v sim.View) {
+func (s *Policy) loadLimits(v sim.View) {
 	clear(s.qosUse)
 	clear(s.userUse)
 	for _, r := range v.Running() {
@@ -36,7 +36,7 @@ func (s *Slurm) loadLimits(v sim.View) {
 	}
 }
 
-func (s *Slurm) addUse(js *slurmJob, u tresUse) {
+func (s *Policy) addUse(js *slurmJob, u tresUse) {
 	add := func(t *tresUse) {
 		t.jobs += u.jobs
 		t.cpu += u.cpu
@@ -59,7 +59,7 @@ func over(l *limitTRES, have, add tresUse) bool {
 		l.memMB >= 0 && have.m+add.m > l.memMB
 }
 
-func (s *Slurm) qosReason(job *sim.PendingJob, js *slurmJob) sim.PendingReason {
+func (s *Policy) qosReason(job *sim.PendingJob, js *slurmJob) sim.PendingReason {
 	q := &s.cfg.qos[js.qos]
 	add := reqUse(&job.Req)
 	user := s.userUse[uint64(js.qos)<<32|uint64(uint32(js.user))]

@@ -1,6 +1,7 @@
-package policies
+package slurm
 
 import (
+	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -19,7 +20,7 @@ type bfReq struct {
 // the same limit, every outcome of reserve and startNow in a cycle.
 type bfClass struct {
 	key   bfReq
-	shape demand // count 0
+	shape policies.Demand // count 0
 	count int32
 	// slot and gen cache the profile of the shape: valid while
 	// profs[slot] is in use and was made as gen.
@@ -29,22 +30,22 @@ type bfClass struct {
 
 // is reports whether job belongs to the class.
 func (c *bfClass) is(job *sim.PendingJob) bool {
-	return c.key == bfReq{req: job.Req, part: job.Part, parts: job.Parts, elig: switchKey(job)}
+	return c.key == bfReq{req: job.Req, part: job.Part, parts: job.Parts, elig: policies.SwitchKey(job)}
 }
 
 // classOf returns the class of job, adding it when new. Classes are kept
 // for the policy's life: a trace has few distinct requests.
 func (b *backfillState) classOf(job *sim.PendingJob) int32 {
-	k := bfReq{req: job.Req, part: job.Part, parts: job.Parts, elig: switchKey(job)}
+	k := bfReq{req: job.Req, part: job.Part, parts: job.Parts, elig: policies.SwitchKey(job)}
 	if i, ok := b.clsIdx[k]; ok {
 		return i
 	}
 	if b.clsIdx == nil {
 		b.clsIdx = map[bfReq]int32{}
 	}
-	d := newDemand(job)
-	c := bfClass{key: k, shape: d, count: d.count, slot: -1}
-	c.shape.count = 0
+	d := policies.NewDemand(job)
+	c := bfClass{key: k, shape: d, count: d.Count, slot: -1}
+	c.shape.Count = 0
 	i := int32(len(b.classes))
 	b.classes = append(b.classes, c)
 	b.clsIdx[k] = i

@@ -1,28 +1,37 @@
-package policies_test
+package slurm_test
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/schedsim/schedsim/hwmodels"
-	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/policies/policytest"
+	"github.com/schedsim/schedsim/policies/slurm"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
 
+// Shorthands of policytest's helpers for the many scenarios.
+var (
+	job            = policytest.Job
+	migJob         = policytest.MIGJob
+	starts         = policytest.Starts
+	inPart         = policytest.InPart
+	catalogCluster = policytest.ParseCluster
+)
+
 // fast returns Slurm's defaults with passes every 10 s and a one-second
 // reservation map, so hand-worked schedules are not blurred by rounding.
-func fast() policies.SlurmArgs {
-	a := policies.DefaultSlurmArgs()
+func fast() slurm.Args {
+	a := slurm.DefaultArgs()
 	a.BfInterval, a.SchedInterval, a.BfResolution = 10, 10, 1
 	return a
 }
 
 // runSlurm replays jobs on c under slurm with args and returns the record.
-func runSlurm(t *testing.T, c *hwmodels.Cluster, jobs []workload.Job, args policies.SlurmArgs) *sim.Record {
+func runSlurm(t *testing.T, c *hwmodels.Cluster, jobs []workload.Job, args slurm.Args) *sim.Record {
 	t.Helper()
-	p, err := policies.NewSlurm(args, nil)
+	p, err := slurm.New(args, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,15 +40,6 @@ func runSlurm(t *testing.T, c *hwmodels.Cluster, jobs []workload.Job, args polic
 		t.Fatal(err)
 	}
 	return rec
-}
-
-// starts maps job ID to start time (never for jobs that did not start).
-func starts(rec *sim.Record) map[string]sim.Time {
-	m := map[string]sim.Time{}
-	for i, j := range rec.Jobs {
-		m[rec.Trace.Jobs[i].ID] = j.Start
-	}
-	return m
 }
 
 // withUser sets a job's user (and account) and returns it.
@@ -61,7 +61,7 @@ func TestSlurmScenarios(t *testing.T) {
 	tests := []struct {
 		name string
 		c    *hwmodels.Cluster
-		args func(*policies.SlurmArgs)
+		args func(*slurm.Args)
 		jobs []workload.Job
 		want map[string]sim.Time
 	}{
@@ -101,7 +101,7 @@ func TestSlurmScenarios(t *testing.T) {
 			// bf_interval = 30, so C runs [30,80). B starts at 100.
 			name: "a backfill-only job waits for the next bf_interval",
 			c:    one,
-			args: func(a *policies.SlurmArgs) { a.BfInterval, a.SchedInterval = 30, 60 },
+			args: func(a *slurm.Args) { a.BfInterval, a.SchedInterval = 30, 60 },
 			jobs: []workload.Job{
 				job("A", 0, 100, 100, g(6)),
 				job("B", 1, 100, 100, g(8)),
@@ -116,7 +116,7 @@ func TestSlurmScenarios(t *testing.T) {
 			// starts B at 100 and C after B, at 200.
 			name: "bf_max_job_test cuts the cycle",
 			c:    one,
-			args: func(a *policies.SlurmArgs) { a.BfMaxJobTest = 1 },
+			args: func(a *slurm.Args) { a.BfMaxJobTest = 1 },
 			jobs: []workload.Job{
 				job("A", 0, 100, 100, g(6)),
 				job("B", 1, 100, 100, g(8)),
@@ -160,8 +160,8 @@ func TestSlurmScenarios(t *testing.T) {
 			// u2's J3 starts at once. J2 starts when J1 ends, at 100.
 			name: "QOS MaxJobsPerUser",
 			c:    one,
-			args: func(a *policies.SlurmArgs) {
-				a.QOS = []policies.QOSArgs{{Name: "normal", MaxJobsPerUser: 1}}
+			args: func(a *slurm.Args) {
+				a.QOS = []slurm.QOSArgs{{Name: "normal", MaxJobsPerUser: 1}}
 			},
 			jobs: []workload.Job{
 				withUser(job("J1", 0, 100, 100, g(2)), "u1", "a"),
@@ -175,8 +175,8 @@ func TestSlurmScenarios(t *testing.T) {
 			// GPUs) would make 6: held until J1 ends at 100.
 			name: "QOS MaxTRESPerUser",
 			c:    one,
-			args: func(a *policies.SlurmArgs) {
-				a.QOS = []policies.QOSArgs{{Name: "normal", MaxTRESPerUser: "gres/gpu=4"}}
+			args: func(a *slurm.Args) {
+				a.QOS = []slurm.QOSArgs{{Name: "normal", MaxTRESPerUser: "gres/gpu=4"}}
 			},
 			jobs: []workload.Job{
 				withUser(job("J1", 0, 100, 100, g(4)), "u1", "a"),
@@ -233,8 +233,6 @@ func TestSlurmScenarios(t *testing.T) {
 	}
 }
 
-func inPart(j workload.Job, p string) workload.Job { j.Partition = p; return j }
-
 // tiered is one node in partitions lo (PriorityTier 1, default) and hi
 // (PriorityTier 2).
 func tiered() *hwmodels.Cluster {
@@ -261,7 +259,7 @@ func TestSlurmPriority(t *testing.T) {
 	one := policytest.GPUNodes(1, 8)
 	tests := []struct {
 		name string
-		args func(*policies.SlurmArgs)
+		args func(*slurm.Args)
 		jobs []workload.Job
 		want map[string]sim.Time
 	}{
@@ -286,7 +284,7 @@ func TestSlurmPriority(t *testing.T) {
 			// comes next; in lab u2 (no usage, LF +Inf) ranks 2 (0.667),
 			// u1 ranks 1 (0.333). B = 333, C = 666: C overtakes B at 120.
 			name: "Fair Tree: usage changes the order",
-			args: func(a *policies.SlurmArgs) {
+			args: func(a *slurm.Args) {
 				a.PriorityWeightFairshare = 1000
 				a.TRESBillingWeights = "GRES/gpu=1"
 				a.PriorityDecayHalfLife, a.PriorityCalcPeriod = "0", "1"
@@ -309,7 +307,7 @@ func TestSlurmPriority(t *testing.T) {
 			// ranks 2 (0.667), u2 (S 1/2, U 1: LF 0.5) ranks 1: C 666,
 			// D 333. C first at 150, D at 250, though D is older.
 			name: "Fair Tree: a job ending between calculations is not charged",
-			args: func(a *policies.SlurmArgs) {
+			args: func(a *slurm.Args) {
 				a.PriorityWeightFairshare = 1000
 				a.TRESBillingWeights = "GRES/gpu=1"
 				a.PriorityDecayHalfLife, a.PriorityCalcPeriod = "0", "1"
@@ -324,7 +322,7 @@ func TestSlurmPriority(t *testing.T) {
 			// U(u2) = 280/680, LF = 1.21. u2 ranks 2: D 666, C 333. D
 			// first at 150, C at 250.
 			name: "Fair Tree: AccountingStorageEnforce=limits charges the last period at the end",
-			args: func(a *policies.SlurmArgs) {
+			args: func(a *slurm.Args) {
 				a.PriorityWeightFairshare = 1000
 				a.TRESBillingWeights = "GRES/gpu=1"
 				a.PriorityDecayHalfLife, a.PriorityCalcPeriod = "0", "1"
@@ -339,7 +337,7 @@ func TestSlurmPriority(t *testing.T) {
 			// 1 + (1-1)/2 = 1: F = 2^(-1/0.25) = 0.0625, B = 62; UE(u2)
 			// = 0 + (1-0)/2 = 0.5: F = 2^(-2) = 0.25, C = 250. C first.
 			name: "classic fair share: usage changes the order",
-			args: func(a *policies.SlurmArgs) {
+			args: func(a *slurm.Args) {
 				a.PriorityWeightFairshare = 1000
 				a.TRESBillingWeights = "GRES/gpu=1"
 				a.PriorityDecayHalfLife, a.PriorityCalcPeriod = "0", "1"
@@ -388,7 +386,7 @@ func TestSlurmPriority(t *testing.T) {
 			// 625, L (6 GPUs, submitted later) 750: L first at 100, S
 			// (11 GPUs together do not fit) at 200.
 			name: "PriorityWeightTRES",
-			args: func(a *policies.SlurmArgs) { a.PriorityWeightTRES = "GRES/gpu=1000" },
+			args: func(a *slurm.Args) { a.PriorityWeightTRES = "GRES/gpu=1000" },
 			jobs: []workload.Job{
 				job("A", 0, 100, 100, g(8)),
 				job("S", 1, 100, 100, workload.Request{GPUs: 5}),
@@ -403,7 +401,7 @@ func TestSlurmPriority(t *testing.T) {
 			// CPUs): (0 + 40/64)/2 = 0.3125 → 312. Small first though
 			// submitted later; Big cannot fit beside it (72 CPUs).
 			name: "job size, PriorityFavorSmall",
-			args: func(a *policies.SlurmArgs) { a.PriorityWeightJobSize, a.PriorityFavorSmall = 1000, "YES" },
+			args: func(a *slurm.Args) { a.PriorityWeightJobSize, a.PriorityFavorSmall = 1000, "YES" },
 			jobs: []workload.Job{
 				job("A", 0, 100, 100, workload.Request{CPUs: 64}),
 				job("Big", 1, 100, 100, workload.Request{CPUs: 48}),
@@ -439,10 +437,10 @@ func endBetweenCalcs() []workload.Job {
 	}
 }
 
-func ageArgs(a *policies.SlurmArgs) {
+func ageArgs(a *slurm.Args) {
 	a.PriorityWeightAge, a.PriorityWeightQOS = 1000, 500
 	a.PriorityMaxAge, a.PriorityCalcPeriod = "10", "1"
-	a.QOS = []policies.QOSArgs{{Name: "high", Priority: 10}}
+	a.QOS = []slurm.QOSArgs{{Name: "high", Priority: 10}}
 }
 
 // TestSlurmReasons checks the pending reasons recorded over time in a
@@ -451,7 +449,7 @@ func ageArgs(a *policies.SlurmArgs) {
 func TestSlurmReasons(t *testing.T) {
 	c := policytest.GPUNodes(2, 8)
 	a := fast()
-	a.QOS = []policies.QOSArgs{{Name: "normal", MaxJobsPerUser: 1}}
+	a.QOS = []slurm.QOSArgs{{Name: "normal", MaxJobsPerUser: 1}}
 	jobs := []workload.Job{
 		withUser(job("A", 0, 100, 100, workload.Request{GPUs: 12}), "u0", ""),
 		withUser(job("B", 1, 100, 100, workload.Request{GPUs: 8}), "u1", ""),
@@ -506,7 +504,7 @@ func TestSlurmPartitionLimits(t *testing.T) {
 	for i, j := range jobs {
 		v.Queue = append(v.Queue, sim.PendingJob{Ref: sim.JobRef(i), Submit: 0, Eligible: 0, Limit: j.TimeLimit, Part: 0, Parts: 1, Req: j.Request})
 	}
-	p, err := policies.NewSlurm(fast(), nil)
+	p, err := slurm.New(fast(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -619,7 +617,7 @@ func TestSlurmCalcPhase(t *testing.T) {
 	a := fast()
 	ageArgs(&a)
 	a.PriorityCalcPhase = 60
-	if _, err := policies.NewSlurm(a, nil); err == nil {
+	if _, err := slurm.New(a, nil); err == nil {
 		t.Errorf("priority_calc_phase 60 with PriorityCalcPeriod 1 minute: no error")
 	}
 }
@@ -646,8 +644,8 @@ func TestSlurmPlacementArg(t *testing.T) {
 		{"", map[string]sim.Time{"A": 0, "B": 0, "C": 20, "D": 70}},
 		{"best-fit", map[string]sim.Time{"A": 0, "B": 0, "C": 20, "D": 21}},
 	} {
-		p, err := policies.SlurmFactory(func(into any) error {
-			if a, ok := into.(*policies.SlurmArgs); ok {
+		p, err := slurm.Factory(func(into any) error {
+			if a, ok := into.(*slurm.Args); ok {
 				*a = fast()
 				a.Placement = tc.placement
 			}
@@ -664,8 +662,8 @@ func TestSlurmPlacementArg(t *testing.T) {
 			t.Errorf("placement %q: starts (-want +got):\n%s", tc.placement, d)
 		}
 	}
-	if _, err := policies.SlurmFactory(func(into any) error {
-		if a, ok := into.(*policies.SlurmArgs); ok {
+	if _, err := slurm.Factory(func(into any) error {
+		if a, ok := into.(*slurm.Args); ok {
 			a.Placement = "scatter"
 		}
 		return nil
@@ -696,7 +694,7 @@ func TestSlurmFailureMemoryLimit(t *testing.T) {
 		job("A", 2, 150, 150, nodes(1)),
 		job("B", 3, 50, 50, nodes(1)),
 	}
-	p, err := policies.NewSlurm(fast(), nil)
+	p, err := slurm.New(fast(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -725,7 +723,7 @@ func TestSlurmReservationSpan(t *testing.T) {
 		name   string
 		window int64 // bf_window, minutes
 		jobs   []workload.Job
-		want   []policies.SlurmReservation
+		want   []slurm.Reservation
 	}{
 		{
 			// Horizon 240. A holds n0 [0,100), X n1 [0,50). B (both
@@ -745,7 +743,7 @@ func TestSlurmReservationSpan(t *testing.T) {
 				job("B", 0, 110, 110, nodes(2)),
 				job("E", 0, 60, 60, nodes(2)),
 			},
-			want: []policies.SlurmReservation{
+			want: []slurm.Reservation{
 				{Job: 2, Predicted: 100, Start: 60, End: 180, Nodes: []int32{0, 1}},
 				{Job: 3, Predicted: 180, Start: 180, End: 240, Nodes: []int32{0, 1}},
 			},
@@ -764,7 +762,7 @@ func TestSlurmReservationSpan(t *testing.T) {
 				job("X", 0, 200, 200, nodes(1)),
 				job("G", 0, 10, 10, nodes(1)),
 			},
-			want: []policies.SlurmReservation{
+			want: []slurm.Reservation{
 				{Job: 2, Predicted: 60, Start: 60, End: 120, Nodes: []int32{0}},
 			},
 		},
@@ -773,16 +771,16 @@ func TestSlurmReservationSpan(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			a := fast()
 			a.BfResolution, a.BfWindow = 60, tt.window
-			s, err := policies.NewSlurm(a, nil)
+			s, err := slurm.New(a, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			s.AlwaysReserve = true
-			probe := &reservationProbe{Slurm: s}
+			probe := &reservationProbe{Policy: s}
 			if _, err := sim.Run(sim.Config{Cluster: c, Trace: &workload.Trace{Jobs: tt.jobs}, Policy: probe, Seed: 1}); err != nil {
 				t.Fatal(err)
 			}
-			var got []policies.SlurmReservation
+			var got []slurm.Reservation
 			for _, p := range probe.log {
 				if p.at == 0 {
 					got = p.res
@@ -893,10 +891,10 @@ func TestSlurmMainPassSecond(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := policies.DefaultSlurmArgs()
+			a := slurm.DefaultArgs()
 			a.BfInterval, a.SchedInterval, a.BfResolution = 1, 1, 1
 			a.EndsAfterPass, a.MainPassEvery = true, int64(tt.every)
-			p, err := policies.NewSlurm(a, nil)
+			p, err := slurm.New(a, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

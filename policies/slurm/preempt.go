@@ -1,9 +1,10 @@
-package policies
+package slurm
 
 import (
 	"cmp"
 	"slices"
 
+	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/sim"
 )
 
@@ -52,7 +53,7 @@ type preemptWaitRec struct {
 // (gn[3-4]), one second after the preemption. select_nodes
 // (node_scheduler.c) marks the preemptor's preempt_start_time and kills
 // no more jobs for it while the kill may still be in progress.
-func (s *Slurm) preemptWait(v sim.View, ref sim.JobRef) *preemptWaitRec {
+func (s *Policy) preemptWait(v sim.View, ref sim.JobRef) *preemptWaitRec {
 	w, ok := s.pre.waits[ref]
 	if !ok || w.epoch == s.epoch {
 		// None, or chosen by this very pass, whose view still has the
@@ -78,7 +79,7 @@ func (s *Slurm) preemptWait(v sim.View, ref sim.JobRef) *preemptWaitRec {
 // preemptRes is the backfill reservation of a preemptor whose preemption
 // is in progress: the nodes it preempted for, from when its victims are
 // gone.
-func (s *Slurm) preemptRes(job *sim.PendingJob, w *preemptWaitRec) {
+func (s *Policy) preemptRes(job *sim.PendingJob, w *preemptWaitRec) {
 	b := &s.bf
 	off := len(b.pool)
 	b.pool = append(b.pool, w.nodes...)
@@ -99,7 +100,7 @@ type preemptCand struct {
 }
 
 // setupPreempt builds the QOS relation (reset).
-func (s *Slurm) setupPreempt() {
+func (s *Policy) setupPreempt() {
 	pr := &s.pre
 	n := len(s.cfg.qos)
 	pr.qosCan = make([][]bool, n)
@@ -133,7 +134,7 @@ func (s *Slurm) setupPreempt() {
 // sorts a job that can preempt another before it (sort_job_queue2). Under
 // preempt/qos a QOS that preempts others ranks above them; under
 // partition_prio the PriorityTier key already does it.
-func (s *Slurm) preemptRank(js *slurmJob) int32 {
+func (s *Policy) preemptRank(js *slurmJob) int32 {
 	if s.cfg.preempt != preemptQOS {
 		return 0
 	}
@@ -143,7 +144,7 @@ func (s *Slurm) preemptRank(js *slurmJob) int32 {
 // victimMode is the PreemptMode of a running job in partition part with
 // QOS qos: its partition's (partition_prio) or its QOS's (qos), else the
 // cluster's.
-func (s *Slurm) victimMode(part, qos int32) preemptMode {
+func (s *Policy) victimMode(part, qos int32) preemptMode {
 	m := modeUnset
 	switch s.cfg.preempt {
 	case preemptPartPrio:
@@ -186,7 +187,7 @@ func (s *Slurm) victimMode(part, qos int32) preemptMode {
 // Slurm 22.05, of four equal one-node jobs on gn1..gn4 a two-node job
 // preempted the two oldest, on gn1 and gn2
 // (conformance/records/preempt-requeue), not the youngest.
-func (s *Slurm) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qrec) bool {
+func (s *Policy) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qrec) bool {
 	pr := &s.pre
 	p := &s.pass
 	now := v.Now()
@@ -199,7 +200,7 @@ func (s *Slurm) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qre
 		s.markOutOfService(v)
 	}
 	tier := s.cluster.Partitions[r.part].PriorityTier
-	d := newDemand(job)
+	d := policies.NewDemand(job)
 	pr.cand = pr.cand[:0]
 	for i := range running {
 		rj := &running[i]
@@ -234,7 +235,7 @@ func (s *Slurm) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qre
 		}
 		useful := false
 		for _, a := range rj.Alloc {
-			if !pr.blocked[a.Node] && d.eligible(&p.nodes[a.Node]) {
+			if !pr.blocked[a.Node] && d.Eligible(&p.Nodes[a.Node]) {
 				useful = true
 			}
 		}
@@ -304,10 +305,10 @@ func (s *Slurm) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qre
 // first k candidates (less those marked drop) removed, on nodes in the
 // available set and in service, and off the nodes of advance reservations
 // during its window.
-func (s *Slurm) fitsWithout(job *sim.PendingJob, k int) bool {
+func (s *Policy) fitsWithout(job *sim.PendingJob, k int) bool {
 	pr := &s.pre
 	p := &s.pass
-	pr.free = append(pr.free[:0], p.free...)
+	pr.free = append(pr.free[:0], p.Free...)
 	for _, c := range pr.cand[:k] {
 		if c.drop {
 			continue
@@ -322,9 +323,9 @@ func (s *Slurm) fitsWithout(job *sim.PendingJob, k int) bool {
 			f.FreeMemMB += a.MemMB
 		}
 	}
-	free := p.usable(&pr.masked, pr.free, p.now, job.Limit)
+	free := p.Usable(&pr.masked, pr.free, p.Now, job.Limit)
 	var ok bool
-	pr.alloc, ok = p.placer.Place(p.nodes, free, job, pr.alloc[:0])
+	pr.alloc, ok = p.Placer().Place(p.Nodes, free, job, pr.alloc[:0])
 	return ok
 }
 
@@ -332,9 +333,9 @@ func (s *Slurm) fitsWithout(job *sim.PendingJob, k int) bool {
 // service shows free what running jobs do not hold; a down or drained
 // node shows nothing free (a drained node whose running jobs hold all of
 // it cannot be told from a busy one).
-func (s *Slurm) markOutOfService(v sim.View) {
+func (s *Policy) markOutOfService(v sim.View) {
 	pr := &s.pre
-	nodes := s.pass.nodes
+	nodes := s.pass.Nodes
 	n := len(nodes)
 	pr.inUse = append(pr.inUse[:0], make([]sim.NodeState, n)...)
 	for _, rj := range v.Running() {

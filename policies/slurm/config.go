@@ -1,4 +1,4 @@
-package policies
+package slurm
 
 import (
 	"fmt"
@@ -10,17 +10,18 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/policies/priority"
 	"github.com/schedsim/schedsim/sim"
 )
 
-// SlurmArgs are the arguments of the "slurm" policy, named as slurm.conf
+// Args are the arguments of the "slurm" policy, named as slurm.conf
 // (SchedulerParameters, Priority*), sacctmgr (accounts, users, QOS) name
 // them. Every field is optional; the defaults are Slurm 22.05's
 // (slurm-gpu-facts.md §2.4, §3): note that every PriorityWeight* defaults
 // to 0, so without weights all jobs have priority 1 and the queue is in
 // PriorityTier, submit-time and job order.
-type SlurmArgs struct {
+type Args struct {
 	// SchedulerParameters.
 	BfInterval        int64 `yaml:"bf_interval"`         // seconds between backfill cycles (30); -1 disables backfill
 	BfWindow          int64 `yaml:"bf_window"`           // minutes ahead reservations are planned (1440)
@@ -178,7 +179,7 @@ type QOSArgs struct {
 	PreemptMode string `yaml:"PreemptMode"`
 }
 
-// slurmConfig is SlurmArgs validated and in the units the policy works in.
+// slurmConfig is Args validated and in the units the policy works in.
 type slurmConfig struct {
 	bfInterval, bfWindow, bfResolution       sim.Time // seconds; bfInterval <= 0 disables
 	bfMaxJobTest, bfMaxJobUser, bfMaxJobPart int
@@ -197,7 +198,7 @@ type slurmConfig struct {
 	calcPeriod   sim.Time
 	calcPhase    sim.Time
 	willRunPhase sim.Time
-	// slurmctld's timing within the second (SlurmArgs.EndsAfterPass ...).
+	// slurmctld's timing within the second (Args.EndsAfterPass ...).
 	endsAfterPass, endAtLimit bool
 	mainEvery, mainPhase      sim.Time
 	reset                     sim.Time
@@ -274,9 +275,9 @@ type limitTRES struct {
 
 func noLimit() limitTRES { return limitTRES{cpu: -1, node: -1, gpu: -1, memMB: -1} }
 
-// defaultSlurmArgs returns the Slurm 22.05 defaults.
-func defaultSlurmArgs() SlurmArgs {
-	return SlurmArgs{
+// defaultArgs returns the Slurm 22.05 defaults.
+func defaultArgs() Args {
+	return Args{
 		BfInterval:               30,
 		BfWindow:                 1440,
 		BfResolution:             60,
@@ -344,10 +345,10 @@ func keyLines(n *yaml.Node) map[string]int {
 	return lines
 }
 
-// SlurmFactory is the Factory of "slurm": SlurmArgs decoded strictly,
+// Factory is the Factory of "slurm": Args decoded strictly,
 // validated, FirstFit placement.
-func SlurmFactory(decode func(into any) error) (sim.Policy, error) {
-	a := defaultSlurmArgs()
+func Factory(decode func(into any) error) (sim.Policy, error) {
+	a := defaultArgs()
 	var lines map[string]int
 	if decode != nil {
 		if err := decode(&a); err != nil {
@@ -375,32 +376,32 @@ func SlurmFactory(decode func(into any) error) (sim.Policy, error) {
 			}
 		}
 	}
-	placer, err := NewPlacer(a.Placement)
+	placer, err := policies.NewPlacer(a.Placement)
 	if err != nil {
 		return nil, fmt.Errorf("args: placement: %w", err)
 	}
 	return newSlurm(cfg, a, explicit, placer), nil
 }
 
-// NewSlurm returns a slurm policy with args (missing values: zero values
-// are taken as given, so start from DefaultSlurmArgs; but an association's
+// New returns a slurm policy with args (missing values: zero values
+// are taken as given, so start from DefaultArgs; but an association's
 // fairshare 0 is 1, the sacctmgr default) placing with placer (FirstFit
 // when nil).
-func NewSlurm(args SlurmArgs, placer Placer) (*Slurm, error) {
+func New(args Args, placer policies.Placer) (*Policy, error) {
 	cfg, err := args.config(nil, false)
 	if err != nil {
 		return nil, err
 	}
 	args.Accounts, args.Users = cfg.accounts, cfg.users
 	if placer == nil {
-		placer = FirstFit{}
+		placer = policies.FirstFit{}
 	}
 	return newSlurm(cfg, args, nil, placer), nil
 }
 
-// DefaultSlurmArgs returns Slurm 22.05's defaults, the arguments the
+// DefaultArgs returns Slurm 22.05's defaults, the arguments the
 // "slurm" policy has when a scenario gives none.
-func DefaultSlurmArgs() SlurmArgs { return defaultSlurmArgs() }
+func DefaultArgs() Args { return defaultArgs() }
 
 // config validates a and converts it to the policy's units. lines maps
 // the keys given to their lines (nil: not decoded from YAML). An
@@ -408,7 +409,7 @@ func DefaultSlurmArgs() SlurmArgs { return defaultSlurmArgs() }
 // lines nil, when it is 0, unless sharesResolved: the shares were
 // resolved before (by a config call whose result's accounts and users
 // replaced a's) and are taken as given.
-func (a *SlurmArgs) config(lines map[string]int, sharesResolved bool) (*slurmConfig, error) {
+func (a *Args) config(lines map[string]int, sharesResolved bool) (*slurmConfig, error) {
 	bad := func(field, format string, args ...any) error {
 		return &argError{line: lines[field], field: field, msg: fmt.Sprintf(format, args...)}
 	}

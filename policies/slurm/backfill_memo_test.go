@@ -1,9 +1,10 @@
-package policies
+package slurm
 
 import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -50,7 +51,7 @@ func TestClassOf(t *testing.T) {
 		if got := b.classOf(j); got == a {
 			t.Errorf("%+v: class %d, the same as another request's", j, got)
 		}
-		if c := &b.classes[b.classOf(j)]; !c.is(j) || c.count != newDemand(j).count || c.shape.count != 0 {
+		if c := &b.classes[b.classOf(j)]; !c.is(j) || c.count != policies.NewDemand(j).Count || c.shape.Count != 0 {
 			t.Errorf("%+v: class %+v", j, c)
 		}
 	}

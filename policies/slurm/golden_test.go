@@ -1,4 +1,4 @@
-package policies_test
+package slurm_test
 
 import (
 	"errors"
@@ -13,8 +13,9 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/schedsim/schedsim/hwmodels"
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/policies/policytest"
+	"github.com/schedsim/schedsim/policies/slurm"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -31,7 +32,7 @@ func rewriteGoldens(t *testing.T) {
 	}
 }
 
-// TestSlurmGolden replays the workloads of testdata/slurm_golden.txt under
+// TestSlurmGolden replays the workloads of testdata/golden.txt under
 // the slurm policy and compares each run with the per-job table written
 // there (policytest.JobTable: a summary of exact figures and the jobs'
 // starts, ends, states, nodes and reasons, every job or a sample). Every
@@ -71,7 +72,7 @@ func rewriteGoldens(t *testing.T) {
 func TestSlurmGolden(t *testing.T) {
 	rewriteGoldens(t)
 	skipped := 0
-	datadriven.RunTest(t, "testdata/slurm_golden.txt", func(t *testing.T, d *datadriven.TestData) string {
+	datadriven.RunTest(t, "testdata/golden.txt", func(t *testing.T, d *datadriven.TestData) string {
 		return goldenDirective(t, d, &skipped)
 	})
 	if skipped == 0 {
@@ -80,7 +81,7 @@ func TestSlurmGolden(t *testing.T) {
 }
 
 // TestSlurmScenarioFiles replays the hand-worked scenarios of
-// testdata/slurm_scenarios.txt, each a cluster, jobs, policy arguments
+// testdata/scenarios.txt, each a cluster, jobs, policy arguments
 // and the expected per-job table, the arithmetic in the file's comments.
 // The directives are TestSlurmGolden's, policytest's cluster and jobs
 // (policytest.ClusterDirective, JobsDirective), and:
@@ -106,7 +107,7 @@ func TestSlurmGolden(t *testing.T) {
 func TestSlurmScenarioFiles(t *testing.T) {
 	rewriteGoldens(t)
 	skipped := 0
-	datadriven.RunTest(t, "testdata/slurm_scenarios.txt", func(t *testing.T, d *datadriven.TestData) string {
+	datadriven.RunTest(t, "testdata/scenarios.txt", func(t *testing.T, d *datadriven.TestData) string {
 		return goldenDirective(t, d, &skipped)
 	})
 }
@@ -241,7 +242,7 @@ func goldenDirective(t *testing.T, d *datadriven.TestData, skipped *int) string 
 // returns the record.
 func goldenRun(t *testing.T, d *datadriven.TestData, seed uint64, skipped *int) *sim.Record {
 	t.Helper()
-	run := func(noSkip bool) (*sim.Record, *policies.Slurm) {
+	run := func(noSkip bool) (*sim.Record, *slurm.Policy) {
 		cfg := golden.build(seed)
 		if golden.timing != nil {
 			golden.timing(&cfg)
@@ -250,11 +251,11 @@ func goldenRun(t *testing.T, d *datadriven.TestData, seed uint64, skipped *int) 
 		if golden.timeArgs != "" {
 			args = strings.TrimRight(args, "\n") + "\n" + golden.timeArgs
 		}
-		p, err := policies.Builtin().New("slurm", strictYAML(args))
+		p, err := catalog.Builtin().New("slurm", strictYAML(args))
 		if err != nil {
 			d.Fatalf(t, "%v", err)
 		}
-		s := p.(*policies.Slurm)
+		s := p.(*slurm.Policy)
 		s.NoBackfillSkip = noSkip
 		cfg.Policy = s
 		rec, err := sim.Run(cfg)

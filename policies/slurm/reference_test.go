@@ -1,4 +1,4 @@
-package policies_test
+package slurm_test
 
 import (
 	"flag"
@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/schedsim/schedsim/hwmodels"
-	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/policies/policytest"
+	"github.com/schedsim/schedsim/policies/slurm"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -18,9 +18,9 @@ import (
 var referenceRuns = flag.Int("reference-runs", 1000, "random workloads TestSlurmBackfillReference replays")
 
 // TestSlurmBackfillReference is the quick check of the fast backfill
-// cycle (slurm_backfill.go: memo, skipped cycles, deferred reservations,
+// cycle (backfill.go: memo, skipped cycles, deferred reservations,
 // incremental masks, will-run profiles) against the plain reference
-// (slurm_backfill_reference.go), in the manner of etcd-io/raft's
+// (backfill_reference.go), in the manner of etcd-io/raft's
 // quorum/quick_test.go: on random small workloads (randomBackfillCase)
 // both must make the same decisions — every job's start, end, state,
 // partition and nodes, every earlier run, every pending-reason change —
@@ -33,15 +33,15 @@ func TestSlurmBackfillReference(t *testing.T) {
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		c := randomBackfillCase(seed)
 		withResv := seed%4 == 0
-		fast := c.run(t, false, func(s *policies.Slurm) {})
-		ref := c.run(t, withResv, func(s *policies.Slurm) { s.Reference = true })
+		fast := c.run(t, false, func(s *slurm.Policy) {})
+		ref := c.run(t, withResv, func(s *slurm.Policy) { s.Reference = true })
 		if msg := policytest.DiffDecisions(fast.rec, ref.rec); msg != "" {
 			t.Fatalf("seed %d (%s): fast and reference backfill differ: %s", seed, c, msg)
 		}
 		if !withResv {
 			continue
 		}
-		all := c.run(t, true, func(s *policies.Slurm) { s.AlwaysReserve = true })
+		all := c.run(t, true, func(s *slurm.Policy) { s.AlwaysReserve = true })
 		if msg := policytest.DiffDecisions(all.rec, ref.rec); msg != "" {
 			t.Fatalf("seed %d (%s): with AlwaysReserve: %s", seed, c, msg)
 		}
@@ -67,7 +67,7 @@ func TestSlurmBackfillReference(t *testing.T) {
 type backfillCase struct {
 	seed uint64
 	cfg  sim.Config
-	args policies.SlurmArgs
+	args slurm.Args
 }
 
 func (c backfillCase) String() string {
@@ -78,7 +78,7 @@ func (c backfillCase) String() string {
 // passReservations is what Slurm.Reservations said after one pass.
 type passReservations struct {
 	at  sim.Time
-	res []policies.SlurmReservation
+	res []slurm.Reservation
 }
 
 type caseResult struct {
@@ -88,14 +88,14 @@ type caseResult struct {
 
 // run replays the case under a slurm policy that edit adjusts, logging
 // its reservations after every pass when log is set.
-func (c backfillCase) run(t *testing.T, log bool, edit func(*policies.Slurm)) caseResult {
+func (c backfillCase) run(t *testing.T, log bool, edit func(*slurm.Policy)) caseResult {
 	t.Helper()
-	s, err := policies.NewSlurm(c.args, nil)
+	s, err := slurm.New(c.args, nil)
 	if err != nil {
 		t.Fatalf("seed %d: %v", c.seed, err)
 	}
 	edit(s)
-	probe := &reservationProbe{Slurm: s}
+	probe := &reservationProbe{Policy: s}
 	cfg := c.cfg
 	cfg.Policy = s
 	if log {
@@ -111,14 +111,14 @@ func (c backfillCase) run(t *testing.T, log bool, edit func(*policies.Slurm)) ca
 
 // reservationProbe records the policy's reservations after every pass.
 type reservationProbe struct {
-	*policies.Slurm
+	*slurm.Policy
 	log []passReservations
 }
 
 func (p *reservationProbe) Schedule(due sim.PassSet, v sim.View, rng *rand.Rand) sim.Plan {
-	plan := p.Slurm.Schedule(due, v, rng)
-	var res []policies.SlurmReservation
-	for _, r := range p.Slurm.Reservations() {
+	plan := p.Policy.Schedule(due, v, rng)
+	var res []slurm.Reservation
+	for _, r := range p.Policy.Reservations() {
 		r.Nodes = slices.Clone(r.Nodes)
 		res = append(res, r)
 	}
@@ -214,7 +214,7 @@ func randomBackfillCase(seed uint64) backfillCase {
 	endAtLimit := rng.IntN(2) == 0
 	endsAfterPass := rng.IntN(3) == 0
 
-	a := policies.DefaultSlurmArgs()
+	a := slurm.DefaultArgs()
 	a.EndAtLimit, a.EndsAfterPass = endAtLimit, endsAfterPass
 	a.BfInterval = pick(1, 3, 10, 30)
 	a.SchedInterval = pick(2, 5, 10, 60)

@@ -1,9 +1,9 @@
-package policies_test
+package slurm_test
 
 import (
 	"testing"
 
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/slurm"
 )
 
 // TestSlurmReserveBound compares the bound by which reserve skips
@@ -12,14 +12,14 @@ import (
 // passes) with the same sum made from scratch, on every call over the
 // random workloads of TestSlurmBackfillReference.
 func TestSlurmReserveBound(t *testing.T) {
-	policies.CheckBounds(true)
-	defer policies.CheckBounds(false)
-	policies.BoundChecks()
+	slurm.CheckBounds(true)
+	defer slurm.CheckBounds(false)
+	slurm.BoundChecks()
 	n := 0
 	for seed := uint64(1); seed <= uint64(*referenceRuns); seed++ {
 		c := randomBackfillCase(seed)
-		c.run(t, false, func(s *policies.Slurm) {})
-		k, err := policies.BoundChecks()
+		c.run(t, false, func(s *slurm.Policy) {})
+		k, err := slurm.BoundChecks()
 		if err != nil {
 			t.Fatalf("seed %d (%s): %v", seed, c, err)
 		}

@@ -1,10 +1,11 @@
-package policies
+package slurm
 
 import (
 	"cmp"
 	"math"
 	"slices"
 
+	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/sim"
 )
 
@@ -31,8 +32,8 @@ import (
 // reachYes and reachNo bound the counts known to be able to start within
 // bf_window on every node (count <= reachYes) or not (count >= reachNo).
 type wrProfile struct {
-	gen      uint64 // made by the gen-th call that made a profile
-	d        demand // count 0
+	gen      uint64          // made by the gen-th call that made a profile
+	d        policies.Demand // count 0
 	base     int64
 	contrib  []int32
 	prev     []int32
@@ -126,7 +127,7 @@ type groupScan struct {
 // step consumes rel for the next group, calling release(i) for every job
 // taken; usable(i) says whether rel[i] is on the test's nodes. It
 // reports false when no group is left.
-func (g *groupScan) step(s *Slurm, rel []bfRel, usable func(i int) bool, release func(i int)) bool {
+func (g *groupScan) step(s *Policy, rel []bfRel, usable func(i int) bool, release func(i int)) bool {
 	if g.done {
 		return false
 	}
@@ -181,7 +182,7 @@ func (g *groupScan) step(s *Slurm, rel []bfRel, usable func(i int) bool, release
 // willRunGrid returns end rounded up to the next 30 s boundary of the
 // will-run grid (strictly after end: a boundary moves a full 30 s), as
 // _will_run_test aligns its windows: end_time + (30 − end_time % 30).
-func (s *Slurm) willRunGrid(end sim.Time) sim.Time {
+func (s *Policy) willRunGrid(end sim.Time) sim.Time {
 	delta := ((end-s.cfg.willRunPhase)%30 + 30) % 30
 	return end + 30 - delta
 }
@@ -199,18 +200,18 @@ type wrEntry struct {
 // at which job fits, now or with the running jobs (and the pass's
 // starts) released group by group as groupScan forms the groups on the
 // job's nodes. The placement is left in b.alloc.
-func (s *Slurm) willRun(job *sim.PendingJob, startRes sim.Time) (sim.Time, bool) {
+func (s *Policy) willRun(job *sim.PendingJob, startRes sim.Time) (sim.Time, bool) {
 	p := &s.pass
 	b := &s.bf
-	d := newDemand(job)
-	n := len(p.nodes)
+	d := policies.NewDemand(job)
+	n := len(p.Nodes)
 	b.wfree = slices.Grow(b.wfree[:0], n)[:n]
 	b.contrib = slices.Grow(b.contrib[:0], n)[:n]
 	var capSum int64
-	for i := range p.nodes {
-		if b.mask[i] && d.eligible(&p.nodes[i]) {
-			b.wfree[i] = p.free[i]
-			c := d.fit(b.wfree[i])
+	for i := range p.Nodes {
+		if b.mask[i] && d.Eligible(&p.Nodes[i]) {
+			b.wfree[i] = p.Free[i]
+			c := d.Fit(b.wfree[i])
 			b.contrib[i] = c
 			capSum += int64(c)
 		} else {
@@ -218,7 +219,7 @@ func (s *Slurm) willRun(job *sim.PendingJob, startRes sim.Time) (sim.Time, bool)
 			b.contrib[i] = -1
 		}
 	}
-	if capSum >= int64(d.count) && s.placeRes(job) {
+	if capSum >= int64(d.Count) && s.placeRes(job) {
 		return startRes, true
 	}
 	usable := func(i int) bool {
@@ -236,14 +237,14 @@ func (s *Slurm) willRun(job *sim.PendingJob, startRes sim.Time) (sim.Time, bool)
 			}
 			f := &b.wfree[a.Node]
 			f.Add(&a) // MIG instances and MPS shares come back too
-			c := d.fit(*f)
+			c := d.Fit(*f)
 			capSum += int64(c - b.contrib[a.Node])
 			b.contrib[a.Node] = c
 		}
 	}
 	var g groupScan
 	for g.step(s, b.rel, usable, release) {
-		if capSum >= int64(d.count) && s.placeRes(job) {
+		if capSum >= int64(d.Count) && s.placeRes(job) {
 			return max(startRes, g.start), true
 		}
 	}
@@ -253,35 +254,35 @@ func (s *Slurm) willRun(job *sim.PendingJob, startRes sim.Time) (sim.Time, bool)
 // placeRes places job on b.wfree into b.alloc: with the pass's placer, or
 // with bf_busy_nodes on the nodes busy now first (then the idle ones), each
 // in cluster order.
-func (s *Slurm) placeRes(job *sim.PendingJob) bool {
+func (s *Policy) placeRes(job *sim.PendingJob) bool {
 	p := &s.pass
 	b := &s.bf
 	if !s.cfg.bfBusyNodes {
 		var ok bool
-		b.alloc, ok = p.placer.Place(p.nodes, b.wfree, job, b.alloc[:0])
+		b.alloc, ok = p.Placer().Place(p.Nodes, b.wfree, job, b.alloc[:0])
 		return ok
 	}
 	b.order = b.order[:0]
 	for pass := range 2 {
-		for i := range p.nodes {
-			busy := p.free[i] != sim.Capacity(&p.nodes[i])
+		for i := range p.Nodes {
+			busy := p.Free[i] != sim.Capacity(&p.Nodes[i])
 			if busy == (pass == 0) {
 				b.order = append(b.order, int32(i))
 			}
 		}
 	}
-	d := newDemand(job)
-	need := d.count
+	d := policies.NewDemand(job)
+	need := d.Count
 	b.alloc = b.alloc[:0]
 	for _, i := range b.order {
-		if !d.eligible(&p.nodes[i]) {
+		if !d.Eligible(&p.Nodes[i]) {
 			continue
 		}
-		k := min(d.fit(b.wfree[i]), need)
+		k := min(d.Fit(b.wfree[i]), need)
 		if k == 0 {
 			continue
 		}
-		b.alloc = append(b.alloc, d.alloc(i, k))
+		b.alloc = append(b.alloc, d.Alloc(i, k))
 		if need -= k; need == 0 {
 			return true
 		}
@@ -294,7 +295,7 @@ func (s *Slurm) placeRes(job *sim.PendingJob) bool {
 // from each node in order min(its units, what is still needed), and a
 // node's units after rel[:n] is released are its profile units now plus
 // the changes of those jobs, so the free state need not be rebuilt.
-func (s *Slurm) placeUnits(d *demand, n int) bool {
+func (s *Policy) placeUnits(d *policies.Demand, n int) bool {
 	b := &s.bf
 	w := b.wr
 	if nn := len(w.contrib); len(b.acc) != nn {
@@ -319,7 +320,7 @@ func (s *Slurm) placeUnits(d *demand, n int) bool {
 			b.acc[e.node] += e.delta
 		}
 	}
-	need := d.count
+	need := d.Count
 	b.alloc = b.alloc[:0]
 	for x, c := range w.contrib {
 		if c < 0 || !b.mask[x] {
@@ -332,7 +333,7 @@ func (s *Slurm) placeUnits(d *demand, n int) bool {
 			continue
 		}
 		k := min(c, need)
-		b.alloc = append(b.alloc, d.alloc(int32(x), k))
+		b.alloc = append(b.alloc, d.Alloc(int32(x), k))
 		if need -= k; need == 0 {
 			return true
 		}
@@ -345,7 +346,7 @@ func (s *Slurm) placeUnits(d *demand, n int) bool {
 // shape on the free state of now, and b.need its count, reusing the
 // profile of an earlier demand of the same shape while the free state and
 // rel are unchanged (the class remembers where it is).
-func (s *Slurm) profile(cls int32) {
+func (s *Policy) profile(cls int32) {
 	p := &s.pass
 	b := &s.bf
 	c := &b.classes[cls]
@@ -380,16 +381,16 @@ func (s *Slurm) profile(cls int32) {
 	w.d = d
 	w.reachYes, w.reachNo = 0, math.MaxInt64
 	w.maskVer, w.grpVer = 0, 0
-	n := len(p.nodes)
+	n := len(p.Nodes)
 	w.contrib = slices.Grow(w.contrib[:0], n)[:n]
 	var base int64
 	w.allElig = true
-	for i := range p.nodes {
+	for i := range p.Nodes {
 		c := int32(-1)
-		if d.eligible(&p.nodes[i]) {
+		if d.Eligible(&p.Nodes[i]) {
 			c = 0
-			if !d.short(&p.free[i]) {
-				c = d.fit(p.free[i])
+			if !d.Short(&p.Free[i]) {
+				c = d.Fit(p.Free[i])
 			}
 			base += int64(c)
 		} else {
@@ -426,7 +427,7 @@ func (s *Slurm) profile(cls int32) {
 
 // maskedUnits returns the units b.wr holds now on the nodes b.mask leaves
 // out, kept per profile while the mask is the same.
-func (s *Slurm) maskedUnits() int64 {
+func (s *Policy) maskedUnits() int64 {
 	b := &s.bf
 	w := b.wr
 	if w.maskVer != b.maskVer {
@@ -465,7 +466,7 @@ func (b *backfillState) dropProfiles() {
 }
 
 // profileEntries makes sure the profile has the changes of rel[:n].
-func (s *Slurm) profileEntries(n int) {
+func (s *Policy) profileEntries(n int) {
 	b := &s.bf
 	w := b.wr
 	d := &w.d
@@ -476,12 +477,12 @@ func (s *Slurm) profileEntries(n int) {
 			}
 			if w.seen[a.Node] != w.stamp {
 				w.seen[a.Node] = w.stamp
-				w.cur[a.Node] = s.pass.free[a.Node]
+				w.cur[a.Node] = s.pass.Free[a.Node]
 				w.prev[a.Node] = w.contrib[a.Node]
 			}
 			f := &w.cur[a.Node]
 			f.Add(&a) // MIG instances and MPS shares come back too
-			c := d.fit(*f)
+			c := d.Fit(*f)
 			if dc := c - w.prev[a.Node]; dc != 0 {
 				w.prev[a.Node] = c
 				w.ent = append(w.ent, wrEntry{node: a.Node, delta: dc})
@@ -503,7 +504,7 @@ func (w *wrProfile) entries(i int) []wrEntry {
 // reachable reports whether job, whose profile is made, could start
 // within bf_window on some mask: when it cannot on every node (no mask),
 // reserve would make no reservation, whatever the TRY_LATER retries find.
-func (s *Slurm) reachable(now, horizon sim.Time) bool {
+func (s *Policy) reachable(now, horizon sim.Time) bool {
 	b := &s.bf
 	w := b.wr
 	switch {
@@ -528,7 +529,7 @@ func (s *Slurm) reachable(now, horizon sim.Time) bool {
 // are released, j the first at which it fits on every node, and it
 // starts no earlier than the end of the job that completes its units,
 // rel[j] or one after it: so no earlier than the least End of rel[j:].
-func (s *Slurm) reach(now, horizon sim.Time) bool {
+func (s *Policy) reach(now, horizon sim.Time) bool {
 	b := &s.bf
 	w := b.wr
 	capSum := w.base
@@ -571,7 +572,7 @@ func (s *Slurm) reach(now, horizon sim.Time) bool {
 // (true) without looking further: reserve then tries later from stop
 // whatever the start, and its bounds on skipping are at or before stop
 // already.
-func (s *Slurm) willRunExact(job *sim.PendingJob, startRes, use, stop sim.Time) (sim.Time, bool) {
+func (s *Policy) willRunExact(job *sim.PendingJob, startRes, use, stop sim.Time) (sim.Time, bool) {
 	b := &s.bf
 	w := b.wr
 	if w.grpVer != b.maskVer {
@@ -608,7 +609,7 @@ func (s *Slurm) willRunExact(job *sim.PendingJob, startRes, use, stop sim.Time) 
 
 // nextGroup appends the profile's next will-run group under b.mask,
 // reporting false when there is none.
-func (s *Slurm) nextGroup(w *wrProfile) bool {
+func (s *Policy) nextGroup(w *wrProfile) bool {
 	b := &s.bf
 	capSum := w.grpCap0
 	if k := len(w.grp); k > 0 {
@@ -647,19 +648,19 @@ func (s *Slurm) nextGroup(w *wrProfile) bool {
 
 // placeAfter places job into b.alloc on the free state after rel[:n] is
 // released, on the nodes of b.mask, as willRun does.
-func (s *Slurm) placeAfter(job *sim.PendingJob, n int) bool {
+func (s *Policy) placeAfter(job *sim.PendingJob, n int) bool {
 	p := &s.pass
 	b := &s.bf
 	w := b.wr
-	if d := newDemand(job); p.exact && !s.cfg.bfBusyNodes && job.Parts == 1<<uint(job.Part) &&
-		d.mig == 0 && d.mps == 0 && (d.gpus > 0 || d.cpus > 0 || d.mem > 0) {
+	if d := policies.NewDemand(job); p.Exact && !s.cfg.bfBusyNodes && job.Parts == 1<<uint(job.Part) &&
+		d.MIG == 0 && d.MPS == 0 && (d.GPUs > 0 || d.CPUs > 0 || d.MemMB > 0) {
 		return s.placeUnits(&d, n)
 	}
-	nn := len(p.nodes)
+	nn := len(p.Nodes)
 	b.wfree = slices.Grow(b.wfree[:0], nn)[:nn]
 	for i := range b.wfree {
 		if w.contrib[i] >= 0 && b.mask[i] {
-			b.wfree[i] = p.free[i]
+			b.wfree[i] = p.Free[i]
 		} else {
 			b.wfree[i] = sim.NodeState{}
 		}
@@ -696,7 +697,7 @@ func (b *backfillState) orderRelEnd() {
 
 // endEntries makes sure the profile has the changes of the first k jobs
 // of b.relEnd.
-func (s *Slurm) endEntries(k int) {
+func (s *Policy) endEntries(k int) {
 	b := &s.bf
 	w := b.wr
 	d := &w.d
@@ -708,12 +709,12 @@ func (s *Slurm) endEntries(k int) {
 			}
 			if w.eSeen[x] != w.eStamp {
 				w.eSeen[x] = w.eStamp
-				w.eCur[x] = s.pass.free[x]
+				w.eCur[x] = s.pass.Free[x]
 				w.ePrev[x] = w.contrib[x]
 			}
 			f := &w.eCur[x]
 			f.Add(&a)
-			c := d.fit(*f)
+			c := d.Fit(*f)
 			if dc := c - w.ePrev[x]; dc != 0 {
 				w.ePrev[x] = c
 				w.eEnt = append(w.eEnt, wrEntry{node: x, delta: dc})
@@ -732,7 +733,7 @@ func (s *Slurm) endEntries(k int) {
 // the will-run test finds no start at or before t. Successive calls of
 // one reserve follow the mask by its change log and t by the jobs whose
 // end it passes; b.ub.gen = 0 starts afresh.
-func (s *Slurm) unitsBound(t sim.Time) int64 {
+func (s *Policy) unitsBound(t sim.Time) int64 {
 	b := &s.bf
 	w := b.wr
 	u := &b.ub
@@ -794,4 +795,4 @@ func (s *Slurm) unitsBound(t sim.Time) int64 {
 
 // boundCheck, when set (by the package's tests), is called with every
 // bound unitsBound returns, to compare it with a plain sum.
-var boundCheck func(s *Slurm, t sim.Time, got int64)
+var boundCheck func(s *Policy, t sim.Time, got int64)

@@ -1,10 +1,11 @@
-package policies_test
+package slurm_test
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/slurm"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -42,7 +43,7 @@ node_groups:
 	}
 	jobs[1].Request.CPUs = 8
 	jobs[2].Request.CPUs = 4
-	p, err := policies.NewSlurm(policies.DefaultSlurmArgs(), policies.FirstFit{})
+	p, err := slurm.New(slurm.DefaultArgs(), policies.FirstFit{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +53,7 @@ node_groups:
 		t.Fatal(err)
 	}
 	want := map[string]workload.Time{"a": 0, "b": 100, "c": 200}
-	if diff := cmp.Diff(want, migStarts(rec)); diff != "" {
+	if diff := cmp.Diff(want, starts(rec)); diff != "" {
 		t.Errorf("starts (-want +got):\n%s", diff)
 	}
 }

@@ -1,4 +1,4 @@
-package policies_test
+package slurm_test
 
 import (
 	"fmt"
@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/schedsim/schedsim/hwmodels"
-	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/policies/policytest"
+	"github.com/schedsim/schedsim/policies/slurm"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -55,7 +55,7 @@ func TestSlurmPreemption(t *testing.T) {
 	tests := []struct {
 		name  string
 		c     *hwmodels.Cluster
-		args  func(*policies.SlurmArgs)
+		args  func(*slurm.Args)
 		cfg   func(*sim.Config)
 		jobs  []workload.Job
 		want  []life
@@ -68,7 +68,7 @@ func TestSlurmPreemption(t *testing.T) {
 			// [100,400). L waits for n0 and reruns its whole 1000 s (no
 			// checkpoint): [400,1400).
 			name: "partition_prio requeue",
-			args: func(a *policies.SlurmArgs) { a.PreemptMode = "REQUEUE" },
+			args: func(a *slurm.Args) { a.PreemptMode = "REQUEUE" },
 			jobs: []workload.Job{L, H},
 			want: []life{{"L", 0, 100, "PREEMPTED", []int32{0}},
 				{"L", 400, 1400, "COMPLETED", []int32{0}}, {"H", 100, 400, "COMPLETED", []int32{0}}},
@@ -76,7 +76,7 @@ func TestSlurmPreemption(t *testing.T) {
 		{
 			// CANCEL: L ends PREEMPTED at 100; H [100,400).
 			name: "partition_prio cancel",
-			args: func(a *policies.SlurmArgs) { a.PreemptMode = "CANCEL" },
+			args: func(a *slurm.Args) { a.PreemptMode = "CANCEL" },
 			jobs: []workload.Job{L, H},
 			want: []life{{"L", 0, 100, "PREEMPTED", []int32{0}}, {"H", 100, 400, "COMPLETED", []int32{0}}},
 		},
@@ -84,7 +84,7 @@ func TestSlurmPreemption(t *testing.T) {
 			// REQUEUE of a job without --requeue when JobRequeue=0: it is
 			// cancelled (PREEMPTED), as PreemptMode=REQUEUE does.
 			name: "requeue of a job that may not be requeued",
-			args: func(a *policies.SlurmArgs) { a.PreemptMode = "REQUEUE" },
+			args: func(a *slurm.Args) { a.PreemptMode = "REQUEUE" },
 			cfg:  func(c *sim.Config) { c.JobRequeue = false },
 			jobs: []workload.Job{L, H},
 			want: []life{{"L", 0, 100, "PREEMPTED", []int32{0}}, {"H", 100, 400, "COMPLETED", []int32{0}}},
@@ -94,7 +94,7 @@ func TestSlurmPreemption(t *testing.T) {
 			// work (3 checkpoints) and loses 10; its rerun needs 910 s:
 			// [400,1310).
 			name: "checkpointed job loses the work since its last checkpoint",
-			args: func(a *policies.SlurmArgs) { a.PreemptMode = "REQUEUE" },
+			args: func(a *slurm.Args) { a.PreemptMode = "REQUEUE" },
 			jobs: []workload.Job{withCkpt(L, 30), H},
 			want: []life{{"L", 0, 100, "PREEMPTED", []int32{0}},
 				{"L", 400, 1310, "COMPLETED", []int32{0}}, {"H", 100, 400, "COMPLETED", []int32{0}}},
@@ -104,7 +104,7 @@ func TestSlurmPreemption(t *testing.T) {
 			// starts when it is gone, [150,450); L, held until 270,
 			// reruns [450,1450).
 			name: "grace time",
-			args: func(a *policies.SlurmArgs) { a.PreemptMode = "REQUEUE" },
+			args: func(a *slurm.Args) { a.PreemptMode = "REQUEUE" },
 			cfg:  func(c *sim.Config) { c.PreemptGraceTime = 50 },
 			jobs: []workload.Job{L, H},
 			want: []life{{"L", 0, 150, "PREEMPTED", []int32{0}},
@@ -122,14 +122,14 @@ func TestSlurmPreemption(t *testing.T) {
 			// 300. H's passes at 100 ... 290 find no candidate; the full
 			// pass at 300 preempts L (CANCEL); H [300,600).
 			name: "exempt time",
-			args: func(a *policies.SlurmArgs) { a.PreemptMode = "CANCEL"; a.PreemptExemptTime = "5" },
+			args: func(a *slurm.Args) { a.PreemptMode = "CANCEL"; a.PreemptExemptTime = "5" },
 			jobs: []workload.Job{L, H},
 			want: []life{{"L", 0, 300, "PREEMPTED", []int32{0}}, {"H", 300, 600, "COMPLETED", []int32{0}}},
 		},
 		{
 			// Equal tiers never preempt: H in lo waits for L.
 			name: "equal tiers",
-			args: func(a *policies.SlurmArgs) { a.PreemptMode = "CANCEL" },
+			args: func(a *slurm.Args) { a.PreemptMode = "CANCEL" },
 			jobs: []workload.Job{L, inPart(job("H", 100, 300, 300, g8), "lo")},
 			want: []life{{"L", 0, 1000, "COMPLETED", []int32{0}}, {"H", 1000, 1300, "COMPLETED", []int32{0}}},
 		},
@@ -143,7 +143,7 @@ func TestSlurmPreemption(t *testing.T) {
 			// victims and C keeps n1. H [100,400) on n0.
 			name: "smaller victims first",
 			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
-			args: func(a *policies.SlurmArgs) { a.PreemptMode = "CANCEL" },
+			args: func(a *slurm.Args) { a.PreemptMode = "CANCEL" },
 			jobs: []workload.Job{
 				inPart(job("A", 0, 1000, 1000, workload.Request{GPUs: 4}), "lo"),
 				inPart(job("B", 10, 1000, 1000, workload.Request{GPUs: 4}), "lo"),
@@ -162,7 +162,7 @@ func TestSlurmPreemption(t *testing.T) {
 			// preempt-requeue.) H [100,400) on n0.
 			name: "oldest victim first",
 			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
-			args: func(a *policies.SlurmArgs) { a.PreemptMode = "CANCEL" },
+			args: func(a *slurm.Args) { a.PreemptMode = "CANCEL" },
 			jobs: []workload.Job{
 				inPart(job("A", 0, 1000, 1000, g8), "lo"),
 				inPart(job("B", 10, 1000, 1000, g8), "lo"),
@@ -181,7 +181,7 @@ func TestSlurmPreemption(t *testing.T) {
 			// the only victim. H [100,400) on n1.
 			name: "no unneeded victim",
 			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
-			args: func(a *policies.SlurmArgs) { a.PreemptMode = "CANCEL" },
+			args: func(a *slurm.Args) { a.PreemptMode = "CANCEL" },
 			jobs: []workload.Job{
 				inPart(job("A", 0, 1000, 1000, workload.Request{GPUs: 2}), "lo"),
 				inPart(job("X", 0, 1000, 1000, workload.Request{GPUs: 6}), "hi"),
@@ -202,10 +202,10 @@ func TestSlurmPreemption(t *testing.T) {
 			// [100,400) on n0.
 			name: "job priority does not order the victims",
 			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
-			args: func(a *policies.SlurmArgs) {
+			args: func(a *slurm.Args) {
 				a.PreemptMode = "CANCEL"
 				a.PriorityWeightQOS = 1000
-				a.QOS = []policies.QOSArgs{{Name: "normal", Priority: 10}, {Name: "cheap"}}
+				a.QOS = []slurm.QOSArgs{{Name: "normal", Priority: 10}, {Name: "cheap"}}
 			},
 			jobs: []workload.Job{
 				inPart(job("A", 0, 1000, 1000, workload.Request{GPUs: 4}), "lo"),
@@ -222,7 +222,7 @@ func TestSlurmPreemption(t *testing.T) {
 			// older A goes: H [100,400) on n0.
 			name: "equal candidates: the oldest first",
 			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
-			args: func(a *policies.SlurmArgs) { a.PreemptMode = "CANCEL" },
+			args: func(a *slurm.Args) { a.PreemptMode = "CANCEL" },
 			jobs: youngestJobs(),
 			want: []life{{"A", 0, 100, "PREEMPTED", []int32{0}}, {"B", 10, 1010, "COMPLETED", []int32{1}},
 				{"H", 100, 400, "COMPLETED", []int32{0}}},
@@ -232,7 +232,7 @@ func TestSlurmPreemption(t *testing.T) {
 			// start goes first (_sort_by_youngest): B. H [100,400) on n1.
 			name: "PreemptParameters=youngest_first",
 			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
-			args: func(a *policies.SlurmArgs) {
+			args: func(a *slurm.Args) {
 				a.PreemptMode, a.PreemptParameters = "CANCEL", "strict_order,youngest_first"
 			},
 			jobs: youngestJobs(),
@@ -243,7 +243,7 @@ func TestSlurmPreemption(t *testing.T) {
 			// SchedulerParameters' preempt_youngest_first does the same.
 			name: "preempt_youngest_first",
 			c:    policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
-			args: func(a *policies.SlurmArgs) { a.PreemptMode, a.PreemptYoungestFirst = "CANCEL", true },
+			args: func(a *slurm.Args) { a.PreemptMode, a.PreemptYoungestFirst = "CANCEL", true },
 			jobs: youngestJobs(),
 			want: []life{{"A", 0, 1000, "COMPLETED", []int32{0}}, {"B", 10, 100, "PREEMPTED", []int32{1}},
 				{"H", 100, 400, "COMPLETED", []int32{1}}},
@@ -256,7 +256,7 @@ func TestSlurmPreemption(t *testing.T) {
 			name: "fewer nodes first",
 			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3),
 				policytest.Node("n1", 8, "h100", 64, 524288, 3), policytest.Node("n2", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
-			args: func(a *policies.SlurmArgs) { a.PreemptMode = "CANCEL" },
+			args: func(a *slurm.Args) { a.PreemptMode = "CANCEL" },
 			jobs: []workload.Job{
 				inPart(job("W", 0, 1000, 1000, workload.Request{Nodes: 2, GPUs: 16}), "lo"),
 				inPart(job("S", 10, 1000, 1000, g8), "lo"),
@@ -280,7 +280,7 @@ func TestSlurmPreemption(t *testing.T) {
 			name: "kill wait: the preemptor waits for its node",
 			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3),
 				policytest.Node("n1", 8, "h100", 64, 524288, 3), policytest.Node("n2", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
-			args: func(a *policies.SlurmArgs) { a.PreemptMode, a.BfInterval = "CANCEL", 1 },
+			args: func(a *slurm.Args) { a.PreemptMode, a.BfInterval = "CANCEL", 1 },
 			cfg:  func(c *sim.Config) { c.KillWait = 3 },
 			jobs: []workload.Job{
 				inPart(job("W", 0, 1000, 1000, workload.Request{Nodes: 3, GPUs: 24}), "lo"),
@@ -300,7 +300,7 @@ func TestSlurmPreemption(t *testing.T) {
 			name: "kill wait: the main scheduler starts the preemptor on a free node",
 			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3),
 				policytest.Node("n1", 8, "h100", 64, 524288, 3), policytest.Node("n2", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
-			args: func(a *policies.SlurmArgs) { a.PreemptMode, a.BfInterval, a.SchedInterval = "CANCEL", 1, 1 },
+			args: func(a *slurm.Args) { a.PreemptMode, a.BfInterval, a.SchedInterval = "CANCEL", 1, 1 },
 			cfg:  func(c *sim.Config) { c.KillWait = 3 },
 			jobs: []workload.Job{
 				inPart(job("W", 0, 1000, 1000, workload.Request{Nodes: 3, GPUs: 24}), "lo"),
@@ -319,9 +319,9 @@ func TestSlurmPreemption(t *testing.T) {
 			// 220, reruns [700,1700).
 			name: "qos",
 			c:    policytest.GPUNodes(1, 8),
-			args: func(a *policies.SlurmArgs) {
+			args: func(a *slurm.Args) {
 				a.PreemptType, a.PreemptMode = "preempt/qos", "REQUEUE"
-				a.QOS = []policies.QOSArgs{{Name: "high", Preempt: "scavenger"}, {Name: "scavenger"}, {Name: "normal"}}
+				a.QOS = []slurm.QOSArgs{{Name: "high", Preempt: "scavenger"}, {Name: "scavenger"}, {Name: "normal"}}
 			},
 			jobs: []workload.Job{
 				withQOS(job("S", 0, 1000, 1000, g8), "scavenger"),
@@ -339,7 +339,7 @@ func TestSlurmPreemption(t *testing.T) {
 			if tt.args != nil {
 				tt.args(&a)
 			}
-			p, err := policies.NewSlurm(a, nil)
+			p, err := slurm.New(a, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -369,18 +369,18 @@ func TestSlurmPreemption(t *testing.T) {
 func TestSlurmPreemptArgs(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		mod  func(*policies.SlurmArgs)
+		mod  func(*slurm.Args)
 	}{
-		{"type", func(a *policies.SlurmArgs) { a.PreemptType = "preempt/bogus" }},
-		{"mode", func(a *policies.SlurmArgs) { a.PreemptMode = "SUSPEND,GANG" }},
-		{"exempt", func(a *policies.SlurmArgs) { a.PreemptExemptTime = "soon" }},
-		{"qos list", func(a *policies.SlurmArgs) { a.QOS = []policies.QOSArgs{{Name: "high", Preempt: "nosuch"}} }},
-		{"qos mode", func(a *policies.SlurmArgs) { a.QOS = []policies.QOSArgs{{Name: "high", PreemptMode: "sometimes"}} }},
+		{"type", func(a *slurm.Args) { a.PreemptType = "preempt/bogus" }},
+		{"mode", func(a *slurm.Args) { a.PreemptMode = "SUSPEND,GANG" }},
+		{"exempt", func(a *slurm.Args) { a.PreemptExemptTime = "soon" }},
+		{"qos list", func(a *slurm.Args) { a.QOS = []slurm.QOSArgs{{Name: "high", Preempt: "nosuch"}} }},
+		{"qos mode", func(a *slurm.Args) { a.QOS = []slurm.QOSArgs{{Name: "high", PreemptMode: "sometimes"}} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := policies.DefaultSlurmArgs()
+			a := slurm.DefaultArgs()
 			tc.mod(&a)
-			if _, err := policies.NewSlurm(a, nil); err == nil {
+			if _, err := slurm.New(a, nil); err == nil {
 				t.Errorf("no error")
 			}
 		})
@@ -405,9 +405,9 @@ func TestSlurmPreemptConformance(t *testing.T) {
 				cfg.PreemptGraceTime = 45
 			}
 			runOnce := func() *sim.Record {
-				a := policies.DefaultSlurmArgs()
+				a := slurm.DefaultArgs()
 				a.PreemptType, a.PreemptMode = "preempt/partition_prio", []string{"REQUEUE", "CANCEL"}[seed%2]
-				p, err := policies.NewSlurm(a, nil)
+				p, err := slurm.New(a, nil)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -1,15 +1,16 @@
-package policies
+package slurm
 
 import (
 	"math/rand/v2"
 	"slices"
 
 	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/policies/priority"
 	"github.com/schedsim/schedsim/sim"
 )
 
-// Slurm is Slurm's scheduling as slurmctld does it with sched/backfill and
+// Policy is Slurm's scheduling as slurmctld does it with sched/backfill and
 // priority/multifactor (slurm-gpu-facts.md §2–§4, real-slurm-notes.md):
 //
 //   - Queue order: partition PriorityTier (higher first), then job priority
@@ -37,7 +38,7 @@ import (
 //     reservation of whole nodes at its earliest start within bf_window,
 //     found as Slurm's will-run test does (running jobs released at their
 //     end_time = start + limit, in groups on a 30 s grid whose window
-//     doubles: slurm_willrun.go), both ends rounded down to bf_resolution.
+//     doubles: willrun.go), both ends rounded down to bf_resolution.
 //     Reservations live for one cycle.
 //   - Limits: partition MaxTime and MaxNodes hold a job (PartitionTimeLimit,
 //     PartitionNodeLimit); QOS MaxJobsPerUser, MaxTRESPerUser and GrpTRES
@@ -48,9 +49,9 @@ import (
 // bf_interval and, with main_pass_every, the main pass after the job ends
 // of its second; Schedule runs those due, in that order.
 //
-// A Slurm keeps per-job state and fair-share usage between passes; Begin
+// A Policy keeps per-job state and fair-share usage between passes; Begin
 // starts them over. It must not be used by two runs at once.
-type Slurm struct {
+type Policy struct {
 	// AlwaysReserve makes every backfill cycle compute the reservation of
 	// every record it tests that cannot start, so that Reservations
 	// reports them all. By default a reservation is computed only when a
@@ -70,7 +71,7 @@ type Slurm struct {
 	NoBackfillSkip bool
 
 	// Reference makes every backfill cycle run the plain reference
-	// algorithm (slurm_backfill_reference.go) instead of the fast one:
+	// algorithm (backfill_reference.go) instead of the fast one:
 	// no memo, no skipped cycles, no deferred reservations. It changes no
 	// decision, only the cost; tests compare the two.
 	Reference bool
@@ -79,20 +80,20 @@ type Slurm struct {
 	// baseCfg is the configuration of the arguments alone, which configure
 	// puts back for a cluster without slurm.conf settings.
 	baseCfg *slurmConfig
-	placer  Placer
-	pass    pass
+	placer  policies.Placer
+	pass    policies.Pass
 	// basePlacer is the placer the policy was built with; configure puts
 	// it back unless the cluster's TopologyPlugin asks for the tree.
-	basePlacer Placer
+	basePlacer policies.Placer
 	// switchTree is placer when it is a TopologyTree (clockPlacer), else nil:
 	// backfill revisits a --switches job when its wait ends.
-	switchTree *TopologyTree
+	switchTree *policies.TopologyTree
 
 	// Arguments: as given, which keys were given (nil: those that differ
 	// from the defaults), and in effect (see configure).
-	args        SlurmArgs
+	args        Args
 	explicit    map[string]bool
-	effective   SlurmArgs
+	effective   Args
 	confCluster *hwmodels.Cluster
 	partModes   []preemptMode // per partition of confCluster: its PreemptMode
 
@@ -153,14 +154,14 @@ type slurmJob struct {
 	emitted  sim.PendingReason
 }
 
-var _ sim.Policy = (*Slurm)(nil)
+var _ sim.Policy = (*Policy)(nil)
 
-func newSlurm(cfg *slurmConfig, args SlurmArgs, explicit map[string]bool, placer Placer) *Slurm {
-	return &Slurm{cfg: cfg, baseCfg: cfg, placer: placer, basePlacer: placer, pass: newPass(placer, true), args: args, effective: args, explicit: explicit}
+func newSlurm(cfg *slurmConfig, args Args, explicit map[string]bool, placer policies.Placer) *Policy {
+	return &Policy{cfg: cfg, baseCfg: cfg, placer: placer, basePlacer: placer, pass: policies.NewPass(placer, true), args: args, effective: args, explicit: explicit}
 }
 
 // Name returns "slurm".
-func (*Slurm) Name() string { return "slurm" }
+func (*Policy) Name() string { return "slurm" }
 
 // Begin implements sim.Policy: the arguments in effect become the
 // scenario's over the cluster's slurm.conf settings (see configure), and
@@ -182,7 +183,7 @@ func (*Slurm) Name() string { return "slurm" }
 // last change have run every kind of pass at least once (a full main
 // pass, a backfill cycle, a priority recalculation), so later ones would
 // start nothing either.
-func (s *Slurm) Begin(info sim.RunInfo) (sim.Timing, error) {
+func (s *Policy) Begin(info sim.RunInfo) (sim.Timing, error) {
 	if err := s.configure(info.Cluster); err != nil {
 		return sim.Timing{}, err
 	}
@@ -210,7 +211,7 @@ func (s *Slurm) Begin(info sim.RunInfo) (sim.Timing, error) {
 }
 
 // reset starts the state of a new run on cluster c.
-func (s *Slurm) reset(c *hwmodels.Cluster) {
+func (s *Policy) reset(c *hwmodels.Cluster) {
 	cfg := s.cfg
 	s.cluster = c
 	s.epoch = 0
@@ -278,7 +279,7 @@ func (s *Slurm) reset(c *hwmodels.Cluster) {
 	}
 }
 
-func (s *Slurm) job(ref sim.JobRef) *slurmJob {
+func (s *Policy) job(ref sim.JobRef) *slurmJob {
 	if int(ref) >= len(s.st) {
 		n := max(int(ref)+1, 2*len(s.st))
 		if int(ref) < cap(s.st) {
@@ -291,16 +292,15 @@ func (s *Slurm) job(ref sim.JobRef) *slurmJob {
 
 // Schedule implements sim.Policy. The returned Plan's slices are reused by
 // the next call.
-func (s *Slurm) Schedule(due sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
+func (s *Policy) Schedule(due sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 	now := v.Now()
 	s.epoch++
 	s.reconcile(v)
 	s.epoch++ // fresh stamp for the pending scan
 	pend := v.Pending()
 	p := &s.pass
-	p.reset(v)
-	p.own = append(p.own[:0], p.free...)
-	p.free = p.own
+	p.Reset(v)
+	p.OwnFree()
 	s.pre.out = s.pre.out[:0]
 
 	// 1. Pending jobs: stamp, identify, priorities.
@@ -347,7 +347,7 @@ func (s *Slurm) Schedule(due sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 	if changed || full {
 		s.mainPass(v, pend, full)
 	}
-	s.bf.dirty = s.bf.dirty || changed || queued || len(p.starts) > 0 || len(s.pre.out) > 0 || len(p.windows) > 0
+	s.bf.dirty = s.bf.dirty || changed || queued || len(p.Starts) > 0 || len(s.pre.out) > 0 || len(p.Windows) > 0
 	if bf {
 		if s.Reference {
 			s.referenceBackfill(v, pend)
@@ -356,10 +356,10 @@ func (s *Slurm) Schedule(due sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 			s.noteBackfill(v)
 		}
 	}
-	s.expRun = len(v.Running()) + len(p.starts)
+	s.expRun = len(v.Running()) + len(p.Starts)
 
 	// 3. Usage of the jobs started, reasons of those left.
-	for _, st := range p.starts {
+	for _, st := range p.Starts {
 		s.charge(st.Job, now, st.Alloc)
 	}
 	s.reasons = s.reasons[:0]
@@ -380,7 +380,7 @@ func (s *Slurm) Schedule(due sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 			s.reasons = append(s.reasons, sim.Reason{Job: pend[i].Ref, Reason: r})
 		}
 	}
-	plan := p.plan()
+	plan := p.Plan()
 	plan.Reasons = s.reasons
 	plan.Preempts = s.pre.out
 	return plan
@@ -390,7 +390,7 @@ func (s *Slurm) Schedule(due sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 // record's partition only, so that a record of a multi-partition job is
 // placed, limited and reserved in its own partition (the job's other
 // partitions have their own records).
-func (s *Slurm) pendingJob(pend []sim.PendingJob, r *qrec) sim.PendingJob {
+func (s *Policy) pendingJob(pend []sim.PendingJob, r *qrec) sim.PendingJob {
 	j := pend[s.st[r.ref].pi]
 	j.Part = r.part
 	j.Parts = 1 << uint(r.part)
@@ -400,12 +400,12 @@ func (s *Slurm) pendingJob(pend []sim.PendingJob, r *qrec) sim.PendingJob {
 // BackfillSkipped returns how many due backfill cycles were skipped as
 // repeats of the last one that ran (see NoBackfillSkip) since the policy
 // was made.
-func (s *Slurm) BackfillSkipped() int { return s.bf.skipped }
+func (s *Policy) BackfillSkipped() int { return s.bf.skipped }
 
-// SlurmReservation is a pending job's reservation in the latest backfill
+// Reservation is a pending job's reservation in the latest backfill
 // cycle: nodes held whole over [Start, End), rounded to bf_resolution, and
 // the job's predicted start.
-type SlurmReservation struct {
+type Reservation struct {
 	Job        sim.JobRef
 	Predicted  sim.Time
 	Start, End sim.Time
@@ -415,10 +415,10 @@ type SlurmReservation struct {
 // Reservations returns the reservations the latest backfill cycle made, in
 // queue order (see AlwaysReserve). The slice and its node lists are reused
 // by the next cycle.
-func (s *Slurm) Reservations() []SlurmReservation {
-	out := make([]SlurmReservation, 0, len(s.bf.res))
+func (s *Policy) Reservations() []Reservation {
+	out := make([]Reservation, 0, len(s.bf.res))
 	for _, r := range s.bf.res {
-		out = append(out, SlurmReservation{Job: r.job, Predicted: r.at, Start: r.lo, End: r.hi, Nodes: r.nodes})
+		out = append(out, Reservation{Job: r.job, Predicted: r.at, Start: r.lo, End: r.hi, Nodes: r.nodes})
 	}
 	return out
 }

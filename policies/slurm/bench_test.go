@@ -1,10 +1,10 @@
-package policies_test
+package slurm_test
 
 import (
 	"fmt"
 	"testing"
 
-	"github.com/schedsim/schedsim/policies"
+	"github.com/schedsim/schedsim/policies/catalog"
 	"github.com/schedsim/schedsim/policies/policytest"
 	"github.com/schedsim/schedsim/sim"
 )
@@ -23,7 +23,7 @@ func BenchmarkSlurmQueue(b *testing.B) {
 			runs := 0
 			b.ReportAllocs()
 			for b.Loop() {
-				p, err := policies.Builtin().New("slurm", nil)
+				p, err := catalog.Builtin().New("slurm", nil)
 				if err != nil {
 					b.Fatal(err)
 				}

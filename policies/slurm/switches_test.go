@@ -1,4 +1,4 @@
-package policies_test
+package slurm_test
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package policies
+package slurm
 
 import (
 	"math/rand/v2"

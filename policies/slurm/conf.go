@@ -1,4 +1,4 @@
-package policies
+package slurm
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/sim"
 )
 
@@ -23,23 +24,23 @@ import (
 // which cluster import fills from the partition line, else the global
 // value). A cluster without a slurm section leaves the arguments as
 // given. An error names the setting.
-func (s *Slurm) configure(c *hwmodels.Cluster) error {
+func (s *Policy) configure(c *hwmodels.Cluster) error {
 	s.confCluster = c
 	s.partModes = nil
 	if s.basePlacer != nil && s.placer != s.basePlacer {
-		s.placer, s.pass = s.basePlacer, newPass(s.basePlacer, true)
+		s.placer, s.pass = s.basePlacer, policies.NewPass(s.basePlacer, true)
 	}
 	if c == nil || c.Slurm == nil {
 		s.cfg, s.effective = s.baseCfg, s.args
 		s.clockPlacer()
 		return nil
 	}
-	merged := defaultSlurmArgs()
-	inOrder := s.basePlacer.InOrder() // another placer handed to NewSlurm stays
+	merged := defaultArgs()
+	inOrder := s.basePlacer.InOrder() // another placer handed to New stays
 	if v, ok := c.Slurm.Get("TopologyPlugin"); ok && strings.EqualFold(strings.TrimSpace(v), "topology/tree") && c.Fabric != nil && inOrder {
-		merged.Placement = PlacementTopologyTree
+		merged.Placement = policies.PlacementTopologyTree
 	} else if ok && strings.EqualFold(strings.TrimSpace(v), "topology/block") && c.Fabric != nil && len(c.Fabric.Blocks) > 0 && inOrder {
-		merged.Placement = PlacementTopologyBlock // Slurm 23.11+: eval_nodes_block
+		merged.Placement = policies.PlacementTopologyBlock // Slurm 23.11+: eval_nodes_block
 	}
 	for _, kv := range c.Slurm.Settings {
 		key := kv.Key
@@ -67,7 +68,7 @@ func (s *Slurm) configure(c *hwmodels.Cluster) error {
 		}
 	}
 	// The scenario's keys win.
-	mv, av, dv := reflect.ValueOf(&merged).Elem(), reflect.ValueOf(&s.args).Elem(), reflect.ValueOf(defaultSlurmArgs())
+	mv, av, dv := reflect.ValueOf(&merged).Elem(), reflect.ValueOf(&s.args).Elem(), reflect.ValueOf(defaultArgs())
 	t := mv.Type()
 	for i := range t.NumField() {
 		name := yamlName(t.Field(i))
@@ -75,16 +76,16 @@ func (s *Slurm) configure(c *hwmodels.Cluster) error {
 			mv.Field(i).Set(av.Field(i))
 		}
 	}
-	cfg, err := merged.config(nil, true) // the shares in s.args are resolved (SlurmFactory, NewSlurm)
+	cfg, err := merged.config(nil, true) // the shares in s.args are resolved (Factory, New)
 	if err != nil {
 		return fmt.Errorf("cluster slurm settings with the scenario's arguments: %w", err)
 	}
 	if merged.Placement != s.args.Placement {
-		p, err := NewPlacer(merged.Placement)
+		p, err := policies.NewPlacer(merged.Placement)
 		if err != nil {
 			return fmt.Errorf("cluster slurm setting TopologyPlugin: %w", err)
 		}
-		s.placer, s.pass = p, newPass(p, true)
+		s.placer, s.pass = p, policies.NewPass(p, true)
 	}
 	modes := make([]preemptMode, len(c.Partitions))
 	for i := range c.Partitions {
@@ -111,18 +112,18 @@ func (s *Slurm) configure(c *hwmodels.Cluster) error {
 // waits for them (TopologyTree.Clock). Main and backfill passes both place
 // through s.pass, whose now is the pass's time: Slurm too compares the
 // wait with time(NULL) in a will-run test, not with the planned start.
-func (s *Slurm) clockPlacer() {
+func (s *Policy) clockPlacer() {
 	s.switchTree = nil
-	if t, ok := s.placer.(*TopologyTree); ok {
+	if t, ok := s.placer.(*policies.TopologyTree); ok {
 		s.switchTree = t
-		t.Clock = func() sim.Time { return s.pass.now }
+		t.Clock = func() sim.Time { return s.pass.Now }
 		t.MaxSwitchWait = s.cfg.maxSwitchWait
 	}
 }
 
 // Args returns the arguments in effect: those given, over the cluster's
 // slurm.conf settings of the last Begin, over Slurm's defaults.
-func (s *Slurm) Args() SlurmArgs { return s.effective }
+func (s *Policy) Args() Args { return s.effective }
 
 // slurmConfKey reports whether a global slurm.conf key is one the policy
 // takes (besides SchedulerParameters).
@@ -133,16 +134,16 @@ func slurmConfKey(key string) bool {
 		k == "accountingstorageenforce" || k == "preemptparameters"
 }
 
-// yamlName returns a SlurmArgs field's YAML key.
+// yamlName returns a Args field's YAML key.
 func yamlName(f reflect.StructField) string {
 	name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
 	return name
 }
 
-// setArg sets the SlurmArgs field whose YAML key is key (ignoring case
+// setArg sets the Args field whose YAML key is key (ignoring case
 // when fold is set) from a slurm.conf string. It returns false for a key
-// SlurmArgs does not have (the setting is ignored).
-func setArg(a *SlurmArgs, key, val string, fold bool) (bool, error) {
+// Args does not have (the setting is ignored).
+func setArg(a *Args, key, val string, fold bool) (bool, error) {
 	v := reflect.ValueOf(a).Elem()
 	t := v.Type()
 	key = strings.TrimSpace(key)
