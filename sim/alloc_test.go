@@ -138,3 +138,51 @@ func TestMPSShareAnyGPU(t *testing.T) {
 		}
 	}
 }
+
+// TestMIGFixedNodeFull: a fixed layout of the first built-in geometry
+// (a100-40gb, 7 × 1g.5gb on one GPU) with every instance in use still
+// names its geometry, so the instances come back when jobs end. Eight
+// one-instance jobs of 100 s at t=0: seven start at 0, the eighth at 100.
+func TestMIGFixedNodeFull(t *testing.T) {
+	geo := &hwmodels.MIGGeometries()[0]
+	layout, err := geo.Layout([]int32{0, 0, 0, 0, 0, 0, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := &hwmodels.Cluster{
+		Name: "mig",
+		Nodes: []hwmodels.Node{{Name: "m1", GPUs: 1, GPUType: "a100", CPUs: 32, MemMB: 262144, Partitions: 1,
+			MIG: &hwmodels.MIGConfig{GPUs: 1, Geometry: geo, Layout: layout}}},
+		Partitions: []hwmodels.Partition{{Name: "p", Nodes: []int32{0}, Default: true}},
+	}
+	tr := &workload.Trace{}
+	for i := range 8 {
+		tr.Jobs = append(tr.Jobs, migJobOf(t, string(rune('a'+i)), 0, 100, geo.Profiles[0].Name))
+	}
+	// One node: each pass starts what NodeState.Sub says fits.
+	fill := &greedy{bad: func(v View) Plan {
+		var plan Plan
+		free := v.Nodes()[0]
+		for _, p := range v.Pending() {
+			a, f := Take(&p.Req, 0, 1), free
+			if f.Sub(&a) {
+				free = f
+				plan.Starts = append(plan.Starts, Start{Job: p.Ref, Alloc: []NodeAlloc{a}})
+			}
+		}
+		return plan
+	}}
+	rec, err := Run(Config{Cluster: cl, Trace: tr, Policy: fill, Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, j := range rec.Jobs {
+		want := Time(0)
+		if i == 7 {
+			want = 100
+		}
+		if j.Start != want || j.State != Completed {
+			t.Errorf("job %d: start %d, %s; want %d, COMPLETED", i, j.Start, j.State, want)
+		}
+	}
+}

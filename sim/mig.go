@@ -69,7 +69,7 @@ type MIGFree uint64
 
 const (
 	migDynamic   MIGFree = 1 << 63
-	migGeoShift          = 60 // 3 bits: index into hwmodels.MIGGeometries()
+	migGeoShift          = 60 // 3 bits: index into hwmodels.MIGGeometries(), plus 1
 	migCountBits         = 6  // fixed: free instances per profile
 	migGPUBits           = 7  // dynamic: used (3 bits), profile+1 (3 bits), available (1 bit)
 	migAvail             = 1 << 6
@@ -80,6 +80,9 @@ const (
 var (
 	migGeos  = hwmodels.MIGGeometries()
 	migCodes = func() [][]workload.MIGProfile {
+		if len(migGeos) > 7 {
+			panic("sim: more built-in MIG geometries than MIGFree numbers")
+		}
 		out := make([][]workload.MIGProfile, len(migGeos))
 		for g := range migGeos {
 			for _, p := range migGeos[g].Profiles {
@@ -117,7 +120,7 @@ func MIGCapacity(node *hwmodels.Node) MIGFree {
 		return 0
 	}
 	gpus := min(m.GPUs, MaxMIGGPUs)
-	f := MIGFree(gi) << migGeoShift
+	f := MIGFree(gi+1) << migGeoShift // never zero, even with every instance in use
 	if m.Dynamic {
 		f |= migDynamic
 		for g := range gpus {
@@ -143,7 +146,7 @@ func (f MIGFree) Geometry() *hwmodels.MIGGeometry {
 	return &migGeos[f.geo()]
 }
 
-func (f MIGFree) geo() int { return int(f>>migGeoShift) & 7 }
+func (f MIGFree) geo() int { return int(f>>migGeoShift)&7 - 1 }
 
 // ProfileIndex returns the index of p in f's geometry, or -1 when the
 // geometry has no such profile (or f is zero).
