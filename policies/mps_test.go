@@ -36,8 +36,8 @@ func mpsJob(id string, submit, runtime workload.Time, share, gpus int32) workloa
 // mpsGPU returns the MPS GPU and share job id held (-1, 0 for none).
 func mpsGPU(rec *sim.Record, id string) (int, int32) {
 	for i := range rec.Jobs {
-		if rec.Trace.Jobs[i].ID == id && len(rec.Jobs[i].Alloc) == 1 {
-			a := rec.Jobs[i].Alloc[0]
+		if rec.Trace.Jobs[i].ID == id && rec.Jobs[i].Alloc.Len() == 1 {
+			a := rec.Jobs[i].Alloc.At(0)
 			return int(a.MPS.GPU), int32(a.MPS.Share)
 		}
 	}
@@ -96,7 +96,7 @@ func TestMPSShareOneGPU(t *testing.T) {
 				t.Errorf("%s: job %s on MPS GPU %d share %d, want GPU 0", pl, id, g, s)
 			}
 		}
-		if a := rec.Jobs[0].Alloc[0]; a.GPUs != 0 {
+		if a := rec.Jobs[0].Alloc.At(0); a.GPUs != 0 {
 			t.Errorf("MPS job holds %d whole GPUs", a.GPUs)
 		}
 	}

@@ -73,7 +73,7 @@ func TestFragmentationDefinition(t *testing.T) {
 		wj.Partition, wj.Submit, wj.Runtime, wj.TimeLimit, wj.Request = "gpu", j.submit, j.end-j.start, 3600, j.req
 		tr.Jobs = append(tr.Jobs, wj)
 		rec.Jobs = append(rec.Jobs, sim.JobRecord{Ref: sim.JobRef(k), Submit: j.submit, Eligible: j.eligible,
-			Start: j.start, End: j.end, State: sim.Completed, Alloc: j.alloc})
+			Start: j.start, End: j.end, State: sim.Completed, Alloc: sim.AllocsOf(j.alloc)})
 	}
 	a := Analyze(rec, SummaryOptions{SampleInterval: 100})
 	type snap struct {

@@ -69,7 +69,7 @@ func shareRecord(t *testing.T) *sim.Record {
 		wj := workload.NewJob(j.id)
 		wj.Runtime, wj.Request = 3600, j.req
 		tr.Jobs = append(tr.Jobs, wj)
-		rec.Jobs = append(rec.Jobs, sim.JobRecord{Ref: sim.JobRef(k), Start: 0, End: 3600, State: sim.Completed, Alloc: []sim.NodeAlloc{j.alloc}})
+		rec.Jobs = append(rec.Jobs, sim.JobRecord{Ref: sim.JobRef(k), Start: 0, End: 3600, State: sim.Completed, Alloc: sim.AllocsOf([]sim.NodeAlloc{j.alloc})})
 	}
 	return rec
 }

@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/workload"
@@ -184,5 +186,49 @@ func TestMIGFixedNodeFull(t *testing.T) {
 		if j.Start != want || j.State != Completed {
 			t.Errorf("job %d: start %d, %s; want %d, COMPLETED", i, j.Start, j.State, want)
 		}
+	}
+}
+
+// TestAllocsRoundTrip: the record's packed allocation gives back every
+// field, with and without MIG and MPS entries, at the types' extremes.
+func TestAllocsRoundTrip(t *testing.T) {
+	p := mustMIG(t, "7g.80gb+me")
+	in := []NodeAlloc{
+		{Node: 3, GPUs: 8, CPUs: 64, MemMB: 1 << 40},
+		{Node: 1<<31 - 1, CPUs: -1, MIG: MIGInstances{Profile: p, Count: 1<<31 - 1, PerGPU: [MaxMIGGPUs]uint8{255, 0, 1, 2, 3, 4, 5, 255}}},
+		{Node: 0, GPUs: -5, MemMB: -1},
+		{Node: 7, CPUs: 1, MPS: MPSShare{GPU: MPSAnyGPU, Share: 1<<15 - 1}},
+		{Node: 2, MIG: MIGInstances{Profile: p, Count: -3}, MPS: MPSShare{GPU: -1 << 15, Share: -1}},
+	}
+	for n := range len(in) + 1 {
+		a := AllocsOf(in[:n])
+		if a.Len() != n {
+			t.Errorf("%d nodes: Len = %d", n, a.Len())
+		}
+		if got := a.Append(nil); !slices.Equal(got, in[:n]) {
+			t.Errorf("%d nodes: Append = %+v, want %+v", n, got, in[:n])
+		}
+		for k := range n {
+			if got := a.At(k); got != in[k] {
+				t.Errorf("%d nodes: At(%d) = %+v, want %+v", n, k, got, in[k])
+			}
+		}
+		var got []NodeAlloc
+		for k, x := range a.All() {
+			if k != len(got) {
+				t.Errorf("%d nodes: All yields index %d at %d", n, k, len(got))
+			}
+			got = append(got, x)
+		}
+		if !slices.Equal(got, in[:n]) {
+			t.Errorf("%d nodes: All = %+v", n, got)
+		}
+		if !a.Equal(AllocsOf(slices.Clone(in[:n]))) {
+			t.Errorf("%d nodes: not Equal to itself", n)
+		}
+	}
+	// Whole-GPU nodes alone take one 24-byte entry each.
+	if a := AllocsOf(in[:1]); len(a.p) != 1 || unsafe.Sizeof(a.p[0]) != 24 {
+		t.Errorf("one plain node packs into %d entries of %d bytes, want 1 of 24", len(a.p), unsafe.Sizeof(a.p[0]))
 	}
 }

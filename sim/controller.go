@@ -217,7 +217,7 @@ type controller struct {
 	startedRun, endedRun []JobRef
 	delta                Delta
 	rec                  []JobRecord
-	allocPool            []NodeAlloc
+	allocPool            []allocEntry
 
 	passAt     Time // instant of the pending event-triggered pass, or -1
 	passLateAt Time // instant of the pending pass after late ends (classPassLate), or -1
@@ -912,7 +912,7 @@ func (c *controller) finishRun(ref JobRef) {
 	if r.State == Timeout {
 		r.End -= c.cfg.KillWait // the kill; the resources are freed now
 	}
-	c.releaseRun(ref, r.Alloc, r.State)
+	c.releaseRun(ref, r.State)
 	if c.lc != nil {
 		c.lcRunEnded(ref, true, r.State)
 	}
@@ -997,8 +997,8 @@ func (c *controller) start(s *Start) error {
 	if err != nil {
 		return fmt.Errorf("policy %s: job %s at t=%d: %w", c.policy.Name(), j.ID, c.now, err)
 	}
-	alloc := c.keepAlloc(s.Alloc)
-	begin := c.now // later when a MIG GPU is repartitioned (mig.go) or a node resumes (power.go)
+	alloc := append([]NodeAlloc(nil), s.Alloc...) // the running job's; the record keeps it packed
+	begin := c.now                                // later when a MIG GPU is repartitioned (mig.go) or a node resumes (power.go)
 	for k := range alloc {
 		a := &alloc[k]
 		n := &c.nodes[a.Node]
@@ -1027,7 +1027,7 @@ func (c *controller) start(s *Start) error {
 	c.removed++
 	r := &c.rec[ref]
 	r.Start = begin
-	r.Alloc = alloc
+	r.Alloc = c.keepAlloc(alloc)
 	r.Part = part
 	if c.rt != nil {
 		c.scaleRun(ref, alloc, c.workOf(ref))
@@ -1092,22 +1092,23 @@ func (c *controller) plannedEnd(ref JobRef, start Time) Time {
 	return end
 }
 
-// allocChunk is how many NodeAllocs one block of the record's allocation
+// allocChunk is how many entries one block of the record's allocation
 // store holds. Records keep slices into these blocks, so blocks are filled
 // and never grown: growing by copying would leave every earlier copy alive.
 const allocChunk = 4096
 
-// keepAlloc copies a into the record's allocation store.
-func (c *controller) keepAlloc(a []NodeAlloc) []NodeAlloc {
-	if len(a) > allocChunk {
-		return append([]NodeAlloc(nil), a...)
+// keepAlloc packs a into the record's allocation store.
+func (c *controller) keepAlloc(a []NodeAlloc) Allocs {
+	n := allocEntries(a)
+	if n > allocChunk {
+		return AllocsOf(a)
 	}
-	if cap(c.allocPool)-len(c.allocPool) < len(a) {
-		c.allocPool = make([]NodeAlloc, 0, allocChunk)
+	if cap(c.allocPool)-len(c.allocPool) < n {
+		c.allocPool = make([]allocEntry, 0, allocChunk)
 	}
 	off := len(c.allocPool)
-	c.allocPool = append(c.allocPool, a...)
-	return c.allocPool[off:len(c.allocPool):len(c.allocPool)]
+	c.allocPool = appendAllocs(c.allocPool, a)
+	return Allocs{c.allocPool[off:len(c.allocPool):len(c.allocPool)]}
 }
 
 // checkAlloc verifies that alloc is a valid placement of job ref now and

@@ -394,13 +394,15 @@ type JobRecord struct {
 	// reason (PendingReason.String), and notes remappings (such as an
 	// unknown partition); empty otherwise.
 	Reason string
-	Alloc  []NodeAlloc
+	// Alloc is the final run's allocation (see Allocs), none for a job
+	// that never started.
+	Alloc Allocs
 }
 
 // GPUs returns the total GPUs the job held.
 func (r *JobRecord) GPUs() int64 {
 	var n int64
-	for _, a := range r.Alloc {
+	for _, a := range r.Alloc.All() {
 		n += int64(a.GPUs)
 	}
 	return n
