@@ -599,20 +599,14 @@ func (s *consState) unplaced(r *consJob) {
 }
 
 // exact makes lazy node n's timeline that of the jobs before the walk's
-// position, taking the later jobs' reservations out of it; from then on
+// position, built afresh without the later jobs' reservations; from then on
 // the walk puts each job's reservation back on it as it passes the job.
 func (s *consState) exact(n int32) {
 	if !s.isLazy(n) {
 		return
 	}
 	s.lazy[n>>6] &^= 1 << uint(n&63)
-	nd := &s.node[n]
-	for k := range nd.res {
-		e := &nd.res[k]
-		if s.recs[e.id].pos >= s.cur {
-			s.tlAdd(n, e.start, e.end, -1, e.a.GPUs, e.a.CPUs, e.a.MemMB)
-		}
-	}
+	s.build(n, s.cur)
 }
 
 // certified reports whether job r, kept from the last pass, is sure to be
@@ -673,8 +667,8 @@ func (s *consState) certified(r *consJob) bool {
 				break
 			}
 		}
-		if fail {
-			continue
+		if fail && !r.hints {
+			continue // only startSame is left to check
 		}
 		var g int64
 		if d := &r.d; d.GPUs > 0 && d.CPUs == 0 && d.MemMB == 0 {
@@ -687,6 +681,12 @@ func (s *consState) certified(r *consJob) bool {
 		}
 		if ds.npos > 0 && r.startDef < math.MaxInt64 && ds.from < r.end && ds.posTo > r.start {
 			r.hints = false // the partitions tried first at the start
+		}
+		if fail {
+			// The search may still take the shortcut at the job's start
+			// (same and hints): every node's gain must have been looked
+			// at for hints (TestConservativeHintsAfterFail).
+			continue
 		}
 		if gain+g >= r.slack && plain {
 			// The starts whose windows meet the changes lie before u (at

@@ -932,51 +932,67 @@ func (s *consState) timeline() {
 	s.fb = slices.Grow(s.fb[:0], len(s.times)*s.nw)[:len(s.times)*s.nw]
 	clear(s.fb)
 	for n := range s.node {
-		nd := &s.node[n]
-		if nd.complex {
+		if s.node[n].complex {
 			s.setBits(int32(n), 0, len(s.times), true)
 			continue
 		}
-		evs := s.evs[:0]
-		for k := range nd.rels {
-			e := &nd.rels[k]
-			evs = append(evs, consEvent{max(e.end, s.now), e.a.GPUs, e.a.CPUs, e.a.MemMB})
+		s.build(int32(n), math.MaxInt32)
+	}
+}
+
+// build makes plain node n's timeline and its free-GPU bits those of its
+// free state, releases and the reservations of the jobs queued before
+// position cut: what taking every later job's reservation out of it
+// change by change would leave, in one sweep (consState.exact).
+func (s *consState) build(n, cut int32) {
+	nd := &s.node[n]
+	evs := s.evs[:0]
+	for k := range nd.rels {
+		e := &nd.rels[k]
+		evs = append(evs, consEvent{max(e.end, s.now), e.a.GPUs, e.a.CPUs, e.a.MemMB})
+	}
+	for k := range nd.res {
+		e := &nd.res[k]
+		if s.recs[e.id].pos >= cut {
+			continue
 		}
-		for k := range nd.res {
-			e := &nd.res[k]
-			evs = append(evs, consEvent{max(e.start, s.now), -e.a.GPUs, -e.a.CPUs, -e.a.MemMB})
-			if e.end < math.MaxInt64 {
-				evs = append(evs, consEvent{e.end, e.a.GPUs, e.a.CPUs, e.a.MemMB})
-			}
+		evs = append(evs, consEvent{max(e.start, s.now), -e.a.GPUs, -e.a.CPUs, -e.a.MemMB})
+		if e.end < math.MaxInt64 {
+			evs = append(evs, consEvent{e.end, e.a.GPUs, e.a.CPUs, e.a.MemMB})
 		}
-		for i := 1; i < len(evs); i++ { // few: insertion sort
-			for j := i; j > 0 && evs[j].t < evs[j-1].t; j-- {
-				evs[j], evs[j-1] = evs[j-1], evs[j]
-			}
+	}
+	for i := 1; i < len(evs); i++ { // few: insertion sort
+		for j := i; j > 0 && evs[j].t < evs[j-1].t; j-- {
+			evs[j], evs[j-1] = evs[j-1], evs[j]
 		}
-		s.evs = evs
-		p := consPoint{t: s.now, g: nd.base.FreeGPUs, c: nd.base.FreeCPUs, m: nd.base.FreeMemMB}
-		tl := nd.tl[:0]
-		for _, e := range evs {
-			if e.t > p.t {
+	}
+	s.evs = evs
+	p := consPoint{t: s.now, g: nd.base.FreeGPUs, c: nd.base.FreeCPUs, m: nd.base.FreeMemMB}
+	tl := nd.tl[:0]
+	for _, e := range evs {
+		if e.t > p.t {
+			if k := len(tl); k == 0 || !tl[k-1].same(&p) {
 				tl = append(tl, p)
-				p.t = e.t
 			}
-			p.g, p.c, p.m = p.g+e.g, p.c+e.c, p.m+e.m
+			p.t = e.t
 		}
-		nd.tl = append(tl, p)
-		r := 0
-		for k := range nd.tl {
-			next := len(s.times)
-			if k+1 < len(nd.tl) {
-				next = r
-				for next < len(s.times) && s.times[next] < nd.tl[k+1].t {
-					next++
-				}
+		p.g, p.c, p.m = p.g+e.g, p.c+e.c, p.m+e.m
+	}
+	if k := len(tl); k == 0 || !tl[k-1].same(&p) {
+		tl = append(tl, p)
+	}
+	nd.tl = tl
+	r := 0
+	for k := range tl {
+		next := len(s.times)
+		if k+1 < len(tl) {
+			next = r
+			for next < len(s.times) && s.times[next] < tl[k+1].t {
+				next++
 			}
-			s.setBits(int32(n), r, next, nd.tl[k].g > 0)
-			r = next
 		}
+		s.setBits(n, r, next, tl[k].g > 0)
+		r = next
 	}
 }
 

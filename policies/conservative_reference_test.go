@@ -320,3 +320,78 @@ func TestConservativeMatchesReference(t *testing.T) {
 		t.Errorf("only %d passes compared", passes)
 	}
 }
+
+// TestConservativeHintsAfterFail is built to reach certified's path
+// where the gain reaches the slack (fail) at one node and a later node
+// of the pass's changes would rule out the search's no-check shortcut at
+// the job's start (hints): a partition FirstFit tries before the job's
+// own gains there.
+//
+// Partitions all (default; nodes 0-2), po (nodes 0, 1), pa (node 2), pk
+// (nodes 1, 2); nodes 0 and 2 have one GPU, node 1 two. A maintenance
+// window holds node 1 over [50, 1000). At 0: X (po, limit 100) runs on
+// node 0 [0,100), Y (po, 2 GPUs, limit 40, runs 10) on node 1 [0,40)
+// (clear of the window), Z (pa, limit 100) on node 2 [0,100). K (pk,
+// limit 30) fits node 1 at neither 0 nor 40 (Y, then the window): it is
+// reserved on node 2 at 100. J (1 GPU, "pa,po", limit 100): at 0 and 40
+// no node fits ([s,s+100) meets X, Z, or the window on node 1); at 100
+// pa fails (K holds node 2), so J is reserved in po on node 0 at 100:
+// slack 1 (its earlier starts lack one GPU), pa's deficit there 1.
+//
+// At 10 Y ends: K moves to node 1 [10,40) and starts, which frees node 2
+// over [100,130). For J the pass's changes are node 1 (Y's 2 GPUs over
+// [10,40), before J's start; with K beside them 1 is free over J's
+// earliest window, a gain of 1, which reaches the slack although the
+// window still rules node 1 out) and then node 2 (meeting J's window at
+// its start). Nothing before 100 fits (node 2 is Z's until 100), and at
+// 100 FirstFit tries pa first: J must move to node 2 at 100, which the
+// shortcut (J's old node 0) would miss. The reference and the kept
+// schedule run in lockstep; the record must show J on node 2 at 100.
+func TestConservativeHintsAfterFail(t *testing.T) {
+	nodes := []hwmodels.Node{
+		policytest.Node("n0", 1, "a100", 8, 1024, 0b0011),
+		policytest.Node("n1", 2, "a100", 8, 1024, 0b1011),
+		policytest.Node("n2", 1, "a100", 8, 1024, 0b1101),
+	}
+	c := policytest.Cluster(nodes, "all", "po", "pa", "pk")
+	mk := func(id, part string, gpus int32, limit, runtime sim.Time) workload.Job {
+		j := job(id, 0, limit, runtime, workload.Request{GPUs: gpus})
+		j.Partition = part
+		return j
+	}
+	tr := &workload.Trace{Jobs: []workload.Job{
+		mk("X", "po", 1, 100, 100), mk("Y", "po", 2, 40, 10), mk("Z", "pa", 1, 100, 100),
+		mk("K", "pk", 1, 30, 30), mk("J", "pa,po", 1, 100, 100),
+	}}
+	cfg := sim.Config{Cluster: c, Trace: tr, Seed: 1, Check: true,
+		Reservations: []sim.AdvanceReservation{{Name: "w", Start: 50, End: 1000, Nodes: []int32{1}}}}
+	want := map[string]string{"X": "0@0", "Y": "0@1", "Z": "0@2", "K": "10@1", "J": "100@2"}
+	check := func(what string, rec *sim.Record) {
+		t.Helper()
+		for i := range rec.Jobs {
+			r := &rec.Jobs[i]
+			got := fmt.Sprintf("%d@", r.Start)
+			for _, a := range r.Alloc {
+				got += fmt.Sprint(a.Node)
+			}
+			if id := tr.Jobs[i].ID; got != want[id] {
+				t.Errorf("%s: %s started at node %s, want %s", what, id, got, want[id])
+			}
+		}
+	}
+	l := newLockstep()
+	cfg.Policy = l
+	rec, err := sim.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.err != nil {
+		t.Fatal(l.err)
+	}
+	check("lockstep", rec)
+	cfg.Policy = policies.NewConservative(nil)
+	if rec, err = sim.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	check("alone", rec)
+}

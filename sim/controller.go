@@ -319,7 +319,8 @@ func Run(cfg Config) (*Record, error) {
 		return nil, fmt.Errorf("sim: TimeLimitSweep, OverTimeLimit and PreemptGraceTime must be >= 0, got %d, %d, %d",
 			cfg.TimeLimitSweep, cfg.OverTimeLimit, cfg.PreemptGraceTime)
 	}
-	tm, err := cfg.Policy.Begin(RunInfo{Cluster: cfg.Cluster, Jobs: len(cfg.Trace.Jobs)})
+	tm, err := cfg.Policy.Begin(RunInfo{Cluster: cfg.Cluster, Jobs: len(cfg.Trace.Jobs),
+		KillWait: cfg.KillWait, PreemptGraceTime: cfg.PreemptGraceTime})
 	if err == nil {
 		err = tm.check()
 	}

@@ -15,7 +15,7 @@ package sim
 // killLater queues the kill of job ref at instant at, when its run spans
 // more than one node and KillWait holds it past the kill.
 func (c *controller) killLater(ref JobRef, at Time, alloc []NodeAlloc) {
-	if c.cfg.KillWait <= 0 || batchHost(alloc) < 0 {
+	if c.cfg.KillWait <= 0 || BatchHost(alloc) < 0 {
 		return
 	}
 	c.q.Push(int64(at), classKill, int32(ref), c.genOf(ref))
@@ -29,7 +29,7 @@ func (c *controller) shed(ref JobRef) {
 		return
 	}
 	rj := &c.running[c.runningIndex(ref)]
-	host := batchHost(rj.Alloc)
+	host := BatchHost(rj.Alloc)
 	if host < 0 {
 		return
 	}
@@ -56,7 +56,7 @@ func (c *controller) shed(ref JobRef) {
 
 // batchHost returns the batch host of a run on alloc, the lowest node
 // index, or -1 when the run is on one node (nothing to shed).
-func batchHost(alloc []NodeAlloc) int32 {
+func BatchHost(alloc []NodeAlloc) int32 {
 	if len(alloc) < 2 {
 		return -1
 	}

@@ -1099,6 +1099,28 @@ func TestKillWaitBatchHost(t *testing.T) {
 	if d := cmp.Diff(want, lives(rec)); d != "" {
 		t.Errorf("preempted, kill wait 3 (-want +got):\n%s", d)
 	}
+
+	// The same with big running 11 s: it would end on its own at 11,
+	// before KillWait is over (13), yet the kill at 10 frees n2 at once:
+	// "one" [10, 20) there. big's end at 11 frees n1 (PREEMPTED, its
+	// record ending at the kill, 10): "two" [11, 21). Were n2 held until
+	// big's end, "one" would start at 11.
+	big.Runtime = 11
+	tr = &workload.Trace{Jobs: []workload.Job{big, one, two}}
+	rec = run(t, Config{Trace: tr, KillWait: 3, Policy: &lgreedy{preempt: func(v View) []Preemption {
+		if v.Now() == 10 && len(v.Running()) > 0 && v.Running()[0].Ref == 0 {
+			return []Preemption{{Job: 0, Mode: PreemptCancel}}
+		}
+		return nil
+	}}})
+	want = []life{
+		{"big", 0, 0, 10, "PREEMPTED", "n1,n2", 0},
+		{"one", 10, 10, 20, "COMPLETED", "n2", 0},
+		{"two", 10, 11, 21, "COMPLETED", "n1", 0},
+	}
+	if d := cmp.Diff(want, lives(rec)); d != "" {
+		t.Errorf("preempted within kill wait of its end (-want +got):\n%s", d)
+	}
 }
 
 func TestEndsAfterPasses(t *testing.T) {

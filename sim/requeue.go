@@ -42,11 +42,14 @@ func (c *controller) preempt(p Preemption) error {
 		c.bumpGen(ref)
 		c.q.Push(int64(at), c.endClass(at), int32(ref), c.gen[ref])
 		rj.End = min(rj.End, at)
-		if g == 0 {
-			c.shed(ref)
-		} else {
-			c.killLater(ref, c.now+g, rj.Alloc)
-		}
+	}
+	// The kill frees the nodes but the batch host at once, also when the
+	// job would have ended on its own before KillWait was over: a policy
+	// may start jobs on them in the plan that preempts (RunInfo).
+	if g == 0 {
+		c.shed(ref)
+	} else {
+		c.killLater(ref, c.now+g, rj.Alloc)
 	}
 	return nil
 }

@@ -159,6 +159,12 @@ type RunInfo struct {
 	// Jobs is how many jobs the run has: JobRefs are 0 to Jobs−1, so
 	// per-job state can be sized once.
 	Jobs int
+	// KillWait and PreemptGraceTime are the controller's (Config): what a
+	// plan's Preempts free before its Starts are applied. With no grace
+	// time a preempted job's nodes other than its batch host (BatchHost)
+	// are free at once, and all of them with no KillWait either; the
+	// job's End in later views is at most the preemption + KillWait.
+	KillWait, PreemptGraceTime Time
 }
 
 // Start is a policy's decision to start a job now on the given nodes.

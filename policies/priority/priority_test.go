@@ -110,6 +110,47 @@ func TestFairTreeAccountsFirst(t *testing.T) {
 // UE(A) = 3/4 and, a1 being A's only child, UE(a1) = 0.75 + (0.75-0.75)·1
 // = 0.75; F(a1) = 2^(-0.75/0.5) = 2^-1.5. F(b1) = 2^(-0.25/0.5) = 2^-0.5.
 // With a dampening factor of 2 the exponents halve.
+// TestFairTreeTiedAccounts: sibling accounts with equal LF are walked one
+// after the other in tree order, not merged (fair_tree.c's
+// _count_tied_accounts merges none: it stops at the first sibling that is
+// not a user), the tie passing to the first user of the later one. The
+// shape of gen-23/run1 at 19:13:00 on Slurm 22.05: A (shares 1) has a1
+// (shares 1) and a2 (shares 3), each with usage 100; B (shares 1) has b1
+// (shares 2) with usage 200. N = 3 users. At the root A and B have S =
+// 1/2 and U = 200/400 = 1/2: LF 1 each, tied; A comes first (tree order).
+// In A a2 has S = 3/4, U = 1/2, LF 1.5: rank 3 = 1.0; a1 has S = 1/4,
+// LF 0.5: rank 2 = 0.667. B is tied with A, so b1, its first user, keeps
+// rank 2: 0.667. Merging A's and B's users by LF (a2 1.5, b1 1.0, a1 0.5)
+// would give a1 1/3 (on Slurm, carol got 0.4 of 5 ranks, as a1 here).
+func TestFairTreeTiedAccounts(t *testing.T) {
+	tr := mustTree(t, 100, 0, 0)
+	_, err := tr.AddAccount("A", "root", 1)
+	must(t, 0, err)
+	_, err = tr.AddAccount("B", "root", 1)
+	must(t, 0, err)
+	a1, _ := tr.AddUser("a1", "A", 1)
+	a2, _ := tr.AddUser("a2", "A", 3)
+	b1, _ := tr.AddUser("b1", "B", 2)
+	for _, c := range []struct {
+		i    int32
+		rate float64
+	}{{a1, 1}, {a2, 1}, {b1, 2}} {
+		tr.Charge(c.i, 0, c.rate)
+		tr.Charge(c.i, 100, -c.rate)
+	}
+	fs := tr.FairTree(tr.UsageAt(100), nil)
+	got := map[string]float64{}
+	for i := range tr.Len() {
+		if a := tr.Assoc(int32(i)); a.User {
+			got[a.Name] = fs[i]
+		}
+	}
+	want := map[string]float64{"a1": 2.0 / 3, "a2": 1, "b1": 2.0 / 3}
+	if d := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-12)); d != "" {
+		t.Errorf("fair tree factors (-want +got):\n%s", d)
+	}
+}
+
 func TestClassic(t *testing.T) {
 	tr := mustTree(t, 10, 0, 0)
 	tr.AddAccount("A", "", 1)

@@ -3,6 +3,7 @@ package slurm
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/schedsim/schedsim/policies"
@@ -23,14 +24,15 @@ type backfillState struct {
 	deferred []sim.JobRef // records whose reservation is not computed yet
 	dparts   []int32      // their partitions
 	dcls     []int32      // their classes
-	mask     []bool       // nodes usable for the window under test
-	masked   []int32      // the nodes mask leaves out, each once
+	out      []uint64     // the nodes left out of the window under test (bit x%64 of word x/64): the mask is the others
+	nmask    int          // the cluster size out is made for
 	maskOK   bool         // mask is exactly that of the reservations (maskA, maskC) (no advance reservation added to it)
 	maskA    int          // mask leaves out the reservations among the first maskA of loOrd
 	maskC    int          // that are not among the first maskC of hiOrd
 	maskVer  uint64       // changes with mask
-	cnt      []int32      // per node: masked reservations holding it
-	mpos     []int32      // per masked node: its index in masked
+	cpl      [][]uint64   // per node, the masked reservations holding it, bit-sliced: bit k of the count in cpl[k]
+	wpool    []nodeWord   // backing store of res' node words
+	wtmp     []nodeWord   // reserve's scratch for a new reservation's words
 	loOrd    []int32      // reservations by start, then index
 	hiOrd    []int32      // reservations by end, then index
 	rankLo   []int32      // per reservation: its index in loOrd
@@ -49,14 +51,11 @@ type backfillState struct {
 	parts    [64]int
 	relBuilt bool
 
-	// While rel is built: mcnt[ref] counts rel job ref's entries on nodes
-	// b.mask leaves out, so that a will-run scan tells a job on masked
-	// nodes only in O(1). It is counted again when a group scan needs it
-	// and the mask (maskVer) or rel changed since (mcntOK): most masks
-	// of a reservation search are ruled out by unitsBound without one.
-	mcnt    []int32
-	mcntVer uint64
-	mcntOK  bool
+	// Nodes out of service this pass (upNodes), as of epoch upEpoch; held
+	// is its scratch.
+	down    []bool
+	held    []sim.NodeState
+	upEpoch uint32
 
 	// relEnd lists rel's indices by end (orderRelEnd), when relEndOK; ub
 	// is the reservation search's bound (unitsBound).
@@ -64,10 +63,10 @@ type backfillState struct {
 	relEndOK bool
 	ub       unitsBound
 
-	// flog logs the nodes that left the mask (x<<1) or came back
-	// (x<<1|1) since the mask was last rebuilt (logEpoch), so that a
-	// profile's units on the masked nodes follow the mask by its changes.
-	flog     []int32
+	// mlog logs the words of out that changed since the mask was last
+	// rebuilt (logEpoch), so that a profile's units on the masked nodes
+	// follow the mask by its changes.
+	mlog     []maskChange
 	logEpoch uint64
 
 	// The window [maskLo, maskLast] the mask was set for (setMask).
@@ -141,6 +140,46 @@ type bfRes struct {
 	at     sim.Time // predicted start
 	lo, hi sim.Time
 	nodes  []int32
+	words  []nodeWord // nodes as words
+}
+
+// nodeWord is 64 nodes of a node set: node 64·w+i for each set bit i of
+// bits. A set lists its words in node order; a word may repeat when the
+// nodes are not sorted (the bits of its entries are then disjoint).
+type nodeWord struct {
+	w    int32
+	bits uint64
+}
+
+// addNode adds node x to the node words ws.
+func addNode(ws []nodeWord, x int32) []nodeWord {
+	w, bit := x>>6, uint64(1)<<uint(x&63)
+	if n := len(ws); n > 0 && ws[n-1].w == w {
+		ws[n-1].bits |= bit
+		return ws
+	}
+	return append(ws, nodeWord{w: w, bits: bit})
+}
+
+// allocWords returns the nodes of alloc as words.
+func allocWords(alloc []sim.NodeAlloc) []nodeWord {
+	var ws []nodeWord
+	for _, a := range alloc {
+		ws = addNode(ws, a.Node)
+	}
+	return ws
+}
+
+// maskChange is a change of one word of out: the nodes that left the
+// mask (gone) and those that came back (back).
+type maskChange struct {
+	w          int32
+	gone, back uint64
+}
+
+// inMask reports whether node x is in the mask.
+func (b *backfillState) inMask(x int32) bool {
+	return b.out[x>>6]&(1<<uint(x&63)) == 0
 }
 
 // bfRel is a running job's resources coming free at end. key is Slurm's
@@ -153,6 +192,7 @@ type bfRel struct {
 	end   sim.Time
 	ref   sim.JobRef
 	alloc []sim.NodeAlloc
+	words []nodeWord // alloc's nodes as words
 }
 
 // relKey returns the will-run key (bfRel.key) of a running job.
@@ -204,7 +244,7 @@ func (s *Policy) resvClash(t, limit sim.Time) bool {
 	if fhi > flo {
 		s.setMask(flo, fhi-1)
 		for _, a := range b.alloc {
-			if !b.mask[a.Node] {
+			if !b.inMask(a.Node) {
 				return true
 			}
 		}
@@ -241,6 +281,7 @@ func (s *Policy) backfill(v sim.View, pend []sim.PendingJob) {
 	now := v.Now()
 	b.res = b.res[:0]
 	b.pool = b.pool[:0]
+	b.wpool = b.wpool[:0]
 	b.maskOK = false // its reservations are gone
 	b.ordN = -1
 	b.deferred = b.deferred[:0]
@@ -249,7 +290,7 @@ func (s *Policy) backfill(v sim.View, pend []sim.PendingJob) {
 	b.relBuilt = false // built when the first reservation is computed
 	b.dropProfiles()
 	b.forget()
-	b.running = v.Running()
+	b.running = s.bfRunning(v)
 	defer func() { b.running = nil }()
 	if cfg.bfMaxJobUser > 0 {
 		b.users = append(b.users[:0], make([]int32, len(s.users))...)
@@ -290,7 +331,7 @@ func (s *Policy) backfill(v sim.View, pend []sim.PendingJob) {
 				b.until(t) // its --switches wait ends: it may place otherwise
 			}
 		}
-		if s.preemptWait(v, r.ref) != nil {
+		if s.bfPreemptWait(v, r.ref) != nil {
 			// Its preemption is in progress: the main pass starts it,
 			// and it holds the nodes it preempted for (preemptRes).
 			s.bfReason(js, r.ref, sim.ReasonResources)
@@ -309,7 +350,7 @@ func (s *Policy) backfill(v sim.View, pend []sim.PendingJob) {
 			s.bfReason(js, r.ref, sim.ReasonResources)
 		}
 		if now-job.Eligible >= cfg.bfMinAgeReserve {
-			js.sized = true // its will-run test sets total_cpus
+			s.size(v, job, js)
 			b.deferred = append(b.deferred, r.ref)
 			b.dparts = append(b.dparts, r.part)
 			b.dcls = append(b.dcls, r.cls)
@@ -320,6 +361,53 @@ func (s *Policy) backfill(v sim.View, pend []sim.PendingJob) {
 	if s.AlwaysReserve {
 		s.materialize(v, pend)
 	}
+}
+
+// size notes that the cycle's will-run test of job sets its total_cpus
+// (the job size factor counts them from then on), unless the test does
+// not run: _attempt_backfill skips a job whose partition has fewer nodes
+// up than it needs (avail_bitmap, and-ed with up_node_bitmap, has fewer
+// than min_nodes) before _try_sched. On Slurm 22.05
+// (conformance/records/gen-23/run1) G10, on 4 nodes with gn1 down from
+// 19:12:49 to 19:13:27, kept the job size factor of the 4 CPUs it asked
+// for at the recalculation of 19:13:00 (priority 1857, not the 2100 of
+// 128 CPUs), so G08 (3 nodes, 1975) was tested before it and reserved
+// gn1, gn3 and gn4, and small jobs stayed off them.
+func (s *Policy) size(v sim.View, job *sim.PendingJob, js *slurmJob) {
+	if js.sized || job.Req.Nodes > 1 && s.upNodes(v, job.Part) < int(job.Req.Nodes) {
+		return
+	}
+	js.sized = true
+}
+
+// upNodes counts the nodes of partition part in service this pass (not
+// down or drained: a node in service shows free what running jobs do not
+// hold; a drained node that its running jobs fill counts as one).
+func (s *Policy) upNodes(v sim.View, part int32) int {
+	b := &s.bf
+	if b.upEpoch != s.epoch {
+		b.upEpoch = s.epoch
+		nodes := s.cluster.Nodes
+		b.held = append(b.held[:0], make([]sim.NodeState, len(nodes))...)
+		for _, rj := range v.Running() {
+			for k := range rj.Alloc {
+				b.held[rj.Alloc[k].Node].Add(&rj.Alloc[k])
+			}
+		}
+		view := v.Nodes()
+		b.down = append(b.down[:0], make([]bool, len(nodes))...)
+		for i := range nodes {
+			h, f, c := b.held[i], view[i], sim.Capacity(&nodes[i])
+			b.down[i] = h.FreeGPUs+f.FreeGPUs != c.FreeGPUs || h.FreeCPUs+f.FreeCPUs != c.FreeCPUs || h.FreeMemMB+f.FreeMemMB != c.FreeMemMB
+		}
+	}
+	n := 0
+	for _, x := range s.cluster.Partitions[part].Nodes {
+		if !b.down[x] {
+			n++
+		}
+	}
+	return n
 }
 
 // fitsNow reports whether job fits now on the free state, reservations
@@ -464,6 +552,7 @@ func (s *Policy) buildRel() {
 		}
 		if cur := source(e.ref); cur.end == e.end && cur.key == e.key {
 			b.relMark[e.ref] = seen
+			cur.words = e.words
 			kept = append(kept, cur)
 		}
 	}
@@ -477,6 +566,9 @@ func (s *Policy) buildRel() {
 		if b.relMark[st.Job] == mark {
 			fresh = append(fresh, source(st.Job))
 		}
+	}
+	for i := range fresh {
+		fresh[i].words = allocWords(fresh[i].alloc)
 	}
 	slices.SortFunc(fresh, relCmp)
 	out := b.relBuf[:0]
@@ -497,34 +589,6 @@ func (s *Policy) buildRel() {
 	b.relBuf = b.rel[:0]
 	b.rel = out
 	s.ensureMask()
-	b.mcntOK = false
-}
-
-// syncMcnt counts each rel job's entries on masked nodes (mcnt) when
-// the mask or rel changed since they were counted.
-func (b *backfillState) syncMcnt() {
-	if b.mcntOK && b.mcntVer == b.maskVer {
-		return
-	}
-	b.mcntOK, b.mcntVer = true, b.maskVer
-	for i := range b.rel {
-		r := &b.rel[i]
-		if n := int(r.ref) + 1; len(b.mcnt) < n {
-			b.mcnt = slices.Grow(b.mcnt, n-len(b.mcnt))[:n]
-		}
-		var m int32
-		for _, a := range r.alloc {
-			if !b.mask[a.Node] {
-				m++
-			}
-		}
-		b.mcnt[r.ref] = m
-	}
-}
-
-// flip logs that node x left the mask (d = 1) or came back (d = -1).
-func (b *backfillState) flip(x int32, d int32) {
-	b.flog = append(b.flog, x<<1|(1-d)>>1)
 }
 
 func relCmp(x, y bfRel) int {
@@ -565,10 +629,10 @@ func (s *Policy) materialize(v sim.View, pend []sim.PendingJob) {
 }
 
 // setMask marks the nodes no reservation holds at any time of [lo, last]
-// (reservations with hi > lo and lo <= last; see windowMask): b.mask
-// is false for the nodes listed in b.masked, true for all others. Only the
-// previous mask's nodes are reset, so the cost is that of the reserved
-// nodes, not of the cluster.
+// (reservations with hi > lo and lo <= last; see windowMask): the nodes
+// set in b.out are left out, all others are in. A reservation enters and
+// leaves the mask by word operations on its node words (addMask,
+// dropMask), so the cost is that of the reserved words.
 //
 // A mask left by the previous call for the same reservations is kept as
 // it is: successive windows of a cycle often meet the same ones.
@@ -610,13 +674,11 @@ func (s *Policy) setMask(lo, last sim.Time) {
 			}
 		}
 	} else {
-		for _, x := range b.masked {
-			b.mask[x] = true
-			b.cnt[x] = 0
-			b.flip(x, -1)
+		clear(b.out)
+		for _, pl := range b.cpl {
+			clear(pl)
 		}
 		b.newEpoch()
-		b.masked = b.masked[:0]
 		for _, r := range b.loOrd[:a] {
 			if b.rankHi[r] >= int32(c) {
 				b.addMask(r)
@@ -627,7 +689,7 @@ func (s *Policy) setMask(lo, last sim.Time) {
 	b.maskLo, b.maskLast = lo, last
 	b.maskOK = true
 	b.maskVer++
-	if len(b.flog) > 4*len(b.mask) {
+	if len(b.mlog) > 4*len(b.out)+16 {
 		b.newEpoch()
 	}
 }
@@ -635,15 +697,11 @@ func (s *Policy) setMask(lo, last sim.Time) {
 // ensureMask sizes b.mask to the cluster, every node in, when it is not.
 func (s *Policy) ensureMask() {
 	b := &s.bf
-	if n := len(s.cluster.Nodes); len(b.mask) != n {
-		b.mask = slices.Grow(b.mask[:0], n)[:n]
-		for i := range b.mask {
-			b.mask[i] = true
-		}
-		b.cnt = slices.Grow(b.cnt[:0], n)[:n]
-		clear(b.cnt)
-		b.mpos = slices.Grow(b.mpos[:0], n)[:n]
-		b.masked = b.masked[:0]
+	if n := len(s.cluster.Nodes); b.nmask != n || b.out == nil {
+		b.nmask = n
+		nw := (n + 63) / 64
+		b.out = make([]uint64, nw, max(nw, 1))
+		b.cpl = b.cpl[:0]
 		b.maskOK = false
 		b.newEpoch()
 	}
@@ -653,7 +711,7 @@ func (s *Policy) ensureMask() {
 // masked units again.
 func (b *backfillState) newEpoch() {
 	b.logEpoch++
-	b.flog = b.flog[:0]
+	b.mlog = b.mlog[:0]
 }
 
 // orderRes keeps loOrd and hiOrd, the reservations by start and by end
@@ -790,41 +848,59 @@ func after(keys []sim.Time, t sim.Time, hint int) int {
 	return lo
 }
 
-// addMask takes reservation r's nodes out of the mask (counting how many
-// masked reservations hold each node).
+// addMask takes reservation r's nodes out of the mask, counting how many
+// masked reservations hold each node: a bit-sliced increment of the
+// counts on its words.
 func (b *backfillState) addMask(r int32) {
-	for _, x := range b.res[r].nodes {
-		if b.cnt[x] == 0 {
-			b.mask[x] = false
-			b.flip(x, 1)
-			b.mpos[x] = int32(len(b.masked))
-			b.masked = append(b.masked, x)
+	for _, nw := range b.res[r].words {
+		carry := nw.bits
+		for k := 0; carry != 0; k++ {
+			if k == len(b.cpl) {
+				b.cpl = append(b.cpl, make([]uint64, len(b.out)))
+			}
+			pl := b.cpl[k]
+			c := pl[nw.w] & carry
+			pl[nw.w] ^= carry
+			carry = c
 		}
-		b.cnt[x]++
+		old := b.out[nw.w]
+		if gone := nw.bits &^ old; gone != 0 {
+			b.out[nw.w] = old | gone
+			b.mlog = append(b.mlog, maskChange{w: nw.w, gone: gone})
+		}
 	}
 }
 
 // dropMask gives reservation r's nodes back to the mask where no other
-// masked reservation holds them.
+// masked reservation holds them: a bit-sliced decrement.
 func (b *backfillState) dropMask(r int32) {
-	for _, x := range b.res[r].nodes {
-		if b.cnt[x]--; b.cnt[x] == 0 {
-			b.mask[x] = true
-			b.flip(x, -1)
-			i, last := b.mpos[x], b.masked[len(b.masked)-1]
-			b.masked[i] = last
-			b.mpos[last] = i
-			b.masked = b.masked[:len(b.masked)-1]
+	for _, nw := range b.res[r].words {
+		borrow := nw.bits
+		var held uint64
+		for _, pl := range b.cpl {
+			v := pl[nw.w]
+			if borrow != 0 {
+				c := ^v & borrow
+				v ^= borrow
+				pl[nw.w] = v
+				borrow = c
+			}
+			held |= v
+		}
+		old := b.out[nw.w]
+		if back := old &^ held; back != 0 {
+			b.out[nw.w] = held
+			b.mlog = append(b.mlog, maskChange{w: nw.w, back: back})
 		}
 	}
 }
 
-// maskOut takes node x out of b.mask, listing it once in b.masked.
+// maskOut takes node x out of b.mask.
 func (b *backfillState) maskOut(x int32) {
-	if b.mask[x] {
-		b.mask[x] = false
-		b.flip(x, 1)
-		b.masked = append(b.masked, x)
+	if b.inMask(x) {
+		bit := uint64(1) << uint(x&63)
+		b.out[x>>6] |= bit
+		b.mlog = append(b.mlog, maskChange{w: x >> 6, gone: bit})
 	}
 }
 
@@ -921,8 +997,10 @@ func (s *Policy) tryNow(job *sim.PendingJob, cls int32) bool {
 		}
 	}
 	b.wfree = append(b.wfree[:0], p.Free...)
-	for _, x := range b.masked {
-		b.wfree[x] = sim.NodeState{}
+	for w, o := range b.out {
+		for ; o != 0; o &= o - 1 {
+			b.wfree[w<<6|bits.TrailingZeros64(o)] = sim.NodeState{}
+		}
 	}
 	base, ok := p.StageOn(b.wfree, job)
 	if !ok {
@@ -932,10 +1010,10 @@ func (s *Policy) tryNow(job *sim.PendingJob, cls int32) bool {
 	k := len(p.Starts) - 1
 	if b.relBuilt {
 		rel := bfRel{key: p.End(k), end: p.End(k), ref: job.Ref, alloc: p.Starts[k].Alloc}
+		rel.words = allocWords(rel.alloc)
 		i, _ := slices.BinarySearchFunc(b.rel, rel, relCmp)
 		b.rel = slices.Insert(b.rel, i, rel)
 		b.relEndOK = false
-		b.mcntOK = false
 	}
 	b.dropProfiles() // the free state and rel changed
 	b.forget()
@@ -1034,12 +1112,19 @@ func (s *Policy) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
 			startRes = t // the window at t meets another reservation: retry from t
 			continue
 		}
-		off := len(b.pool)
+		off, woff := len(b.pool), len(b.wpool)
 		for _, a := range b.alloc {
 			b.pool = append(b.pool, a.Node)
 		}
+		ws := b.wtmp[:0]
+		for _, a := range b.alloc {
+			ws = addNode(ws, a.Node)
+		}
+		b.wtmp = ws
+		b.wpool = append(b.wpool, ws...)
 		lo, hi := s.resvSpan(t, limit)
-		b.res = append(b.res, bfRes{job: job.Ref, at: t, lo: lo, hi: hi, nodes: b.pool[off:len(b.pool):len(b.pool)]})
+		b.res = append(b.res, bfRes{job: job.Ref, at: t, lo: lo, hi: hi, nodes: b.pool[off:len(b.pool):len(b.pool)],
+			words: b.wpool[woff:len(b.wpool):len(b.wpool)]})
 		b.forget()
 		return true
 	}

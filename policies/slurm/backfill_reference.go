@@ -69,11 +69,14 @@ func (s *Policy) referenceBackfill(v sim.View, pend []sim.PendingJob) {
 			s.bfReason(js, r.ref, why)
 			continue
 		}
-		if w := s.preemptWait(v, r.ref); w != nil {
+		if w := s.bfPreemptWait(v, r.ref); w != nil {
 			// Its preemption is in progress: the main pass starts it,
 			// and it holds the nodes it preempted for.
 			s.bfReason(js, r.ref, sim.ReasonResources)
-			s.preemptRes(&job, w)
+			if now-job.Eligible >= cfg.bfMinAgeReserve { // a reservation like any other
+				js.sized = true // tested as any job old enough to reserve
+				s.preemptRes(&job, w)
+			}
 			continue
 		}
 		// Does it fit now, reservations aside (the windows of advance
@@ -89,7 +92,7 @@ func (s *Policy) referenceBackfill(v sim.View, pend []sim.PendingJob) {
 			s.bfReason(js, r.ref, sim.ReasonResources)
 		}
 		if now-job.Eligible >= cfg.bfMinAgeReserve {
-			js.sized = true // its will-run test sets total_cpus
+			s.size(v, &job, js)
 			s.refReserve(v, &job)
 		}
 	}
@@ -152,7 +155,7 @@ func (s *Policy) refStartNow(job *sim.PendingJob) bool {
 func (s *Policy) refRels(v sim.View) []refRel {
 	p := &s.pass
 	var rel []refRel
-	for _, r := range v.Running() {
+	for _, r := range s.bfRunning(v) {
 		key := r.End
 		if l := s.st[r.Ref].limit; l > 0 {
 			key = min(r.End, r.Start+sim.Time(l))

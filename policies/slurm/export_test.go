@@ -45,7 +45,7 @@ func (s *Policy) plainBound(t sim.Time) int64 {
 	d := b.wr.d
 	var sum int64
 	for x := range s.pass.Nodes {
-		if !b.mask[x] || !d.Eligible(&s.pass.Nodes[x]) {
+		if !b.inMask(int32(x)) || !d.Eligible(&s.pass.Nodes[x]) {
 			continue
 		}
 		f := s.pass.Free[x]

@@ -25,6 +25,13 @@ type preemptState struct {
 	alloc   []sim.NodeAlloc
 
 	waits map[sim.JobRef]*preemptWaitRec // per preemptor whose victims are not all gone
+
+	// The controller's KillWait and preemption grace time (sim.RunInfo),
+	// and the running jobs as this pass's preemptions leave them
+	// (applyKills; valid while runEpoch is the pass's epoch).
+	killWait, grace sim.Time
+	run             []sim.RunningJob
+	runEpoch        uint32
 }
 
 // preemptWaitRec is a preemption in progress: the victims a preemptor is
@@ -76,6 +83,92 @@ func (s *Policy) preemptWait(v sim.View, ref sim.JobRef) *preemptWaitRec {
 	return w
 }
 
+// bfPreemptWait is preemptWait for the backfill cycle. A preemption that
+// this very pass chose, whose kills the cycle sees applied (applyKills),
+// is in progress: the preemptor does not start in the cycle but holds the
+// nodes it preempted for from now + 1, and lower jobs may take the
+// victims' other nodes. The kill has freed the victims' resources in the
+// select plugin (deallocate_nodes → select_g_job_fini), so the
+// preemptor's will-run test answers "now" on the nodes it selects, which
+// are completing: backfill.c's _attempt_backfill then plans it at now + 1
+// ("Need to wait for in-progress completion/epilog") and reserves them
+// from then; the records after it test on the freed nodes. On Slurm 22.05
+// (conformance/records/gen-23/run1) G11 preempted G03 on gn[2-4] at
+// 12:53.745 and G04, G05 and G07_0 started on gn3 and gn4 at 12:53.760,
+// 15 ms later, while G11 waited for gn2 until 12:57.766; G05 (limit
+// 2 min) started although G08 (3 nodes) was reserved from the end of
+// G11's reservation: G11's held gn2 from 12:54, not 12:53, or G05's
+// window would have met G08's (begin_time <= end_time).
+func (s *Policy) bfPreemptWait(v sim.View, ref sim.JobRef) *preemptWaitRec {
+	if w := s.pre.waits[ref]; w != nil && w.epoch == s.epoch && s.pre.runEpoch == s.epoch {
+		w.until = v.Now() + 1
+		w.held = s.epoch
+		return w
+	}
+	return s.preemptWait(v, ref)
+}
+
+// applyKills gives the backfill cycle of a pass that preempted the state
+// the controller leaves once it applies the preemptions, before the
+// plan's starts (sim.RunInfo): with no grace time, a victim's nodes but
+// its batch host are free at once (all of them with no KillWait), and
+// what it keeps is gone by now + KillWait. The free state gains what is
+// freed; the running jobs the cycle releases (bfRunning) keep the rest.
+// MIG and MPS allocations are left held (the controller may free them
+// too: starting nothing on them is only cautious).
+func (s *Policy) applyKills(v sim.View) {
+	pr := &s.pre
+	pr.runEpoch = 0
+	if len(pr.out) == 0 || pr.grace > 0 {
+		return
+	}
+	p := &s.pass
+	now := v.Now()
+	// The free state grows: failures noted this pass no longer hold.
+	p.Rebase(v.Nodes())
+	pr.run = append(pr.run[:0], v.Running()...)
+	gone := false
+	for _, o := range pr.out {
+		i, found := slices.BinarySearchFunc(pr.run, o.Job, func(r sim.RunningJob, ref sim.JobRef) int { return cmp.Compare(r.Ref, ref) })
+		if !found {
+			continue
+		}
+		rj := &pr.run[i]
+		host := int32(-1)
+		if pr.killWait > 0 {
+			if host = sim.BatchHost(rj.Alloc); host < 0 {
+				rj.End = min(rj.End, now+pr.killWait) // one node: kept whole
+				continue
+			}
+		}
+		var keep []sim.NodeAlloc
+		for k := range rj.Alloc {
+			a := &rj.Alloc[k]
+			if a.Node == host || a.MIG != 0 || a.MPS != 0 {
+				keep = append(keep, *a)
+				continue
+			}
+			p.Free[a.Node].Add(a)
+		}
+		rj.Alloc = keep
+		rj.End = min(rj.End, now+pr.killWait)
+		gone = gone || len(keep) == 0
+	}
+	if gone {
+		pr.run = slices.DeleteFunc(pr.run, func(r sim.RunningJob) bool { return len(r.Alloc) == 0 })
+	}
+	pr.runEpoch = s.epoch
+}
+
+// bfRunning returns the running jobs as the backfill cycle releases them:
+// the view's, less what this pass's preemptions free (applyKills).
+func (s *Policy) bfRunning(v sim.View) []sim.RunningJob {
+	if s.pre.runEpoch != 0 && s.pre.runEpoch == s.epoch {
+		return s.pre.run
+	}
+	return v.Running()
+}
+
 // preemptRes is the backfill reservation of a preemptor whose preemption
 // is in progress: the nodes it preempted for, from when its victims are
 // gone.
@@ -84,7 +177,15 @@ func (s *Policy) preemptRes(job *sim.PendingJob, w *preemptWaitRec) {
 	off := len(b.pool)
 	b.pool = append(b.pool, w.nodes...)
 	lo, hi := s.resvSpan(w.until, job.Limit)
-	b.res = append(b.res, bfRes{job: job.Ref, at: w.until, lo: lo, hi: hi, nodes: b.pool[off:len(b.pool):len(b.pool)]})
+	ws := b.wtmp[:0] // apart from wpool, whose last word is another reservation's
+	for _, x := range w.nodes {
+		ws = addNode(ws, x)
+	}
+	b.wtmp = ws
+	woff := len(b.wpool)
+	b.wpool = append(b.wpool, ws...)
+	b.res = append(b.res, bfRes{job: job.Ref, at: w.until, lo: lo, hi: hi, nodes: b.pool[off:len(b.pool):len(b.pool)],
+		words: b.wpool[woff:len(b.wpool):len(b.wpool)]})
 	b.until(w.until)
 }
 
@@ -205,8 +306,8 @@ func (s *Policy) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qr
 	for i := range running {
 		rj := &running[i]
 		vj := s.ident(v, rj.Ref)
-		if vj.victim == s.epoch || now-rj.Start < s.cfg.exempt {
-			continue
+		if vj.victim == s.epoch || vj.killed == rj.Start+1 || now-rj.Start < s.cfg.exempt {
+			continue // chosen by this pass, killed already (completing), or exempt
 		}
 		var class int64
 		switch s.cfg.preempt {
@@ -280,6 +381,9 @@ func (s *Policy) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qr
 			continue
 		}
 		s.st[chosen[i].ref].victim = s.epoch
+		if pr.grace == 0 {
+			s.st[chosen[i].ref].killed = chosen[i].start + 1
+		}
 		pr.out = append(pr.out, sim.Preemption{Job: chosen[i].ref, Mode: chosen[i].mode})
 		if pr.waits == nil {
 			pr.waits = map[sim.JobRef]*preemptWaitRec{}

@@ -270,14 +270,16 @@ func TestSlurmPreemption(t *testing.T) {
 			// runs from 0; B (lo, 2 nodes) waits for it from 50; H (hi,
 			// one node) at 100 preempts W (CANCEL) for n0, the lowest
 			// node W frees. W's batch host, n0, is held until 103; n1
-			// and n2 are free at 100. The backfill cycle (bf_interval 1)
-			// does not start H while its preemption is in progress but
-			// holds n0 for it from 103 (gen-23/run2 on Slurm 22.05): the
-			// cycle of 101 (the one of 100 ran before the kill) starts B
-			// on n1 and n2 [101, 301); the main pass of W's release
-			// starts H on n0 [103, 403). The main scheduler would start
-			// H on any free node (below).
-			name: "kill wait: the preemptor waits for its node",
+			// and n2 are free at 100, when the plan's preemption is
+			// applied. The backfill cycle of 100 sees the kill (Slurm's
+			// select plugin frees a killed job's resources at once): it
+			// does not start H, whose preemption is in progress, but
+			// holds n0 for it from 100, and starts B on n1 and n2
+			// [100, 300) (gen-23/run1 on Slurm 22.05: G04, G05 and G07_0
+			// started on gn3-4 in the cycle that preempted G03 on
+			// gn[2-4]). The main pass of W's release at 103 starts H on
+			// n0 [103, 403). Before, B waited for the next cycle, 101.
+			name: "kill wait: lower jobs take the victim's other nodes at once",
 			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3),
 				policytest.Node("n1", 8, "h100", 64, 524288, 3), policytest.Node("n2", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
 			args: func(a *slurm.Args) { a.PreemptMode, a.BfInterval = "CANCEL", 1 },
@@ -287,17 +289,16 @@ func TestSlurmPreemption(t *testing.T) {
 				inPart(job("B", 50, 200, 200, workload.Request{Nodes: 2, GPUs: 16}), "lo"),
 				inPart(job("H", 100, 300, 300, g8), "hi"),
 			},
-			want: []life{{"W", 0, 100, "PREEMPTED", []int32{0, 1, 2}}, {"B", 101, 301, "COMPLETED", []int32{1, 2}},
+			want: []life{{"W", 0, 100, "PREEMPTED", []int32{0, 1, 2}}, {"B", 100, 300, "COMPLETED", []int32{1, 2}},
 				{"H", 103, 403, "COMPLETED", []int32{0}}},
 		},
 		{
-			// The same with sched_interval 1: the main pass of 101 comes
-			// before that second's backfill cycle and starts H on n1,
-			// free since the kill [101, 401) (gen-7/run1: the main
-			// scheduler started job 4 on its victim's free node one
-			// second after the preemption). B takes n0 and n2 once W's
-			// batch host is free [103, 303).
-			name: "kill wait: the main scheduler starts the preemptor on a free node",
+			// The same with sched_interval 1, as in gen-23's slurm.conf:
+			// the main pass of 100 preempts W for n0 and the backfill
+			// cycle after it starts B on n1 and n2 [100, 300), so the
+			// main passes of 101 and 102 find no node for H; W's batch
+			// host is free at 103: H [103, 403) on n0.
+			name: "kill wait: the preemptor waits for its node",
 			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3),
 				policytest.Node("n1", 8, "h100", 64, 524288, 3), policytest.Node("n2", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
 			args: func(a *slurm.Args) { a.PreemptMode, a.BfInterval, a.SchedInterval = "CANCEL", 1, 1 },
@@ -307,8 +308,79 @@ func TestSlurmPreemption(t *testing.T) {
 				inPart(job("B", 50, 200, 200, workload.Request{Nodes: 2, GPUs: 16}), "lo"),
 				inPart(job("H", 100, 300, 300, g8), "hi"),
 			},
-			want: []life{{"W", 0, 100, "PREEMPTED", []int32{0, 1, 2}}, {"B", 103, 303, "COMPLETED", []int32{0, 2}},
-				{"H", 101, 401, "COMPLETED", []int32{1}}},
+			want: []life{{"W", 0, 100, "PREEMPTED", []int32{0, 1, 2}}, {"B", 100, 300, "COMPLETED", []int32{1, 2}},
+				{"H", 103, 403, "COMPLETED", []int32{0}}},
+		},
+		{
+			// Without B: the backfill cycle of 100 holds n0 for H, n1 and
+			// n2 stay free, and the main pass of 101 starts H on n1, free
+			// since the kill [101, 401) (gen-7/run1: the main scheduler
+			// started job 4 on its victim's free node one second after
+			// the preemption).
+			name: "kill wait: the main scheduler starts the preemptor on a free node",
+			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3),
+				policytest.Node("n1", 8, "h100", 64, 524288, 3), policytest.Node("n2", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *slurm.Args) { a.PreemptMode, a.BfInterval, a.SchedInterval = "CANCEL", 1, 1 },
+			cfg:  func(c *sim.Config) { c.KillWait = 3 },
+			jobs: []workload.Job{
+				inPart(job("W", 0, 1000, 1000, workload.Request{Nodes: 3, GPUs: 24}), "lo"),
+				inPart(job("H", 100, 300, 300, g8), "hi"),
+			},
+			want: []life{{"W", 0, 100, "PREEMPTED", []int32{0, 1, 2}}, {"H", 101, 401, "COMPLETED", []int32{1}}},
+		},
+		{
+			// The preemptor holds its nodes from now + 1: they are
+			// completing when the cycle tests it (backfill.c plans a job
+			// on completing nodes at now + 1). W (3 nodes) runs from 0;
+			// R (lo, 3 nodes, limit 100) waits from 50, S (lo, 1 node,
+			// limit 300) from 60; H (hi) at 100 preempts W for n0 (W's
+			// batch host, held until 103). The cycle of 100 holds n0 for
+			// H over [101, 401); R, needing every node, is planned at
+			// 401; S fits n1 now, its window [100, 400] ends before 401:
+			// S [100, 400) on n1. H [103, 403) on n0; R starts when H is
+			// gone [403, 503). Holding n0 from 100 would have planned R
+			// at 400, which S's window meets (begin_time <= end_time): S
+			// would have waited for the cycle of 101.
+			name: "kill wait: the preemptor holds its node from the next second",
+			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3),
+				policytest.Node("n1", 8, "h100", 64, 524288, 3), policytest.Node("n2", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *slurm.Args) { a.PreemptMode, a.BfInterval = "CANCEL", 1 },
+			cfg:  func(c *sim.Config) { c.KillWait = 3 },
+			jobs: []workload.Job{
+				inPart(job("W", 0, 1000, 1000, workload.Request{Nodes: 3, GPUs: 24}), "lo"),
+				inPart(job("R", 50, 100, 100, workload.Request{Nodes: 3, GPUs: 24}), "lo"),
+				inPart(job("S", 60, 300, 300, g8), "lo"),
+				inPart(job("H", 100, 300, 300, g8), "hi"),
+			},
+			want: []life{{"W", 0, 100, "PREEMPTED", []int32{0, 1, 2}}, {"R", 403, 503, "COMPLETED", []int32{0, 1, 2}},
+				{"S", 100, 400, "COMPLETED", []int32{1}}, {"H", 103, 403, "COMPLETED", []int32{0}}},
+		},
+		{
+			// A killed job is not preempted again: it is completing, not
+			// running (Slurm's preemptable jobs are running ones). Three
+			// tiers lo < hi < top. At 100 H (hi) preempts W for n0 and B
+			// starts on n1 and n2 [100, 300) as above; W keeps n0 until
+			// 103. T (top, one node) at 101 finds nothing free; of the
+			// lower jobs only B is running, so T preempts B (CANCEL) for
+			// n1, the lowest node B frees; B's batch host n1 is held
+			// until 104, n2 is free at once, and the main pass of 102
+			// starts T there [102, 402). H gets n0 at 103 [103, 403).
+			// Were W a candidate still, holding only n0 (one node: it
+			// sorts before B), T would "preempt" it again and take n0 at
+			// 103, and B would run on.
+			name: "kill wait: a killed job is not preempted again",
+			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 7),
+				policytest.Node("n1", 8, "h100", 64, 524288, 7), policytest.Node("n2", 8, "h100", 64, 524288, 7)}, "lo", "hi", "top"),
+			args: func(a *slurm.Args) { a.PreemptMode, a.BfInterval, a.SchedInterval = "CANCEL", 1, 1 },
+			cfg:  func(c *sim.Config) { c.KillWait = 3 },
+			jobs: []workload.Job{
+				inPart(job("W", 0, 1000, 1000, workload.Request{Nodes: 3, GPUs: 24}), "lo"),
+				inPart(job("B", 50, 200, 200, workload.Request{Nodes: 2, GPUs: 16}), "lo"),
+				inPart(job("H", 100, 300, 300, g8), "hi"),
+				inPart(job("T", 101, 300, 300, g8), "top"),
+			},
+			want: []life{{"W", 0, 100, "PREEMPTED", []int32{0, 1, 2}}, {"B", 100, 101, "PREEMPTED", []int32{1, 2}},
+				{"H", 103, 403, "COMPLETED", []int32{0}}, {"T", 102, 402, "COMPLETED", []int32{2}}},
 		},
 		{
 			// preempt/qos on one partition: QOS high lists scavenger in

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/schedsim/schedsim/hwmodels"
@@ -71,8 +72,15 @@ type backfillCase struct {
 }
 
 func (c backfillCase) String() string {
-	return fmt.Sprintf("%d nodes, %d jobs, %d windows, bf_interval %d, bf_resolution %d, bf_window %d, placement %q",
-		len(c.cfg.Cluster.Nodes), len(c.cfg.Trace.Jobs), len(c.cfg.Reservations), c.args.BfInterval, c.args.BfResolution, c.args.BfWindow, c.args.Placement)
+	multi := 0
+	for _, j := range c.cfg.Trace.Jobs {
+		if strings.Contains(j.Partition, ",") {
+			multi++
+		}
+	}
+	return fmt.Sprintf("%d nodes, %d jobs (%d in two partitions), %d windows, bf_interval %d, bf_resolution %d, bf_window %d, placement %q, preempt %q %q, KillWait %d, %d accounts",
+		len(c.cfg.Cluster.Nodes), len(c.cfg.Trace.Jobs), multi, len(c.cfg.Reservations), c.args.BfInterval, c.args.BfResolution, c.args.BfWindow, c.args.Placement,
+		c.args.PreemptType, c.args.PreemptMode, c.cfg.KillWait, len(c.args.Accounts))
 }
 
 // passReservations is what Slurm.Reservations said after one pass.
@@ -235,5 +243,40 @@ func randomBackfillCase(seed uint64) backfillCase {
 		a.PriorityMaxAge = "0-0:10"
 		a.PriorityCalcPeriod = "1"
 	}
+	moreOptions(seed, &cfg, &a, twoParts)
 	return backfillCase{seed: seed, cfg: cfg, args: a}
+}
+
+// moreOptions adds, from a random stream of its own (so the cases above
+// stay as they were), what the cases above lack and real clusters have:
+// partition preemption with KillWait, submissions to both partitions
+// (-p lo,hi), and Fair Tree over two accounts. A fast path that diverged
+// on a preemption was missed before these.
+func moreOptions(seed uint64, cfg *sim.Config, a *slurm.Args, twoParts bool) {
+	rng := rand.New(rand.NewPCG(seed, 0x9ee3))
+	if twoParts && rng.IntN(3) == 0 {
+		a.PreemptType = "preempt/partition_prio"
+		a.PreemptMode = []string{"REQUEUE", "CANCEL"}[rng.IntN(2)]
+		cfg.KillWait = sim.Time([]int{0, 3, 30}[rng.IntN(3)])
+	}
+	jobs := cfg.Trace.Jobs
+	if twoParts && rng.IntN(3) == 0 {
+		for i := range jobs {
+			if rng.IntN(4) == 0 {
+				jobs[i].Partition = "lo,hi"
+			}
+		}
+	}
+	if rng.IntN(3) == 0 {
+		a.Accounts = []slurm.AccountArgs{{Name: "a1", Fairshare: float64(1 + rng.IntN(3))}, {Name: "a2", Fairshare: float64(1 + rng.IntN(3))}}
+		for u := range 3 {
+			acct := []string{"a1", "a2"}[min(u, 1)]
+			a.Users = append(a.Users, slurm.UserArgs{Name: fmt.Sprintf("u%d", u), Account: acct, Fairshare: float64(1 + rng.IntN(2))})
+		}
+		for i := range jobs {
+			jobs[i].Account = []string{"a1", "a2", "a2"}[jobs[i].User[1]-'0']
+		}
+		a.PriorityWeightFairshare = float64([]int{100, 1000, 5000}[rng.IntN(3)])
+		a.PriorityCalcPeriod = "1"
+	}
 }

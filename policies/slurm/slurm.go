@@ -145,6 +145,7 @@ type slurmJob struct {
 	epoch    uint32
 	started  uint32   // epoch of the pass that started it
 	victim   uint32   // epoch of the pass that preempted it
+	killed   sim.Time // start + 1 of its run that a preemption killed at once (no grace), 0 for none
 	limit    int32    // time limit of its current run, seconds (saturated); 0 before it starts
 	charged  sim.Time // when its current charge began (its run's start)
 	known    bool
@@ -188,6 +189,7 @@ func (s *Policy) Begin(info sim.RunInfo) (sim.Timing, error) {
 		return sim.Timing{}, err
 	}
 	s.reset(info.Cluster)
+	s.pre.killWait, s.pre.grace = info.KillWait, info.PreemptGraceTime
 	if cap(s.st) < info.Jobs {
 		s.st = make([]slurmJob, 0, info.Jobs)
 	}
@@ -349,6 +351,7 @@ func (s *Policy) Schedule(due sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 	}
 	s.bf.dirty = s.bf.dirty || changed || queued || len(p.Starts) > 0 || len(s.pre.out) > 0 || len(p.Windows) > 0
 	if bf {
+		s.applyKills(v)
 		if s.Reference {
 			s.referenceBackfill(v, pend)
 		} else if !s.skipBackfill(v) {

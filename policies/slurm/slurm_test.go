@@ -826,6 +826,49 @@ func TestSlurmJobSizeAllocatedCPUs(t *testing.T) {
 	}
 }
 
+// TestSlurmJobSizeNodesDown: a job needing more nodes than its
+// partition has up is not tested against the nodes (_attempt_backfill
+// skips it before _try_sched: fewer than min_nodes in avail_bitmap), so
+// its job size factor keeps the CPUs it asked for (gen-23/run1: G10 on 4
+// nodes with gn1 down). Two nodes of 8 GPUs and 64 CPUs (N = 2, C =
+// 128), n1 down [0,150); PriorityWeightJobSize 1000, PriorityWeightQOS
+// 200, PriorityCalcPeriod 1 minute, DefCpuPerGPU 4, fast() passes. A
+// holds n0 [0,200). X (2 nodes, 8 GPUs, 2 CPUs, limit 100) comes at 10:
+// (2/2 + 2/128)/2·1000 = 507. Y (1 node, 8 GPUs, 1 CPU, limit 100, QOS
+// high of priority 1: +200) at 11: (1/2 + 1/128)/2·1000 + 200 = 453.
+// The backfill cycle of 20 tests Y, which then counts 32 CPUs: at the
+// recalculation of 60 (1/2 + 32/128)/2·1000 + 200 = 575, above X's 507:
+// X, never tested with n1 down, still counts 2 CPUs. n1 comes back at
+// 150 and Y, first, starts on it [150,250); X waits for it: 250.
+// (Had X counted its 32 CPUs, (1 + 32/128)/2·1000 = 625, it would go
+// first, reserve both nodes at 200 and start then, Y at 300.)
+func TestSlurmJobSizeNodesDown(t *testing.T) {
+	c := policytest.GPUNodes(2, 8)
+	jobs := []workload.Job{
+		job("A", 0, 200, 200, workload.Request{Nodes: 1, GPUs: 8}),
+		job("X", 10, 100, 100, workload.Request{Nodes: 2, GPUs: 8, CPUs: 2}),
+		withQOS(job("Y", 11, 100, 100, workload.Request{Nodes: 1, GPUs: 8, CPUs: 1}), "high"),
+	}
+	a := fast()
+	a.PriorityWeightJobSize, a.PriorityWeightQOS = 1000, 200
+	a.PriorityCalcPeriod = "1"
+	a.DefCpuPerGPU = 4
+	a.QOS = []slurm.QOSArgs{{Name: "normal"}, {Name: "high", Priority: 1}}
+	p, err := slurm.New(a, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := sim.Run(sim.Config{Cluster: c, Trace: &workload.Trace{Jobs: jobs}, Policy: p, Seed: 1, Check: true,
+		NodeEvents: []sim.NodeEvent{{At: 0, Node: 1, Down: true}, {At: 150, Node: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]sim.Time{"A": 0, "X": 250, "Y": 150}
+	if d := cmp.Diff(want, starts(rec)); d != "" {
+		t.Errorf("starts (-want +got):\n%s", d)
+	}
+}
+
 // TestSlurmMainPassSecond holds the slurm policy to slurmctld's timing
 // within a second under ends_after_pass: a job a cycle started ends just
 // after that cycle's phase, so the backfill cycle of its second has run;

@@ -3,6 +3,7 @@ package slurm
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/schedsim/schedsim/policies"
@@ -27,7 +28,7 @@ import (
 //
 // cur and prev hold a node's free state and units after the jobs
 // computed so far, valid where seen is stamp (other nodes have not
-// changed: p.free and contrib).
+// changed: p.Free and contrib).
 //
 // reachYes and reachNo bound the counts known to be able to start within
 // bf_window on every node (count <= reachYes) or not (count >= reachNo).
@@ -36,6 +37,7 @@ type wrProfile struct {
 	d        policies.Demand // count 0
 	base     int64
 	contrib  []int32
+	upl      [][]uint64 // max(contrib, 0) bit-sliced: bit k of node x's in word x/64 of upl[k]
 	prev     []int32
 	cur      []sim.NodeState
 	seen     []uint32
@@ -47,7 +49,7 @@ type wrProfile struct {
 	allElig  bool   // every node is eligible (contrib >= 0)
 	maskVer  uint64 // the mask masked was summed on (0: none)
 	masked   int64
-	logEpoch uint64 // the mask's change log (flog) when masked was summed
+	logEpoch uint64 // the mask's change log (mlog) when masked was summed
 	logPos   int    // and its length then
 
 	// The will-run groups on the nodes the demand may use under the
@@ -84,6 +86,7 @@ type unitsBound struct {
 	k       int
 	ex      []int32
 	touched []int32
+	tbits   []uint64 // touched as a node set
 	d       int64
 	epoch   uint64
 	pos     int
@@ -209,7 +212,7 @@ func (s *Policy) willRun(job *sim.PendingJob, startRes sim.Time) (sim.Time, bool
 	b.contrib = slices.Grow(b.contrib[:0], n)[:n]
 	var capSum int64
 	for i := range p.Nodes {
-		if b.mask[i] && d.Eligible(&p.Nodes[i]) {
+		if b.inMask(int32(i)) && d.Eligible(&p.Nodes[i]) {
 			b.wfree[i] = p.Free[i]
 			c := d.Fit(b.wfree[i])
 			b.contrib[i] = c
@@ -310,7 +313,7 @@ func (s *Policy) placeUnits(d *policies.Demand, n int) bool {
 	if n > 0 {
 		s.profileEntries(n)
 		for _, e := range w.ent[:w.entEnd[n-1]] {
-			if !b.mask[e.node] {
+			if !b.inMask(e.node) {
 				continue
 			}
 			if b.accSeen[e.node] != b.accStamp {
@@ -323,7 +326,7 @@ func (s *Policy) placeUnits(d *policies.Demand, n int) bool {
 	need := d.Count
 	b.alloc = b.alloc[:0]
 	for x, c := range w.contrib {
-		if c < 0 || !b.mask[x] {
+		if c < 0 || !b.inMask(int32(x)) {
 			continue
 		}
 		if b.accSeen[x] == b.accStamp {
@@ -399,6 +402,7 @@ func (s *Policy) profile(cls int32) {
 		w.contrib[i] = c
 	}
 	w.base = base
+	w.makePlanes()
 	if len(w.seen) != n {
 		w.seen = make([]uint32, n)
 		w.prev = make([]int32, n)
@@ -432,29 +436,60 @@ func (s *Policy) maskedUnits() int64 {
 	w := b.wr
 	if w.maskVer != b.maskVer {
 		var u int64
-		if w.maskVer != 0 && w.logEpoch == b.logEpoch && len(b.flog)-w.logPos < len(b.masked) {
+		if w.maskVer != 0 && w.logEpoch == b.logEpoch && len(b.mlog)-w.logPos < len(b.out) {
 			// Follow the changes since.
 			u = w.masked
-			for _, e := range b.flog[w.logPos:] {
-				if c := w.contrib[e>>1]; c > 0 {
-					if e&1 == 0 {
-						u += int64(c)
-					} else {
-						u -= int64(c)
-					}
-				}
+			for _, e := range b.mlog[w.logPos:] {
+				u += w.units(e.w, e.gone) - w.units(e.w, e.back)
 			}
 		} else {
-			for _, x := range b.masked {
-				if c := w.contrib[x]; c > 0 {
-					u += int64(c)
+			for i, o := range b.out {
+				if o != 0 {
+					u += w.units(int32(i), o)
 				}
 			}
 		}
 		w.maskVer, w.masked = b.maskVer, u
-		w.logEpoch, w.logPos = b.logEpoch, len(b.flog)
+		w.logEpoch, w.logPos = b.logEpoch, len(b.mlog)
 	}
 	return w.masked
+}
+
+// makePlanes makes w.upl from w.contrib.
+func (w *wrProfile) makePlanes() {
+	var top int32
+	for _, c := range w.contrib {
+		top = max(top, c)
+	}
+	k, nw := bits.Len32(uint32(top)), (len(w.contrib)+63)/64
+	if cap(w.upl) < k {
+		w.upl = slices.Grow(w.upl[:cap(w.upl)], k-cap(w.upl))
+	}
+	w.upl = w.upl[:k]
+	for j := range w.upl {
+		w.upl[j] = slices.Grow(w.upl[j][:0], nw)[:nw]
+		clear(w.upl[j])
+	}
+	for x, c := range w.contrib {
+		for j := 0; c > 0; j, c = j+1, c>>1 {
+			if c&1 != 0 {
+				w.upl[j][x>>6] |= 1 << uint(x&63)
+			}
+		}
+	}
+}
+
+// units returns the profile's units now (none where not eligible) on the
+// nodes of set in word i.
+func (w *wrProfile) units(i int32, set uint64) int64 {
+	if set == 0 {
+		return 0
+	}
+	var u int64
+	for k, pl := range w.upl {
+		u += int64(bits.OnesCount64(pl[i]&set)) << uint(k)
+	}
+	return u
 }
 
 // dropProfiles forgets the will-run profiles (the free state or rel
@@ -615,17 +650,18 @@ func (s *Policy) nextGroup(w *wrProfile) bool {
 	if k := len(w.grp); k > 0 {
 		capSum = w.grp[k-1].cap
 	}
-	b.syncMcnt()
 	usable := func(i int) bool {
 		r := &b.rel[i]
-		if int(b.mcnt[r.ref]) == len(r.alloc) {
+		if w.allElig {
+			for _, nw := range r.words {
+				if nw.bits&^b.out[nw.w] != 0 {
+					return true
+				}
+			}
 			return false // every node it is on is masked
 		}
-		if w.allElig {
-			return true
-		}
 		for _, a := range r.alloc {
-			if w.contrib[a.Node] >= 0 && b.mask[a.Node] {
+			if w.contrib[a.Node] >= 0 && b.inMask(a.Node) {
 				return true
 			}
 		}
@@ -634,7 +670,7 @@ func (s *Policy) nextGroup(w *wrProfile) bool {
 	release := func(i int) {
 		s.profileEntries(i + 1)
 		for _, e := range w.entries(i) {
-			if b.mask[e.node] {
+			if b.inMask(e.node) {
 				capSum += int64(e.delta)
 			}
 		}
@@ -659,7 +695,7 @@ func (s *Policy) placeAfter(job *sim.PendingJob, n int) bool {
 	nn := len(p.Nodes)
 	b.wfree = slices.Grow(b.wfree[:0], nn)[:nn]
 	for i := range b.wfree {
-		if w.contrib[i] >= 0 && b.mask[i] {
+		if w.contrib[i] >= 0 && b.inMask(int32(i)) {
 			b.wfree[i] = p.Free[i]
 		} else {
 			b.wfree[i] = sim.NodeState{}
@@ -668,7 +704,7 @@ func (s *Policy) placeAfter(job *sim.PendingJob, n int) bool {
 	if n > 0 {
 		for _, r := range b.rel[:n] {
 			for _, a := range r.alloc {
-				if w.contrib[a.Node] < 0 || !b.mask[a.Node] {
+				if w.contrib[a.Node] < 0 || !b.inMask(a.Node) {
 					continue
 				}
 				f := &b.wfree[a.Node]
@@ -739,6 +775,7 @@ func (s *Policy) unitsBound(t sim.Time) int64 {
 	u := &b.ub
 	if n := len(w.contrib); len(u.ex) != n {
 		u.ex = make([]int32, n)
+		u.tbits = make([]uint64, (n+63)/64)
 		u.touched = u.touched[:0]
 		u.gen = 0
 	}
@@ -746,28 +783,31 @@ func (s *Policy) unitsBound(t sim.Time) int64 {
 	case u.gen != w.gen || t < u.t:
 		for _, x := range u.touched {
 			u.ex[x] = 0
+			u.tbits[x>>6] = 0
 		}
 		u.touched = u.touched[:0]
 		u.gen, u.k, u.d = w.gen, 0, w.base-s.maskedUnits()
 	case u.epoch != b.logEpoch:
 		u.d = w.base - s.maskedUnits()
 		for _, x := range u.touched {
-			if b.mask[x] {
+			if b.inMask(x) {
 				u.d += int64(u.ex[x])
 			}
 		}
 	default:
-		for _, e := range b.flog[u.pos:] {
-			if c := max(w.contrib[e>>1], 0) + u.ex[e>>1]; c != 0 {
-				if e&1 == 0 {
-					u.d -= int64(c) // left the mask
+		for _, e := range b.mlog[u.pos:] {
+			u.d -= w.units(e.w, e.gone) - w.units(e.w, e.back)
+			for m := (e.gone | e.back) & u.tbits[e.w]; m != 0; m &= m - 1 {
+				i := bits.TrailingZeros64(m)
+				if x := e.w<<6 | int32(i); e.gone&(1<<uint(i)) != 0 {
+					u.d -= int64(u.ex[x]) // left the mask
 				} else {
-					u.d += int64(c)
+					u.d += int64(u.ex[x])
 				}
 			}
 		}
 	}
-	u.t, u.epoch, u.pos = t, b.logEpoch, len(b.flog)
+	u.t, u.epoch, u.pos = t, b.logEpoch, len(b.mlog)
 	b.orderRelEnd()
 	for u.k < len(b.relEnd) && b.rel[b.relEnd[u.k]].end <= t {
 		s.endEntries(u.k + 1)
@@ -776,11 +816,12 @@ func (s *Policy) unitsBound(t sim.Time) int64 {
 			lo = w.eEntEnd[u.k-1]
 		}
 		for _, e := range w.eEnt[lo:w.eEntEnd[u.k]] {
-			if u.ex[e.node] == 0 {
+			if bit := uint64(1) << uint(e.node&63); u.tbits[e.node>>6]&bit == 0 {
+				u.tbits[e.node>>6] |= bit
 				u.touched = append(u.touched, e.node)
 			}
 			u.ex[e.node] += e.delta
-			if b.mask[e.node] {
+			if b.inMask(e.node) {
 				u.d += int64(e.delta)
 			}
 		}
