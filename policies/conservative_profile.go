@@ -496,14 +496,40 @@ func (s *consState) aggTotals(r *consJob, sign int32) {
 	if hi < len(s.times) {
 		i1 = hi * s.stride
 	}
+	// Summed per run of nodes of one class (the allocation's nodes are
+	// mostly of a few classes), and once for all nodes.
+	i0 := lo * s.stride
+	var g, c, m, tg, tc, tm int64
+	cls := int32(-1)
 	for k := range r.alloc {
 		a := &r.alloc[k]
 		nd := &s.node[a.Node]
-		tg := int64(sign * a.GPUs)
-		if nd.mps {
-			tg = 0 // see totalGPUs
+		if nd.cls != cls {
+			if cls >= 0 {
+				s.difCol(i0, i1, 3*int(cls), g, c, m)
+			}
+			cls, g, c, m = nd.cls, 0, 0, 0
 		}
-		s.difAdd(lo*s.stride, i1, 3*int(nd.cls), tg, int64(sign*a.CPUs), int64(sign)*a.MemMB)
+		dg := int64(sign * a.GPUs)
+		if nd.mps {
+			dg = 0 // see totalGPUs
+		}
+		dc, dm := int64(sign*a.CPUs), int64(sign)*a.MemMB
+		g, c, m, tg, tc, tm = g+dg, c+dc, m+dm, tg+dg, tc+dc, tm+dm
+	}
+	if cls >= 0 {
+		s.difCol(i0, i1, 3*int(cls), g, c, m)
+		s.difCol(i0, i1, 3*s.nclass, tg, tc, tm)
+	}
+}
+
+// difCol is difAdd of one column group k alone.
+func (s *consState) difCol(i0, i1, k int, dg, dc, dm int64) {
+	d := s.dif[i0+k : i0+k+3]
+	d[0], d[1], d[2] = d[0]+dg, d[1]+dc, d[2]+dm
+	if i1 >= 0 {
+		d = s.dif[i1+k : i1+k+3]
+		d[0], d[1], d[2] = d[0]-dg, d[1]-dc, d[2]-dm
 	}
 }
 
