@@ -204,10 +204,10 @@ func (d *Demand) capacity(nodes []hwmodels.Node, free []sim.NodeState) int64 {
 	return c
 }
 
-// Take subtracts a from free. MIG instances in count form on a dynamic
-// MIG node, and unplaced MPS shares, are placed and a is rewritten in
-// placed form (sim.NodeState.Sub), so giving a back frees the same GPUs'
-// instances and shares.
+// Take subtracts a from free. Unplaced MIG instances on a dynamic MIG
+// node (PerGPU zero) and unplaced MPS shares (GPU sim.MPSAnyGPU) are
+// placed and a is rewritten placed (sim.NodeState.Sub), so giving a back
+// frees the same GPUs' instances and shares.
 func Take(free []sim.NodeState, a []sim.NodeAlloc) {
 	for i := range a {
 		free[a[i].Node].Sub(&a[i])
