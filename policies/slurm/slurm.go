@@ -328,12 +328,16 @@ func (s *Policy) Schedule(due sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 	}
 	if newJobs {
 		// Priority at submit, from the fair share of the last
-		// calculation, kept until the next one (real-slurm-notes.md).
+		// calculation, kept until the next one (real-slurm-notes.md). A
+		// job first pending now after a dependency or begin time held it
+		// has the priority of its submit or of the last calculation since,
+		// whose age factor was 0: it accrues age only once eligible
+		// (accrue_time), and nothing recomputes it when it becomes so.
 		for _, i := range s.fresh {
 			if js := &s.st[pend[i].Ref]; js.started == 1 {
 				js.started = 0
 				if !recalc {
-					s.computeBase(&pend[i], js, now)
+					s.computeBase(&pend[i], js, max(pend[i].Submit, s.lastCalc))
 				}
 			}
 		}
