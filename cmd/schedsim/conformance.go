@@ -106,11 +106,12 @@ func writeConformanceDetail(out io.Writer, res []conformance.ScenarioResult) {
 }
 
 func newConformanceShowCmd() *cobra.Command {
-	var scenarioOnly bool
+	var scenarioOnly, runs bool
 	cmd := &cobra.Command{
 		Use:   "show RUN_DIR",
 		Short: "Replay one recorded run and list every job's real and simulated wait",
 		Example: `  schedsim conformance show conformance/records/timeout-deps-array/run1
+  schedsim conformance show conformance/records/timeout-deps-array/run1 --runs
   schedsim conformance show conformance/records/timeout-deps-array/run1 --scenario`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -147,9 +148,16 @@ func newConformanceShowCmd() *cobra.Command {
 			f := conformance.Figure(starts)
 			fmt.Fprintf(out, "\n±2 s %d/%d, ±5 s %d/%d, mean wait %.1f s real, %.1f s schedsim, KS %.2f\n",
 				f.Within2, f.N, f.Within5, f.N, f.MeanWant, f.MeanGot, f.KS)
+			if runs {
+				fmt.Fprintln(out, "\nruns (seconds from the replay's time 0, state, nodes):")
+				for _, l := range rec.RunLines(srec) {
+					fmt.Fprintln(out, l)
+				}
+			}
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&runs, "runs", false, "also list every job's real and simulated runs: start, end, state and nodes")
 	cmd.Flags().BoolVar(&scenarioOnly, "scenario", false, "print the generated scenario instead (cluster, policy, controller settings, node events, reservations)")
 	return cmd
 }

@@ -141,3 +141,33 @@ func TestConformanceTableFresh(t *testing.T) {
 		t.Logf("%s does not cover the runs recorded since: %s (run `%s`)", conformanceDoc, strings.Join(missing, ", "), regen)
 	}
 }
+
+// TestConformanceShowRuns: --runs lists each job's real runs as sacct
+// gives them (node-down-requeue/run1: J1 ran on gn1 from 0, was failed
+// with its node at 20 and requeued, and ran again from 142 to 202;
+// sacct.txt and sacct-D.txt) beside the simulated ones, one line a job.
+func TestConformanceShowRuns(t *testing.T) {
+	run := filepath.Join(recordsDir, "node-down-requeue", "run1")
+	if _, err := os.Stat(run); err != nil {
+		t.Skipf("no record %s: %v", run, err)
+	}
+	out, _, err := runSplit(t, "conformance", "show", run, "--runs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, runs, ok := strings.Cut(out, "runs (seconds from the replay's time 0, state, nodes):\n")
+	if !ok {
+		t.Fatalf("no runs section:\n%s", out)
+	}
+	lines := strings.Split(strings.TrimSpace(runs), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("%d run lines, want one for each of the 5 jobs:\n%s", len(lines), runs)
+	}
+	want := "1 J1: real 0-20 NODE_FAIL gn1, 142-202 COMPLETED gn1; schedsim "
+	if !strings.HasPrefix(lines[0], want) {
+		t.Errorf("first line %q, want it to begin %q", lines[0], want)
+	}
+	if _, sim, _ := strings.Cut(lines[0], "; schedsim "); !strings.Contains(sim, "NODE_FAIL gn1,") {
+		t.Errorf("simulated runs of J1 %q: want the node failure on gn1 and a rerun", sim)
+	}
+}

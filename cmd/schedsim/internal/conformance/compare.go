@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -228,4 +229,58 @@ func Detail(starts []Start, tol int64) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// RunLines lists every job's runs, real and simulated, as seconds from
+// the replay's time 0 with their state and nodes: "job name: real a-b
+// STATE nodes, ...; schedsim a-b STATE nodes, ...". It is for reading a
+// divergence (schedsim conformance show --runs), not for comparing.
+func (r *Record) RunLines(rec *sim.Record) []string {
+	nodes := func(alloc []sim.NodeAlloc) string {
+		names := make([]string, len(alloc))
+		for k, a := range alloc {
+			names[k] = rec.Cluster.Nodes[a.Node].Name
+		}
+		return hwmodels.CompressHostlist(names)
+	}
+	var segs [][]sim.RunSegment
+	if len(rec.Runs) > 0 {
+		segs = make([][]sim.RunSegment, len(rec.Jobs))
+		for _, seg := range rec.Runs {
+			if int(seg.Job) < len(segs) {
+				segs[seg.Job] = append(segs[seg.Job], seg)
+			}
+		}
+	}
+	out := make([]string, 0, len(r.Jobs))
+	for i := range r.Jobs {
+		j := &r.Jobs[i]
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s %s: real", j.ID, j.Name)
+		for k, run := range j.Runs {
+			fmt.Fprintf(&b, "%s %d-%d %s %s", sep(k), run.Start-r.T0, run.End-r.T0, run.State, run.Nodes)
+		}
+		b.WriteString("; schedsim")
+		k := 0
+		if segs != nil {
+			for _, seg := range segs[i] {
+				fmt.Fprintf(&b, "%s %d-%d %s %s", sep(k), seg.Start, seg.End, seg.State, nodes(seg.Alloc))
+				k++
+			}
+		}
+		if i < len(rec.Jobs) {
+			if jr := &rec.Jobs[i]; jr.Start != workload.Unknown {
+				fmt.Fprintf(&b, "%s %d-%d %s %s", sep(k), jr.Start, jr.End, jr.State, nodes(jr.Alloc))
+			}
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
+func sep(k int) string {
+	if k == 0 {
+		return ""
+	}
+	return ","
 }

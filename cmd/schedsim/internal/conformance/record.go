@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/schedsim/schedsim/hwmodels"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/schedsim/schedsim/hwmodels"
 
 	"github.com/schedsim/schedsim/traces"
 	"github.com/schedsim/schedsim/workload"
@@ -130,6 +131,7 @@ type Job struct {
 type Run struct {
 	Start, End int64
 	State      string
+	Nodes      string // sacct NodeList, when the record has the column
 }
 
 // NodeEvent is a node state change the scenario commanded.
@@ -427,7 +429,7 @@ func (r *Record) readSacct(subs map[string]*submission) error {
 	runs := map[string][]Run{}
 	for _, row := range all {
 		if row.start > 0 {
-			runs[row.id] = append(runs[row.id], Run{Start: row.start, End: row.end, State: row.state})
+			runs[row.id] = append(runs[row.id], Run{Start: row.start, End: row.end, State: row.state, Nodes: row.nodes})
 		}
 	}
 	defCPG, defMPC := confInt(r.SlurmConf, "DefCpuPerGPU", 0), confInt(r.SlurmConf, "DefMemPerCPU", 0)
@@ -503,7 +505,7 @@ func cmpID(a, b string) int {
 type sacctRow struct {
 	line                          int
 	id, name, user, account, part string
-	state                         string
+	state, nodes                  string
 	start, end                    int64
 	cpus, reqCPUs                 int32
 	memMB, reqMemMB               int64
@@ -539,6 +541,9 @@ func readSacctRows(path string) ([]sacctRow, error) {
 		get := func(c string) string { return f[col[c]] }
 		row := sacctRow{line: ln, id: get("JobID"), name: get("JobName"), user: get("User"), account: get("Account"),
 			part: get("Partition"), state: strings.Fields(get("State") + " ")[0]}
+		if i, ok := col["NodeList"]; ok { // optional: only show --runs prints it
+			row.nodes = f[i]
+		}
 		if row.id == "" || strings.ContainsAny(row.id, ".+[") {
 			return nil, perr(path, ln, "JobID", "%q: want a job or array task id (sacct -X, finished jobs)", row.id)
 		}
