@@ -210,7 +210,7 @@ func TestImportedSeedEnforced(t *testing.T) {
 	var got []string
 	for i, jr := range rec.Jobs {
 		var nodes []string
-		for _, a := range jr.Alloc {
+		for _, a := range jr.Alloc.All() {
 			nodes = append(nodes, r.Cluster.Nodes[a.Node].Name)
 		}
 		got = append(got, r.Trace.Jobs[i].ID+" "+jr.State.String()+" "+hwmodels.CompressHostlist(nodes))

@@ -130,7 +130,7 @@ func TestTopologyPluginPlacesByTree(t *testing.T) {
 			t.Fatal(err)
 		}
 		var names []string
-		for _, al := range rec.Jobs[1].Alloc {
+		for _, al := range rec.Jobs[1].Alloc.All() {
 			names = append(names, r.Cluster.Nodes[al.Node].Name)
 		}
 		if got := hwmodels.CompressHostlist(names); got != want {

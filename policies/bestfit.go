@@ -185,8 +185,10 @@ func (b *BestFit) place(nodes []hwmodels.Node, free []sim.NodeState, d *Demand, 
 // rep is 1 when the share takes a free GPU (0 when it joins one in MPS
 // use), left the share left on its GPU, and gpus the free GPUs left.
 func mpsCost(f *sim.NodeState, share int32) (rep, left, gpus int32) {
-	a, _ := f.MPSPlace(share, true)
-	used, clients := f.MPS.GPU(a.GPU())
+	var used, clients int32
+	if a, ok := f.MPSPlace(share, true); ok {
+		used, clients = f.MPS.GPU(int(a.GPU))
+	}
 	gpus = f.FreeGPUs
 	if clients == 0 {
 		rep, gpus = 1, gpus-1

@@ -490,7 +490,7 @@ func appendBlocks(out []consBlock, alloc []sim.NodeAlloc, from, to sim.Time, sig
 	for k := range alloc {
 		a := &alloc[k]
 		out = append(out, consBlock{node: a.Node, from: from, to: to,
-			dg: sign * a.GPUs, dc: sign * a.CPUs, dm: int64(sign) * a.MemMB, wild: a.MIG != 0 || a.MPS != 0})
+			dg: sign * a.GPUs, dc: sign * a.CPUs, dm: int64(sign) * a.MemMB, wild: a.MIG != (sim.MIGInstances{}) || a.MPS != (sim.MPSShare{})})
 	}
 	return out
 }
@@ -950,7 +950,7 @@ func (s *consState) moveBlocks(old []sim.NodeAlloc, os, oe sim.Time, now []sim.N
 	cuts := [4]sim.Time{os, oe, ns, ne} // the same for every node
 	sort4(&cuts)
 	one := func(o, n *sim.NodeAlloc, node int32) {
-		wild := o.MIG != 0 || o.MPS != 0 || n.MIG != 0 || n.MPS != 0
+		wild := o.MIG != (sim.MIGInstances{}) || o.MPS != (sim.MPSShare{}) || n.MIG != (sim.MIGInstances{}) || n.MPS != (sim.MPSShare{})
 		for i := 0; i+1 < len(cuts); i++ {
 			from, to := cuts[i], cuts[i+1]
 			if from >= to {

@@ -371,7 +371,7 @@ func TestConservativeHintsAfterFail(t *testing.T) {
 		for i := range rec.Jobs {
 			r := &rec.Jobs[i]
 			got := fmt.Sprintf("%d@", r.Start)
-			for _, a := range r.Alloc {
+			for _, a := range r.Alloc.All() {
 				got += fmt.Sprint(a.Node)
 			}
 			if id := tr.Jobs[i].ID; got != want[id] {

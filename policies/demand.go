@@ -140,10 +140,11 @@ func (d *Demand) fitMIG(f *sim.NodeState) int32 {
 func (d *Demand) Alloc(node int32, units int32) sim.NodeAlloc {
 	a := sim.NodeAlloc{Node: node, GPUs: units * d.GPUs, CPUs: units * d.CPUs, MemMB: int64(units) * d.MemMB}
 	if d.MIG != 0 {
-		a.MIG = sim.MIGCount(d.MIG, units*d.inst)
+		a.MIG = sim.MIGInstances{Profile: d.MIG, Count: units * d.inst}
 	}
-	if d.MPS != 0 {
-		a.MPS = sim.MPSShareOf(d.MPS)
+	if d.MPS > 0 {
+		// Over 100 never fits; capped so that it stays over 100.
+		a.MPS = sim.MPSShare{GPU: sim.MPSAnyGPU, Share: int16(min(d.MPS, 127))}
 	}
 	return a
 }
@@ -161,12 +162,12 @@ func (d *Demand) Alloc(node int32, units int32) sim.NodeAlloc {
 // has no clients left and its GPU is free again.
 func (d *Demand) allocOn(node int32, units int32, f sim.NodeState, pack bool) sim.NodeAlloc {
 	a := d.Alloc(node, units)
-	if a.MPS != 0 {
+	if a.MPS != (sim.MPSShare{}) {
 		a.MPS, _ = f.MPSPlace(d.MPS, pack)
 	}
-	if a.MIG != 0 && f.MIG.Dynamic() {
+	if a.MIG != (sim.MIGInstances{}) && f.MIG.Dynamic() {
 		if pack {
-			a.MIG, _ = f.MIG.Pack(d.MIG, a.MIG.Count())
+			a.MIG, _ = f.MIG.Pack(d.MIG, a.MIG.Count)
 		} else {
 			_, a.MIG, _ = f.MIG.Take(a.MIG)
 		}

@@ -127,8 +127,8 @@ fabric: {kind: fat-tree, leaf_size: 64, oversubscription: "2:1"}
 				t.Fatal(err)
 			}
 			r := rec.Jobs[1]
-			nodes := make([]int32, len(r.Alloc))
-			for k, a := range r.Alloc {
+			nodes := make([]int32, r.Alloc.Len())
+			for k, a := range r.Alloc.All() {
 				nodes[k] = a.Node
 			}
 			if got := c.Fabric.Leaves(nodes); got != tc.leaves {

@@ -116,7 +116,7 @@ func TestLifecycleScenarios(t *testing.T) {
 				var got []outcome
 				for i, r := range rec.Jobs {
 					o := outcome{ID: tt.jobs[i].ID, Start: r.Start, End: r.End, State: r.State}
-					for _, a := range r.Alloc {
+					for _, a := range r.Alloc.All() {
 						o.Nodes = append(o.Nodes, a.Node)
 					}
 					got = append(got, o)
@@ -211,7 +211,7 @@ func TestLifecycleConformance(t *testing.T) {
 				}
 				var runs []run
 				for _, s := range rec.Runs {
-					runs = append(runs, run{s.Job, s.Start, s.End, s.Alloc})
+					runs = append(runs, run{s.Job, s.Start, s.End, s.Alloc.Append(nil)})
 				}
 				for i := range rec.Jobs {
 					r := &rec.Jobs[i]
@@ -223,7 +223,7 @@ func TestLifecycleConformance(t *testing.T) {
 							t.Errorf("job %s never finished (%s, %d requeues)", tr.Jobs[i].ID, r.Reason, r.Requeues)
 						}
 					case sim.Completed, sim.Timeout, sim.NodeFail:
-						runs = append(runs, run{r.Ref, r.Start, r.End, r.Alloc})
+						runs = append(runs, run{r.Ref, r.Start, r.End, r.Alloc.Append(nil)})
 					}
 				}
 				for _, r := range runs {
@@ -329,7 +329,7 @@ func TestWindowScenarios(t *testing.T) {
 				var got []outcome
 				for i, r := range rec.Jobs {
 					o := outcome{ID: tt.jobs[i].ID, Start: r.Start, End: r.End, State: r.State}
-					for _, a := range r.Alloc {
+					for _, a := range r.Alloc.All() {
 						o.Nodes = append(o.Nodes, a.Node)
 					}
 					got = append(got, o)

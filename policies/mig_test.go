@@ -82,7 +82,7 @@ node_groups:
 		if !reflect.DeepEqual(held, wantHeld) {
 			t.Errorf("%s: m4 held %+v, want %+v", pl, held, wantHeld)
 		}
-		if rec.Jobs[1].GPUs() != 0 || rec.Jobs[1].Alloc[0].MIG.Count() != 4 {
+		if rec.Jobs[1].GPUs() != 0 || rec.Jobs[1].Alloc.At(0).MIG.Count != 4 {
 			t.Errorf("%s: m4 allocation %+v, want 4 MIG instances and no whole GPU", pl, rec.Jobs[1].Alloc)
 		}
 	}

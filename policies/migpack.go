@@ -53,13 +53,14 @@ func migCost(f sim.MIGFree, p workload.MIGProfile, n int32) (rep, empty int32) {
 	if !ok {
 		return 0, 0
 	}
-	for g := range sim.MaxMIGGPUs {
-		if a.On(g) == 0 {
+	pi := f.ProfileIndex(p)
+	for g, k := range a.PerGPU {
+		if k == 0 {
 			continue
 		}
 		_, prof, used := f.GPU(g)
 		switch {
-		case prof != a.ProfileIndex():
+		case prof != pi:
 			rep++
 		case used == 0:
 			empty++

@@ -36,9 +36,9 @@ func mpsJob(id string, submit, runtime workload.Time, share, gpus int32) workloa
 // mpsGPU returns the MPS GPU and share job id held (-1, 0 for none).
 func mpsGPU(rec *sim.Record, id string) (int, int32) {
 	for i := range rec.Jobs {
-		if rec.Trace.Jobs[i].ID == id && len(rec.Jobs[i].Alloc) == 1 {
-			a := rec.Jobs[i].Alloc[0]
-			return a.MPS.GPU(), a.MPS.Share()
+		if rec.Trace.Jobs[i].ID == id && rec.Jobs[i].Alloc.Len() == 1 {
+			a := rec.Jobs[i].Alloc.At(0)
+			return int(a.MPS.GPU), int32(a.MPS.Share)
 		}
 	}
 	return -1, 0
@@ -68,12 +68,14 @@ func wantStarts(t *testing.T, rec *sim.Record, want map[string]workload.Time) {
 
 func TestRequestSize(t *testing.T) {
 	// 40 bytes before MPSShare (no padding was left); the int32 share
-	// rounds it up to 48. NodeAlloc: 24 → 32 with the MPSAlloc.
+	// rounds it up to 48. NodeAlloc: 24 → 32 with the MPS share, 40 with
+	// the MIG instances as a plain struct (Profile 4, Count 4, PerGPU 8:
+	// 3 × 4 + MPS 4 + MemMB 8 + MIG 16), the most it may be.
 	if s := unsafe.Sizeof(workload.Request{}); s != 48 {
 		t.Errorf("Request is %d bytes, want 48", s)
 	}
-	if s := unsafe.Sizeof(sim.NodeAlloc{}); s != 32 {
-		t.Errorf("NodeAlloc is %d bytes, want 32", s)
+	if s := unsafe.Sizeof(sim.NodeAlloc{}); s != 40 {
+		t.Errorf("NodeAlloc is %d bytes, want 40", s)
 	}
 }
 
@@ -94,7 +96,7 @@ func TestMPSShareOneGPU(t *testing.T) {
 				t.Errorf("%s: job %s on MPS GPU %d share %d, want GPU 0", pl, id, g, s)
 			}
 		}
-		if a := rec.Jobs[0].Alloc[0]; a.GPUs != 0 {
+		if a := rec.Jobs[0].Alloc.At(0); a.GPUs != 0 {
 			t.Errorf("MPS job holds %d whole GPUs", a.GPUs)
 		}
 	}

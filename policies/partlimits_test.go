@@ -165,7 +165,7 @@ func TestPartitionLimitsEveryPolicy(t *testing.T) {
 			var got []res
 			for i, r := range rec.Jobs {
 				var nodes []int32
-				for _, a := range r.Alloc {
+				for _, a := range r.Alloc.All() {
 					nodes = append(nodes, a.Node)
 				}
 				got = append(got, res{jobs[i].ID, r.Start, r.End, r.State, r.Part, r.Reason, nodes})

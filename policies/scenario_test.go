@@ -246,7 +246,7 @@ func TestScenarios(t *testing.T) {
 				var got []outcome
 				for i, r := range rec.Jobs {
 					o := outcome{ID: tt.jobs[i].ID, Start: r.Start, End: r.End, State: r.State}
-					for _, a := range r.Alloc {
+					for _, a := range r.Alloc.All() {
 						o.Nodes = append(o.Nodes, a.Node)
 					}
 					got = append(got, o)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/schedsim/schedsim/sim"
 )
 
 // dirNames lists the names in dir, sorted.
@@ -89,7 +90,7 @@ func TestWriteOutputs(t *testing.T) {
 	// earlier outputs as they were.
 	rec := fixtureRecord()
 	a := Analyze(rec, fixtureOptions)
-	rec.Jobs[0].Alloc[0].Node = 99
+	editAlloc(&rec.Jobs[0], 0, func(a *sim.NodeAlloc) { a.Node = 99 })
 	if err := WriteOutputs(dirs[0], rec, a, nil); err == nil || !strings.Contains(err.Error(), "node index 99") {
 		t.Errorf("WriteOutputs error = %v, want a node index error", err)
 	}

@@ -38,8 +38,8 @@ func newNodeBusy(rec *sim.Record, runs *runTable, from, to sim.Time) *nodeBusy {
 				if e <= a {
 					continue
 				}
-				for k := range r.alloc {
-					f(r.alloc[k].Node, interval{a, e})
+				for _, x := range r.alloc.All() {
+					f(x.Node, interval{a, e})
 				}
 			}
 		}

@@ -40,7 +40,7 @@ func WriteJobsCSV(w io.Writer, rec *sim.Record) error {
 		j := &rec.Jobs[i]
 		tj := &rec.Trace.Jobs[i]
 		nodes = nodes[:0]
-		for _, a := range j.Alloc {
+		for _, a := range j.Alloc.All() {
 			nodes = append(nodes, a.Node)
 		}
 		slices.Sort(nodes)

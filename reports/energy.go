@@ -86,7 +86,7 @@ func energyOf(rec *sim.Record, runs *runTable, busy *nodeBusy, from, to sim.Time
 			if d <= 0 {
 				continue
 			}
-			for _, a := range r.alloc {
+			for _, a := range r.alloc.All() {
 				n := &cl.Nodes[a.Node]
 				share := 0.0
 				if n.CPUs > 0 {

@@ -47,7 +47,7 @@ func energyRecord(suspend bool) *sim.Record {
 		wj.Request = workload.Request{Nodes: 1, GPUs: j.gpus, CPUs: 2 * j.gpus}
 		tr.Jobs = append(tr.Jobs, wj)
 		rec.Jobs = append(rec.Jobs, sim.JobRecord{Ref: sim.JobRef(k), Eligible: 0, Start: j.start, End: j.end,
-			State: sim.Completed, Alloc: []sim.NodeAlloc{{Node: j.node, GPUs: j.gpus, CPUs: 2 * j.gpus}}})
+			State: sim.Completed, Alloc: sim.AllocsOf([]sim.NodeAlloc{{Node: j.node, GPUs: j.gpus, CPUs: 2 * j.gpus}})})
 	}
 	return rec
 }

@@ -160,7 +160,7 @@ func buildRecord(cl *hwmodels.Cluster, rows []fixtureJob, end sim.Time) *sim.Rec
 		}
 		rec.Jobs = append(rec.Jobs, sim.JobRecord{
 			Ref: sim.JobRef(i), Submit: r.submit, Eligible: r.submit, Start: r.start, End: r.end,
-			State: r.state, Reason: reason, Part: r.partIdx, Alloc: r.alloc,
+			State: r.state, Reason: reason, Part: r.partIdx, Alloc: sim.AllocsOf(r.alloc),
 		})
 	}
 	return rec

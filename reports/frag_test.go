@@ -65,7 +65,7 @@ func TestFragmentationDefinition(t *testing.T) {
 		{"B", workload.Request{Nodes: 2, GPUs: 8, CPUs: 8, GPUType: "h100"}, 50, 50, 400, 700,
 			[]sim.NodeAlloc{{Node: 0, GPUs: 4, CPUs: 4}, {Node: 3, GPUs: 4, CPUs: 4}}},
 		{"C", workload.Request{Nodes: 1, CPUs: 1, MPSShare: 50}, 250, 250, 350, 700,
-			[]sim.NodeAlloc{{Node: 2, CPUs: 1, MPS: sim.MPSOn(0, 50)}}},
+			[]sim.NodeAlloc{{Node: 2, CPUs: 1, MPS: sim.MPSShare{GPU: 0, Share: 50}}}},
 		{"D", workload.Request{Nodes: 1, GPUs: 2, CPUs: 4, GPUType: "a100"}, 300, 600, 650, 800,
 			[]sim.NodeAlloc{{Node: 1, GPUs: 2, CPUs: 4}}},
 	} {
@@ -73,7 +73,7 @@ func TestFragmentationDefinition(t *testing.T) {
 		wj.Partition, wj.Submit, wj.Runtime, wj.TimeLimit, wj.Request = "gpu", j.submit, j.end-j.start, 3600, j.req
 		tr.Jobs = append(tr.Jobs, wj)
 		rec.Jobs = append(rec.Jobs, sim.JobRecord{Ref: sim.JobRef(k), Submit: j.submit, Eligible: j.eligible,
-			Start: j.start, End: j.end, State: sim.Completed, Alloc: j.alloc})
+			Start: j.start, End: j.end, State: sim.Completed, Alloc: sim.AllocsOf(j.alloc)})
 	}
 	a := Analyze(rec, SummaryOptions{SampleInterval: 100})
 	type snap struct {

@@ -141,7 +141,7 @@ type runSpan struct {
 	// requeue hold ended, for a rerun).
 	eligible, start, end sim.Time
 	state                sim.State
-	alloc                []sim.NodeAlloc
+	alloc                sim.Allocs
 }
 
 // runTable lists every run of every job: a job's earlier runs
@@ -281,6 +281,7 @@ type rowMaker struct {
 	labels bool
 	nodes  []int32
 	names  []string
+	alloc  []sim.NodeAlloc
 	buf    []runSpan
 }
 
@@ -312,7 +313,7 @@ func (m *rowMaker) fill(r *JobRow, i int) {
 	r.Requeues = j.Requeues
 
 	nodes := m.nodes[:0]
-	for _, a := range j.Alloc {
+	for _, a := range j.Alloc.All() {
 		nodes = append(nodes, a.Node)
 		r.AllocGPUs += a.GPUs
 		r.AllocCPUs += a.CPUs
@@ -331,7 +332,8 @@ func (m *rowMaker) fill(r *JobRow, i int) {
 			names = append(names, rec.Cluster.Nodes[n].Name)
 		}
 		m.names = names
-		r.MIG = migLabel(rec.Cluster, j.Alloc)
+		m.alloc = j.Alloc.Append(m.alloc[:0])
+		r.MIG = migLabel(rec.Cluster, m.alloc)
 		r.NodeList = hwmodels.CompressHostlist(names)
 	}
 
@@ -351,9 +353,9 @@ func (m *rowMaker) fill(r *JobRow, i int) {
 	for ri, run := range m.buf {
 		d := int64(run.end - run.start)
 		var g, c int64
-		for k := range run.alloc {
-			g += gpuParts(rec.Cluster, &run.alloc[k])
-			c += int64(run.alloc[k].CPUs)
+		for _, a := range run.alloc.All() {
+			g += gpuParts(rec.Cluster, &a)
+			c += int64(a.CPUs)
 		}
 		gpu7 += g * d
 		stretch7 += stretchLost(g, d, stretchOf(m.stretch, i, ri))

@@ -26,13 +26,13 @@ const gpuUnit = int64(hwmodels.MIGComputeSlices) * 100
 // share.
 func gpuParts(cl *hwmodels.Cluster, a *sim.NodeAlloc) int64 {
 	g := gpuUnit * int64(a.GPUs)
-	if a.MIG != 0 {
+	if a.MIG.Count != 0 {
 		if p, n := a.MIG.Resolve(&cl.Nodes[a.Node]); p != nil {
 			g += gpuUnit / int64(hwmodels.MIGComputeSlices) * int64(p.ComputeSlices) * int64(n)
 		}
 	}
-	if a.MPS != 0 {
-		g += gpuUnit / 100 * int64(a.MPS.Share())
+	if a.MPS.Share != 0 {
+		g += gpuUnit / 100 * int64(a.MPS.Share)
 	}
 	return g
 }
@@ -45,7 +45,7 @@ func roundGPUParts(x int64) int64 { return (2*x + gpuUnit) / (2 * gpuUnit) }
 func mpsTotal(alloc []sim.NodeAlloc) int64 {
 	var n int64
 	for i := range alloc {
-		n += int64(alloc[i].MPS.Share())
+		n += int64(alloc[i].MPS.Share)
 	}
 	return n
 }
@@ -72,7 +72,7 @@ func migCounts(cl *hwmodels.Cluster, alloc []sim.NodeAlloc) (map[string]int64, [
 	var names []string
 	for i := range alloc {
 		a := &alloc[i]
-		if a.MIG == 0 {
+		if a.MIG.Count == 0 {
 			continue
 		}
 		p, n := a.MIG.Resolve(&cl.Nodes[a.Node])

@@ -66,14 +66,14 @@ func migRecord(t *testing.T) *sim.Record {
 	tr := &workload.Trace{Jobs: []workload.Job{
 		job("A", 0, 2, p1), job("B", 0, 1, 0), job("C", 0, 1, p3), job("D", 300, 2, p1), job("E", 1000, 1, p2),
 	}}
-	alloc := func(gpus int32, m sim.MIGAlloc) []sim.NodeAlloc {
+	alloc := func(gpus int32, m sim.MIGInstances) []sim.NodeAlloc {
 		return []sim.NodeAlloc{{Node: 0, GPUs: gpus, CPUs: 1, MIG: m}}
 	}
 	rec := &sim.Record{Cluster: cl, Trace: tr, Policy: "hand", End: 1400, Jobs: []sim.JobRecord{
-		{Ref: 0, Submit: 0, Eligible: 0, Start: 0, End: 701, State: sim.Completed, Alloc: alloc(0, sim.MIGCount(p1, 2))},
-		{Ref: 1, Submit: 0, Eligible: 0, Start: 0, End: 1400, State: sim.Completed, Alloc: alloc(1, 0)},
-		{Ref: 2, Submit: 0, Eligible: 0, Start: 0, End: 1400, State: sim.Completed, Alloc: alloc(0, sim.MIGCount(p3, 1))},
-		{Ref: 3, Submit: 300, Eligible: 300, Start: 701, End: 1400, State: sim.Completed, Alloc: alloc(0, sim.MIGCount(p1, 2))},
+		{Ref: 0, Submit: 0, Eligible: 0, Start: 0, End: 701, State: sim.Completed, Alloc: sim.AllocsOf(alloc(0, sim.MIGInstances{Profile: p1, Count: 2}))},
+		{Ref: 1, Submit: 0, Eligible: 0, Start: 0, End: 1400, State: sim.Completed, Alloc: sim.AllocsOf(alloc(1, sim.MIGInstances{}))},
+		{Ref: 2, Submit: 0, Eligible: 0, Start: 0, End: 1400, State: sim.Completed, Alloc: sim.AllocsOf(alloc(0, sim.MIGInstances{Profile: p3, Count: 1}))},
+		{Ref: 3, Submit: 300, Eligible: 300, Start: 701, End: 1400, State: sim.Completed, Alloc: sim.AllocsOf(alloc(0, sim.MIGInstances{Profile: p1, Count: 2}))},
 		{Ref: 4, Submit: 1000, Eligible: 1000, Start: U, End: U, State: sim.Unfinished},
 	}}
 	start := func(pi int32, nth int) int32 {

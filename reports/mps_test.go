@@ -62,14 +62,14 @@ func shareRecord(t *testing.T) *sim.Record {
 		req   workload.Request
 		alloc sim.NodeAlloc
 	}{
-		{"M1", workload.Request{Nodes: 1, CPUs: 1, MPSShare: 50}, sim.NodeAlloc{Node: 0, CPUs: 1, MPS: sim.MPSOn(0, 50)}},
-		{"M2", workload.Request{Nodes: 1, CPUs: 1, MPSShare: 30}, sim.NodeAlloc{Node: 0, CPUs: 1, MPS: sim.MPSOn(0, 30)}},
-		{"X", workload.Request{Nodes: 1, CPUs: 1, GPUs: 1, MIGProfile: p3}, sim.NodeAlloc{Node: 1, CPUs: 1, MIG: sim.MIGCount(p3, 1)}},
+		{"M1", workload.Request{Nodes: 1, CPUs: 1, MPSShare: 50}, sim.NodeAlloc{Node: 0, CPUs: 1, MPS: sim.MPSShare{GPU: 0, Share: 50}}},
+		{"M2", workload.Request{Nodes: 1, CPUs: 1, MPSShare: 30}, sim.NodeAlloc{Node: 0, CPUs: 1, MPS: sim.MPSShare{GPU: 0, Share: 30}}},
+		{"X", workload.Request{Nodes: 1, CPUs: 1, GPUs: 1, MIGProfile: p3}, sim.NodeAlloc{Node: 1, CPUs: 1, MIG: sim.MIGInstances{Profile: p3, Count: 1}}},
 	} {
 		wj := workload.NewJob(j.id)
 		wj.Runtime, wj.Request = 3600, j.req
 		tr.Jobs = append(tr.Jobs, wj)
-		rec.Jobs = append(rec.Jobs, sim.JobRecord{Ref: sim.JobRef(k), Start: 0, End: 3600, State: sim.Completed, Alloc: []sim.NodeAlloc{j.alloc}})
+		rec.Jobs = append(rec.Jobs, sim.JobRecord{Ref: sim.JobRef(k), Start: 0, End: 3600, State: sim.Completed, Alloc: sim.AllocsOf([]sim.NodeAlloc{j.alloc})})
 	}
 	return rec
 }

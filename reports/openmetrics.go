@@ -137,9 +137,8 @@ func (o *omSampler) accumulate(rec *sim.Record) {
 			if inPart {
 				o.spread(o.running[part], r.start, r.end, 1)
 			}
-			for k := range r.alloc {
-				a := &r.alloc[k]
-				o.spread(o.gpu[a.Node], r.start, r.end, gpuParts(rec.Cluster, a))
+			for _, a := range r.alloc.All() {
+				o.spread(o.gpu[a.Node], r.start, r.end, gpuParts(rec.Cluster, &a))
 				o.spread(o.cpu[a.Node], r.start, r.end, int64(a.CPUs))
 			}
 		}

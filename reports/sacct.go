@@ -85,7 +85,8 @@ func WriteJobsSacct(w io.Writer, rec *sim.Record) error {
 		}
 		submit := j.Submit
 		for _, r := range buf {
-			if err := rw.write(sw, rec, j, runPart(rec, j, r.alloc), submit, r.eligible, r.start, r.end, r.end, r.state.String(), r.alloc); err != nil {
+			rw.alloc = r.alloc.Append(rw.alloc[:0])
+			if err := rw.write(sw, rec, j, runPart(rec, j, rw.alloc), submit, r.eligible, r.start, r.end, r.end, r.state.String(), rw.alloc); err != nil {
 				return err
 			}
 			submit = r.end // Slurm's submit time for the rerun: the requeue
@@ -100,7 +101,8 @@ func WriteJobsSacct(w io.Writer, rec *sim.Record) error {
 		case j.State == sim.Cancelled && j.Start == workload.Unknown:
 			start = j.End // cancelled before it started
 		}
-		if err := rw.write(sw, rec, j, j.Part, submit, j.Eligible, start, end, elapsedTo, state, j.Alloc); err != nil {
+		rw.alloc = j.Alloc.Append(rw.alloc[:0])
+		if err := rw.write(sw, rec, j, j.Part, submit, j.Eligible, start, end, elapsedTo, state, rw.alloc); err != nil {
 			return err
 		}
 	}
@@ -112,6 +114,7 @@ func WriteJobsSacct(w io.Writer, rec *sim.Record) error {
 type sacctRow struct {
 	nodes []int32
 	names []string
+	alloc []sim.NodeAlloc
 }
 
 // write writes the row of one run of job j in partition part: submitted

@@ -492,9 +492,8 @@ func baseSummary(rec *sim.Record, runs *runTable, opts SummaryOptions, caller st
 			}
 			d := int64(to - from)
 			var g int64 // 700ths of a GPU
-			for k := range r.alloc {
-				a := &r.alloc[k]
-				g += gpuParts(cl, a)
+			for _, a := range r.alloc.All() {
+				g += gpuParts(cl, &a)
 				cpuSec += int64(a.CPUs) * d
 			}
 			gpuSec += g * d
@@ -689,7 +688,7 @@ func CheckRecord(rec *sim.Record) error {
 				return bad("end %d before start %d", e, j.Start)
 			}
 		}
-		for k, a := range j.Alloc {
+		for k, a := range j.Alloc.All() {
 			if !(a.Node >= 0 && int(a.Node) < nodes) {
 				return bad("alloc[%d]: node index %d out of range [0, %d)", k, a.Node, nodes)
 			}
@@ -712,7 +711,7 @@ func CheckRecord(rec *sim.Record) error {
 		if r.Start < rec.Jobs[r.Job].Submit || r.End < r.Start {
 			return bad("run [%d, %d) not after submit %d", r.Start, r.End, rec.Jobs[r.Job].Submit)
 		}
-		for m, a := range r.Alloc {
+		for m, a := range r.Alloc.All() {
 			if !(a.Node >= 0 && int(a.Node) < nodes) {
 				return bad("alloc[%d]: node index %d out of range [0, %d)", m, a.Node, nodes)
 			}

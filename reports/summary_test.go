@@ -283,8 +283,8 @@ func TestCheckRecord(t *testing.T) {
 		{"timeout no end", func(r *sim.Record) { r.Jobs[1].End = U }, "state TIMEOUT without an end"},
 		{"end before start", func(r *sim.Record) { r.Jobs[1].End = 3000 }, "end 3000 before start 3600"},
 		{"running past run end", func(r *sim.Record) { r.End = 8000 }, `job 7 (id "107"): end 8000 before start 9000`},
-		{"node", func(r *sim.Record) { r.Jobs[0].Alloc[0].Node = 3 }, "alloc[0]: node index 3 out of range [0, 3)"},
-		{"negative", func(r *sim.Record) { r.Jobs[1].Alloc[1].GPUs = -1 }, "alloc[1]: negative amount"},
+		{"node", func(r *sim.Record) { editAlloc(&r.Jobs[0], 0, func(a *sim.NodeAlloc) { a.Node = 3 }) }, "alloc[0]: node index 3 out of range [0, 3)"},
+		{"negative", func(r *sim.Record) { editAlloc(&r.Jobs[1], 1, func(a *sim.NodeAlloc) { a.GPUs = -1 }) }, "alloc[1]: negative amount"},
 		{"time past the clock", func(r *sim.Record) { r.Jobs[1].End = 1 << 60 }, `job 1 (id "101"): time 1152921504606846976 outside ±288230376151711744 s`},
 		{"run end past the clock", func(r *sim.Record) { r.End = -1 << 59 }, "run end -576460752303423488 outside"},
 	}
@@ -331,4 +331,11 @@ func jain(xs ...float64) float64 {
 		q += x * x
 	}
 	return s * s / (float64(len(xs)) * q)
+}
+
+// editAlloc changes node k of j's allocation with edit.
+func editAlloc(j *sim.JobRecord, k int, edit func(*sim.NodeAlloc)) {
+	a := j.Alloc.Append(nil)
+	edit(&a[k])
+	j.Alloc = sim.AllocsOf(a)
 }

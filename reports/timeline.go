@@ -336,9 +336,8 @@ func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, tl Timeline,
 		buf = runs.appendRuns(buf[:0], i)
 		for ri, r := range buf {
 			var g, c int64 // g in 700ths of a GPU
-			for k := range r.alloc {
-				a := &r.alloc[k]
-				g += gpuParts(cl, a)
+			for _, a := range r.alloc.All() {
+				g += gpuParts(cl, &a)
 				c += int64(a.CPUs)
 			}
 			part := j.Part
@@ -634,11 +633,11 @@ func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, tl Timeline,
 					reason[e.job] = 0
 				}
 			}
-			for _, a := range runs.at(int(e.job), int(e.arg)).alloc {
+			for _, a := range runs.at(int(e.job), int(e.arg)).alloc.All() {
 				freeGPU[a.Node] += sign * a.GPUs
 				freeCPU[a.Node] += sign * a.CPUs
 				freeMem[a.Node] += int64(sign) * a.MemMB
-				if g := a.MPS.GPU(); a.MPS != 0 && mpsClients != nil && g >= 0 && g < sim.MaxMPSGPUs {
+				if g := int(a.MPS.GPU); a.MPS.Share != 0 && mpsClients != nil && g >= 0 && g < sim.MaxMPSGPUs {
 					// The first client takes the GPU, the last gives it back.
 					c := &mpsClients[a.Node][g]
 					*c -= sign

@@ -217,7 +217,7 @@ type controller struct {
 	startedRun, endedRun []JobRef
 	delta                Delta
 	rec                  []JobRecord
-	allocPool            []NodeAlloc
+	allocPool            []allocEntry
 
 	passAt     Time // instant of the pending event-triggered pass, or -1
 	passLateAt Time // instant of the pending pass after late ends (classPassLate), or -1
@@ -913,7 +913,7 @@ func (c *controller) finishRun(ref JobRef) {
 	if r.State == Timeout {
 		r.End -= c.cfg.KillWait // the kill; the resources are freed now
 	}
-	c.releaseRun(ref, r.Alloc, r.State)
+	c.releaseRun(ref, r.State)
 	if c.lc != nil {
 		c.lcRunEnded(ref, true, r.State)
 	}
@@ -998,8 +998,8 @@ func (c *controller) start(s *Start) error {
 	if err != nil {
 		return fmt.Errorf("policy %s: job %s at t=%d: %w", c.policy.Name(), j.ID, c.now, err)
 	}
-	alloc := c.keepAlloc(s.Alloc)
-	begin := c.now // later when a MIG GPU is repartitioned (mig.go) or a node resumes (power.go)
+	alloc := append([]NodeAlloc(nil), s.Alloc...) // the running job's; the record keeps it packed
+	begin := c.now                                // later when a MIG GPU is repartitioned (mig.go) or a node resumes (power.go)
 	for k := range alloc {
 		a := &alloc[k]
 		n := &c.nodes[a.Node]
@@ -1007,17 +1007,17 @@ func (c *controller) start(s *Start) error {
 		n.FreeGPUs -= a.GPUs
 		n.FreeCPUs -= a.CPUs
 		n.FreeMemMB -= a.MemMB
-		if a.MIG != 0 {
+		if a.MIG != (MIGInstances{}) {
 			delay, err := c.migTake(ref, a)
 			if err != nil {
 				return fmt.Errorf("policy %s: job %s at t=%d: %w", c.policy.Name(), j.ID, c.now, err)
 			}
 			begin = max(begin, c.now+delay)
 		}
-		if a.MPS != 0 {
+		if a.MPS != (MPSShare{}) {
 			var ok bool
 			if a.MPS, ok = n.takeMPS(a.MPS); !ok {
-				return fmt.Errorf("policy %s: job %s at t=%d: node %s: MPS share %d%% does not fit", c.policy.Name(), j.ID, c.now, c.cluster.Nodes[a.Node].Name, a.MPS.Share())
+				return fmt.Errorf("policy %s: job %s at t=%d: node %s: MPS share %d%% does not fit", c.policy.Name(), j.ID, c.now, c.cluster.Nodes[a.Node].Name, a.MPS.Share)
 			}
 		}
 		if c.pw != nil {
@@ -1028,7 +1028,7 @@ func (c *controller) start(s *Start) error {
 	c.removed++
 	r := &c.rec[ref]
 	r.Start = begin
-	r.Alloc = alloc
+	r.Alloc = c.keepAlloc(alloc)
 	r.Part = part
 	if c.rt != nil {
 		c.scaleRun(ref, alloc, c.workOf(ref))
@@ -1093,22 +1093,23 @@ func (c *controller) plannedEnd(ref JobRef, start Time) Time {
 	return end
 }
 
-// allocChunk is how many NodeAllocs one block of the record's allocation
+// allocChunk is how many entries one block of the record's allocation
 // store holds. Records keep slices into these blocks, so blocks are filled
 // and never grown: growing by copying would leave every earlier copy alive.
 const allocChunk = 4096
 
-// keepAlloc copies a into the record's allocation store.
-func (c *controller) keepAlloc(a []NodeAlloc) []NodeAlloc {
-	if len(a) > allocChunk {
-		return append([]NodeAlloc(nil), a...)
+// keepAlloc packs a into the record's allocation store.
+func (c *controller) keepAlloc(a []NodeAlloc) Allocs {
+	n := allocEntries(a)
+	if n > allocChunk {
+		return AllocsOf(a)
 	}
-	if cap(c.allocPool)-len(c.allocPool) < len(a) {
-		c.allocPool = make([]NodeAlloc, 0, allocChunk)
+	if cap(c.allocPool)-len(c.allocPool) < n {
+		c.allocPool = make([]allocEntry, 0, allocChunk)
 	}
 	off := len(c.allocPool)
-	c.allocPool = append(c.allocPool, a...)
-	return c.allocPool[off:len(c.allocPool):len(c.allocPool)]
+	c.allocPool = appendAllocs(c.allocPool, a)
+	return Allocs{c.allocPool[off:len(c.allocPool):len(c.allocPool)]}
 }
 
 // checkAlloc verifies that alloc is a valid placement of job ref now and
@@ -1176,12 +1177,12 @@ func (c *controller) checkShares(ref JobRef, alloc []NodeAlloc) error {
 	for _, a := range alloc {
 		node := &c.cluster.Nodes[a.Node]
 		free := c.nodes[a.Node]
-		if req.MIGProfile != 0 || a.MIG != 0 {
+		if req.MIGProfile != 0 || a.MIG != (MIGInstances{}) {
 			if err := c.checkMIGShare(req, &a, free); err != nil {
 				return err
 			}
 		}
-		if req.MPSShare != 0 || a.MPS != 0 {
+		if req.MPSShare != 0 || a.MPS != (MPSShare{}) {
 			if err := c.checkMPSShare(req.MPSShare, &a, free); err != nil {
 				return err
 			}
@@ -1201,7 +1202,7 @@ func (c *controller) checkShares(ref JobRef, alloc []NodeAlloc) error {
 		var u int32
 		switch {
 		case req.MIGProfile != 0:
-			u = a.MIG.Count() / g
+			u = a.MIG.Count / g
 		case g > 0:
 			u = a.GPUs / g
 		default:
@@ -1255,7 +1256,7 @@ func (c *controller) check() {
 		for _, a := range rj.Alloc {
 			u := &used[a.Node]
 			u.FreeGPUs += a.GPUs
-			if g := a.MPS.GPU(); a.MPS != 0 && g >= 0 {
+			if g := a.MPS.GPU; a.MPS != (MPSShare{}) && g >= 0 {
 				// A GPU with MPS clients is held once, by them all.
 				if mpsGPUs == nil {
 					mpsGPUs = make([]uint8, len(c.nodes))

@@ -102,7 +102,7 @@ func outcomes(rec *Record) []outcome {
 	var out []outcome
 	for _, r := range rec.Jobs {
 		var names []string
-		for _, a := range r.Alloc {
+		for _, a := range r.Alloc.All() {
 			names = append(names, rec.Cluster.Nodes[a.Node].Name)
 		}
 		reason := ""

@@ -17,7 +17,7 @@ import (
 // A MIG request (Request.MIGProfile set) has the same shape with MIG
 // instances of its profile in place of GPUs: GPUs counts instances, a unit
 // is one instance, and a node gives them from NodeState.MIG (never from
-// FreeGPUs); its NodeAlloc holds them in MIG (count form from Take) with
+// FreeGPUs); its NodeAlloc holds them in MIG (unplaced from Take) with
 // GPUs zero.
 //
 // An MPS request (Request.MPSShare set, see mps.go) is a node-count
@@ -94,20 +94,20 @@ func Take(req *workload.Request, node int32, n int32) NodeAlloc {
 		a = NodeAlloc{Node: node, GPUs: g * n, CPUs: c * n, MemMB: m * int64(n)}
 	}
 	if req.MIGProfile != 0 {
-		a.MIG, a.GPUs = MIGCount(req.MIGProfile, a.GPUs), 0
+		a.MIG, a.GPUs = MIGInstances{Profile: req.MIGProfile, Count: a.GPUs}, 0
 	}
 	if req.MPSShare != 0 {
-		a.MPS, a.GPUs = MPSShareOf(req.MPSShare), 0
+		a.MPS, a.GPUs = mpsAny(req.MPSShare), 0
 	}
 	return a
 }
 
 // sameShare reports whether a and b are the same share of a request: the
-// same node, GPUs, CPUs and memory, the same number of MIG instances (in
-// either form) and the same MPS share (placed or not).
+// same node, GPUs, CPUs and memory, the same number of MIG instances
+// (placed or not) and the same MPS share (placed or not).
 func sameShare(a, b NodeAlloc) bool {
 	return a.Node == b.Node && a.GPUs == b.GPUs && a.CPUs == b.CPUs && a.MemMB == b.MemMB &&
-		(a.MIG == b.MIG || a.MIG.Count() == b.MIG.Count()) && a.MPS.Share() == b.MPS.Share()
+		a.MIG.Count == b.MIG.Count && a.MPS.Share == b.MPS.Share
 }
 
 // Eligible reports whether node may run a job of partition part asking for

@@ -23,7 +23,13 @@
 //     read-only snapshot (queue in submit order with time limits, never
 //     runtimes; running jobs with their latest ends; free resources per
 //     node; maintenance windows; the Delta since the previous call), and
-//     returns a Plan: preemptions, starts and pending reasons.
+//     returns a Plan: preemptions, starts and pending reasons. A start
+//     gives the job a NodeAlloc per node, plain values a policy writes as
+//     literals: whole GPUs, CPUs and memory, MIG instances
+//     (MIGInstances{Profile, Count}, PerGPU to choose a dynamic node's
+//     GPUs) and an MPS share (MPSShare{GPU, Share}). The free state in
+//     NodeState is read through methods (MIGFree, MPSFree), since the
+//     view hands a copy of it per node to every pass.
 //  3. The controller checks every decision of the plan (job state,
 //     capacity, eligibility, reservations) and applies it; a bad one stops
 //     the run with an error naming the policy, job and node.

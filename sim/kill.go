@@ -42,7 +42,7 @@ func (c *controller) shed(ref JobRef) {
 		}
 		c.freeOf(a.Node).Add(a)
 		c.touch(a.Node)
-		if a.MIG != 0 {
+		if a.MIG != (MIGInstances{}) {
 			c.migRelease(ref, a)
 		}
 		if c.pw != nil {

@@ -126,5 +126,5 @@ type RunSegment struct {
 	Eligible   Time
 	Start, End Time
 	State      State // Preempted or NodeFail
-	Alloc      []NodeAlloc
+	Alloc      Allocs
 }

@@ -120,7 +120,7 @@ func lives(rec *Record) []life {
 	var out []life
 	for _, r := range rec.Jobs {
 		var names []string
-		for _, a := range r.Alloc {
+		for _, a := range r.Alloc.All() {
 			names = append(names, rec.Cluster.Nodes[a.Node].Name)
 		}
 		out = append(out, life{rec.Trace.Jobs[r.Ref].ID, r.Eligible, r.Start, r.End, r.State.String(),
@@ -344,7 +344,7 @@ func TestPreemption(t *testing.T) {
 			{"filler", 0, 0, 1000, "COMPLETED", "n2", 0},
 			{"urgent", 250, 250, 350, "COMPLETED", "n1", 0},
 		},
-		runs: []RunSegment{{Job: 0, Start: 0, End: 250, State: Preempted, Alloc: []NodeAlloc{{Node: 0, GPUs: 4, CPUs: 4}}}},
+		runs: []RunSegment{{Job: 0, Start: 0, End: 250, State: Preempted, Alloc: AllocsOf([]NodeAlloc{{Node: 0, GPUs: 4, CPUs: 4}})}},
 		log: []string{"0 start 0 on 1 nodes", "0 start 1 on 1 nodes", "250 end 0 PREEMPTED", "250 start 2 on 1 nodes",
 			"350 end 2 COMPLETED", "370 start 0 on 1 nodes", "1000 end 1 COMPLETED", "1170 end 0 COMPLETED"},
 	}, {
@@ -358,7 +358,7 @@ func TestPreemption(t *testing.T) {
 			{"filler", 0, 0, 1000, "COMPLETED", "n2", 0},
 			{"urgent", 250, 280, 380, "COMPLETED", "n1", 0},
 		},
-		runs: []RunSegment{{Job: 0, Start: 0, End: 280, State: Preempted, Alloc: []NodeAlloc{{Node: 0, GPUs: 4, CPUs: 4}}}},
+		runs: []RunSegment{{Job: 0, Start: 0, End: 280, State: Preempted, Alloc: AllocsOf([]NodeAlloc{{Node: 0, GPUs: 4, CPUs: 4}})}},
 	}, {
 		// Cancel: victim ends PREEMPTED at 250 and does not come back.
 		name: "cancel", requeue: true, mode: PreemptCancel,
@@ -462,7 +462,7 @@ func TestNodeFailure(t *testing.T) {
 			t.Errorf("outcomes (-want +got):\n%s", d)
 		}
 		wantRuns := []RunSegment{{Job: 0, Start: 0, End: 30, State: NodeFail,
-			Alloc: []NodeAlloc{{Node: 0, GPUs: 4, CPUs: 4}, {Node: 1, GPUs: 4, CPUs: 4}}}}
+			Alloc: AllocsOf([]NodeAlloc{{Node: 0, GPUs: 4, CPUs: 4}, {Node: 1, GPUs: 4, CPUs: 4}})}}
 		if d := cmp.Diff(wantRuns, rec.Runs); d != "" {
 			t.Errorf("runs (-want +got):\n%s", d)
 		}
@@ -1307,7 +1307,7 @@ func TestMaxRequeue(t *testing.T) {
 		}
 		var got []RunSegment
 		for _, r := range rec.Runs {
-			r.Alloc = nil
+			r.Alloc = Allocs{}
 			got = append(got, r)
 		}
 		if d := cmp.Diff(runs, got); d != "" {

@@ -45,10 +45,12 @@ import (
 //     state has room, are not offered it. A node event at the completion
 //     makes it available again and asks for a pass.
 //
-// The free state (MIGFree) and an allocation's instances (MIGAlloc) are
-// small values, so policies copy and update them with NodeState and
-// NodeAlloc; the controller keeps the instances themselves (GPU, start
-// slice, holder) and records them in Record.MIG.
+// An allocation's instances (MIGInstances) are a plain struct a policy
+// writes and reads as fields. The free state (MIGFree) is one opaque word
+// read through methods: the view is read-only, and policies copy it per
+// node per pass (with NodeState) and update their copies, so it stays
+// small. The controller keeps the instances themselves (GPU, start slice,
+// holder) and records them in Record.MIG.
 
 // MaxMIGGPUs is the most GPUs in MIG mode one node may have.
 const MaxMIGGPUs = 8
@@ -67,7 +69,7 @@ type MIGFree uint64
 
 const (
 	migDynamic   MIGFree = 1 << 63
-	migGeoShift          = 60 // 3 bits: index into hwmodels.MIGGeometries()
+	migGeoShift          = 60 // 3 bits: index into hwmodels.MIGGeometries(), plus 1
 	migCountBits         = 6  // fixed: free instances per profile
 	migGPUBits           = 7  // dynamic: used (3 bits), profile+1 (3 bits), available (1 bit)
 	migAvail             = 1 << 6
@@ -78,6 +80,9 @@ const (
 var (
 	migGeos  = hwmodels.MIGGeometries()
 	migCodes = func() [][]workload.MIGProfile {
+		if len(migGeos) > 7 {
+			panic("sim: more built-in MIG geometries than MIGFree numbers")
+		}
 		out := make([][]workload.MIGProfile, len(migGeos))
 		for g := range migGeos {
 			for _, p := range migGeos[g].Profiles {
@@ -115,7 +120,7 @@ func MIGCapacity(node *hwmodels.Node) MIGFree {
 		return 0
 	}
 	gpus := min(m.GPUs, MaxMIGGPUs)
-	f := MIGFree(gi) << migGeoShift
+	f := MIGFree(gi+1) << migGeoShift // never zero, even with every instance in use
 	if m.Dynamic {
 		f |= migDynamic
 		for g := range gpus {
@@ -141,7 +146,7 @@ func (f MIGFree) Geometry() *hwmodels.MIGGeometry {
 	return &migGeos[f.geo()]
 }
 
-func (f MIGFree) geo() int { return int(f>>migGeoShift) & 7 }
+func (f MIGFree) geo() int { return int(f>>migGeoShift)&7 - 1 }
 
 // ProfileIndex returns the index of p in f's geometry, or -1 when the
 // geometry has no such profile (or f is zero).
@@ -218,49 +223,44 @@ func (f MIGFree) Instances(p workload.MIGProfile) int32 {
 	return n
 }
 
-// Take returns f less the instances of a and a in placed form: on a
-// dynamic node a count-form allocation is placed on the lowest-numbered
-// GPUs that can take its instances (repartitioning empty GPUs where
-// needed). ok is false, and f is returned unchanged, when a does not fit.
-func (f MIGFree) Take(a MIGAlloc) (MIGFree, MIGAlloc, bool) {
-	if a == 0 {
+// Take returns f less the instances of a and a placed: on a dynamic node
+// an unplaced allocation is placed on the lowest-numbered GPUs that can
+// take its instances (repartitioning empty GPUs where needed). ok is
+// false, and f is returned unchanged, when a does not fit: its profile is
+// not the geometry's, its count is negative, its PerGPU does not sum to
+// its count, or PerGPU is set on a fixed layout.
+func (f MIGFree) Take(a MIGInstances) (MIGFree, MIGInstances, bool) {
+	if a == (MIGInstances{}) {
 		return f, a, true
 	}
+	pi := f.ProfileIndex(a.Profile)
+	if pi < 0 || a.Count < 0 {
+		return f, a, false
+	}
 	if !f.Dynamic() {
-		if a.Placed() {
+		if a.Placed() || f.count(pi) < a.Count {
 			return f, a, false
 		}
-		pi := f.ProfileIndex(a.Profile())
-		n := a.Count()
-		if pi < 0 || f.count(pi) < n {
-			return f, a, false
-		}
-		return f - MIGFree(n)<<(uint(pi)*migCountBits), a, true
+		return f - MIGFree(a.Count)<<(uint(pi)*migCountBits), a, true
 	}
 	if !a.Placed() {
-		pi := f.ProfileIndex(a.Profile())
-		if pi < 0 {
-			return f, a, false
-		}
-		var per [MaxMIGGPUs]int32
-		left := a.Count()
+		left := a.Count
 		for g := 0; g < MaxMIGGPUs && left > 0; g++ {
 			r, _ := f.GPURoom(g, pi)
-			per[g] = min(r, left)
-			left -= per[g]
+			k := min(r, left)
+			a.PerGPU[g] = uint8(k)
+			left -= k
 		}
 		if left > 0 {
-			return f, a, false
+			return f, MIGInstances{Profile: a.Profile, Count: a.Count}, false
 		}
-		a = MIGPlaced(pi, per)
 	}
-	pi := a.ProfileIndex()
-	if int(pi) >= len(migGeos[f.geo()].Profiles) {
+	if a.placedCount() != a.Count {
 		return f, a, false
 	}
 	out := f
-	for g := range MaxMIGGPUs {
-		k := a.On(g)
+	for g, k8 := range a.PerGPU {
+		k := int32(k8)
 		if k == 0 {
 			continue
 		}
@@ -277,18 +277,19 @@ func (f MIGFree) Take(a MIGAlloc) (MIGFree, MIGAlloc, bool) {
 }
 
 // Pack returns the allocation of n instances of profile p that keeps the
-// most room on a dynamic node: on GPUs partitioned for p and in use,
-// fullest first; then on empty GPUs partitioned for p; then on empty GPUs
-// repartitioned for p, lowest-numbered first (ties by GPU number). On a
-// fixed layout, where the instances are fixed, it is the count form. ok is
-// false when they do not fit.
-func (f MIGFree) Pack(p workload.MIGProfile, n int32) (MIGAlloc, bool) {
+// most room on a dynamic node, placed: on GPUs partitioned for p and in
+// use, fullest first; then on empty GPUs partitioned for p; then on empty
+// GPUs repartitioned for p, lowest-numbered first (ties by GPU number). On
+// a fixed layout, where the instances are fixed, it is unplaced. ok is
+// false when they do not fit (the allocation is then none on a dynamic
+// node).
+func (f MIGFree) Pack(p workload.MIGProfile, n int32) (MIGInstances, bool) {
 	pi := f.ProfileIndex(p)
 	if pi < 0 || n <= 0 {
-		return 0, false
+		return MIGInstances{}, false
 	}
 	if !f.Dynamic() {
-		return MIGCount(p, n), f.count(pi) >= n
+		return MIGInstances{Profile: p, Count: n}, f.count(pi) >= n
 	}
 	type cand struct {
 		g, rank, room int32
@@ -320,41 +321,39 @@ func (f MIGFree) Pack(p workload.MIGProfile, n int32) (MIGAlloc, bool) {
 		}
 		return int(a.g - b.g)
 	})
-	var per [MaxMIGGPUs]int32
+	a := MIGInstances{Profile: p, Count: n}
 	for _, c := range cs[:k] {
 		if n == 0 {
 			break
 		}
-		per[c.g] = min(c.room, n)
-		n -= per[c.g]
+		m := min(c.room, n)
+		a.PerGPU[c.g] = uint8(m)
+		n -= m
 	}
 	if n > 0 {
-		return 0, false
+		return MIGInstances{}, false
 	}
-	return MIGPlaced(pi, per), true
+	return a, true
 }
 
 // Give returns f with the instances of a free again. On a dynamic node a
-// must be in placed form (as the controller records it and Take returns
-// it); a count-form allocation gives nothing back there. Instances stay
+// must be placed (as the controller records it and Take returns it); an
+// unplaced allocation gives nothing back there. Instances stay
 // partitioned.
-func (f MIGFree) Give(a MIGAlloc) MIGFree {
-	if a == 0 || f == 0 {
+func (f MIGFree) Give(a MIGInstances) MIGFree {
+	if a == (MIGInstances{}) || f == 0 {
 		return f
 	}
 	if !f.Dynamic() {
-		if pi := f.ProfileIndex(a.Profile()); pi >= 0 && !a.Placed() {
-			f += MIGFree(a.Count()) << (uint(pi) * migCountBits)
+		if pi := f.ProfileIndex(a.Profile); pi >= 0 && !a.Placed() && a.Count > 0 {
+			f += MIGFree(a.Count) << (uint(pi) * migCountBits)
 		}
 		return f
 	}
-	if !a.Placed() {
-		return f
-	}
-	for g := range MaxMIGGPUs {
-		if k := a.On(g); k > 0 {
+	for g, k := range a.PerGPU {
+		if k > 0 {
 			avail, prof, used := f.GPU(g)
-			f = f.setGPU(g, avail, prof, max(used-k, 0))
+			f = f.setGPU(g, avail, prof, max(used-int32(k), 0))
 		}
 	}
 	return f
@@ -403,125 +402,70 @@ func MIGMeet(a, b MIGFree) MIGFree {
 	return out
 }
 
-// MIGAlloc is the MIG instances an allocation holds on one node
-// (NodeAlloc.MIG), zero for none. It has two forms:
-//
-//   - count form (MIGCount): n instances of a profile, GPUs unchosen.
-//     Policies produce it; on a fixed layout it is the only form.
-//   - placed form (MIGPlaced): a profile index of the node's geometry and
-//     how many instances on each dynamic MIG GPU. The controller records
-//     this form for dynamic nodes, and a placer may give it to choose the
-//     GPUs (MIGPack).
-type MIGAlloc uint32
-
-const (
-	migPlaced     MIGAlloc = 1 << 31
-	migCountShift          = 21 // count form: profile in bits 0-20, count in 21-26
-	migPerGPUBits          = 3  // placed form: instances per GPU, profile index in bits 24-26
-)
-
-// MaxMIGPerNode is the most instances one allocation may hold on a node.
-const MaxMIGPerNode = 63
-
-// MIGCount returns the count form of n instances of profile p (n is
-// capped at MaxMIGPerNode, more than any node holds).
-func MIGCount(p workload.MIGProfile, n int32) MIGAlloc {
-	n = max(min(n, MaxMIGPerNode), 0)
-	return MIGAlloc(p)&(1<<migCountShift-1) | MIGAlloc(n)<<migCountShift
+// MIGInstances is the MIG instances an allocation holds on one node
+// (NodeAlloc.MIG); the zero value is none. A policy writes it as a
+// literal: MIGInstances{Profile: p, Count: 2} leaves the GPUs to the
+// controller (on a fixed layout the only form; on a dynamic node the
+// lowest-numbered GPUs that can take them, as Take places them), and
+// PerGPU, when set, places them on a dynamic node's GPUs (MIGFree.Pack
+// chooses a placement). The controller records dynamic nodes'
+// allocations placed.
+type MIGInstances struct {
+	// Profile is the instances' profile: the job's
+	// workload.Request.MIGProfile, one of the node's MIG geometry.
+	Profile workload.MIGProfile
+	// Count is how many instances.
+	Count int32
+	// PerGPU, when not all zero, is how many of the instances each MIG GPU
+	// of a dynamic node holds (numbered as MIGFree.GPU numbers them); it
+	// sums to Count.
+	PerGPU [MaxMIGGPUs]uint8
 }
 
-// MIGPlaced returns the placed form of per[g] instances of profile index
-// pi on each dynamic MIG GPU g (each at most 7).
-func MIGPlaced(pi int32, per [MaxMIGGPUs]int32) MIGAlloc {
-	a := migPlaced | MIGAlloc(pi&7)<<24
-	for g, k := range per {
-		a |= MIGAlloc(min(max(k, 0), 7)) << (uint(g) * migPerGPUBits)
-	}
-	return a
-}
+// Placed reports whether PerGPU places the instances.
+func (a MIGInstances) Placed() bool { return a.PerGPU != [MaxMIGGPUs]uint8{} }
 
-// Placed reports the placed form.
-func (a MIGAlloc) Placed() bool { return a&migPlaced != 0 }
-
-// Profile returns the profile of a count form (0 for a placed form).
-func (a MIGAlloc) Profile() workload.MIGProfile {
-	if a.Placed() {
-		return 0
-	}
-	return workload.MIGProfile(a & (1<<migCountShift - 1))
-}
-
-// ProfileIndex returns the profile index of a placed form (-1 for a count
-// form).
-func (a MIGAlloc) ProfileIndex() int32 {
-	if !a.Placed() {
-		return -1
-	}
-	return int32(a>>24) & 7
-}
-
-// On returns the instances a placed form holds on MIG GPU g (0 for a count
-// form).
-func (a MIGAlloc) On(g int) int32 {
-	if !a.Placed() {
-		return 0
-	}
-	return int32(a>>(uint(g)*migPerGPUBits)) & 7
-}
-
-// Count returns how many instances a holds.
-func (a MIGAlloc) Count() int32 {
-	if !a.Placed() {
-		return int32(a>>migCountShift) & MaxMIGPerNode
-	}
+// placedCount returns the sum of PerGPU.
+func (a MIGInstances) placedCount() int32 {
 	var n int32
-	for g := range MaxMIGGPUs {
-		n += a.On(g)
+	for _, k := range a.PerGPU {
+		n += int32(k)
 	}
 	return n
 }
 
-// Resolve returns the profile of a's instances on node (a count form's
-// profile name resolved on the node's own MIG geometry, a placed form's
-// profile index) and how many instances a holds; nil and 0 when a is zero
-// or names a profile the node's geometry lacks.
-func (a MIGAlloc) Resolve(node *hwmodels.Node) (*hwmodels.MIGProfile, int32) {
-	if a == 0 || node == nil || node.MIG == nil || node.MIG.Geometry == nil {
+// Resolve returns the profile of a's instances on node's MIG geometry and
+// how many instances a holds; nil and 0 when a is none or the node's
+// geometry lacks its profile.
+func (a MIGInstances) Resolve(node *hwmodels.Node) (*hwmodels.MIGProfile, int32) {
+	if a == (MIGInstances{}) || node == nil || node.MIG == nil || node.MIG.Geometry == nil {
 		return nil, 0
 	}
 	geo := node.MIG.Geometry
-	pi := a.ProfileIndex()
-	if !a.Placed() {
-		pi = -1
-		for i := range geo.Profiles {
-			if c, err := workload.ParseMIGProfile(geo.Profiles[i].Name); err == nil && c == a.Profile() {
-				pi = int32(i)
-				break
-			}
+	for i := range geo.Profiles {
+		if c, err := workload.ParseMIGProfile(geo.Profiles[i].Name); err == nil && c == a.Profile {
+			return &geo.Profiles[i], a.Count
 		}
 	}
-	if pi < 0 || int(pi) >= len(geo.Profiles) {
-		return nil, 0
-	}
-	return &geo.Profiles[pi], a.Count()
+	return nil, 0
 }
 
 // Sub takes a from s: whole GPUs, CPUs, memory, MIG instances and an MPS
-// share. On a dynamic MIG node a count-form a.MIG is placed (see
-// MIGFree.Take) and rewritten in placed form, so that Add gives back the
-// same instances; an unplaced a.MPS is placed first fit (mps.go) and
-// rewritten likewise. It reports false when the instances or the share do
+// share. On a dynamic MIG node an unplaced a.MIG is placed (see
+// MIGFree.Take) and rewritten placed, so that Add gives back the same
+// instances; an unplaced a.MPS is placed first fit (mps.go) and rewritten
+// likewise. It reports false when the instances or the share do
 // not fit (s.MIG and s.MPS are then unchanged).
 func (s *NodeState) Sub(a *NodeAlloc) bool {
 	s.FreeGPUs -= a.GPUs
 	s.FreeCPUs -= a.CPUs
 	s.FreeMemMB -= a.MemMB
-	if a.MPS != 0 {
+	if a.MPS != (MPSShare{}) {
 		var ok bool
 		a.MPS, ok = s.takeMPS(a.MPS)
 		return ok
 	}
-	if a.MIG == 0 {
+	if a.MIG == (MIGInstances{}) {
 		return true
 	}
 	var ok bool
@@ -534,10 +478,10 @@ func (s *NodeState) Add(a *NodeAlloc) {
 	s.FreeGPUs += a.GPUs
 	s.FreeCPUs += a.CPUs
 	s.FreeMemMB += a.MemMB
-	if a.MIG != 0 {
+	if a.MIG != (MIGInstances{}) {
 		s.MIG = s.MIG.Give(a.MIG)
 	}
-	if a.MPS != 0 {
+	if a.MPS != (MPSShare{}) {
 		s.giveMPS(a.MPS)
 	}
 }
@@ -631,6 +575,7 @@ func (c *controller) setupMIG() error {
 // ReconfigureDelay).
 func (c *controller) migTake(ref JobRef, a *NodeAlloc) (Time, error) {
 	n := &c.nodes[a.Node]
+	pi := n.MIG.ProfileIndex(a.MIG.Profile)
 	free, placed, ok := n.MIG.Take(a.MIG)
 	if !ok || c.mig == nil || c.mig.gpus[a.Node] == nil {
 		return 0, fmt.Errorf("node %s: MIG instances %s do not fit", c.cluster.Nodes[a.Node].Name, c.describeMIG(a.Node, a.MIG))
@@ -658,8 +603,7 @@ func (c *controller) migTake(ref JobRef, a *NodeAlloc) (Time, error) {
 	}
 	if !placed.Placed() {
 		// Fixed layout: the lowest-numbered GPUs with a free instance.
-		pi := free.ProfileIndex(placed.Profile())
-		k := placed.Count()
+		k := placed.Count
 		for g := range gs {
 			var here int32
 			for x := range gs[g].layout {
@@ -673,9 +617,8 @@ func (c *controller) migTake(ref JobRef, a *NodeAlloc) (Time, error) {
 		}
 		return 0, nil
 	}
-	pi := placed.ProfileIndex()
 	for g := range gs {
-		k := placed.On(g)
+		k := int32(placed.PerGPU[g])
 		if k == 0 {
 			continue
 		}
@@ -781,15 +724,14 @@ func (c *controller) checkMIGShare(req *workload.Request, a *NodeAlloc, free Nod
 	if req.MIGProfile == 0 {
 		return fmt.Errorf("node %s: a whole-GPU job cannot hold MIG instances (%s)", node.Name, c.describeMIG(a.Node, a.MIG))
 	}
-	if a.GPUs != 0 || a.MIG == 0 {
+	if a.GPUs != 0 || a.MIG == (MIGInstances{}) {
 		return fmt.Errorf("node %s: a MIG job (%s) takes MIG instances, not %d whole GPUs", node.Name, req.MIGProfile, a.GPUs)
 	}
-	pi := free.MIG.ProfileIndex(req.MIGProfile)
-	if pi < 0 {
-		pi = MIGCapacity(node).ProfileIndex(req.MIGProfile)
-	}
-	if a.MIG.Placed() && a.MIG.ProfileIndex() != pi || !a.MIG.Placed() && a.MIG.Profile() != req.MIGProfile {
+	if a.MIG.Profile != req.MIGProfile {
 		return fmt.Errorf("node %s: MIG instances %s are not of the job's profile %s", node.Name, c.describeMIG(a.Node, a.MIG), req.MIGProfile)
+	}
+	if n := a.MIG.placedCount(); a.MIG.Placed() && n != a.MIG.Count {
+		return fmt.Errorf("node %s: MIG instances %s: PerGPU holds %d, Count says %d", node.Name, c.describeMIG(a.Node, a.MIG), n, a.MIG.Count)
 	}
 	if _, _, ok := free.MIG.Take(a.MIG); !ok {
 		if busy := c.migRepartitioning(a.Node, a.MIG); busy != "" {
@@ -802,12 +744,12 @@ func (c *controller) checkMIGShare(req *workload.Request, a *NodeAlloc, free Nod
 
 // migRepartitioning says which GPU of a placed allocation a on node n is
 // still being repartitioned, or "".
-func (c *controller) migRepartitioning(n int32, a MIGAlloc) string {
+func (c *controller) migRepartitioning(n int32, a MIGInstances) string {
 	if c.mig == nil || c.mig.gpus[n] == nil || !a.Placed() {
 		return ""
 	}
 	for g := range c.mig.gpus[n] {
-		if gpu := &c.mig.gpus[n][g]; a.On(g) > 0 && gpu.hidden {
+		if gpu := &c.mig.gpus[n][g]; a.PerGPU[g] > 0 && gpu.hidden {
 			return fmt.Sprintf("MIG GPU %d is being repartitioned until t=%d", g, gpu.ready)
 		}
 	}
@@ -816,17 +758,17 @@ func (c *controller) migRepartitioning(n int32, a MIGAlloc) string {
 
 // describeMIG renders a for messages: "2 × 1g.10gb" or "1g.10gb on GPUs
 // 0:2 3:1".
-func (c *controller) describeMIG(node int32, a MIGAlloc) string {
+func (c *controller) describeMIG(node int32, a MIGInstances) string {
 	if !a.Placed() {
-		return fmt.Sprintf("%d × %s", a.Count(), a.Profile())
+		return fmt.Sprintf("%d × %s", a.Count, a.Profile)
 	}
-	name := fmt.Sprint("profile ", a.ProfileIndex())
-	if m := c.cluster.Nodes[node].MIG; m != nil && m.Geometry != nil && int(a.ProfileIndex()) < len(m.Geometry.Profiles) {
-		name = m.Geometry.Profiles[a.ProfileIndex()].Name
+	name := a.Profile.String()
+	if p, _ := a.Resolve(&c.cluster.Nodes[node]); p != nil {
+		name = p.Name
 	}
 	s := name + " on GPUs"
-	for g := range MaxMIGGPUs {
-		if k := a.On(g); k > 0 {
+	for g, k := range a.PerGPU {
+		if k > 0 {
 			s += fmt.Sprintf(" %d:%d", g, k)
 		}
 	}
@@ -880,13 +822,13 @@ func (c *controller) checkMIG() {
 	var n int
 	for _, rj := range c.running {
 		for _, a := range rj.Alloc {
-			if a.MIG == 0 {
+			if a.MIG == (MIGInstances{}) {
 				continue
 			}
 			n++
-			if got := held[[2]int32{int32(rj.Ref), a.Node}]; got != a.MIG.Count() {
+			if got := held[[2]int32{int32(rj.Ref), a.Node}]; got != a.MIG.Count {
 				panic(fmt.Sprintf("sim: job %q holds %d MIG instances on node %s at t=%d, its allocation says %d",
-					c.jobs[rj.Ref].ID, got, c.cluster.Nodes[a.Node].Name, c.now, a.MIG.Count()))
+					c.jobs[rj.Ref].ID, got, c.cluster.Nodes[a.Node].Name, c.now, a.MIG.Count))
 			}
 		}
 	}

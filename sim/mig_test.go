@@ -84,10 +84,11 @@ func TestMIGRepartitionRefused(t *testing.T) {
 		migJobOf(t, "a", 0, 100, "1g.10gb"),
 		migJobOf(t, "b", 10, 50, "1g.10gb"),
 	}}
+	p1g := tr.Jobs[0].Request.MIGProfile
 	bad := &greedy{bad: func(v View) Plan {
 		var plan Plan
 		for _, p := range v.Pending() {
-			a := NodeAlloc{Node: 0, CPUs: 1, MIG: MIGPlaced(0, [MaxMIGGPUs]int32{1})}
+			a := NodeAlloc{Node: 0, CPUs: 1, MIG: MIGInstances{Profile: p1g, Count: 1, PerGPU: [MaxMIGGPUs]uint8{1}}}
 			if v.Now() == 0 || p.Ref == 1 {
 				plan.Starts = append(plan.Starts, Start{Job: p.Ref, Alloc: []NodeAlloc{a}})
 			}

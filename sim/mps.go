@@ -34,7 +34,10 @@ const MaxMPSGPUs = 8
 // MPSFree is a node's MPS state (NodeState.MPS): the share in use and the
 // clients of each of its MPS GPUs, and the node's client limit. It is zero
 // for a node without MPS or out of service. Use its methods; the layout
-// is not part of the contract.
+// is not part of the contract. It is two words rather than a struct of
+// per-GPU arrays because the view is read-only and hands every pass a
+// copy of it per node (in NodeState), which policies copy and update;
+// what a policy writes, an allocation's share, is the plain MPSShare.
 //
 // Word 0 holds 7 bits per MPS GPU (share in use) and, in bits 56-61, the
 // client limit; word 1 holds 6 bits per MPS GPU (clients).
@@ -87,41 +90,44 @@ func (f MPSFree) setGPU(g int, used, clients int32) MPSFree {
 	return f
 }
 
-// MPSAlloc is an MPS job's share on one node (NodeAlloc.MPS), zero for
-// none: the share in percent of one GPU and, once placed, the MPS GPU
-// that holds it. Policies may give the unplaced form (MPSShareOf); the
-// controller places it (first fit) and records the placed form.
-type MPSAlloc uint16
-
-const mpsGPUShift = 8 // bits 8-11: GPU number + 1 (0 = not placed)
-
-// MPSShareOf returns the unplaced form of a share (percent, 1 to 100;
-// other values give an allocation that never fits).
-func MPSShareOf(share int32) MPSAlloc {
-	return MPSAlloc(min(max(share, 0), 127))
+// MPSShare is an MPS job's share of one GPU on one node (NodeAlloc.MPS);
+// the zero value is none. A policy writes it as a literal, placed
+// (MPSShare{GPU: 2, Share: 25}) or left to the controller
+// (MPSShare{GPU: MPSAnyGPU, Share: 25}, placed first fit); the record
+// holds it placed.
+type MPSShare struct {
+	// GPU is the MPS GPU that holds the share, 0 to MaxMPSGPUs−1 (see
+	// above: a number the controller gives a physical GPU while it has
+	// clients), or MPSAnyGPU.
+	GPU int16
+	// Share is the percent of the GPU, 1 to 100 (the job's
+	// workload.Request.MPSShare); other values never fit.
+	Share int16
 }
 
-// MPSOn returns share on MPS GPU g.
-func MPSOn(g int, share int32) MPSAlloc {
-	return MPSShareOf(share) | MPSAlloc(g+1)<<mpsGPUShift
+// MPSAnyGPU is MPSShare.GPU for a share the controller places: on the
+// lowest-numbered MPS GPU with room, else on a free GPU.
+const MPSAnyGPU = -1
+
+// mpsAny returns share (a request's) for the controller to place: none
+// for 0 or less, and a share over 100 kept over it (it never fits).
+func mpsAny(share int32) MPSShare {
+	if share <= 0 {
+		return MPSShare{}
+	}
+	return MPSShare{GPU: MPSAnyGPU, Share: int16(min(share, 127))}
 }
-
-// Share returns the share in percent.
-func (a MPSAlloc) Share() int32 { return int32(a & 127) }
-
-// GPU returns the MPS GPU number, -1 when not placed.
-func (a MPSAlloc) GPU() int { return int(a>>mpsGPUShift&15) - 1 }
 
 // MPSPlace returns where s can take share: the placed allocation and true,
 // or false when no GPU has room and no free GPU is left. First fit (best
 // false): the lowest-numbered MPS GPU with room, else a new one; best
 // fit: the MPS GPU with the most share in use that still has room (ties
 // by number), else a new one.
-func (s *NodeState) MPSPlace(share int32, best bool) (MPSAlloc, bool) {
+func (s *NodeState) MPSPlace(share int32, best bool) (MPSShare, bool) {
 	f := s.MPS
 	k := f.MaxClients()
 	if k == 0 || share <= 0 || share > 100 {
-		return 0, false
+		return MPSShare{}, false
 	}
 	pick, pickUsed, spare := -1, int32(-1), -1
 	for g := range MaxMPSGPUs {
@@ -141,11 +147,11 @@ func (s *NodeState) MPSPlace(share int32, best bool) (MPSAlloc, bool) {
 	}
 	switch {
 	case pick >= 0:
-		return MPSOn(pick, share), true
+		return MPSShare{GPU: int16(pick), Share: int16(share)}, true
 	case spare >= 0 && s.FreeGPUs >= 1:
-		return MPSOn(spare, share), true
+		return MPSShare{GPU: int16(spare), Share: int16(share)}, true
 	}
-	return 0, false
+	return MPSShare{}, false
 }
 
 // MPSFits reports whether s can take share now.
@@ -156,15 +162,15 @@ func (s *NodeState) MPSFits(share int32) bool {
 
 // takeMPS takes a from s (placing it first fit when unplaced) and returns
 // it placed; false, with s unchanged, when it does not fit.
-func (s *NodeState) takeMPS(a MPSAlloc) (MPSAlloc, bool) {
-	if a.GPU() < 0 {
-		p, ok := s.MPSPlace(a.Share(), false)
+func (s *NodeState) takeMPS(a MPSShare) (MPSShare, bool) {
+	if a.GPU < 0 {
+		p, ok := s.MPSPlace(int32(a.Share), false)
 		if !ok {
 			return a, false
 		}
 		a = p
 	}
-	g, share := a.GPU(), a.Share()
+	g, share := int(a.GPU), int32(a.Share)
 	k := s.MPS.MaxClients()
 	if g >= MaxMPSGPUs || k == 0 || share <= 0 || share > 100 {
 		return a, false
@@ -183,8 +189,8 @@ func (s *NodeState) takeMPS(a MPSAlloc) (MPSAlloc, bool) {
 // giveMPS gives a placed share back to s; the GPU's last client leaving
 // makes it a free whole GPU again. An unplaced or unknown share gives
 // nothing back.
-func (s *NodeState) giveMPS(a MPSAlloc) {
-	g := a.GPU()
+func (s *NodeState) giveMPS(a MPSShare) {
+	g := int(a.GPU)
 	if g < 0 || g >= MaxMPSGPUs {
 		return
 	}
@@ -193,7 +199,7 @@ func (s *NodeState) giveMPS(a MPSAlloc) {
 		return
 	}
 	cl--
-	used = max(used-a.Share(), 0)
+	used = max(used-int32(a.Share), 0)
 	if cl == 0 {
 		used = 0
 		s.FreeGPUs++
@@ -207,16 +213,16 @@ func (s *NodeState) giveMPS(a MPSAlloc) {
 func (c *controller) checkMPSShare(share int32, a *NodeAlloc, free NodeState) error {
 	node := &c.cluster.Nodes[a.Node]
 	if share == 0 {
-		return fmt.Errorf("node %s: a job without an MPS request cannot hold an MPS share (%d%%)", node.Name, a.MPS.Share())
+		return fmt.Errorf("node %s: a job without an MPS request cannot hold an MPS share (%d%%)", node.Name, a.MPS.Share)
 	}
-	if a.GPUs != 0 || a.MIG != 0 || a.MPS.Share() != share {
-		return fmt.Errorf("node %s: an MPS job takes its share mps:%d on one GPU, not gpus=%d, MIG or mps:%d", node.Name, share, a.GPUs, a.MPS.Share())
+	if a.GPUs != 0 || a.MIG != (MIGInstances{}) || int32(a.MPS.Share) != share {
+		return fmt.Errorf("node %s: an MPS job takes its share mps:%d on one GPU, not gpus=%d, MIG or mps:%d", node.Name, share, a.GPUs, a.MPS.Share)
 	}
 	if !free.MPS.Enabled() {
 		return fmt.Errorf("node %s: no MPS sharing on this node", node.Name)
 	}
 	if _, ok := free.takeMPS(a.MPS); !ok {
-		g := a.MPS.GPU()
+		g := int(a.MPS.GPU)
 		used, cl := free.MPS.GPU(max(g, 0))
 		return fmt.Errorf("node %s: MPS share %d%% on GPU %d does not fit (GPU %d: %d%% in use, %d of %d clients; %d free GPUs)",
 			node.Name, share, g, max(g, 0), used, cl, free.MPS.MaxClients(), free.FreeGPUs)
@@ -232,14 +238,14 @@ func (c *controller) checkMPS() {
 	var used, cl map[gk]int32
 	for _, rj := range c.running {
 		for _, a := range rj.Alloc {
-			if a.MPS == 0 {
+			if a.MPS == (MPSShare{}) {
 				continue
 			}
 			if used == nil {
 				used, cl = map[gk]int32{}, map[gk]int32{}
 			}
-			k := gk{a.Node, int32(a.MPS.GPU())}
-			used[k] += a.MPS.Share()
+			k := gk{a.Node, int32(a.MPS.GPU)}
+			used[k] += int32(a.MPS.Share)
 			cl[k]++
 		}
 	}

@@ -129,7 +129,7 @@ const DefaultMaxRequeue int32 = 5
 func (c *controller) requeue(ref JobRef, st State, kill Time) {
 	r := &c.rec[ref]
 	c.runs = append(c.runs, RunSegment{Job: ref, Eligible: r.Eligible, Start: r.Start, End: kill, State: st, Alloc: r.Alloc})
-	c.releaseRun(ref, r.Alloc, st)
+	c.releaseRun(ref, st)
 	if c.lc != nil {
 		c.lcRunEnded(ref, false, st)
 	}
@@ -154,7 +154,7 @@ func (c *controller) requeue(ref JobRef, st State, kill Time) {
 	r.Eligible = workload.Unknown
 	r.Start = workload.Unknown
 	r.End = workload.Unknown
-	r.Alloc = nil
+	r.Alloc = Allocs{}
 	r.State, r.Recorded = 0, false
 	c.status[ref] = stWaiting
 	if c.maxRequeue > 0 && r.Requeues >= c.maxRequeue {
@@ -185,13 +185,17 @@ func (c *controller) release(ref JobRef) {
 
 // releaseRun frees a run's resources, drops it from the running list and
 // tells the policy.
-func (c *controller) releaseRun(ref JobRef, alloc []NodeAlloc, st State) {
-	held := c.running[c.runningIndex(ref)].Alloc // less than alloc once shed (kill.go)
+func (c *controller) releaseRun(ref JobRef, st State) {
+	held := c.running[c.runningIndex(ref)].Alloc
+	alloc := held
+	if r := c.rec[ref].Alloc; r.Len() != len(held) {
+		alloc = r.Append(nil) // held is less once shed (kill.go); the policy hears of the whole
+	}
 	for k := range held {
 		a := &held[k]
 		c.freeOf(a.Node).Add(a)
 		c.touch(a.Node)
-		if a.MIG != 0 {
+		if a.MIG != (MIGInstances{}) {
 			c.migRelease(ref, a)
 		}
 		if c.pw != nil {

@@ -19,15 +19,15 @@ type NodeAlloc struct {
 	Node int32 // index into the cluster's Nodes
 	GPUs int32 // whole GPUs (never MIG GPUs)
 	CPUs int32
-	// MIG is the MIG instances held on the node (see mig.go), zero for
-	// none; a MIG job holds instances and no whole GPUs. It sits in what
-	// was padding, so a NodeAlloc is no larger.
-	MIG   MIGAlloc
-	MemMB int64
 	// MPS is an MPS job's share of one GPU on the node (see mps.go), zero
-	// for none; an MPS job holds no whole GPUs. It makes a NodeAlloc 32
-	// bytes (from 24).
-	MPS MPSAlloc
+	// for none; an MPS job holds no whole GPUs. It sits in what was
+	// padding.
+	MPS   MPSShare
+	MemMB int64
+	// MIG is the MIG instances held on the node (see mig.go), zero for
+	// none; a MIG job holds instances and no whole GPUs. It makes a
+	// NodeAlloc 40 bytes (from 32, when it was a packed word).
+	MIG MIGInstances
 }
 
 // PendingJob is a queued, eligible job as a policy sees it.
@@ -400,13 +400,15 @@ type JobRecord struct {
 	// reason (PendingReason.String), and notes remappings (such as an
 	// unknown partition); empty otherwise.
 	Reason string
-	Alloc  []NodeAlloc
+	// Alloc is the final run's allocation (see Allocs), none for a job
+	// that never started.
+	Alloc Allocs
 }
 
 // GPUs returns the total GPUs the job held.
 func (r *JobRecord) GPUs() int64 {
 	var n int64
-	for _, a := range r.Alloc {
+	for _, a := range r.Alloc.All() {
 		n += int64(a.GPUs)
 	}
 	return n

@@ -254,7 +254,7 @@ func checkRecord(t *testing.T, c *hwmodels.Cluster, tr *workload.Trace, rec *sim
 		if req.GPUType != "" && !partHasType(c, r.Part, req.GPUType) {
 			req.GPUType = "" // the controller ignores a type the partition lacks
 		}
-		if err := Satisfies(c.Nodes, r.Part, &req, r.Alloc); err != nil {
+		if err := Satisfies(c.Nodes, r.Part, &req, r.Alloc.Append(nil)); err != nil {
 			t.Errorf("%s: recorded allocation: %v", where, err)
 		}
 		deltas = append(deltas, delta{r.Start, false, r.Ref}, delta{r.End, true, r.Ref})
@@ -279,7 +279,7 @@ func checkRecord(t *testing.T, c *hwmodels.Cluster, tr *workload.Trace, rec *sim
 		if d.end {
 			sign = 1
 		}
-		for _, a := range rec.Jobs[d.ref].Alloc {
+		for _, a := range rec.Jobs[d.ref].Alloc.All() {
 			f := &free[a.Node]
 			f.FreeGPUs += sign * a.GPUs
 			f.FreeCPUs += sign * a.CPUs
@@ -300,7 +300,7 @@ func Hash(rec *sim.Record) uint64 {
 		b = binary.LittleEndian.AppendUint64(b[:0], uint64(r.Start))
 		b = binary.LittleEndian.AppendUint64(b, uint64(r.End))
 		b = append(b, byte(r.State))
-		for _, a := range r.Alloc {
+		for _, a := range r.Alloc.All() {
 			b = binary.LittleEndian.AppendUint32(b, uint32(a.Node))
 			b = binary.LittleEndian.AppendUint32(b, uint32(a.GPUs))
 			b = binary.LittleEndian.AppendUint32(b, uint32(a.CPUs))

@@ -40,7 +40,7 @@ func JobTable(rec *sim.Record, every int) string {
 		if r, ok := last[sim.JobRef(i)]; ok {
 			reason = r.String()
 		}
-		fmt.Fprintf(&b, "%-8s %8d %8s %8s %-10s %-6s %3d %-9s %s\n", id, j.Submit, tm(j.Start), tm(j.End), j.State, part, j.Requeues, reason, nodeList(rec, j.Alloc))
+		fmt.Fprintf(&b, "%-8s %8d %8s %8s %-10s %-6s %3d %-9s %s\n", id, j.Submit, tm(j.Start), tm(j.End), j.State, part, j.Requeues, reason, nodeList(rec, j.Alloc.Append(nil)))
 	}
 	return b.String()
 }

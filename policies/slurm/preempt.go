@@ -170,7 +170,7 @@ func (s *Policy) applyKills(v sim.View) {
 		var keep []sim.NodeAlloc
 		for k := range rj.Alloc {
 			a := &rj.Alloc[k]
-			if a.Node == host || a.MIG != 0 || a.MPS != 0 {
+			if a.Node == host || a.MIG != (sim.MIGInstances{}) || a.MPS != (sim.MPSShare{}) {
 				keep = append(keep, *a)
 				continue
 			}

@@ -33,10 +33,10 @@ func lifeRuns(rec *sim.Record) []life {
 		return n
 	}
 	for _, r := range rec.Runs {
-		out = append(out, life{rec.Trace.Jobs[r.Job].ID, r.Start, r.End, r.State.String(), nodes(r.Alloc)})
+		out = append(out, life{rec.Trace.Jobs[r.Job].ID, r.Start, r.End, r.State.String(), nodes(r.Alloc.Append(nil))})
 	}
 	for i, r := range rec.Jobs {
-		out = append(out, life{rec.Trace.Jobs[i].ID, r.Start, r.End, r.State.String(), nodes(r.Alloc)})
+		out = append(out, life{rec.Trace.Jobs[i].ID, r.Start, r.End, r.State.String(), nodes(r.Alloc.Append(nil))})
 	}
 	return out
 }

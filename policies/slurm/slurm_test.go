@@ -599,7 +599,7 @@ func TestSlurmMultiPartition(t *testing.T) {
 			}
 			rec := runSlurm(t, c, tt.jobs, fast())
 			j := rec.Jobs[1]
-			if j.Start != tt.start || c.Partitions[j.Part].Name != tt.part || len(j.Alloc) != 1 || j.Alloc[0].Node != tt.node {
+			if j.Start != tt.start || c.Partitions[j.Part].Name != tt.part || j.Alloc.Len() != 1 || j.Alloc.At(0).Node != tt.node {
 				t.Errorf("J: start %d in %s on %v, want %d in %s on n%d", j.Start, c.Partitions[j.Part].Name, j.Alloc, tt.start, tt.part, tt.node)
 			}
 		})

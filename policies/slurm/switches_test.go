@@ -83,7 +83,7 @@ fabric:
 				t.Errorf("starts (-want +got):\n%s", d)
 			}
 			var got []int32
-			for _, n := range rec.Jobs[3].Alloc {
+			for _, n := range rec.Jobs[3].Alloc.All() {
 				got = append(got, n.Node)
 			}
 			if d := cmp.Diff(tt.wantX, got); d != "" {

@@ -236,9 +236,9 @@ func Detail(starts []Start, tol int64) string {
 // STATE nodes, ...; schedsim a-b STATE nodes, ...". It is for reading a
 // divergence (schedsim conformance show --runs), not for comparing.
 func (r *Record) RunLines(rec *sim.Record) []string {
-	nodes := func(alloc []sim.NodeAlloc) string {
-		names := make([]string, len(alloc))
-		for k, a := range alloc {
+	nodes := func(alloc sim.Allocs) string {
+		names := make([]string, alloc.Len())
+		for k, a := range alloc.All() {
 			names[k] = rec.Cluster.Nodes[a.Node].Name
 		}
 		return hwmodels.CompressHostlist(names)

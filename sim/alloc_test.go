@@ -1,0 +1,234 @@
+package sim
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/schedsim/schedsim/hwmodels"
+	"github.com/schedsim/schedsim/workload"
+)
+
+func mustMIG(t *testing.T, name string) workload.MIGProfile {
+	t.Helper()
+	p, err := workload.ParseMIGProfile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestMIGInstancesTake: the plain MIG allocation on a dynamic node with
+// two h100-80gb MIG GPUs (7 × 1g.10gb or 2 × 3g.40gb each), worked by
+// hand.
+func TestMIGInstancesTake(t *testing.T) {
+	cl := dynMIG(t)
+	cl.Nodes[0].GPUs, cl.Nodes[0].MIG.GPUs = 2, 2
+	f := MIGCapacity(&cl.Nodes[0])
+	p1, p3 := mustMIG(t, "1g.10gb"), mustMIG(t, "3g.40gb")
+
+	// 9 × 1g unplaced: GPU 0 takes 7 (repartitioned), GPU 1 the other 2.
+	f, a, ok := f.Take(MIGInstances{Profile: p1, Count: 9})
+	if want := (MIGInstances{Profile: p1, Count: 9, PerGPU: [MaxMIGGPUs]uint8{7, 2}}); !ok || a != want {
+		t.Fatalf("Take 9 × 1g = %+v, %v; want %+v", a, ok, want)
+	}
+	// Both GPUs are in use for 1g: no 3g fits, and f is unchanged.
+	if g, _, ok := f.Take(MIGInstances{Profile: p3, Count: 1}); ok || g != f {
+		t.Errorf("3g fits next to 1g instances in use")
+	}
+	// Placed by the policy: 3 more on GPU 1 (5 of 7 in use).
+	f, _, ok = f.Take(MIGInstances{Profile: p1, Count: 3, PerGPU: [MaxMIGGPUs]uint8{1: 3}})
+	if _, _, used := f.GPU(1); !ok || used != 5 {
+		t.Errorf("placed 3 on GPU 1: ok %v, %d in use, want 5", ok, used)
+	}
+	// PerGPU that does not sum to Count, PerGPU past the room, and a
+	// negative count do not fit.
+	for _, bad := range []MIGInstances{
+		{Profile: p1, Count: 2, PerGPU: [MaxMIGGPUs]uint8{1: 3}},
+		{Profile: p1, Count: 3, PerGPU: [MaxMIGGPUs]uint8{1: 3}},
+		{Profile: p1, Count: -1},
+	} {
+		if _, _, ok := f.Take(bad); ok {
+			t.Errorf("Take(%+v) fits", bad)
+		}
+	}
+	// Giving back the 9 leaves GPU 0 empty, still partitioned for 1g.
+	f = f.Give(a)
+	if avail, prof, used := f.GPU(0); !avail || prof != 0 || used != 0 {
+		t.Errorf("GPU 0 after Give: avail %v, profile %d, %d in use; want true, 0, 0", avail, prof, used)
+	}
+	if _, _, used := f.GPU(1); used != 3 {
+		t.Errorf("GPU 1 after Give: %d in use, want 3", used)
+	}
+	// Pack 2 × 3g: GPU 1 is in use for 1g, so GPU 0 is repartitioned.
+	if a, ok := f.Pack(p3, 2); !ok || a != (MIGInstances{Profile: p3, Count: 2, PerGPU: [MaxMIGGPUs]uint8{2}}) {
+		t.Errorf("Pack 2 × 3g = %+v, %v; want both on GPU 0", a, ok)
+	}
+	// The zero value is none: it fits anywhere and changes nothing.
+	if g, a, ok := f.Take(MIGInstances{}); !ok || g != f || a != (MIGInstances{}) {
+		t.Error("Take of no instances changed the free state")
+	}
+
+	// A fixed layout (7 × 1g per GPU) has no placement to give.
+	geo, _ := hwmodels.LookupMIG("h100-80gb")
+	layout, err := geo.Layout([]int32{0, 0, 0, 0, 0, 0, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl.Nodes[0].MIG = &hwmodels.MIGConfig{GPUs: 2, Geometry: geo, Layout: layout}
+	fx := MIGCapacity(&cl.Nodes[0])
+	if _, _, ok := fx.Take(MIGInstances{Profile: p1, Count: 1, PerGPU: [MaxMIGGPUs]uint8{1}}); ok {
+		t.Error("a placed allocation fits a fixed layout")
+	}
+	fx, _, ok = fx.Take(MIGInstances{Profile: p1, Count: 10})
+	if !ok || fx.Instances(p1) != 4 || fx.Give(MIGInstances{Profile: p1, Count: 10}).Instances(p1) != 14 {
+		t.Errorf("fixed 10 × 1g of 14: ok %v, %d left, want 4", ok, fx.Instances(p1))
+	}
+}
+
+// TestMIGPerGPUCountRefused: a plan whose PerGPU does not sum to Count is
+// refused with an error that says so.
+func TestMIGPerGPUCountRefused(t *testing.T) {
+	tr := &workload.Trace{Jobs: []workload.Job{migJobOf(t, "a", 0, 100, "1g.10gb")}}
+	p1 := tr.Jobs[0].Request.MIGProfile
+	bad := &greedy{bad: func(v View) Plan {
+		a := NodeAlloc{Node: 0, CPUs: 1, MIG: MIGInstances{Profile: p1, Count: 1, PerGPU: [MaxMIGGPUs]uint8{2}}}
+		return Plan{Starts: []Start{{Job: 0, Alloc: []NodeAlloc{a}}}}
+	}}
+	_, err := Run(Config{Cluster: dynMIG(t), Trace: tr, Policy: bad, Check: true})
+	if err == nil || !strings.Contains(err.Error(), "PerGPU holds 2, Count says 1") {
+		t.Fatalf("err = %v, want PerGPU holds 2, Count says 1", err)
+	}
+}
+
+// TestMPSShareAnyGPU: a share with MPSAnyGPU is placed first fit, one
+// with a GPU goes there, and the zero value is none. Two GPUs, up to 2
+// clients each.
+func TestMPSShareAnyGPU(t *testing.T) {
+	node := hwmodels.Node{Name: "n", GPUs: 2, CPUs: 8, MemMB: 1000, MPS: &hwmodels.MPSConfig{MaxClients: 2}}
+	s := Capacity(&node)
+	steps := []struct {
+		in   MPSShare
+		ok   bool
+		want MPSShare
+	}{
+		{MPSShare{GPU: MPSAnyGPU, Share: 60}, true, MPSShare{GPU: 0, Share: 60}},
+		{MPSShare{GPU: MPSAnyGPU, Share: 50}, true, MPSShare{GPU: 1, Share: 50}}, // 60+50 > 100 on GPU 0
+		{MPSShare{GPU: 1, Share: 50}, true, MPSShare{GPU: 1, Share: 50}},         // GPU 1 full: 100%, 2 clients
+		{MPSShare{GPU: 0, Share: 50}, false, MPSShare{GPU: 0, Share: 50}},        // 110% on GPU 0
+		{MPSShare{GPU: MPSAnyGPU, Share: 40}, true, MPSShare{GPU: 0, Share: 40}}, // GPU 0: 100%, 2 clients
+		{MPSShare{}, true, MPSShare{}},
+	}
+	for i, st := range steps {
+		a := NodeAlloc{Node: 0, CPUs: 1, MPS: st.in}
+		before := s
+		ok := s.Sub(&a)
+		if ok != st.ok || ok && a.MPS != st.want {
+			t.Fatalf("step %d: Sub(%+v) = %v, %+v; want %v, %+v", i, st.in, ok, a.MPS, st.ok, st.want)
+		}
+		if !ok {
+			s = before
+		}
+	}
+	if s.FreeGPUs != 0 {
+		t.Errorf("FreeGPUs = %d, want 0 (both GPUs in MPS use)", s.FreeGPUs)
+	}
+	for g, want := range [][2]int32{{100, 2}, {100, 2}} {
+		if u, c := s.MPS.GPU(g); u != want[0] || c != want[1] {
+			t.Errorf("GPU %d: %d%%, %d clients; want %v", g, u, c, want)
+		}
+	}
+}
+
+// TestMIGFixedNodeFull: a fixed layout of the first built-in geometry
+// (a100-40gb, 7 × 1g.5gb on one GPU) with every instance in use still
+// names its geometry, so the instances come back when jobs end. Eight
+// one-instance jobs of 100 s at t=0: seven start at 0, the eighth at 100.
+func TestMIGFixedNodeFull(t *testing.T) {
+	geo := &hwmodels.MIGGeometries()[0]
+	layout, err := geo.Layout([]int32{0, 0, 0, 0, 0, 0, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := &hwmodels.Cluster{
+		Name: "mig",
+		Nodes: []hwmodels.Node{{Name: "m1", GPUs: 1, GPUType: "a100", CPUs: 32, MemMB: 262144, Partitions: 1,
+			MIG: &hwmodels.MIGConfig{GPUs: 1, Geometry: geo, Layout: layout}}},
+		Partitions: []hwmodels.Partition{{Name: "p", Nodes: []int32{0}, Default: true}},
+	}
+	tr := &workload.Trace{}
+	for i := range 8 {
+		tr.Jobs = append(tr.Jobs, migJobOf(t, string(rune('a'+i)), 0, 100, geo.Profiles[0].Name))
+	}
+	// One node: each pass starts what NodeState.Sub says fits.
+	fill := &greedy{bad: func(v View) Plan {
+		var plan Plan
+		free := v.Nodes()[0]
+		for _, p := range v.Pending() {
+			a, f := Take(&p.Req, 0, 1), free
+			if f.Sub(&a) {
+				free = f
+				plan.Starts = append(plan.Starts, Start{Job: p.Ref, Alloc: []NodeAlloc{a}})
+			}
+		}
+		return plan
+	}}
+	rec, err := Run(Config{Cluster: cl, Trace: tr, Policy: fill, Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, j := range rec.Jobs {
+		want := Time(0)
+		if i == 7 {
+			want = 100
+		}
+		if j.Start != want || j.State != Completed {
+			t.Errorf("job %d: start %d, %s; want %d, COMPLETED", i, j.Start, j.State, want)
+		}
+	}
+}
+
+// TestAllocsRoundTrip: the record's packed allocation gives back every
+// field, with and without MIG and MPS entries, at the types' extremes.
+func TestAllocsRoundTrip(t *testing.T) {
+	p := mustMIG(t, "7g.80gb+me")
+	in := []NodeAlloc{
+		{Node: 3, GPUs: 8, CPUs: 64, MemMB: 1 << 40},
+		{Node: 1<<31 - 1, CPUs: -1, MIG: MIGInstances{Profile: p, Count: 1<<31 - 1, PerGPU: [MaxMIGGPUs]uint8{255, 0, 1, 2, 3, 4, 5, 255}}},
+		{Node: 0, GPUs: -5, MemMB: -1},
+		{Node: 7, CPUs: 1, MPS: MPSShare{GPU: MPSAnyGPU, Share: 1<<15 - 1}},
+		{Node: 2, MIG: MIGInstances{Profile: p, Count: -3}, MPS: MPSShare{GPU: -1 << 15, Share: -1}},
+	}
+	for n := range len(in) + 1 {
+		a := AllocsOf(in[:n])
+		if a.Len() != n {
+			t.Errorf("%d nodes: Len = %d", n, a.Len())
+		}
+		if got := a.Append(nil); !slices.Equal(got, in[:n]) {
+			t.Errorf("%d nodes: Append = %+v, want %+v", n, got, in[:n])
+		}
+		for k := range n {
+			if got := a.At(k); got != in[k] {
+				t.Errorf("%d nodes: At(%d) = %+v, want %+v", n, k, got, in[k])
+			}
+		}
+		var got []NodeAlloc
+		for k, x := range a.All() {
+			if k != len(got) {
+				t.Errorf("%d nodes: All yields index %d at %d", n, k, len(got))
+			}
+			got = append(got, x)
+		}
+		if !slices.Equal(got, in[:n]) {
+			t.Errorf("%d nodes: All = %+v", n, got)
+		}
+		if !a.Equal(AllocsOf(slices.Clone(in[:n]))) {
+			t.Errorf("%d nodes: not Equal to itself", n)
+		}
+	}
+	// Whole-GPU nodes alone take one 24-byte entry each.
+	if a := AllocsOf(in[:1]); len(a.p) != 1 || unsafe.Sizeof(a.p[0]) != 24 {
+		t.Errorf("one plain node packs into %d entries of %d bytes, want 1 of 24", len(a.p), unsafe.Sizeof(a.p[0]))
+	}
+}
