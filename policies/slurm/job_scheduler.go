@@ -163,6 +163,18 @@ func (s *Policy) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
 			js.reason = why
 			continue
 		}
+		if job.Req.Nodes > 1 && s.upNodes(v, r.part) < int(job.Req.Nodes) {
+			// More nodes than its partition has up: select_nodes fails
+			// with ESLURM_NODE_NOT_AVAIL (the job could not run were every
+			// node up idle), which, unlike ESLURM_NODES_BUSY, neither
+			// blocks the partition (_schedule sets fail_by_part for the
+			// latter only) nor preempts. On Slurm 22.05
+			// (conformance/records/gen-41/run1) G15 (4 nodes) waited with
+			// gn1 down while G11, after it in the queue, preempted G08 at
+			// 06:35:24.
+			js.reason = sim.ReasonReqNodeNotAvail
+			continue
+		}
 		if s.preemptWait(v, r.ref) != nil {
 			// Its preemption is in progress: it starts wherever it
 			// fits, and preempts no more.

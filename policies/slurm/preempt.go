@@ -3,7 +3,10 @@ package slurm
 import (
 	"cmp"
 	"slices"
+	"strconv"
+	"strings"
 
+	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/sim"
 )
@@ -30,6 +33,7 @@ type preemptState struct {
 	// and the running jobs as this pass's preemptions leave them
 	// (applyKills; valid while runEpoch is the pass's epoch).
 	killWait, grace sim.Time
+	quiet           sim.Time // preemptQuiet
 	run             []sim.RunningJob
 	runEpoch        uint32
 }
@@ -81,6 +85,28 @@ func (s *Policy) preemptWait(v sim.View, ref sim.JobRef) *preemptWaitRec {
 	}
 	w.held = s.epoch
 	return w
+}
+
+// preemptQuiet is how long a preemptor kills no more jobs after its
+// preemption began: slurm.conf's KillWait + MessageTimeout (30 and 10 s
+// by default), select_nodes' test of preempt_start_time (node_scheduler.c:
+// "Job preemption may still be in progress, do not cancel or requeue any
+// more jobs yet").
+func preemptQuiet(c *hwmodels.Cluster) sim.Time {
+	kw, mt := sim.Time(30), sim.Time(10)
+	if c != nil && c.Slurm != nil {
+		if v, ok := c.Slurm.Get("KillWait"); ok {
+			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n >= 0 {
+				kw = sim.Time(n)
+			}
+		}
+		if v, ok := c.Slurm.Get("MessageTimeout"); ok {
+			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n >= 0 {
+				mt = sim.Time(n)
+			}
+		}
+	}
+	return kw + mt
 }
 
 // bfPreemptWait is preemptWait for the backfill cycle. A preemption that
@@ -292,6 +318,12 @@ func (s *Policy) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qr
 	pr := &s.pre
 	p := &s.pass
 	now := v.Now()
+	if js.preempted > 0 && now < js.preempted-1+pr.quiet {
+		// Its preemption may still be in progress: it kills no more
+		// (select_nodes: preempt_start_time > now - kill_wait -
+		// msg_timeout), even once its victims are gone.
+		return false
+	}
 	running := v.Running()
 	if len(running) == 0 {
 		return false
@@ -398,6 +430,7 @@ func (s *Policy) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qr
 			}
 			pr.waits[job.Ref] = w
 		}
+		js.preempted = now + 1
 		w.victims = append(w.victims, chosen[i].ref)
 		w.starts = append(w.starts, chosen[i].start)
 		w.epoch = s.epoch

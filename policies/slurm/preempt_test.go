@@ -383,6 +383,62 @@ func TestSlurmPreemption(t *testing.T) {
 				{"H", 103, 403, "COMPLETED", []int32{0}}, {"T", 102, 402, "COMPLETED", []int32{2}}},
 		},
 		{
+			// A preemptor preempts no more for KillWait + MessageTimeout
+			// after its preemption began (select_nodes' preempt_start_time;
+			// 30 + 10 s by default), even once its victims are gone. L1,
+			// L2, L3 (lo) hold n0, n1, n2 from 0. H (hi) at 100 preempts
+			// L1 for n0, held until 103. H0 (hi, QOS priority above H)
+			// at 101 preempts L2 (L1, killed, is no candidate) for n1,
+			// held until 104. At 103 n0 is free: H0, first, takes it
+			// [103, 403); H, its victim gone, finds no node but may not
+			// preempt L3 before 140; n1 comes free at 104: H [104, 404).
+			// L3 runs to its end. (Without the guard H would preempt L3
+			// at 103 and still start on n1 at 104.)
+			name: "a preemptor preempts no more for KillWait + MessageTimeout",
+			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3),
+				policytest.Node("n1", 8, "h100", 64, 524288, 3), policytest.Node("n2", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *slurm.Args) {
+				a.PreemptMode, a.BfInterval, a.PriorityWeightQOS = "CANCEL", 1, 1000
+				a.QOS = []slurm.QOSArgs{{Name: "normal"}, {Name: "top", Priority: 1}}
+			},
+			cfg: func(c *sim.Config) { c.KillWait = 3 },
+			jobs: []workload.Job{
+				inPart(job("L1", 0, 1000, 1000, g8), "lo"),
+				inPart(job("L2", 0, 1000, 1000, g8), "lo"),
+				inPart(job("L3", 0, 1000, 1000, g8), "lo"),
+				inPart(job("H", 100, 300, 300, g8), "hi"),
+				withQOS(inPart(job("H0", 101, 300, 300, g8), "hi"), "top"),
+			},
+			want: []life{{"L1", 0, 100, "PREEMPTED", []int32{0}}, {"L2", 0, 101, "PREEMPTED", []int32{1}},
+				{"L3", 0, 1000, "COMPLETED", []int32{2}}, {"H", 104, 404, "COMPLETED", []int32{1}},
+				{"H0", 103, 403, "COMPLETED", []int32{0}}},
+		},
+		{
+			// A job needing more nodes than its partition has up neither
+			// blocks its partition nor preempts (select_nodes fails with
+			// ESLURM_NODE_NOT_AVAIL, and _schedule blocks a partition for
+			// ESLURM_NODES_BUSY only). n1 is down [0,500). L (lo) holds
+			// n0 from 0. X (hi, 2 nodes) at 10 cannot run with n1 down;
+			// H (hi, 1 node) at 20, behind it, preempts L (CANCEL) and
+			// runs [20, 320). n1 is back at 500: X [500, 600). (Had X
+			// blocked hi, H would have waited until X preempted L at 500,
+			// then run [600, 900).)
+			name: "a job needing more nodes than are up does not block",
+			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3),
+				policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *slurm.Args) { a.PreemptMode = "CANCEL" },
+			cfg: func(c *sim.Config) {
+				c.NodeEvents = []sim.NodeEvent{{At: 0, Node: 1, Down: true}, {At: 500, Node: 1}}
+			},
+			jobs: []workload.Job{
+				inPart(job("L", 0, 1000, 1000, g8), "lo"),
+				inPart(job("X", 10, 100, 100, workload.Request{Nodes: 2, GPUs: 16}), "hi"),
+				inPart(job("H", 20, 300, 300, g8), "hi"),
+			},
+			want: []life{{"L", 0, 20, "PREEMPTED", []int32{0}}, {"X", 500, 600, "COMPLETED", []int32{0, 1}},
+				{"H", 20, 320, "COMPLETED", []int32{0}}},
+		},
+		{
 			// preempt/qos on one partition: QOS high lists scavenger in
 			// Preempt. S (scavenger) runs from 0; N (normal) at 50 may not
 			// preempt it and waits; H (high) at 100 preempts S

@@ -136,23 +136,24 @@ type Policy struct {
 
 // slurmJob is what the policy keeps per job, indexed by JobRef.
 type slurmJob struct {
-	base     float64 // weighted priority sum without the partition term
-	billable float64
-	assoc    int32 // association, -1 = none
-	qos      int32
-	user     int32
-	pi       int32 // index into the view's Pending this pass
-	epoch    uint32
-	started  uint32   // epoch of the pass that started it
-	victim   uint32   // epoch of the pass that preempted it
-	killed   sim.Time // start + 1 of its run that a preemption killed at once (no grace), 0 for none
-	limit    int32    // time limit of its current run, seconds (saturated); 0 before it starts
-	charged  sim.Time // when its current charge began (its run's start)
-	known    bool
-	sized    bool // tested against the nodes: the job size factor counts the CPUs it would be allocated
-	charging bool
-	reason   sim.PendingReason // this pass
-	emitted  sim.PendingReason
+	base      float64 // weighted priority sum without the partition term
+	billable  float64
+	assoc     int32 // association, -1 = none
+	qos       int32
+	user      int32
+	pi        int32 // index into the view's Pending this pass
+	epoch     uint32
+	started   uint32   // epoch of the pass that started it
+	victim    uint32   // epoch of the pass that preempted it
+	preempted sim.Time // 1 + when it last preempted, 0 for never
+	killed    sim.Time // start + 1 of its run that a preemption killed at once (no grace), 0 for none
+	limit     int32    // time limit of its current run, seconds (saturated); 0 before it starts
+	charged   sim.Time // when its current charge began (its run's start)
+	known     bool
+	sized     bool // tested against the nodes: the job size factor counts the CPUs it would be allocated
+	charging  bool
+	reason    sim.PendingReason // this pass
+	emitted   sim.PendingReason
 }
 
 var _ sim.Policy = (*Policy)(nil)
@@ -190,6 +191,7 @@ func (s *Policy) Begin(info sim.RunInfo) (sim.Timing, error) {
 	}
 	s.reset(info.Cluster)
 	s.pre.killWait, s.pre.grace = info.KillWait, info.PreemptGraceTime
+	s.pre.quiet = preemptQuiet(info.Cluster)
 	if cap(s.st) < info.Jobs {
 		s.st = make([]slurmJob, 0, info.Jobs)
 	}
@@ -328,12 +330,16 @@ func (s *Policy) Schedule(due sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 	}
 	if newJobs {
 		// Priority at submit, from the fair share of the last
-		// calculation, kept until the next one (real-slurm-notes.md).
+		// calculation, kept until the next one (real-slurm-notes.md). A
+		// job first pending now after a dependency or begin time held it
+		// has the priority of its submit or of the last calculation since,
+		// whose age factor was 0: it accrues age only once eligible
+		// (accrue_time), and nothing recomputes it when it becomes so.
 		for _, i := range s.fresh {
 			if js := &s.st[pend[i].Ref]; js.started == 1 {
 				js.started = 0
 				if !recalc {
-					s.computeBase(&pend[i], js, now)
+					s.computeBase(&pend[i], js, max(pend[i].Submit, s.lastCalc))
 				}
 			}
 		}

@@ -264,6 +264,27 @@ func TestSlurmPriority(t *testing.T) {
 		want map[string]sim.Time
 	}{
 		{
+			// A dependency's wait accrues no age, and the job keeps its
+			// submit priority when the dependency clears (accrue_time is
+			// set then; nothing recomputes the priority until the next
+			// calculation, at 300). PriorityWeightAge 1000, PriorityMaxAge
+			// 1 minute, ends after the passes of their second. A holds
+			// the node [0,120); X (no dependency) comes at 10, D (afterany
+			// A) at 20, both priority 1 (age 0 at submit). A's end at 120
+			// follows the pass of 120, and D is first pending at 121;
+			// tied with X, the older X goes first [121, 221), D when X is
+			// gone [222, 322). (Aged from 120 at 121, 1000·1/60: D 16
+			// would go first.)
+			name: "a dependency's wait accrues no age",
+			args: func(a *slurm.Args) { a.PriorityWeightAge, a.PriorityMaxAge, a.EndsAfterPass = 1000, "1", true },
+			jobs: []workload.Job{
+				job("A", 0, 120, 120, g(8)),
+				job("X", 10, 100, 100, g(8)),
+				withDeps(job("D", 20, 100, 100, g(8)), workload.Dependency{Type: workload.DepAfterAny, JobID: "A"}),
+			},
+			want: map[string]sim.Time{"A": 0, "X": 121, "D": 222},
+		},
+		{
 			// All weights 0 (Slurm's default): every priority is 1, the
 			// older B goes first at 120, C at 220.
 			name: "default weights: submit order",
@@ -425,6 +446,8 @@ func TestSlurmPriority(t *testing.T) {
 }
 
 func withQOS(j workload.Job, q string) workload.Job { j.QOS = q; return j }
+
+func withDeps(j workload.Job, d ...workload.Dependency) workload.Job { j.Deps = d; return j }
 
 // endBetweenCalcs is the trace of the "ending between calculations"
 // cases of TestSlurmPriority.
