@@ -1011,17 +1011,28 @@ func (s *consState) moveBlocks(old []sim.NodeAlloc, os, oe sim.Time, now []sim.N
 	for k := range old {
 		o := &old[k]
 		n := &zero
-		if i := slices.IndexFunc(now, func(a sim.NodeAlloc) bool { return a.Node == o.Node }); i >= 0 {
+		if i := allocIndex(now, o.Node); i >= 0 {
 			n = &now[i]
 		}
 		one(o, n, o.Node)
 	}
 	for k := range now {
-		n := &now[k]
-		if !slices.ContainsFunc(old, func(a sim.NodeAlloc) bool { return a.Node == n.Node }) {
+		if n := &now[k]; allocIndex(old, n.Node) < 0 {
 			one(&zero, n, n.Node)
 		}
 	}
+}
+
+// allocIndex returns the index of node's entry in as, or -1 (a loop:
+// slices.IndexFunc copies each sim.NodeAlloc into its closure's
+// argument).
+func allocIndex(as []sim.NodeAlloc, node int32) int {
+	for i := range as {
+		if as[i].Node == node {
+			return i
+		}
+	}
+	return -1
 }
 
 // sort4 sorts c ascending (a sorting network: slices.Sort's insertion

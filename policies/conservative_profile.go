@@ -390,6 +390,21 @@ func (s *consState) row(t sim.Time) int {
 	return i
 }
 
+// rowAfter is row(t) for a boundary t after segment r's start: a few
+// steps from r, the common case in a node's timeline, else row.
+func (s *consState) rowAfter(r int, t sim.Time) int {
+	ts := s.times
+	for i := r + 1; i < len(ts) && i <= r+8; i++ {
+		if ts[i] >= t {
+			if ts[i] != t {
+				s.noBoundary(t)
+			}
+			return i
+		}
+	}
+	return s.row(t)
+}
+
 // noBoundary panics: t should be a boundary. (Out of row, which then
 // inlines.)
 //
@@ -1080,7 +1095,7 @@ func (s *consState) tlAdd(n int32, from, to sim.Time, lo int, dg, dc int32, dm i
 			}
 			next := len(s.times)
 			if k+1 < len(nd.tl) {
-				next = s.row(nd.tl[k+1].t)
+				next = s.rowAfter(r, nd.tl[k+1].t)
 			}
 			s.setBits(n, r, next, p.g > 0)
 			r = next
