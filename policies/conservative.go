@@ -695,7 +695,7 @@ func (s *consState) certified(r *consJob) bool {
 			// one, x, holds [x, lim), where the node's least free state
 			// bounds its gain.
 			u := min(ds.posTo, sj)
-			x := u
+			x, row := u, -1
 			if u < sj || r.startDef == math.MaxInt64 {
 				c := &ds.before // u is the blocks' end, or the job's start
 				if u == sj {
@@ -705,9 +705,16 @@ func (s *consState) certified(r *consJob) bool {
 				if x, ok = s.before(c, u); !ok {
 					continue // no start before u
 				}
+				row = c.row
+			} else {
+				row = s.startRow(r)
 			}
-			if x < lim {
-				g = min(g, s.fitOver(r, n, x, lim))
+			switch {
+			case x >= lim:
+			case s.fullAt(r, n, row):
+				g = 0
+			default:
+				g = min(g, s.fitOver(r, n, x, lim, row))
 			}
 		}
 		if gain += g; gain >= r.slack {
@@ -726,6 +733,24 @@ func (s *consState) certified(r *consJob) bool {
 	return r.same
 }
 
+// fullAt reports whether a GPU demand r fits nothing of node n over a
+// window whose first segment is row (-1: not known, false) because the
+// node has no free GPU there, from its free-GPU bit: during a timed walk
+// an exact node's bits are its timeline's (most of the certificates'
+// window minima end here, without a call).
+func (s *consState) fullAt(r *consJob, n int32, row int) bool {
+	return row >= 0 && s.timed && r.d.GPUs > 0 && !s.isLazy(n) && s.fb[row*s.nw+int(n>>6)]>>uint(n&63)&1 == 0
+}
+
+// startRow returns the segment of r's start from its hint (resRows), or
+// -1 when the hint is out of date.
+func (s *consState) startRow(r *consJob) int {
+	if h := int(r.rowS); h < len(s.times) && s.times[h] == r.start {
+		return h
+	}
+	return -1
+}
+
 // startSame reports whether FirstFit still takes the same share of node
 // n (at most r.last) at r's start, given the pass's changes ds there.
 // FirstFit takes min(fit, need) of each node in turn: the same share of a
@@ -739,7 +764,11 @@ func (s *consState) startSame(r *consJob, n int32, ds *consSum) bool {
 	if s.node[n].complex {
 		return false
 	}
-	f, a := s.fitOver(r, n, r.start, r.end), r.unitsOn(n)
+	var f int64
+	if row := s.startRow(r); !s.fullAt(r, n, row) {
+		f = s.fitOver(r, n, r.start, r.end, row)
+	}
+	a := r.unitsOn(n)
 	return n < r.last && f == a || n == r.last && f >= a
 }
 
@@ -857,8 +886,9 @@ func (ds *consSum) gainGPUs(d *Demand) int64 {
 
 // fitOver returns what of r's demand node n's least free state over
 // [from, to) holds (units, or 1 for a node-count demand), on the profile
-// of the jobs before r; n is not a MIG or MPS node.
-func (s *consState) fitOver(r *consJob, n int32, from, to sim.Time) int64 {
+// of the jobs before r; n is not a MIG or MPS node. row is from's
+// segment when known (-1: not).
+func (s *consState) fitOver(r *consJob, n int32, from, to sim.Time, row int) int64 {
 	nd := &s.node[n]
 	if !s.timed {
 		g, c, m := s.minFree(nd, from, to, r.pos)
@@ -866,6 +896,9 @@ func (s *consState) fitOver(r *consJob, n int32, from, to sim.Time) int64 {
 	}
 	if s.isLazy(n) {
 		s.exact(n)
+		if s.fullAt(r, n, row) {
+			return 0
+		}
 	}
 	if d := &r.d; d.GPUs > 0 && d.CPUs == 0 && d.MemMB == 0 {
 		// demand.fit of GPUs alone (r is no MIG or MPS request): a
@@ -978,17 +1011,28 @@ func (s *consState) moveBlocks(old []sim.NodeAlloc, os, oe sim.Time, now []sim.N
 	for k := range old {
 		o := &old[k]
 		n := &zero
-		if i := slices.IndexFunc(now, func(a sim.NodeAlloc) bool { return a.Node == o.Node }); i >= 0 {
+		if i := allocIndex(now, o.Node); i >= 0 {
 			n = &now[i]
 		}
 		one(o, n, o.Node)
 	}
 	for k := range now {
-		n := &now[k]
-		if !slices.ContainsFunc(old, func(a sim.NodeAlloc) bool { return a.Node == n.Node }) {
+		if n := &now[k]; allocIndex(old, n.Node) < 0 {
 			one(&zero, n, n.Node)
 		}
 	}
+}
+
+// allocIndex returns the index of node's entry in as, or -1 (a loop:
+// slices.IndexFunc copies each sim.NodeAlloc into its closure's
+// argument).
+func allocIndex(as []sim.NodeAlloc, node int32) int {
+	for i := range as {
+		if as[i].Node == node {
+			return i
+		}
+	}
+	return -1
 }
 
 // sort4 sorts c ascending (a sorting network: slices.Sort's insertion

@@ -359,6 +359,7 @@ func (s *consState) find(t sim.Time) (int, bool) {
 type consBefore struct {
 	ver  uint64
 	u, x sim.Time
+	row  int // x's segment
 	ok   bool
 }
 
@@ -369,9 +370,9 @@ func (s *consState) before(c *consBefore, u sim.Time) (sim.Time, bool) {
 		return c.x, c.ok
 	}
 	i, _ := s.find(u)
-	c.ver, c.u, c.ok = s.tver, u, i > 0
+	c.ver, c.u, c.ok, c.row = s.tver, u, i > 0, -1
 	if c.ok {
-		c.x = s.times[i-1]
+		c.x, c.row = s.times[i-1], i-1
 	}
 	return c.x, c.ok
 }
@@ -387,6 +388,21 @@ func (s *consState) row(t sim.Time) int {
 		s.noBoundary(t)
 	}
 	return i
+}
+
+// rowAfter is row(t) for a boundary t after segment r's start: a few
+// steps from r, the common case in a node's timeline, else row.
+func (s *consState) rowAfter(r int, t sim.Time) int {
+	ts := s.times
+	for i := r + 1; i < len(ts) && i <= r+8; i++ {
+		if ts[i] >= t {
+			if ts[i] != t {
+				s.noBoundary(t)
+			}
+			return i
+		}
+	}
+	return s.row(t)
 }
 
 // noBoundary panics: t should be a boundary. (Out of row, which then
@@ -495,14 +511,40 @@ func (s *consState) aggTotals(r *consJob, sign int32) {
 	if hi < len(s.times) {
 		i1 = hi * s.stride
 	}
+	// Summed per run of nodes of one class (the allocation's nodes are
+	// mostly of a few classes), and once for all nodes.
+	i0 := lo * s.stride
+	var g, c, m, tg, tc, tm int64
+	cls := int32(-1)
 	for k := range r.alloc {
 		a := &r.alloc[k]
 		nd := &s.node[a.Node]
-		tg := int64(sign * a.GPUs)
-		if nd.mps {
-			tg = 0 // see totalGPUs
+		if nd.cls != cls {
+			if cls >= 0 {
+				s.difCol(i0, i1, 3*int(cls), g, c, m)
+			}
+			cls, g, c, m = nd.cls, 0, 0, 0
 		}
-		s.difAdd(lo*s.stride, i1, 3*int(nd.cls), tg, int64(sign*a.CPUs), int64(sign)*a.MemMB)
+		dg := int64(sign * a.GPUs)
+		if nd.mps {
+			dg = 0 // see totalGPUs
+		}
+		dc, dm := int64(sign*a.CPUs), int64(sign)*a.MemMB
+		g, c, m, tg, tc, tm = g+dg, c+dc, m+dm, tg+dg, tc+dc, tm+dm
+	}
+	if cls >= 0 {
+		s.difCol(i0, i1, 3*int(cls), g, c, m)
+		s.difCol(i0, i1, 3*s.nclass, tg, tc, tm)
+	}
+}
+
+// difCol is difAdd of one column group k alone.
+func (s *consState) difCol(i0, i1, k int, dg, dc, dm int64) {
+	d := s.dif[i0+k : i0+k+3]
+	d[0], d[1], d[2] = d[0]+dg, d[1]+dc, d[2]+dm
+	if i1 >= 0 {
+		d = s.dif[i1+k : i1+k+3]
+		d[0], d[1], d[2] = d[0]-dg, d[1]-dc, d[2]-dm
 	}
 }
 
@@ -1053,7 +1095,7 @@ func (s *consState) tlAdd(n int32, from, to sim.Time, lo int, dg, dc int32, dm i
 			}
 			next := len(s.times)
 			if k+1 < len(nd.tl) {
-				next = s.row(nd.tl[k+1].t)
+				next = s.rowAfter(r, nd.tl[k+1].t)
 			}
 			s.setBits(n, r, next, p.g > 0)
 			r = next
