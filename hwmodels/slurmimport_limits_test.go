@@ -335,7 +335,8 @@ func TestImportTopologyBeside(t *testing.T) {
 // TestImportWarnsEveryUnmodeledKey: each key read but not modeled is
 // warned about once, at its first line; keys set to the value the
 // simulation behaves as (State=UP, OverSubscribe=NO, select/cons_tres)
-// are not.
+// are not, nor are keys the slurm policy reads (KillWait, line 8: its
+// preemption quiet time with MessageTimeout).
 func TestImportWarnsEveryUnmodeledKey(t *testing.T) {
 	conf := `SlurmctldHost=ctl
 AuthType=auth/munge
@@ -363,7 +364,6 @@ PartitionName=b Nodes=ALL State=DOWN AllowAccounts=ml GraceTime=30
 		"/etc/slurm/slurm.conf:2: AuthType has no effect on a simulated schedule; ignored",
 		"/etc/slurm/slurm.conf:6: MaxArraySize is not modeled by schedsim; kept in the spec's slurm section",
 		"/etc/slurm/slurm.conf:7: MinJobAge is not modeled by schedsim; kept in the spec's slurm section",
-		"/etc/slurm/slurm.conf:8: KillWait is not modeled by schedsim; kept in the spec's slurm section",
 		"/etc/slurm/slurm.conf:9: PriorityParameters is not modeled by schedsim; kept in the spec's slurm section",
 		"/etc/slurm/slurm.conf:12: NodeName key State is not modeled by schedsim; ignored",
 		"/etc/slurm/slurm.conf:12: NodeName key NodeAddr is not modeled by schedsim; ignored",

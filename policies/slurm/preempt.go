@@ -2,6 +2,8 @@ package slurm
 
 import (
 	"cmp"
+	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -91,22 +93,26 @@ func (s *Policy) preemptWait(v sim.View, ref sim.JobRef) *preemptWaitRec {
 // preemption began: slurm.conf's KillWait + MessageTimeout (30 and 10 s
 // by default), select_nodes' test of preempt_start_time (node_scheduler.c:
 // "Job preemption may still be in progress, do not cancel or requeue any
-// more jobs yet").
-func preemptQuiet(c *hwmodels.Cluster) sim.Time {
-	kw, mt := sim.Time(30), sim.Time(10)
-	if c != nil && c.Slurm != nil {
-		if v, ok := c.Slurm.Get("KillWait"); ok {
-			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n >= 0 {
-				kw = sim.Time(n)
+// more jobs yet"). Both are whole seconds that Slurm keeps in 16 bits.
+func preemptQuiet(c *hwmodels.Cluster) (sim.Time, error) {
+	var sum sim.Time
+	for _, k := range []struct {
+		key string
+		def sim.Time
+	}{{"KillWait", 30}, {"MessageTimeout", 10}} {
+		n := k.def
+		if c != nil && c.Slurm != nil {
+			if v, ok := c.Slurm.Get(k.key); ok {
+				x, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				if err != nil || x < 0 || x > math.MaxUint16 {
+					return 0, fmt.Errorf("cluster slurm setting %s: %q: want whole seconds from 0 to %d", k.key, v, math.MaxUint16)
+				}
+				n = sim.Time(x)
 			}
 		}
-		if v, ok := c.Slurm.Get("MessageTimeout"); ok {
-			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n >= 0 {
-				mt = sim.Time(n)
-			}
-		}
+		sum += n
 	}
-	return kw + mt
+	return sum, nil
 }
 
 // bfPreemptWait is preemptWait for the backfill cycle. A preemption that

@@ -191,7 +191,11 @@ func (s *Policy) Begin(info sim.RunInfo) (sim.Timing, error) {
 	}
 	s.reset(info.Cluster)
 	s.pre.killWait, s.pre.grace = info.KillWait, info.PreemptGraceTime
-	s.pre.quiet = preemptQuiet(info.Cluster)
+	quiet, err := preemptQuiet(info.Cluster)
+	if err != nil {
+		return sim.Timing{}, err
+	}
+	s.pre.quiet = quiet
 	if cap(s.st) < info.Jobs {
 		s.st = make([]slurmJob, 0, info.Jobs)
 	}
