@@ -62,6 +62,8 @@ type backfillState struct {
 	relEnd   []int32
 	relEndOK bool
 	ub       unitsBound
+	cq       []factCursor // the facts reserve consults (openFacts)
+	noFacts  bool         // reserve consults none (tests)
 
 	// mlog logs the words of out that changed since the mask was last
 	// rebuilt (logEpoch), so that a profile's units on the masked nodes
@@ -1046,14 +1048,47 @@ func (s *Policy) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
 		}
 		b.ub.gen = 0
 	}
+	// The facts of the cycle's earlier searches rule out retries without
+	// their mask or bound (see bfFact). Without advance reservations, the
+	// retry points are now, reservation boundaries and will-run starts,
+	// fewer than the 10,000 tries unless a retry repeats its start, which
+	// it then does to the end: skipping points leaves the outcome alone.
+	useFacts := exact && !b.noFacts && len(s.pass.Windows) == 0 && 2*len(b.res)+len(b.rel)+2 <= 10000
+	if useFacts {
+		s.openFacts(limit)
+	}
 	for range 10000 {
 		if startRes > horizon {
 			b.until(startRes - s.cfg.bfWindow) // the horizon reaches it then
 			return false
 		}
+		first := startRes == now // the window and next depend on now
+		if useFacts {
+			if e, ub, ok := s.ruledOut(startRes); ok {
+				// Every retry point in [startRes, e) is TRY_LATER by the
+				// bound; their only effects are the bounds on skipping.
+				if factCheck != nil {
+					factCheck(s, startRes, e, limit, horizon)
+				}
+				if first {
+					s.nowMask(now, limit)
+					b.until(s.nextBound(now))
+				}
+				s.addFact(bfFact{lo: startRes, hi: e, ub: ub})
+				if e < horizon {
+					startRes = e // a boundary: the next point
+					continue
+				}
+				// The point whose next boundary is the first at or after
+				// the horizon is among them, and the last.
+				if h := s.nextBound(horizon - 1); h != math.MaxInt64 {
+					b.until(h - s.cfg.bfWindow + 1)
+				}
+				return false
+			}
+		}
 		s.windowMask(startRes, limit)
 		s.maskWindows(startRes, limit)
-		first := startRes == now // the window and next depend on now
 		if first {
 			s.nowMask(now, limit)
 		}
@@ -1061,6 +1096,7 @@ func (s *Policy) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
 		if first {
 			b.until(next) // every reservation start or end after now is a bound
 		}
+		nextRaw := next
 		for _, w := range s.pass.Windows {
 			if w.End > startRes {
 				next = min(next, w.End) // the window's nodes come back
@@ -1071,7 +1107,17 @@ func (s *Policy) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
 			b.until(next - s.cfg.bfWindow + 1) // the horizon passes it then
 			next = math.MaxInt64
 		}
-		if exact && !first && s.unitsBound(next) < b.need {
+		if useFacts {
+			ub := s.unitsBound(next)
+			s.addFact(bfFact{lo: startRes, hi: nextRaw, ub: ub})
+			if !first && ub < b.need {
+				if next == math.MaxInt64 {
+					return false
+				}
+				startRes = next
+				continue
+			}
+		} else if exact && !first && s.unitsBound(next) < b.need {
 			// The will-run test would find no start by next (see
 			// unitsBound): TRY_LATER without it. Only the first try
 			// sets bounds on skipping the cycle.
@@ -1130,3 +1176,8 @@ func (s *Policy) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
 	}
 	return false
 }
+
+// factCheck, when set (by the package's tests), is called with every span
+// [lo, e) of retry points that reserve rules out by facts, for a search
+// with limit and horizon, to compare each point's bound with a plain sum.
+var factCheck func(s *Policy, lo, e, limit, horizon sim.Time)

@@ -2,6 +2,7 @@ package slurm
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/schedsim/schedsim/sim"
 )
@@ -63,3 +64,51 @@ func (s *Policy) plainBound(t sim.Time) int64 {
 	}
 	return sum
 }
+
+// factChecks counts the retry points that reserve ruled out by facts and
+// CheckFacts compared with the plain bound, and factErr is the first
+// point whose plain bound was not short of the need.
+var (
+	factChecks int
+	factErr    error
+)
+
+// CheckFacts turns the check of every retry point reserve rules out by
+// facts (bfFact) on or off: at each reservation boundary of the span,
+// the mask of its window and the plain sum by its next boundary (past
+// the horizon: by any time) must be short of the need.
+func CheckFacts(on bool) {
+	if !on {
+		factCheck = nil
+		return
+	}
+	factCheck = func(s *Policy, lo, e, limit, horizon sim.Time) {
+		b := &s.bf
+		for t := lo; t < e && t < horizon; t = s.nextBound(t) {
+			s.windowMask(t, limit)
+			next := s.nextBound(t)
+			if next >= horizon {
+				next = math.MaxInt64
+			}
+			factChecks++
+			if got := s.plainBound(next); got >= b.need && factErr == nil {
+				factErr = fmt.Errorf("t=%d (span [%d, %d), limit %d): plain bound %d, need %d", t, lo, e, limit, got, b.need)
+			}
+		}
+	}
+}
+
+// FactChecks returns how many ruled-out retry points were compared with
+// the plain bound since the last call, and the first that failed.
+func FactChecks() (int, error) {
+	n, err := factChecks, factErr
+	factChecks, factErr = 0, nil
+	return n, err
+}
+
+// NoFacts makes s's reservation searches consult no facts of earlier ones.
+func NoFacts(s *Policy) { s.bf.noFacts = true }
+
+// BackfillValid returns the time from which the last backfill cycle that
+// ran may come out differently (the bound on skipping cycles).
+func (s *Policy) BackfillValid() sim.Time { return s.bf.valid }

@@ -73,6 +73,94 @@ type wrProfile struct {
 	ePrev   []int32
 	eSeen   []uint32
 	eStamp  uint32
+
+	// What the reservation searches of this profile learnt (bfFact):
+	// per search (certs, oldest first), its limit and its facts,
+	// facts[lo:hi].
+	facts []bfFact
+	certs []bfCert
+}
+
+// bfFact is what a retry of reserve at start lo learnt: with lo's next
+// reservation boundary hi (math.MaxInt64: none), the units on the mask's
+// nodes once every job ending by then is released were at most ub
+// (unitsBound, by hi or, past the horizon, by any time). It holds for
+// every later search of the cycle with the same profile and a limit at
+// least the search's, at any start t in [lo, hi): reservations are only
+// added in a cycle, so a reservation meeting lo's window ends after lo,
+// so at or after hi, so after t, and begins by lo+limit, so within t's
+// longer window: t's mask lies within lo's. And t's next boundary is at
+// most hi (a boundary then is one now), by which no more jobs end, and
+// units only grow as jobs end. So when ub is short of a search's need,
+// the bound, and with it the will-run test (see unitsBound), finds no
+// start by next at any retry in [lo, hi): they are all TRY_LATER.
+type bfFact struct {
+	lo, hi sim.Time
+	ub     int64
+}
+
+// bfCert is one reservation search's facts: facts[lo:hi] of its
+// profile, made for limit, in the order of their starts.
+type bfCert struct {
+	limit  sim.Time
+	lo, hi int32
+}
+
+// factCursor walks one bfCert's facts as a search's start advances:
+// facts[cur:hi] are those still ahead or around it.
+type factCursor struct {
+	cur, hi int32
+}
+
+// maxCerts bounds the searches whose facts a search consults: the later
+// ones know of more reservations.
+const maxCerts = 4
+
+// openFacts starts a search of b.wr's profile with limit: it consults
+// the facts of the last maxCerts searches with a limit at most limit,
+// and records its own.
+func (s *Policy) openFacts(limit sim.Time) {
+	b := &s.bf
+	w := b.wr
+	b.cq = b.cq[:0]
+	for k := len(w.certs) - 1; k >= 0 && k >= len(w.certs)-maxCerts; k-- {
+		if c := &w.certs[k]; c.limit <= limit && c.hi > c.lo {
+			b.cq = append(b.cq, factCursor{cur: c.lo, hi: c.hi})
+		}
+	}
+	n := int32(len(w.facts))
+	w.certs = append(w.certs, bfCert{limit: limit, lo: n, hi: n})
+}
+
+// addFact records f as a fact of the current search (openFacts).
+func (s *Policy) addFact(f bfFact) {
+	w := s.bf.wr
+	w.facts = append(w.facts, f)
+	w.certs[len(w.certs)-1].hi = int32(len(w.facts))
+}
+
+// ruledOut reports whether the facts consulted show every retry point
+// of the current search in [t, e) TRY_LATER (ub, short of the need, is
+// the bound of the fact that shows it), for the largest such e. t only
+// advances during a search. A fact shadowed by an overlapping one (a
+// retry from a will-run start inside an earlier retry's span) is passed
+// over: the answer may miss a point, never rule one out wrongly.
+func (s *Policy) ruledOut(t sim.Time) (e sim.Time, ub int64, ok bool) {
+	b := &s.bf
+	facts := b.wr.facts
+	for i := range b.cq {
+		q := &b.cq[i]
+		for q.cur < q.hi && facts[q.cur].hi <= t {
+			q.cur++
+		}
+		if q.cur == q.hi {
+			continue
+		}
+		if f := &facts[q.cur]; f.lo <= t && f.ub < b.need && (!ok || f.hi > e) {
+			e, ub, ok = f.hi, f.ub, true
+		}
+	}
+	return e, ub, ok
 }
 
 // unitsBound is the state of the bound reserve tests its TRY_LATER
@@ -384,6 +472,7 @@ func (s *Policy) profile(cls int32) {
 	w.d = d
 	w.reachYes, w.reachNo = 0, math.MaxInt64
 	w.maskVer, w.grpVer = 0, 0
+	w.facts, w.certs = w.facts[:0], w.certs[:0]
 	n := len(p.Nodes)
 	w.contrib = slices.Grow(w.contrib[:0], n)[:n]
 	var base int64
