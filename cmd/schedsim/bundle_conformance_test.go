@@ -181,7 +181,9 @@ func ratio(a, b int) float64 {
 // bundleShortOf lists the stable scenarios whose bundle replay is known
 // to fall below 0.9 × the ground truth, with why; issue 17 is not done
 // while it is not empty.
-var bundleShortOf = map[string]string{}
+var bundleShortOf = map[string]string{
+	"gen-23": "the ground truth reads from slurmctld's log that its main scheduler starts no job in the second of an end (gen-23/run2: 9 of 9 main-scheduler starts after an end fell in the second after); a bundle has no log, and its replay (46 of 54 starts within ±5 s) is where the ground truth was before (47)",
+}
 
 func TestBundleConformance(t *testing.T) {
 	ss := replayBundles(t)

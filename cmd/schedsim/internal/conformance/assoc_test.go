@@ -3,10 +3,12 @@ package conformance
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -342,6 +344,64 @@ func TestSubSecondMainPass(t *testing.T) {
 		}
 		if got := strings.Contains(string(text), "main_pass_every"); got != tc.want || tc.want && !strings.Contains(string(text), every1) {
 			t.Errorf("SchedulerParameters ...%s: want main_pass_every 1s %v, scenario:\n%s", tc.to, tc.want, text)
+		}
+	}
+}
+
+// TestMainAfterEndsFromLog: whether the main scheduler starts a job in
+// the second a job ends comes from the log's main-scheduler starts after
+// ends, not from the phase of its first run.
+//
+// A (4 nodes) runs 0-5 s: submitted at 0, started by the cycle of 0; B
+// (4 nodes, at 1) waits for it. slurmctld started at T0 − 1 + 0.35 and
+// its main scheduler first ran at T0 − 1 + 0.5, 0.15 s after: by that
+// phase it follows the backfill cycle, on the odd seconds of a 2 s grid
+// (sched_min_interval=2000000), so A's end at 5 starts B at 5. The log
+// says otherwise: its A started at 0.9, registered its end at 6.2 (0.9 +
+// 5 + a 0.3 s latency) and the main scheduler started B at 6.9, in the
+// second after the replay's end (0 + 5): B starts at 6, at the next
+// cycle. With the end registered at 5.3 and B's start at 5.8, the same
+// second: 5.
+func TestMainAfterEndsFromLog(t *testing.T) {
+	stamp := func(dt float64) string {
+		ms := int64(math.Round((float64(synthT0) + dt) * 1000))
+		return "[" + time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000") + "]"
+	}
+	jobs := []synthJob{
+		{Name: "A", User: "alice", Account: "phys", At: 0, Nodes: 4, GPN: 8, Limit: 1, Sleep: 5},
+		{Name: "B", User: "alice", Account: "phys", At: 1, Nodes: 4, GPN: 8, Limit: 1, Sleep: 5},
+	}
+	for _, tc := range []struct {
+		end, alloc float64
+		phaseOnly  bool
+		want       int64
+	}{
+		{6.2, 6.9, false, 6},
+		{5.3, 5.8, false, 5},
+		{6.2, 6.9, true, 5}, // the phase of the first run alone
+	} {
+		dir := synthRecord(t, "", jobs)
+		log := stamp(-0.5) + " SchedulerParameters=default_queue_depth=100,sched_min_interval=2000000\n" +
+			stamp(0.9) + " sched/backfill: _start_job: Started JobId=1 in batch on gn[1-4]\n" +
+			stamp(tc.end) + " _job_complete: JobId=1 WEXITSTATUS 0\n" +
+			stamp(tc.alloc) + " sched: Allocate JobId=2 NodeList=gn[1-4] #CPUs=128 Partition=batch\n"
+		if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "logs", "slurmctld.log"), []byte(log), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := LoadRecord(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := r.Simulate(Model{MainPhaseOnly: tc.phaseOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, got := simWaits(rec, 1, nil)
+		if got += r.Jobs[1].Submit - r.T0; got != tc.want {
+			t.Errorf("end at %.1f, main start at %.1f, phase only %v: B starts at %d, want %d", tc.end, tc.alloc, tc.phaseOnly, got, tc.want)
 		}
 	}
 }

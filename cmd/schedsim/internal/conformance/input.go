@@ -36,6 +36,10 @@ type Model struct {
 	// NoMainPass makes every end late under ends_after_pass, ignoring the
 	// main scheduler's same-second starts.
 	NoMainPass bool
+	// MainPhaseOnly decides whether the main scheduler follows the ends
+	// of its seconds from the phase of its first run alone, ignoring the
+	// log's main-scheduler starts after ends (Record.MainSame).
+	MainPhaseOnly bool
 	// NoCalcPhase times the priority recalculations from time 0 instead
 	// of from slurmctld's start.
 	NoCalcPhase bool
@@ -110,7 +114,7 @@ func (r *Record) ScenarioYAML(m Model) ([]byte, error) {
 		// A job a cycle started ends just after that cycle's phase:
 		// the next one starts at the next cycle.
 		args = append(args, "ends_after_pass: true")
-		if ph, ok := r.mainPassPhase(); ok && !m.NoMainPass {
+		if ph, ok := r.mainPassPhase(m); ok && !m.NoMainPass {
 			args = append(args, fmt.Sprintf("main_pass_every: %d, main_pass_phase: %d", r.mainPassEvery(), ph))
 		}
 	}
@@ -228,13 +232,22 @@ func (r *Record) schedMinInterval() int64 {
 }
 
 // mainPassPhase returns the seconds (mod mainPassEvery, on the replay
-// clock) at which slurmctld's main scheduler runs just after the backfill
-// cycle's phase, so that a job a backfill cycle started and that ends in
-// that second is found by it: ok is false when the log does not say, or
-// the main scheduler's phase within the second comes before the backfill
-// cycle's (which is slurmctld's start's) plus 0.05 s. With a
-// sched_min_interval under a second it runs after every end: phase 0.
-func (r *Record) mainPassPhase() (int64, bool) {
+// clock) at which slurmctld's main scheduler runs after the ends of its
+// second, so that a job ending in that second is found by it: ok is
+// false when it does not. With a sched_min_interval under a second it
+// runs after every end: phase 0. Over a second, _sched_agent
+// (job_scheduler.c) runs it sched_min_interval after its last run ended,
+// and the backfill agent sleeps bf_interval after each cycle
+// (backfill.c's backfill_agent), so both phases drift through a run as
+// the passes take time, and an end comes 0.02 to 0.7 s after its start
+// plus its sleep (the launch and the epilog on a loaded host): the phase
+// of the main scheduler's first run against slurmctld's start says
+// little about where it falls against the ends later. The log's own
+// main-scheduler starts just after ends decide (Record.MainSame,
+// MainLater: in the second of the replay's end or the next), the phase
+// of the first run only where they are even: then it must come after
+// the backfill cycle's (slurmctld's start's) plus 0.05 s.
+func (r *Record) mainPassPhase(m Model) (int64, bool) {
 	every := r.mainPassEvery()
 	if every == 1 && r.schedMinInterval() < 1000000 {
 		return 0, true
@@ -243,7 +256,12 @@ func (r *Record) mainPassPhase() (int64, bool) {
 		return 0, false
 	}
 	frac := func(x float64) float64 { return x - math.Floor(x) }
-	if frac(r.MainPass) <= frac(r.CtldPrimary)+0.05 {
+	switch {
+	case !m.MainPhaseOnly && r.MainSame != r.MainLater:
+		if r.MainSame < r.MainLater {
+			return 0, false
+		}
+	case frac(r.MainPass) <= frac(r.CtldPrimary)+0.05:
 		return 0, false
 	}
 	return mod(int64(math.Floor(r.MainPass))-r.T0, every), true

@@ -66,6 +66,10 @@ type Record struct {
 	// seconds; its "SchedulerParameters=" log line), 0 when the log does
 	// not say; it then runs every sched_min_interval.
 	MainPass float64
+	// MainSame and MainLater count the main scheduler's starts just
+	// after a job's end in the second of its start plus its sleep and in
+	// the second after (mainAfterEnds).
+	MainSame, MainLater int
 	// SlurmConf and GresConf are the configuration used, with @RUN@ in
 	// place of the run's temporary directory.
 	SlurmConf, GresConf []byte
@@ -173,6 +177,7 @@ func LoadRecord(dir string) (*Record, error) {
 	if err := r.readSacct(subs); err != nil {
 		return nil, err
 	}
+	r.MainSame, r.MainLater = r.mainAfterEnds()
 	if err := r.readEvents(); err != nil {
 		return nil, err
 	}
@@ -697,4 +702,58 @@ func (r *Record) readEvents() error {
 		}
 	}
 	return nil
+}
+
+var logJobID = regexp.MustCompile(`JobId=([0-9]+(?:_[0-9]+)?)`)
+
+// mainAfterEnds counts, from logs/slurmctld.log, the main scheduler's
+// starts that follow a job's end within two seconds by the second they
+// fall in: same, the second of the end's start plus its sleep (the
+// replay's end), or later, the second after. 0 and 0 when the log shows
+// none.
+func (r *Record) mainAfterEnds() (same, later int) {
+	data, err := os.ReadFile(filepath.Join(r.Dir, "logs", "slurmctld.log"))
+	if err != nil {
+		return 0, 0
+	}
+	work := make(map[string]int64, len(r.Jobs))
+	for i := range r.Jobs {
+		work[r.Jobs[i].ID] = r.Jobs[i].Work
+	}
+	start := map[string]float64{}
+	lastEnd, simEnd := -1.0, 0.0
+	for l := range strings.SplitSeq(string(data), "\n") {
+		m := logJobID.FindStringSubmatch(l)
+		if m == nil || !strings.HasPrefix(l, "[") {
+			continue
+		}
+		ts, _, _ := strings.Cut(l[1:], "]")
+		t, err := time.Parse("2006-01-02T15:04:05.000", ts)
+		if err != nil {
+			continue
+		}
+		at := float64(t.UnixMilli()) / 1000
+		switch {
+		case strings.Contains(l, "_start_job: Started"):
+			start[m[1]] = at
+		case strings.Contains(l, "sched: Allocate"):
+			start[m[1]] = at
+			if lastEnd >= 0 && at-lastEnd < 2 {
+				switch math.Floor(at) - simEnd {
+				case 0:
+					same++
+				case 1:
+					later++
+				}
+			}
+		case strings.Contains(l, "WEXITSTATUS"):
+			// Only a job that ran its sleep out (not one killed).
+			if st, ok := start[m[1]]; ok {
+				if w, ok := work[m[1]]; ok && at >= st+float64(w) {
+					lastEnd, simEnd = at, math.Floor(st)+float64(w)
+				}
+			}
+		}
+	}
+	return same, later
 }
