@@ -1150,6 +1150,27 @@ func TestEndsAfterPasses(t *testing.T) {
 	}
 }
 
+func TestEndEarly(t *testing.T) {
+	// TestEndsAfterPasses's jobs with a's end early in its second
+	// (workload.Job.EndEarly): under EndsAfterPasses it still comes before
+	// the pass of instant 10, so c, submitted first, starts at 10; c's own
+	// end at 20 is late, after the pass of 20: d starts at 21.
+	tr := &workload.Trace{Jobs: []workload.Job{job("a", 0, 10, 100, 4), job("b", 0, 100, 200, 4),
+		job("c", 5, 10, 100, 4), job("d", 10, 10, 100, 4)}}
+	tr.Jobs[0].EndEarly = true
+	late := &lgreedy{tm: Timing{Passes: onEvents.Passes, EndsAfterPasses: true}}
+	rec := run(t, Config{Trace: tr, Policy: late})
+	want := []life{
+		{"a", 0, 0, 10, "COMPLETED", "n1", 0},
+		{"b", 0, 0, 100, "COMPLETED", "n2", 0},
+		{"c", 5, 10, 20, "COMPLETED", "n1", 0},
+		{"d", 10, 21, 31, "COMPLETED", "n1", 0},
+	}
+	if d := cmp.Diff(want, lives(rec)); d != "" {
+		t.Errorf("early end (-want +got):\n%s", d)
+	}
+}
+
 func TestEndAtLimit(t *testing.T) {
 	// "a" (n1, limit 100, runs 1000) starts at 0; the 30 s sweep kills
 	// it at 120. "b" holds n2. "p1" (submitted at 50) and "p2" (at 110)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -102,7 +103,7 @@ func simStarts(t *testing.T, dir string) map[string]int64 {
 	}
 	out := map[string]int64{}
 	for i := range rec.Jobs {
-		_, final := simWaits(rec, i, nil)
+		_, final := simWaits(rec, i, nil, r.Jobs[i].Submit-r.T0)
 		if final >= 0 {
 			final += r.Jobs[i].Submit - r.T0
 		}
@@ -399,9 +400,109 @@ func TestMainAfterEndsFromLog(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, got := simWaits(rec, 1, nil)
+		_, got := simWaits(rec, 1, nil, r.Jobs[1].Submit-r.T0)
 		if got += r.Jobs[1].Submit - r.T0; got != tc.want {
 			t.Errorf("end at %.1f, main start at %.1f, phase only %v: B starts at %d, want %d", tc.end, tc.alloc, tc.phaseOnly, got, tc.want)
+		}
+	}
+}
+
+// writeLog writes a synthetic record's logs/slurmctld.log: each line's
+// time is given in seconds after time 0.
+func writeLog(t *testing.T, dir string, lines map[float64]string) {
+	t.Helper()
+	var at []float64
+	for k := range lines {
+		at = append(at, k)
+	}
+	slices.Sort(at)
+	var b strings.Builder
+	for _, dt := range at {
+		ms := int64(math.Round((float64(synthT0) + dt) * 1000))
+		fmt.Fprintf(&b, "[%s] %s\n", time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000"), lines[dt])
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "logs", "slurmctld.log"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestArrival: a job slurmctld registered after the second's backfill
+// cycle is first seen by the next second's.
+//
+// The synthetic record's slurmctld started at T0 − 1 + 0.35, so its
+// cycles (bf_interval=1) run at .35 in every second, and no main
+// scheduler pass is known (no "SchedulerParameters=" line). A (1 GPU,
+// sbatch at 1) registered at 1.20 is seen by the cycle of 1.35: it starts
+// at 1, wait 0. Registered at 1.50 it is first seen by the cycle of 2.35:
+// start 2, wait 1 (from its sbatch second). With a backfill start logged
+// at 0.60 the cycles' phase is .60 by then (they drift as they take
+// time): registered at 1.50 it is seen at 1.60, start 1. SubmitAtSecond
+// submits it at 1 whatever the log says.
+func TestArrival(t *testing.T) {
+	for _, tc := range []struct {
+		log            map[float64]string
+		submitAtSecond bool
+		want           int64
+	}{
+		{map[float64]string{1.2: "_slurm_rpc_submit_batch_job: JobId=1 InitPrio=1 usec=500"}, false, 0},
+		{map[float64]string{1.5: "_slurm_rpc_submit_batch_job: JobId=1 InitPrio=1 usec=500"}, false, 1},
+		{map[float64]string{1.5: "_slurm_rpc_submit_batch_job: JobId=1 InitPrio=1 usec=500"}, true, 0},
+		{map[float64]string{0.6: "sched/backfill: _start_job: Started JobId=9 in batch on gn4",
+			1.5: "_slurm_rpc_submit_batch_job: JobId=1 InitPrio=1 usec=500"}, false, 0},
+	} {
+		dir := synthRecord(t, "", []synthJob{{Name: "A", User: "alice", Account: "phys", At: 1, Nodes: 1, GPN: 1, Limit: 1, Sleep: 5}})
+		writeLog(t, dir, tc.log)
+		r, err := LoadRecord(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := r.Simulate(Model{SubmitAtSecond: tc.submitAtSecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, got := simWaits(rec, 0, nil, r.Jobs[0].Submit-r.T0); got != tc.want {
+			t.Errorf("log %v, SubmitAtSecond %v: A waits %d s, want %d", tc.log, tc.submitAtSecond, got, tc.want)
+		}
+	}
+}
+
+// TestEndCarry: a job whose recorded end fell in the second after its
+// start plus its sleep ends early in that second, not after the passes
+// of the second before.
+//
+// A (4 nodes, sleep 5) runs 0-5 s in the replay; B (4 nodes, sbatch at
+// 1) waits for it. The log puts the main scheduler's first run at
+// T0 − 0.5, 0.15 s after slurmctld's start (.35), so it follows the ends
+// of the odd seconds (main_pass_every 2, phase 1): A's end at 5 starts B
+// at 5. sacct recorded A's run as 0-6 (started late in its second, its
+// end registered early in the next): A ends at 6 before that second's
+// passes, and the cycle of 6 starts B at 6. NoEndCarry: 5.
+func TestEndCarry(t *testing.T) {
+	for _, tc := range []struct {
+		noCarry bool
+		want    int64
+	}{{false, 6}, {true, 5}} {
+		dir := synthRecord(t, "", []synthJob{
+			{Name: "A", User: "alice", Account: "phys", At: 0, Nodes: 4, GPN: 8, Limit: 1, Sleep: 5},
+			{Name: "B", User: "alice", Account: "phys", At: 1, Nodes: 4, GPN: 8, Limit: 1, Sleep: 5},
+		})
+		rewrite(t, filepath.Join(dir, "sacct.txt"), "1|A|alice|phys|batch|PENDING|2026-11-30T09:15:00|Unknown|Unknown|",
+			"1|A|alice|phys|batch|COMPLETED|2026-11-30T09:14:58|2026-11-30T09:14:58|2026-11-30T09:15:04|")
+		writeLog(t, dir, map[float64]string{-0.5: "SchedulerParameters=default_queue_depth=100,sched_min_interval=2000000"})
+		r, err := LoadRecord(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := r.Simulate(Model{NoEndCarry: tc.noCarry})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, got := simWaits(rec, 1, nil, r.Jobs[1].Submit-r.T0)
+		if got += r.Jobs[1].Submit - r.T0; got != tc.want {
+			t.Errorf("NoEndCarry %v: B starts at %d, want %d", tc.noCarry, got, tc.want)
 		}
 	}
 }

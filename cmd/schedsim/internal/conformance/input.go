@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,6 +19,14 @@ import (
 // value models all of them; each field turns one off, for the before and
 // after figures of CONFORMANCE.md and for mutation checks.
 type Model struct {
+	// SubmitAtSecond submits every job at the start of its sbatch
+	// second, before that second's passes, instead of after the passes
+	// slurmctld ran before it registered the job (arrival).
+	SubmitAtSecond bool
+	// NoEndCarry ends every job that runs to its end after the passes of
+	// the second of its start plus its sleep, also one whose recorded
+	// end carried into the next second (Job.carried).
+	NoEndCarry bool
 	// NoSweep kills TIMEOUT jobs exactly at their limit instead of at
 	// slurmctld's 30 s time-limit sweep.
 	NoSweep bool
@@ -269,6 +278,75 @@ func (r *Record) mainPassPhase(m Model) (int64, bool) {
 
 func mod(a, m int64) int64 { return ((a % m) + m) % m }
 
+// arrival returns the second (Unix) from which the replay lets job j be
+// scheduled. The replay's clock is whole seconds and submits come before
+// the passes of their second; slurmctld's passes have a phase within the
+// second (the backfill cycle's is its start's, CtldPrimary, with
+// bf_interval 1; the main scheduler's MainPass, every mainPassEvery
+// seconds), and sbatch's RPC reaches it some 10-300 ms into the second.
+// A job registered after the second's backfill cycle, and not before a
+// main scheduler pass of that second, is first seen by the next second's
+// cycle: it arrives then (gen-41/run1: G01 registered at 51.042 after
+// the cycle of 51.011, started by the cycle of 52.011).
+func (r *Record) arrival(j *Job, m Model) int64 {
+	id := j.ID
+	if j.ArrayJob != "" {
+		id = j.ArrayJob
+	}
+	at, ok := r.SubmitAt[id]
+	if !ok || r.CtldPrimary == 0 || r.bfInterval() != 1 {
+		return j.Submit
+	}
+	frac := func(x float64) float64 { return x - math.Floor(x) }
+	sec := int64(math.Floor(at))
+	phase := frac(r.CtldPrimary) // the cycle's phase: the last one the log shows by then
+	if k, _ := slices.BinarySearch(r.BfCycles, at); k > 0 && at-r.BfCycles[k-1] < 60 {
+		phase = frac(r.BfCycles[k-1])
+	}
+	if frac(at) < phase {
+		return sec // before the second's cycle
+	}
+	if every := r.mainPassEvery(); every > 0 && r.MainPass > 0 && frac(at) < frac(r.MainPass) {
+		if ph, ok := r.mainPassPhase(m); ok && mod(sec-r.T0-ph, every) == 0 {
+			return sec // the main scheduler runs after it in its second
+		}
+	}
+	return sec + 1
+}
+
+// carried reports whether the job's final run ran its sleep out and
+// sacct recorded its end in the second after its start plus the sleep:
+// slurmctld registers an end 0.02-0.7 s after start + sleep (the launch
+// and the epilog), so a job started late in its second by a cycle
+// (gen-19/run1: G11_1 at 64.907, sleep 8, registered done at 73.44 and
+// recorded 64-73) ends early in that next second, where that second's
+// passes, main scheduler and backfill cycle alike, find it; the replay's
+// end at start + sleep would come after the passes of the second before
+// it (ends_after_pass) and be found by a main scheduler pass there
+// (main_pass_every) that could not have seen it.
+func (j *Job) carried() bool {
+	n := len(j.Runs)
+	if n == 0 {
+		return false
+	}
+	last := j.Runs[n-1]
+	return (last.State == "COMPLETED" || last.State == "FAILED") && last.End-last.Start == j.Work+1
+}
+
+// bfInterval is SchedulerParameters' bf_interval in seconds, or Slurm's
+// default, 30.
+func (r *Record) bfInterval() int64 {
+	v, _ := confValue(r.SlurmConf, "SchedulerParameters")
+	for item := range strings.SplitSeq(v, ",") {
+		if k, s, ok := strings.Cut(strings.TrimSpace(item), "="); ok && k == "bf_interval" {
+			if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	return 30
+}
+
 func (r *Record) importCluster() ([]byte, error) {
 	conf := strings.ReplaceAll(string(r.SlurmConf), "@RUN@", "/nonexistent")
 	gres := strings.ReplaceAll(string(r.GresConf), "@RUN@", "/nonexistent")
@@ -303,6 +381,14 @@ func (r *Record) Trace(m Model) *workload.Trace {
 		j.TimeLimit = workload.Time(rj.Limit)
 		j.Runtime = workload.Time(rj.Work)
 		j.Submit = workload.Time(rj.Submit - r.T0)
+		if !m.NoEndCarry && rj.carried() {
+			// Its end came early in the second after start + sleep, before
+			// that second's passes.
+			j.Runtime, j.EndEarly = workload.Time(rj.Work+1), true
+		}
+		if !m.SubmitAtSecond {
+			j.Submit = workload.Time(r.arrival(&rj, m) - r.T0)
+		}
 		if !m.NoDeps {
 			j.Deps = rj.Deps
 		}

@@ -70,6 +70,13 @@ type Record struct {
 	// after a job's end in the second of its start plus its sleep and in
 	// the second after (mainAfterEnds).
 	MainSame, MainLater int
+	// SubmitAt is when slurmctld registered each batch job (Unix
+	// seconds, from its log), by job id (an array's by the array's id);
+	// nil when the log does not say.
+	SubmitAt map[string]float64
+	// BfCycles are the times of the log's backfill starts: the cycle's
+	// phase within the second drifts as cycles take time.
+	BfCycles []float64
 	// SlurmConf and GresConf are the configuration used, with @RUN@ in
 	// place of the run's temporary directory.
 	SlurmConf, GresConf []byte
@@ -227,7 +234,58 @@ func (r *Record) readRunInfo() error {
 		r.CtldPrimary = logTime(log, "Running as primary controller")
 	}
 	r.MainPass = logTime(log, "SchedulerParameters=")
+	r.SubmitAt = logSubmits(log)
+	r.BfCycles = logTimes(log, "sched/backfill: _start_job")
 	return nil
+}
+
+// logTimes returns the times of slurmctld's log lines that contain what,
+// in order (Unix seconds to the millisecond).
+func logTimes(path, what string) []float64 {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var out []float64
+	for l := range strings.SplitSeq(string(data), "\n") {
+		if !strings.Contains(l, what) || !strings.HasPrefix(l, "[") {
+			continue
+		}
+		ts, _, _ := strings.Cut(l[1:], "]")
+		if t, err := time.Parse("2006-01-02T15:04:05.000", ts); err == nil {
+			out = append(out, float64(t.UnixMilli())/1000)
+		}
+	}
+	return out
+}
+
+// logSubmits returns when slurmctld registered each batch job
+// (_slurm_rpc_submit_batch_job: JobId=N, Unix seconds to the
+// millisecond), by job id; nil when the log does not say.
+func logSubmits(path string) map[string]float64 {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var at map[string]float64
+	const key = "_slurm_rpc_submit_batch_job: JobId="
+	for l := range strings.SplitSeq(string(data), "\n") {
+		_, rest, ok := strings.Cut(l, key)
+		if !ok || !strings.HasPrefix(l, "[") {
+			continue
+		}
+		id, _, _ := strings.Cut(rest, " ")
+		ts, _, _ := strings.Cut(l[1:], "]")
+		t, err := time.Parse("2006-01-02T15:04:05.000", ts)
+		if err != nil || id == "" {
+			continue
+		}
+		if at == nil {
+			at = map[string]float64{}
+		}
+		at[id] = float64(t.UnixMilli()) / 1000
+	}
+	return at
 }
 
 // logTime finds the first line of slurmctld's log that contains what
