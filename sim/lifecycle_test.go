@@ -1042,6 +1042,16 @@ func TestPreemptKillWait(t *testing.T) {
 	if got := lives(rec)[2]; got.Start != 10 {
 		t.Errorf("no kill wait: hi = %+v, want a start at 10", got)
 	}
+	// lo's own kill wait (workload.Job.KillWait, one more than its
+	// seconds) replaces the run's: 0 s, hi starts at 10; 1 s, at 11.
+	for kw, start := range map[int16]Time{1: 10, 2: 11} {
+		lo.KillWait = kw
+		tr = &workload.Trace{Jobs: []workload.Job{lo, blk, hi}}
+		rec = run(t, Config{Trace: tr, KillWait: 3, Policy: preemptAt10(PreemptRequeue)})
+		if got := lives(rec); got[2].Start != start || got[0].End != 10 {
+			t.Errorf("lo.KillWait %d: lo = %+v, hi = %+v, want lo ending at 10 and hi starting at %d", kw, got[0], got[2], start)
+		}
+	}
 }
 
 func TestKillWaitBatchHost(t *testing.T) {

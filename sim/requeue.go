@@ -25,7 +25,11 @@ func (c *controller) preempt(p Preemption) error {
 	// are cancelled (slurm.conf PreemptMode).
 	requeue := p.Mode == PreemptRequeue && c.requeueable(ref)
 	g := max(c.cfg.PreemptGraceTime, 0)
-	if g+c.cfg.KillWait <= 0 {
+	kw := c.cfg.KillWait
+	if v := c.jobs[ref].KillWait; v > 0 {
+		kw = Time(v - 1)
+	}
+	if g+kw <= 0 {
 		c.interrupt(ref, Preempted, requeue)
 		return nil
 	}
@@ -38,7 +42,7 @@ func (c *controller) preempt(p Preemption) error {
 	c.grace[ref] = graceEnd{requeue: requeue, kill: c.now + g}
 	i := c.runningIndex(ref)
 	rj := &c.running[i]
-	if at := c.now + g + c.cfg.KillWait; at < c.plannedEnd(ref, rj.Start) {
+	if at := c.now + g + kw; at < c.plannedEnd(ref, rj.Start) {
 		c.bumpGen(ref)
 		c.q.Push(int64(at), c.endClass(at), int32(ref), c.gen[ref])
 		rj.End = min(rj.End, at)

@@ -149,6 +149,12 @@ type Job struct {
 	// (sim.Timing.EndsAfterPasses): a replay of a real run that ended
 	// just after a second began.
 	EndEarly bool
+	// KillWait, when positive, is one more than the seconds a kill of
+	// the job's run by preemption keeps its batch host, in place of the
+	// simulation's KillWait (a replay of a real run whose kill took
+	// that long; 0: the simulation's). An int16 beside the two bools
+	// keeps a Job at 288 bytes.
+	KillWait int16
 
 	// TraceState is the final state the trace recorded (COMPLETED, FAILED,
 	// TIMEOUT, CANCELLED, ...). A started job ends in it after its runtime

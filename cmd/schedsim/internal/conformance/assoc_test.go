@@ -506,3 +506,44 @@ func TestEndCarry(t *testing.T) {
 		}
 	}
 }
+
+// TestPreemptKills: how long a kill by preemption took, from the slurmd
+// logs. Job 1's batch script ignored SIGTERM until KillWait's SIGKILL:
+// cancelled at 10.100, done at 13.102: 3 s. Job 2's ended on SIGTERM:
+// 20.300 to 20.306, 0 s (its second kill, at 40, is not read). Job 9 is
+// array task 7_1 (the controller's "JobId=7_1(9)"): 30.000 to 31.050,
+// 1 s. Job 3 was never cancelled by preemption: absent.
+func TestPreemptKills(t *testing.T) {
+	dir := synthRecord(t, "", []synthJob{{Name: "A", User: "alice", Account: "phys", Nodes: 1, GPN: 1, Limit: 1, Sleep: 5}})
+	writeLog(t, dir, map[float64]string{29.9: "sched/backfill: _start_job: Started JobId=7_1(9) in batch on gn2"})
+	stamp := func(dt float64) string {
+		ms := int64(math.Round((float64(synthT0) + dt) * 1000))
+		return "[" + time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000") + "]"
+	}
+	cancel := func(id string, dt float64) string {
+		return fmt.Sprintf("%s [%s.batch] error: *** JOB %s ON gn1 CANCELLED AT 2026-11-30T09:15:00 DUE TO PREEMPTION ***\n", stamp(dt), id, id)
+	}
+	done := func(id string, dt float64) string { return fmt.Sprintf("%s [%s.batch] done with job\n", stamp(dt), id) }
+	gn1 := cancel("1", 10.1) + done("1", 13.102) + cancel("2", 20.3) + done("2", 20.306) +
+		stamp(25) + " [3.batch] done with job\n" + cancel("2", 40) + done("2", 43)
+	gn2 := cancel("9", 30) + done("9", 31.05)
+	for name, text := range map[string]string{"slurmd.gn1.log": gn1, "slurmd.gn2.log": gn2} {
+		if err := os.WriteFile(filepath.Join(dir, "logs", name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := LoadRecord(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(map[string]int64{"1": 3, "2": 0, "7_1": 1}, r.KillWait); d != "" {
+		t.Errorf("kill waits (-want +got):\n%s", d)
+	}
+	// The replay's job 1 (A) gets it, one more than its seconds.
+	if got := r.Trace(Model{}).Jobs[0].KillWait; got != 4 {
+		t.Errorf("A's KillWait = %d, want 4 (3 s)", got)
+	}
+	if got := r.Trace(Model{NoPreemptKills: true}).Jobs[0].KillWait; got != 0 {
+		t.Errorf("NoPreemptKills: A's KillWait = %d, want 0 (the run's)", got)
+	}
+}

@@ -23,6 +23,10 @@ type Model struct {
 	// second, before that second's passes, instead of after the passes
 	// slurmctld ran before it registered the job (arrival).
 	SubmitAtSecond bool
+	// NoPreemptKills keeps a preempted job's batch host KillWait + 1 s
+	// (kill_wait) after the kill, also where the slurmd log says how long
+	// its kill took (Record.KillWait).
+	NoPreemptKills bool
 	// NoEndCarry ends every job that runs to its end after the passes of
 	// the second of its start plus its sleep, also one whose recorded
 	// end carried into the next second (Job.carried).
@@ -381,6 +385,11 @@ func (r *Record) Trace(m Model) *workload.Trace {
 		j.TimeLimit = workload.Time(rj.Limit)
 		j.Runtime = workload.Time(rj.Work)
 		j.Submit = workload.Time(rj.Submit - r.T0)
+		if kw, ok := r.KillWait[rj.ID]; ok && !m.NoPreemptKills && kw < math.MaxInt16 {
+			// Its kill by preemption took that long on the real run
+			// (Record.KillWait), not KillWait + 1 s.
+			j.KillWait = int16(kw) + 1
+		}
 		if !m.NoEndCarry && rj.carried() {
 			// Its end came early in the second after start + sleep, before
 			// that second's passes.
