@@ -1043,8 +1043,10 @@ func TestPreemptKillWait(t *testing.T) {
 		t.Errorf("no kill wait: hi = %+v, want a start at 10", got)
 	}
 	// lo's own kill wait (workload.Job.KillWait, one more than its
-	// seconds) replaces the run's: 0 s, hi starts at 10; 1 s, at 11.
-	for kw, start := range map[int16]Time{1: 10, 2: 11} {
+	// seconds) replaces the run's: 2 s, hi starts at 12; 0 s, at 11, not
+	// in the plan that preempts (no KillWait at all: 10): the end comes
+	// before the passes of the next second.
+	for kw, start := range map[int16]Time{1: 11, 3: 12} {
 		lo.KillWait = kw
 		tr = &workload.Trace{Jobs: []workload.Job{lo, blk, hi}}
 		rec = run(t, Config{Trace: tr, KillWait: 3, Policy: preemptAt10(PreemptRequeue)})
