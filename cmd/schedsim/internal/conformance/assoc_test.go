@@ -547,3 +547,48 @@ func TestPreemptKills(t *testing.T) {
 		t.Errorf("NoPreemptKills: A's KillWait = %d, want 0 (the run's)", got)
 	}
 }
+
+// TestResumeAt: resumed nodes come back when slurmd answers, and a
+// second later when that is after the second's backfill cycle.
+//
+// gn[1-2] go down at 20 and are resumed at 60.02. The log's last
+// backfill start before it, at 59.60, puts the cycles at .60. gn1
+// answering at 60.30 and gn2 at 60.50, both before the cycle of 60.60:
+// back at 60. gn2 answering at 60.70, after it: back at 61, the next
+// cycle's second. ResumeAtCommand: 60, whatever the log says.
+func TestResumeAt(t *testing.T) {
+	for _, tc := range []struct {
+		gn2       float64
+		atCommand bool
+		want      string
+	}{
+		{60.5, false, "at: 60,"},
+		{60.7, false, "at: 61,"},
+		{60.7, true, "at: 60,"},
+	} {
+		dir := synthRecord(t, "", []synthJob{{Name: "A", User: "alice", Account: "phys", Nodes: 1, GPN: 1, Limit: 1, Sleep: 5}})
+		ev := "at\tepoch\trc\tcommand\toutput\n" +
+			fmt.Sprintf("20\t%d.010\t0\tscontrol update nodename=gn[1-2] state=down reason=conformance\t \n", synthT0+20) +
+			fmt.Sprintf("60\t%d.020\t0\tscontrol update nodename=gn[1-2] state=resume\t \n", synthT0+60)
+		if err := os.WriteFile(filepath.Join(dir, "events.tsv"), []byte(ev), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		writeLog(t, dir, map[float64]string{
+			59.6:   "sched/backfill: _start_job: Started JobId=9 in batch on gn4",
+			60.3:   "Node gn1 now responding",
+			tc.gn2: "Node gn2 now responding",
+		})
+		r, err := LoadRecord(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err := r.ScenarioYAML(Model{ResumeAtCommand: tc.atCommand})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "  - {" + tc.want + ` nodes: "gn[1-2]", state: up} # events.tsv:3`
+		if !strings.Contains(string(text), want) {
+			t.Errorf("gn2 answering at %.1f, ResumeAtCommand %v: scenario lacks %q:\n%s", tc.gn2, tc.atCommand, want, text)
+		}
+	}
+}

@@ -23,6 +23,9 @@ type Model struct {
 	// second, before that second's passes, instead of after the passes
 	// slurmctld ran before it registered the job (arrival).
 	SubmitAtSecond bool
+	// ResumeAtCommand returns resumed nodes to service at the second of
+	// scontrol's resume, not when slurmd answers (Record.resumeAt).
+	ResumeAtCommand bool
 	// NoPreemptKills keeps a preempted job's batch host KillWait + 1 s
 	// (kill_wait) after the kill, also where the slurmd log says how long
 	// its kill took (Record.KillWait).
@@ -156,7 +159,11 @@ func (r *Record) ScenarioYAML(m Model) ([]byte, error) {
 		b.WriteString("node_events:\n")
 		for _, ev := range r.NodeEvents {
 			st := map[string]string{"down": "down", "drain": "drain", "resume": "up"}[ev.State]
-			fmt.Fprintf(&b, "  - {at: %d, nodes: %q, state: %s} # events.tsv:%d\n", int64(math.Floor(ev.At))-r.T0, ev.Nodes, st, ev.Line)
+			at := int64(math.Floor(ev.At))
+			if ev.State == "resume" && !m.ResumeAtCommand {
+				at = r.resumeAt(ev)
+			}
+			fmt.Fprintf(&b, "  - {at: %d, nodes: %q, state: %s} # events.tsv:%d\n", at-r.T0, ev.Nodes, st, ev.Line)
 		}
 	}
 	if len(r.Reservations) > 0 {
@@ -303,11 +310,7 @@ func (r *Record) arrival(j *Job, m Model) int64 {
 	}
 	frac := func(x float64) float64 { return x - math.Floor(x) }
 	sec := int64(math.Floor(at))
-	phase := frac(r.CtldPrimary) // the cycle's phase: the last one the log shows by then
-	if k, _ := slices.BinarySearch(r.BfCycles, at); k > 0 && at-r.BfCycles[k-1] < 60 {
-		phase = frac(r.BfCycles[k-1])
-	}
-	if frac(at) < phase {
+	if !r.afterCycle(at) {
 		return sec // before the second's cycle
 	}
 	if every := r.mainPassEvery(); every > 0 && r.MainPass > 0 && frac(at) < frac(r.MainPass) {
@@ -316,6 +319,40 @@ func (r *Record) arrival(j *Job, m Model) int64 {
 		}
 	}
 	return sec + 1
+}
+
+// afterCycle reports whether slurmctld's backfill cycle of at's second
+// ran before at: its phase is that of the last backfill start the log
+// shows before at (within a minute; the cycles drift), else slurmctld's
+// start's.
+func (r *Record) afterCycle(at float64) bool {
+	frac := func(x float64) float64 { return x - math.Floor(x) }
+	phase := frac(r.CtldPrimary)
+	if k, _ := slices.BinarySearch(r.BfCycles, at); k > 0 && at-r.BfCycles[k-1] < 60 {
+		phase = frac(r.BfCycles[k-1])
+	}
+	return frac(at) >= phase
+}
+
+// resumeAt returns the second (Unix) from which the replay's passes may
+// use the nodes a resume event returned to service. scontrol's resume
+// sets a DOWN node IDLE but not responding, and slurmctld schedules on
+// it only once slurmd answers ("Node gnN now responding", 0.4-1 s later
+// in the records): gen-77/run1 resumed gn4 at 71.115, the cycle of 71.237
+// preempted G06 on gn3 for G15 (short, gn[3-4]) as gn4 was not yet
+// usable, and the main scheduler started G15 on gn4 at 71.523, after
+// gn4 answered at 71.501. So the nodes come back at the second of the
+// last of their answers, or the next when that is after the second's
+// cycle. ev.At, whole, when the log does not say.
+func (r *Record) resumeAt(ev NodeEvent) int64 {
+	resp, ok := r.Responding[ev.Line]
+	if !ok || r.CtldPrimary == 0 || r.bfInterval() != 1 {
+		return int64(math.Floor(ev.At))
+	}
+	if r.afterCycle(resp) {
+		return int64(math.Floor(resp)) + 1
+	}
+	return int64(math.Floor(resp))
 }
 
 // carried reports whether the job's final run ran its sleep out and

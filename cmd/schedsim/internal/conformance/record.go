@@ -77,6 +77,10 @@ type Record struct {
 	// BfCycles are the times of the log's backfill starts: the cycle's
 	// phase within the second drifts as cycles take time.
 	BfCycles []float64
+	// Responding is, by the events.tsv line of a resume, when slurmctld
+	// logged the last of its nodes "now responding" after it (Unix
+	// seconds); absent when the log does not say.
+	Responding map[int]float64
 	// KillWait is, by job id, how long the job's first kill by
 	// preemption took, whole seconds: from slurmd's "CANCELLED ... DUE
 	// TO PREEMPTION" to its "done with job" (logs/slurmd.*.log); the
@@ -194,6 +198,7 @@ func LoadRecord(dir string) (*Record, error) {
 	if err := r.readEvents(); err != nil {
 		return nil, err
 	}
+	r.Responding = r.responding()
 	if err := r.readAssoc(); err != nil {
 		return nil, err
 	}
@@ -882,6 +887,64 @@ func (r *Record) preemptKills() map[string]int64 {
 					}
 				}
 			}
+		}
+	}
+	return out
+}
+
+var logResponding = regexp.MustCompile(`Node (\S+) now responding`)
+
+// responding finds, for each resume of the record's node events, when
+// the last of its nodes answered after it: the first "Node N now
+// responding" line of each node at or after the resume (within a
+// minute).
+func (r *Record) responding() map[int]float64 {
+	var out map[int]float64
+	data, err := os.ReadFile(filepath.Join(r.Dir, "logs", "slurmctld.log"))
+	if err != nil {
+		return nil
+	}
+	type answer struct {
+		node string
+		at   float64
+	}
+	var answers []answer
+	for l := range strings.SplitSeq(string(data), "\n") {
+		m := logResponding.FindStringSubmatch(l)
+		if m == nil || !strings.HasPrefix(l, "[") {
+			continue
+		}
+		ts, _, _ := strings.Cut(l[1:], "]")
+		t, err := time.Parse("2006-01-02T15:04:05.000", ts)
+		if err != nil {
+			continue
+		}
+		answers = append(answers, answer{m[1], float64(t.UnixMilli()) / 1000})
+	}
+	for _, ev := range r.NodeEvents {
+		if ev.State != "resume" {
+			continue
+		}
+		nodes, err := hwmodels.ExpandHostlist(ev.Nodes)
+		if err != nil || len(nodes) == 0 {
+			continue
+		}
+		last, all := 0.0, true
+		for _, n := range nodes {
+			found := false
+			for _, a := range answers {
+				if a.node == n && a.at >= ev.At && a.at < ev.At+60 {
+					last, found = max(last, a.at), true
+					break
+				}
+			}
+			all = all && found
+		}
+		if all {
+			if out == nil {
+				out = map[int]float64{}
+			}
+			out[ev.Line] = last
 		}
 	}
 	return out
