@@ -576,6 +576,16 @@ func (c *controller) endClass(at Time) event.Class {
 	return classEndLate
 }
 
+// runEndClass is the event class of the end of job ref's run at end, in
+// state st: an early end (workload.Job.EndEarly) of a run that ends on
+// its own comes before the passes of its instant.
+func (c *controller) runEndClass(ref JobRef, end Time, st State) event.Class {
+	if st != Timeout && c.jobs[ref].EndEarly {
+		return classEnd
+	}
+	return c.endClass(end)
+}
+
 // armPeriodic keeps one pass scheduled at the next instant of a periodic
 // pass while there is work. Passes with an empty queue cannot start
 // anything, so none is scheduled then; the next submit arms it again.
@@ -1040,7 +1050,7 @@ func (c *controller) start(s *Start) error {
 		rj.End = begin + c.limit[ref] // Slurm's end_time; pass() moves it on once past
 	}
 	c.addRunning(rj)
-	c.q.Push(int64(end), c.endClass(end), int32(ref), c.genOf(ref))
+	c.q.Push(int64(end), c.runEndClass(ref, end, st), int32(ref), c.genOf(ref))
 	if st == Timeout {
 		c.killLater(ref, end-c.cfg.KillWait, alloc)
 	}
