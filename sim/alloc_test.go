@@ -1,10 +1,10 @@
 package sim
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/workload"
@@ -227,8 +227,100 @@ func TestAllocsRoundTrip(t *testing.T) {
 			t.Errorf("%d nodes: not Equal to itself", n)
 		}
 	}
-	// Whole-GPU nodes alone take one 24-byte entry each.
-	if a := AllocsOf(in[:1]); len(a.p) != 1 || unsafe.Sizeof(a.p[0]) != 24 {
-		t.Errorf("one plain node packs into %d entries of %d bytes, want 1 of 24", len(a.p), unsafe.Sizeof(a.p[0]))
+	// A one-node whole-GPU allocation is a tag and four zigzag varints:
+	// 1 + 1 (node 3: 6) + 1 (GPUs 8: 16) + 2 (CPUs 64: 128) + 6 (MemMB
+	// 2^40: 2^41, 42 bits in 7-bit groups) = 11 bytes.
+	if a := AllocsOf(in[:1]); len(a.p) != 11 {
+		t.Errorf("one plain node packs into %d bytes, want 11", len(a.p))
+	}
+}
+
+// TestAllocsEncodingSize: runs of consecutive nodes with equal shares,
+// the common allocation, take one byte per 64 nodes past the first, and a
+// node out of order with the same share a tag and its offset.
+func TestAllocsEncodingSize(t *testing.T) {
+	run := func(first, n int32) []NodeAlloc {
+		var a []NodeAlloc
+		for k := range n {
+			a = append(a, NodeAlloc{Node: first + k, GPUs: 8, CPUs: 64, MemMB: 512000})
+		}
+		return a
+	}
+	// The first node: tag, node 5 (1 byte), GPUs 8 (1), CPUs 64 (zigzag
+	// 128: 2), MemMB 512000 (zigzag 1024000: 3) = 8 bytes.
+	for _, tt := range []struct {
+		name string
+		a    []NodeAlloc
+		want int
+	}{
+		{"one node", run(5, 1), 8},
+		{"4 consecutive", run(5, 4), 8 + 1},
+		{"64 consecutive", run(5, 64), 8 + 1},
+		{"65 consecutive", run(5, 65), 8 + 1},
+		{"66 consecutive", run(5, 66), 8 + 2},
+		{"two runs", append(run(5, 3), run(20, 3)...), 8 + 1 + 2 + 1}, // jump 20-8 = 12: zigzag 24, 1 byte
+		{"a run back", append(run(20, 2), run(5, 2)...), 8 + 1 + 2 + 1},
+	} {
+		if got := len(AllocsOf(tt.a).p); got != tt.want {
+			t.Errorf("%s: %d bytes, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestAllocsRandom checks the encoding against the plain slice it
+// encodes, on random allocations rich in runs, jumps, repeated nodes and
+// MIG/MPS nodes, through both AllocsOf and the controller's pool.
+func TestAllocsRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	var pool allocPool
+	p := mustMIG(t, "1g.10gb")
+	for iter := range 5000 {
+		n := rng.IntN(200)
+		a := make([]NodeAlloc, n)
+		node := int32(rng.IntN(1 << 20))
+		shape := NodeAlloc{GPUs: int32(rng.IntN(9)), CPUs: int32(rng.IntN(200)), MemMB: rng.Int64N(1 << 21)}
+		for k := range a {
+			switch r := rng.IntN(10); {
+			case r < 6:
+				node++
+			case r < 8:
+				node += int32(rng.IntN(2000)) - 1000
+			default:
+				shape = NodeAlloc{GPUs: int32(rng.IntN(9)), CPUs: int32(rng.IntN(200)) - 10, MemMB: rng.Int64N(1<<40) - 5}
+			}
+			x := shape
+			x.Node = node
+			if rng.IntN(20) == 0 {
+				x.MIG = MIGInstances{Profile: p, Count: int32(rng.IntN(7)), PerGPU: [MaxMIGGPUs]uint8{uint8(rng.IntN(256))}}
+			}
+			if rng.IntN(30) == 0 {
+				x.MPS = MPSShare{GPU: int16(rng.IntN(8)), Share: int16(rng.IntN(101))}
+			}
+			a[k] = x
+		}
+		for _, enc := range []Allocs{AllocsOf(a), pool.keep(a)} {
+			if got := enc.Append(nil); !slices.Equal(got, a) && !(n == 0 && len(got) == 0) {
+				t.Fatalf("workload %d (%d nodes): decoded %v, want %v", iter, n, got, a)
+			}
+			if enc.Len() != n {
+				t.Fatalf("workload %d: Len = %d, want %d", iter, enc.Len(), n)
+			}
+			if n > 0 {
+				k := rng.IntN(n)
+				if enc.At(k) != a[k] {
+					t.Fatalf("workload %d: At(%d) = %+v, want %+v", iter, k, enc.At(k), a[k])
+				}
+			}
+		}
+		if !AllocsOf(a).Equal(pool.keep(slices.Clone(a))) {
+			t.Fatalf("workload %d: equal allocations encode differently", iter)
+		}
+		if n > 1 {
+			b := slices.Clone(a)
+			b[rng.IntN(n)].CPUs++
+			if AllocsOf(a).Equal(AllocsOf(b)) {
+				t.Fatalf("workload %d: different allocations encode alike", iter)
+			}
+		}
 	}
 }

@@ -1,33 +1,49 @@
 package sim
 
 import (
+	"encoding/binary"
 	"iter"
-	"slices"
+	"unsafe"
 
 	"github.com/schedsim/schedsim/workload"
 )
 
 // Allocs is a run's allocation as the Record keeps it (JobRecord.Alloc,
 // RunSegment.Alloc): one NodeAlloc per node, in the order the plan gave
-// them. A run of a million jobs keeps about five million, so they are
-// stored packed, 24 bytes a node, where a NodeAlloc is 40: a node's
-// whole GPUs, CPUs and memory in one entry, and its MIG instances and MPS
-// share, which few allocations hold, in a second entry only when it has
-// them. Read it with Len, At, All and Append; the zero value is no
-// allocation (a job that never started).
+// them. A run of a million jobs keeps about five million, mostly runs of
+// consecutive nodes with equal shares, so they are stored as a canonical
+// byte encoding (below), about 3 bytes a node past the first, where a
+// NodeAlloc is 40; the handle is a 16-byte string header instead of a
+// 24-byte slice. Read it with Len, At, All and Append; the zero value is
+// no allocation (a job that never started).
+//
+// The encoding is a sequence of items, each a tag byte whose low two bits
+// say what follows:
+//   - allocFull: zigzag varints node, GPUs, CPUs, MemMB: a node without
+//     MIG or MPS;
+//   - allocRun: nothing; the tag's upper six bits are k, and the item is
+//     k+1 nodes, each the previous node + 1 with the previous node's GPUs,
+//     CPUs and memory;
+//   - allocJump: a zigzag varint d: node previous + 1 + d with the
+//     previous node's GPUs, CPUs and memory;
+//   - allocExt: the fields of allocFull, then the MIG profile, count and
+//     eight PerGPU bytes, the MPS GPU and share: a node with MIG or MPS.
+//
+// Run and jump items follow only a full, run or jump item. The encoder
+// always takes the shortest of these choices in the same order, so two
+// allocations are equal exactly when their bytes are.
 type Allocs struct {
-	p []allocEntry
+	p string
 }
 
-// allocEntry is a node's entry (w[0]: node and GPUs, w[1]: CPUs and the
-// flags, w[2]: memory) or, after an entry with allocExt set, the node's
-// MIG and MPS entry (w[0]: profile and count, w[1]: PerGPU, w[2]: MPS GPU
-// and share). Each field is kept whole, so packing loses nothing.
-type allocEntry [3]uint64
-
 const (
-	allocExt    = 1 << 32 // a MIG/MPS entry follows
-	allocAnyExt = 1 << 33 // on the first entry: some node has one
+	allocFull = iota
+	allocRun
+	allocJump
+	allocExt
+
+	allocKind   = 3
+	allocRunMax = 63 // k of a run item: six bits
 )
 
 // AllocsOf returns a packed into an Allocs, for code that builds a
@@ -36,117 +52,191 @@ func AllocsOf(a []NodeAlloc) Allocs {
 	if len(a) == 0 {
 		return Allocs{}
 	}
-	return Allocs{appendAllocs(make([]allocEntry, 0, allocEntries(a)), a)}
+	return Allocs{string(appendAllocs(nil, a))}
 }
 
-// allocEntries returns how many entries a packs into.
-func allocEntries(a []NodeAlloc) int {
-	n := len(a)
-	for i := range a {
-		if a[i].MIG != (MIGInstances{}) || a[i].MPS != (MPSShare{}) {
-			n++
-		}
-	}
-	return n
+// plainAlloc reports whether x has neither MIG instances nor an MPS share.
+func plainAlloc(x *NodeAlloc) bool {
+	return x.MIG == (MIGInstances{}) && x.MPS == (MPSShare{})
 }
 
-// appendAllocs appends a, packed, to p.
-func appendAllocs(p []allocEntry, a []NodeAlloc) []allocEntry {
-	first := len(p)
+// appendAllocs appends a, encoded, to p.
+func appendAllocs(p []byte, a []NodeAlloc) []byte {
+	run := -1 // index in p of the last item's tag when it is a run item
 	for i := range a {
 		x := &a[i]
-		e := allocEntry{uint64(uint32(x.Node)) | uint64(uint32(x.GPUs))<<32, uint64(uint32(x.CPUs)), uint64(x.MemMB)}
-		if x.MIG == (MIGInstances{}) && x.MPS == (MPSShare{}) {
-			p = append(p, e)
+		if i > 0 && plainAlloc(x) && plainAlloc(&a[i-1]) {
+			prev := &a[i-1]
+			if x.GPUs == prev.GPUs && x.CPUs == prev.CPUs && x.MemMB == prev.MemMB {
+				if int64(x.Node) == int64(prev.Node)+1 {
+					if run >= 0 && p[run]>>2 < allocRunMax {
+						p[run] += 1 << 2
+					} else {
+						run = len(p)
+						p = append(p, allocRun)
+					}
+					continue
+				}
+				run = -1
+				p = append(p, allocJump)
+				p = binary.AppendVarint(p, int64(x.Node)-int64(prev.Node)-1)
+				continue
+			}
+		}
+		run = -1
+		if plainAlloc(x) {
+			p = append(p, allocFull)
+		} else {
+			p = append(p, allocExt)
+		}
+		p = binary.AppendVarint(p, int64(x.Node))
+		p = binary.AppendVarint(p, int64(x.GPUs))
+		p = binary.AppendVarint(p, int64(x.CPUs))
+		p = binary.AppendVarint(p, x.MemMB)
+		if plainAlloc(x) {
 			continue
 		}
-		e[1] |= allocExt
-		var per uint64
-		for g, k := range x.MIG.PerGPU {
-			per |= uint64(k) << (8 * g)
-		}
-		p = append(p, e, allocEntry{
-			uint64(x.MIG.Profile) | uint64(uint32(x.MIG.Count))<<32,
-			per,
-			uint64(uint16(x.MPS.GPU)) | uint64(uint16(x.MPS.Share))<<16,
-		})
-		p[first][1] |= allocAnyExt
+		p = binary.AppendUvarint(p, uint64(x.MIG.Profile))
+		p = binary.AppendVarint(p, int64(x.MIG.Count))
+		p = append(p, x.MIG.PerGPU[:]...)
+		p = binary.AppendVarint(p, int64(x.MPS.GPU))
+		p = binary.AppendVarint(p, int64(x.MPS.Share))
 	}
 	return p
 }
 
 // Len returns how many nodes the allocation spans.
 func (a Allocs) Len() int {
-	if len(a.p) == 0 || a.p[0][1]&allocAnyExt == 0 {
-		return len(a.p)
-	}
 	n := 0
-	for i := 0; i < len(a.p); i++ {
-		if a.p[i][1]&allocExt != 0 {
-			i++
-		}
+	for _, x := range a.All() {
+		_ = x
 		n++
 	}
 	return n
 }
 
 // Equal reports whether a and b are the same allocation, node by node.
-func (a Allocs) Equal(b Allocs) bool { return slices.Equal(a.p, b.p) }
+func (a Allocs) Equal(b Allocs) bool { return a.p == b.p }
 
 // At returns node i's NodeAlloc (0 ≤ i < Len()).
 func (a Allocs) At(i int) NodeAlloc {
-	e := i
-	if len(a.p) > 0 && a.p[0][1]&allocAnyExt != 0 {
-		e = 0
-		for ; i > 0; i-- {
-			if a.p[e][1]&allocExt != 0 {
-				e++
-			}
-			e++
+	for k, x := range a.All() {
+		if k == i {
+			return x
 		}
 	}
-	var x NodeAlloc
-	a.unpack(e, &x)
-	return x
+	panic("sim: Allocs.At index out of range")
 }
 
 // All yields each node's NodeAlloc with its index, in order.
 func (a Allocs) All() iter.Seq2[int, NodeAlloc] {
 	return func(yield func(int, NodeAlloc) bool) {
-		for i, k := 0, 0; i < len(a.p); k++ {
-			var x NodeAlloc
-			i = a.unpack(i, &x)
+		var x NodeAlloc
+		k := 0
+		for i := 0; i < len(a.p); {
+			tag := a.p[i]
+			i++
+			switch tag & allocKind {
+			case allocRun:
+				for range int(tag>>2) + 1 {
+					x.Node++
+					if !yield(k, x) {
+						return
+					}
+					k++
+				}
+				continue
+			case allocJump:
+				var d int64
+				d, i = varintAt(a.p, i)
+				x.Node = int32(int64(x.Node) + d + 1)
+			default:
+				x = NodeAlloc{}
+				i = a.fields(i, &x, tag&allocKind == allocExt)
+			}
 			if !yield(k, x) {
 				return
 			}
+			k++
 		}
 	}
 }
 
+// fields decodes a full or ext item's fields from byte i into x and
+// returns the next item's byte.
+func (a Allocs) fields(i int, x *NodeAlloc, ext bool) int {
+	v := func() (d int64) {
+		d, i = varintAt(a.p, i)
+		return d
+	}
+	x.Node, x.GPUs, x.CPUs, x.MemMB = int32(v()), int32(v()), int32(v()), v()
+	if !ext {
+		return i
+	}
+	var u uint64
+	u, i = uvarintAt(a.p, i)
+	x.MIG.Profile = workload.MIGProfile(u)
+	x.MIG.Count = int32(v())
+	i += copy(x.MIG.PerGPU[:], a.p[i:])
+	x.MPS.GPU, x.MPS.Share = int16(v()), int16(v())
+	return i
+}
+
+// uvarintAt decodes the unsigned varint at byte i of s (binary.Uvarint's
+// format, written by appendAllocs) and returns it and the next byte.
+func uvarintAt(s string, i int) (uint64, int) {
+	var u uint64
+	for shift := 0; ; shift += 7 {
+		b := s[i]
+		i++
+		u |= uint64(b&0x7f) << shift
+		if b < 0x80 {
+			return u, i
+		}
+	}
+}
+
+// varintAt decodes the zigzag varint at byte i of s (binary.Varint's
+// format).
+func varintAt(s string, i int) (int64, int) {
+	u, i := uvarintAt(s, i)
+	return int64(u>>1) ^ -int64(u&1), i
+}
+
 // Append appends the allocation's NodeAllocs to dst and returns it.
 func (a Allocs) Append(dst []NodeAlloc) []NodeAlloc {
-	for i := 0; i < len(a.p); {
-		var x NodeAlloc
-		i = a.unpack(i, &x)
+	for _, x := range a.All() {
 		dst = append(dst, x)
 	}
 	return dst
 }
 
-// unpack reads the node at entry i into x and returns the next node's
-// entry.
-func (a Allocs) unpack(i int, x *NodeAlloc) int {
-	e := &a.p[i]
-	x.Node, x.GPUs = int32(uint32(e[0])), int32(uint32(e[0]>>32))
-	x.CPUs, x.MemMB = int32(uint32(e[1])), int64(e[2])
-	if e[1]&allocExt == 0 {
-		return i + 1
+// allocPool is the record's allocation store: blocks of bytes that
+// Allocs values point into. Blocks are filled and never grown or written
+// again where a value points (unsafe.String's contract), so growing never
+// leaves copies alive.
+type allocPool struct {
+	block   []byte
+	scratch []byte
+}
+
+// allocChunk is the size of one block of the pool.
+const allocChunk = 64 << 10
+
+// keep encodes a into the pool.
+func (pl *allocPool) keep(a []NodeAlloc) Allocs {
+	if len(a) == 0 {
+		return Allocs{}
 	}
-	m := &a.p[i+1]
-	x.MIG.Profile, x.MIG.Count = workload.MIGProfile(uint32(m[0])), int32(uint32(m[0]>>32))
-	for g := range x.MIG.PerGPU {
-		x.MIG.PerGPU[g] = uint8(m[1] >> (8 * g))
+	pl.scratch = appendAllocs(pl.scratch[:0], a)
+	n := len(pl.scratch)
+	if n > allocChunk/8 {
+		return Allocs{string(pl.scratch)}
 	}
-	x.MPS = MPSShare{GPU: int16(uint16(m[2])), Share: int16(uint16(m[2] >> 16))}
-	return i + 2
+	if cap(pl.block)-len(pl.block) < n {
+		pl.block = make([]byte, 0, allocChunk)
+	}
+	off := len(pl.block)
+	pl.block = append(pl.block, pl.scratch...)
+	return Allocs{unsafe.String(&pl.block[off], n)}
 }

@@ -217,7 +217,7 @@ type controller struct {
 	startedRun, endedRun []JobRef
 	delta                Delta
 	rec                  []JobRecord
-	allocPool            []allocEntry
+	allocPool            allocPool
 
 	passAt     Time // instant of the pending event-triggered pass, or -1
 	passLateAt Time // instant of the pending pass after late ends (classPassLate), or -1
@@ -1093,24 +1093,8 @@ func (c *controller) plannedEnd(ref JobRef, start Time) Time {
 	return end
 }
 
-// allocChunk is how many entries one block of the record's allocation
-// store holds. Records keep slices into these blocks, so blocks are filled
-// and never grown: growing by copying would leave every earlier copy alive.
-const allocChunk = 4096
-
 // keepAlloc packs a into the record's allocation store.
-func (c *controller) keepAlloc(a []NodeAlloc) Allocs {
-	n := allocEntries(a)
-	if n > allocChunk {
-		return AllocsOf(a)
-	}
-	if cap(c.allocPool)-len(c.allocPool) < n {
-		c.allocPool = make([]allocEntry, 0, allocChunk)
-	}
-	off := len(c.allocPool)
-	c.allocPool = appendAllocs(c.allocPool, a)
-	return Allocs{c.allocPool[off:len(c.allocPool):len(c.allocPool)]}
-}
+func (c *controller) keepAlloc(a []NodeAlloc) Allocs { return c.allocPool.keep(a) }
 
 // checkAlloc verifies that alloc is a valid placement of job ref now and
 // returns the partition it runs in: the first of the job's partitions (its

@@ -371,7 +371,7 @@ func (s State) String() string {
 // JobRecord is what happened to one job. Start and End are
 // workload.Unknown for jobs that never started.
 type JobRecord struct {
-	// The small fields come first, so a record is 88 bytes, not 104: a
+	// The small fields come first, so a record is 80 bytes, not 104: a
 	// run keeps one per job.
 	Ref JobRef
 	// Part indexes the cluster's Partitions; -1 for jobs rejected before a
