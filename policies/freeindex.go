@@ -117,10 +117,22 @@ func (x *freeIndex) lacks(d *Demand, cand []uint64) bool {
 func firstFitOn(nodes []hwmodels.Node, free []sim.NodeState, cand []uint64, d *Demand, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
 	base := len(out)
 	need := d.Count
+	plain := d.plain()
 	for w, m := range cand {
 		for ; m != 0; m &= m - 1 {
 			i := w<<6 | bits.TrailingZeros64(m)
 			if d.Short(&free[i]) || !d.Eligible(&nodes[i]) {
+				continue
+			}
+			if plain { // as in firstFit
+				n := int32(1)
+				if d.spread {
+					n = min(d.fitUnits(&free[i]), need)
+				}
+				out = append(out, sim.NodeAlloc{Node: int32(i), GPUs: n * d.GPUs, CPUs: n * d.CPUs, MemMB: int64(n) * d.MemMB})
+				if need -= n; need == 0 {
+					return out, true
+				}
 				continue
 			}
 			n := min(d.Fit(free[i]), need)
