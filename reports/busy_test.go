@@ -22,7 +22,7 @@ import (
 func TestNodeBusyWideWindow(t *testing.T) {
 	rec := fixtureRecord()
 	runs := newRunTable(rec)
-	s, _ := baseSummary(rec, runs, fixtureOptions, "test")
+	s, _ := baseSummary(rec, runs, fixtureOptions)
 	narrow := newNodeBusy(rec, runs, s.FirstSubmit, s.LastEnd)
 	wide := newNodeBusy(rec, runs, s.FirstSubmit, s.FirstSubmit+math.MaxUint32+10)
 	if narrow.wide != nil || wide.wide == nil || len(narrow.iv) == 0 {
@@ -47,7 +47,7 @@ func TestNodeBusyUnion(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
 		rec := randomRun(t, seed)
 		runs := newRunTable(rec)
-		s, _ := baseSummary(rec, runs, SummaryOptions{}, "test")
+		s, _ := baseSummary(rec, runs, SummaryOptions{})
 		for _, w := range []interval{{s.FirstSubmit, s.LastEnd}, {s.FirstSubmit + 500, s.LastEnd - 700}} {
 			got := newNodeBusy(rec, runs, w.from, w.to)
 			for n := range rec.Cluster.Nodes {

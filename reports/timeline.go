@@ -561,6 +561,15 @@ func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, tl Timeline,
 			}
 		}
 	}
+	// Without GPUs (no node has any, no MIG, no MPS), free GPUs stay at
+	// or below 0 on every node at every snapshot: a run takes them before
+	// it gives them back, and a run of no length gives them back first at
+	// the same instant, between snapshots. The free state is then read
+	// by nothing, and runs need not update it node by node.
+	trackFree := migs != nil || mpsClients != nil
+	for n := range cl.Nodes {
+		trackFree = trackFree || cl.Nodes[n].GPUs > 0
+	}
 	reason := make([]int32, len(rec.Jobs))
 	queuedNow := make([]bool, len(rec.Jobs))
 	byReason := make([]int32, numReasons)
@@ -681,6 +690,9 @@ func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, tl Timeline,
 				} else {
 					reason[e.job] = 0
 				}
+			}
+			if !trackFree {
+				break
 			}
 			for _, a := range runs.at(int(e.job), int(e.arg)).alloc.All() {
 				freeGPU[a.Node] += sign * a.GPUs
