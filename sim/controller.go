@@ -1125,13 +1125,16 @@ func (c *controller) allocPart(ref JobRef, alloc []NodeAlloc) (int32, error) {
 	if req.Nodes > 0 && int32(len(alloc)) != req.Nodes {
 		return -1, fmt.Errorf("allocation has %d nodes, job needs %d", len(alloc), req.Nodes)
 	}
+	rising := true // nodes in increasing order (as placers give them) cannot repeat
 	for k, a := range alloc {
 		if a.Node < 0 || int(a.Node) >= len(c.nodes) {
 			return -1, fmt.Errorf("node index %d out of range", a.Node)
 		}
-		for _, b := range alloc[:k] {
-			if b.Node == a.Node {
-				return -1, fmt.Errorf("node %s listed twice", c.cluster.Nodes[a.Node].Name)
+		if rising = rising && (k == 0 || alloc[k-1].Node < a.Node); !rising {
+			for _, b := range alloc[:k] {
+				if b.Node == a.Node {
+					return -1, fmt.Errorf("node %s listed twice", c.cluster.Nodes[a.Node].Name)
+				}
 			}
 		}
 		if c.off != nil && c.off[a.Node] != 0 {
@@ -1168,6 +1171,7 @@ func (c *controller) allocPart(ref JobRef, alloc []NodeAlloc) (int32, error) {
 func (c *controller) checkShares(ref JobRef, alloc []NodeAlloc) error {
 	req := c.req.get(ref)
 	var units int32
+	_, g, cp, m := Units(req)
 	for _, a := range alloc {
 		node := &c.cluster.Nodes[a.Node]
 		free := c.nodes[a.Node]
@@ -1192,7 +1196,6 @@ func (c *controller) checkShares(ref JobRef, alloc []NodeAlloc) error {
 			}
 			continue
 		}
-		_, g, cp, m := Units(req)
 		var u int32
 		switch {
 		case req.MIGProfile != 0:
