@@ -662,9 +662,9 @@ func (r *builder) scenario(clusterYAML []byte) ([]byte, error) {
 	fmt.Fprintf(&b, "trace:\n  file: %s\n", strconv.Quote(r.b.Where(FileSacct)))
 	args := map[string]any{}
 	if v, _ := r.setting("SelectType"); strings.EqualFold(v, "select/cons_tres") {
-		// cons_tres gives a one-node job the sufficient node with the
-		// fewest free CPUs.
-		args["placement"] = "best-fit"
+		// cons_tres's node choice (_eval_nodes: the tightest set of
+		// consecutive nodes, policies.ConsTres).
+		args["placement"] = "cons-tres"
 	}
 	boot, bootOK := r.bootTime()
 	calc := int64(300)

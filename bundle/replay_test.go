@@ -103,7 +103,7 @@ func TestBuildScenario(t *testing.T) {
 	// the will-run grid at (−1796032800) mod 30 = 0.
 	for _, want := range []string{
 		"time_limit_sweep_phase: 17s", "priority_calc_phase: 47", "kill_wait: 6s", "will_run_phase: 0",
-		"placement: best-fit", "TRESBillingWeights: GRES/gpu=4",
+		"placement: cons-tres", "TRESBillingWeights: GRES/gpu=4",
 		"- {at: 300, nodes: \"gn3\", state: down}", "- {at: 360, nodes: \"gn3\", state: up}",
 		"name: research", "parent: root", "fairshare: 2", "name: gina",
 	} {

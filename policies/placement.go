@@ -20,19 +20,22 @@ const (
 
 // PlacementNames lists the placement strategies NewPlacer knows.
 func PlacementNames() []string {
-	return []string{PlacementFirstFit, PlacementBestFit, PlacementTopologyTree, PlacementTopologyBlock, PlacementMIGPacking}
+	return []string{PlacementFirstFit, PlacementBestFit, PlacementConsTres, PlacementTopologyTree, PlacementTopologyBlock, PlacementMIGPacking}
 }
 
 // NewPlacer returns a new placer of the strategy called name: first-fit
-// (FirstFit, also for ""), best-fit (BestFit), topology-tree
-// (TopologyTree) or mig-packing (MIGPacking). Each call returns a new value, so policies never share
-// scratch state.
+// (FirstFit, also for ""), best-fit (BestFit), cons-tres (ConsTres),
+// topology-tree (TopologyTree), topology-block (TopologyBlock) or
+// mig-packing (MIGPacking). Each call returns a new value, so policies
+// never share scratch state.
 func NewPlacer(name string) (Placer, error) {
 	switch name {
 	case "", PlacementFirstFit:
 		return FirstFit{}, nil
 	case PlacementBestFit:
 		return &BestFit{}, nil
+	case PlacementConsTres:
+		return &ConsTres{}, nil
 	case PlacementTopologyTree:
 		return &TopologyTree{}, nil
 	case PlacementTopologyBlock:

@@ -177,7 +177,7 @@ func strictDecode(src string) func(any) error {
 func TestPlacementArg(t *testing.T) {
 	reg := catalog.Builtin()
 	for _, name := range []string{"fifo", "easy"} {
-		for _, pl := range []string{"first-fit", "best-fit", "topology-tree", "mig-packing"} {
+		for _, pl := range []string{"first-fit", "best-fit", "cons-tres", "topology-tree", "mig-packing"} {
 			if _, err := reg.New(name, strictDecode("placement: "+pl+"\n")); err != nil {
 				t.Errorf("%s placement %s: %v", name, pl, err)
 			}
@@ -186,7 +186,7 @@ func TestPlacementArg(t *testing.T) {
 			t.Errorf("%s without args: %v", name, err)
 		}
 		_, err := reg.New(name, strictDecode("placement: worst-fit\n"))
-		if err == nil || !strings.Contains(err.Error(), `unknown placement "worst-fit" (want first-fit, best-fit, topology-tree, topology-block, mig-packing)`) {
+		if err == nil || !strings.Contains(err.Error(), `unknown placement "worst-fit" (want first-fit, best-fit, cons-tres, topology-tree, topology-block, mig-packing)`) {
 			t.Errorf("%s unknown placement: %v", name, err)
 		}
 		if _, err := reg.New(name, strictDecode("bf_window: 3\n")); err == nil {

@@ -107,10 +107,13 @@ func (r *Record) ScenarioYAML(m Model) ([]byte, error) {
 	b.WriteString("policy:\n  name: slurm\n")
 	var args []string
 	if !m.FirstFit {
-		// select/cons_tres gives a one-node job the sufficient node with
-		// the fewest free CPUs (array-throttle-singleton/run1: X's tasks
-		// joined Y's node before taking the empty one).
-		args = append(args, "placement: best-fit")
+		// select/cons_tres's node choice (_eval_nodes, policies.ConsTres):
+		// the tightest set of consecutive nodes, then in it the node with
+		// the fewest free CPUs (gen-77/run1: job 19_2 took the idle gn4,
+		// a set of its own, over the partly used gn1 beside the idle
+		// gn2; array-throttle-singleton/run1: X's tasks joined Y's node
+		// before taking the empty one).
+		args = append(args, "placement: cons-tres")
 	}
 	if ph := r.calcPhase(); !m.NoCalcPhase && ph > 0 {
 		// The decay thread recalculates every PriorityCalcPeriod from
