@@ -72,8 +72,10 @@ func (c *ConsTres) Place(nodes []hwmodels.Node, free []sim.NodeState, job *sim.P
 // place chooses d's nodes as _eval_nodes does.
 func (c *ConsTres) place(nodes []hwmodels.Node, free []sim.NodeState, d *Demand, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
 	n := len(nodes)
-	c.avail = append(c.avail[:0], make([]int32, n)...)
-	c.taken = append(c.taken[:0], make([]bool, n)...)
+	c.avail = slices.Grow(c.avail[:0], n)[:n] // scratch kept between calls: placement runs per job per pass
+	c.taken = slices.Grow(c.taken[:0], n)[:n]
+	clear(c.avail)
+	clear(c.taken)
 	c.sets = c.sets[:0]
 	open := false // the last set is still growing
 	for i := range nodes {

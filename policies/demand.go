@@ -77,15 +77,24 @@ func (d *Demand) Eligible(n *hwmodels.Node) bool {
 // eligibility.
 //
 // Fit is too large to inline; loops over many nodes call short first.
-func (d *Demand) Fit(f sim.NodeState) int32 {
-	if d.Short(&f) {
+func (d *Demand) Fit(f sim.NodeState) int32 { return d.fitAt(&f) }
+
+// fitAt is Fit of *f, for loops that would otherwise copy each node's
+// state.
+func (d *Demand) fitAt(f *sim.NodeState) int32 {
+	if d.Short(f) {
 		return 0
 	}
 	if !d.spread && d.MIG == 0 && d.MPS == 0 {
 		return 1
 	}
-	return d.fitUnits(&f)
+	return d.fitUnits(f)
 }
+
+// plain reports whether d asks for no MIG instances and no MPS share:
+// what fits a node that is not short is then 1 (node count) or
+// fitUnits's whole units (spread, at least 1), and allocOn is Alloc.
+func (d *Demand) plain() bool { return d.MIG == 0 && d.MPS == 0 }
 
 // Short reports whether f lacks the GPUs, CPUs or memory of even one unit
 // or share: the common case on a busy cluster, and small enough to inline.

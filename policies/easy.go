@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -64,6 +65,17 @@ type EASY struct {
 	shadow  workload.Time
 	sfree   []sim.NodeState // free state at the shadow time
 	res     []sim.NodeAlloc // reserved nodes
+	// byCap is set when the head fits at the shadow time exactly when
+	// its capacity there holds it (an in-order placer, one partition,
+	// plain resources, no windows): the pass then places it only when
+	// Reservation asks, on resNodes and sfree as the pass left them,
+	// which give the nodes the last placement would have (a refused
+	// backfill gives back exactly what it held). lazy says res is not
+	// placed yet.
+	byCap    bool
+	lazy     bool
+	headJob  sim.PendingJob
+	resNodes []hwmodels.Node
 	// contrib[i] is what node i contributes to the head's capacity at the
 	// shadow time (see demand.capacity), or -1 when it is not eligible;
 	// capSum is the sum over eligible nodes.
@@ -130,6 +142,10 @@ func (e *EASY) Reservation() (Reservation, bool) {
 	if !e.has {
 		return Reservation{}, false
 	}
+	if e.lazy {
+		e.res, _ = e.pass.placer.Place(e.resNodes, e.sfree, &e.headJob, e.res[:0])
+		e.lazy = false
+	}
 	e.extra = append(e.extra[:0], e.sfree...)
 	Take(e.extra, e.res)
 	return Reservation{Job: e.headRef, Shadow: e.shadow, Alloc: e.res, Extra: e.extra}, true
@@ -177,6 +193,8 @@ func (e *EASY) reserve(running []sim.RunningJob, head *sim.PendingJob) bool {
 	e.head = head
 	e.headRef = head.Ref
 	e.hd = NewDemand(head)
+	e.byCap = p.Exact && e.hd.parts == e.hd.part && e.hd.MIG == 0 && e.hd.MPS == 0 && len(p.Windows) == 0
+	e.lazy = false
 	e.sfree = append(e.sfree[:0], p.Free...)
 	e.contrib = e.contrib[:0]
 	e.capSum = 0
@@ -184,8 +202,8 @@ func (e *EASY) reserve(running []sim.RunningJob, head *sim.PendingJob) bool {
 		c := int32(-1)
 		if e.hd.eligibleAny(&p.Nodes[i]) {
 			c = 0
-			if !e.hd.Short(&e.sfree[i]) {
-				c = e.hd.Fit(e.sfree[i])
+			if !e.hd.Short(&e.sfree[i]) { // inlined: most nodes, on a busy cluster
+				c = e.hd.fitAt(&e.sfree[i])
 			}
 			e.capSum += int64(c)
 		}
@@ -234,6 +252,12 @@ func (e *EASY) reserve(running []sim.RunningJob, head *sim.PendingJob) bool {
 		if e.capSum < int64(e.hd.Count) {
 			continue // not enough capacity yet: no placer could succeed
 		}
+		if e.byCap {
+			e.placeLater(head)
+			e.shadow = t
+			e.has = true
+			return true
+		}
 		var ok bool
 		free := p.Usable(&e.wfree, e.sfree, t, head.Limit)
 		e.res, ok = p.placer.Place(p.Nodes, free, head, e.res[:0])
@@ -244,6 +268,14 @@ func (e *EASY) reserve(running []sim.RunningJob, head *sim.PendingJob) bool {
 		}
 	}
 	return false
+}
+
+// placeLater marks the reserved nodes as due from head's placement on
+// the shadow free state, made when Reservation asks (byCap).
+func (e *EASY) placeLater(head *sim.PendingJob) {
+	e.lazy = true
+	e.headJob = *head
+	e.resNodes = e.pass.Nodes
 }
 
 // give adds a to the shadow free state.
@@ -266,7 +298,7 @@ func (e *EASY) recount(n int32) {
 	if old := e.contrib[n]; old >= 0 {
 		var c int32
 		if !e.hd.Short(&e.sfree[n]) {
-			c = e.hd.Fit(e.sfree[n])
+			c = e.hd.fitAt(&e.sfree[n])
 		}
 		e.contrib[n] = c
 		e.capSum += int64(c) - int64(old)
@@ -303,6 +335,12 @@ func (e *EASY) backfill(running []sim.RunningJob, head, job *sim.PendingJob) {
 	}
 	a := p.staged(base)
 	e.hold(a)
+	if e.capSum >= int64(e.hd.Count) && e.byCap {
+		e.placeLater(e.head)
+		p.Commit(job, base)
+		e.noDelay = e.noDelay[:0]
+		return
+	}
 	if e.capSum >= int64(e.hd.Count) {
 		var res []sim.NodeAlloc
 		free := p.Usable(&e.wfree, e.sfree, e.shadow, e.head.Limit)

@@ -124,7 +124,7 @@ func (p *Pass) sync(view []sim.NodeState, changed []int32) {
 		return
 	}
 	for _, n := range changed {
-		p.idx.update(n, p.own[n].FreeGPUs, view[n].FreeGPUs)
+		p.idx.update(n, p.idx.key(&p.own[n]), p.idx.key(&view[n]))
 		p.own[n] = view[n]
 	}
 }
@@ -184,9 +184,10 @@ func (p *Pass) Stage(job *sim.PendingJob) (base int, ok bool) {
 	}
 	base = len(p.allocs)
 	free := p.Usable(&p.mfree, p.Free, p.Now, job.Limit)
-	if p.synced && p.Exact && d.GPUs > 0 {
-		// FirstFit on the nodes idx says have the GPUs: free is own, or a
-		// copy with nodes zeroed, so idx over own lists a superset.
+	if p.synced && p.Exact && p.idx.per(&d) > 0 {
+		// FirstFit on the nodes idx says have the GPUs (CPUs): free is
+		// own, or a copy with nodes zeroed, so idx over own lists a
+		// superset.
 		p.allocs, ok = p.firstFitIndexed(free, d, p.allocs)
 	} else {
 		p.allocs, ok = p.placer.Place(p.Nodes, free, job, p.allocs)
@@ -212,7 +213,7 @@ func (p *Pass) Stage(job *sim.PendingJob) (base int, ok bool) {
 // firstFitIndexed is FirstFit.Place of d on free, visiting only the nodes
 // idx lists.
 func (p *Pass) firstFitIndexed(free []sim.NodeState, d Demand, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
-	cand := p.idx.candidates(d.GPUs)
+	cand := p.idx.candidates(p.idx.per(&d))
 	if p.idx.lacks(&d, cand) {
 		return out, false
 	}
@@ -283,9 +284,9 @@ func (p *Pass) Commit(job *sim.PendingJob, base int) {
 	if p.synced {
 		for i := range a {
 			f := &p.Free[a[i].Node]
-			old := f.FreeGPUs
+			old := p.idx.key(f)
 			f.Sub(&a[i])
-			p.idx.update(a[i].Node, old, f.FreeGPUs)
+			p.idx.update(a[i].Node, old, p.idx.key(f))
 		}
 	} else {
 		if len(p.Starts) == 0 {

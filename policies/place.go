@@ -61,18 +61,31 @@ func (FirstFit) Place(nodes []hwmodels.Node, free []sim.NodeState, job *sim.Pend
 func firstFit(nodes []hwmodels.Node, free []sim.NodeState, d *Demand, out []sim.NodeAlloc) ([]sim.NodeAlloc, bool) {
 	base := len(out)
 	need := d.Count
+	plain := d.plain()
 	for i := range nodes {
-		if d.Short(&free[i]) { // filter: not even one unit (inlined; the usual case, and free is denser than nodes)
+		f := &free[i]
+		if d.Short(f) { // filter: not even one unit (inlined; the usual case, and free is denser than nodes)
 			continue
 		}
 		if !d.Eligible(&nodes[i]) { // filter: partition and GPU type
 			continue
 		}
-		n := min(d.Fit(free[i]), need) // filter: what fits the node's free resources
+		if plain { // what Fit and allocOn come to without MIG or MPS
+			n := int32(1)
+			if d.spread {
+				n = min(d.fitUnits(f), need)
+			}
+			out = append(out, sim.NodeAlloc{Node: int32(i), GPUs: n * d.GPUs, CPUs: n * d.CPUs, MemMB: int64(n) * d.MemMB})
+			if need -= n; need == 0 {
+				return out, true
+			}
+			continue
+		}
+		n := min(d.Fit(*f), need) // filter: what fits the node's free resources
 		if n == 0 {
 			continue
 		}
-		out = append(out, d.allocOn(int32(i), n, free[i], false)) // select: lowest-numbered node first
+		out = append(out, d.allocOn(int32(i), n, *f, false)) // select: lowest-numbered node first
 		if need -= n; need == 0 {
 			return out, true // commit is the caller's
 		}

@@ -79,7 +79,7 @@ func analyze(rec *sim.Record, opts SummaryOptions, caller string) *Analysis {
 		panic("reports: " + caller + ": " + err.Error())
 	}
 	runs := newRunTable(rec)
-	s, busy := baseSummary(rec, runs, opts, caller)
+	s, busy := baseSummary(rec, runs, opts)
 	// The rows are summed as they are made; only an Analysis that keeps
 	// them holds one per job.
 	var rows []JobRow

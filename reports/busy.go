@@ -29,22 +29,53 @@ type busySpan struct{ from, to uint32 }
 func newNodeBusy(rec *sim.Record, runs *runTable, from, to sim.Time) *nodeBusy {
 	nodes := len(rec.Cluster.Nodes)
 	b := &nodeBusy{from: from, first: make([]int, nodes+1)}
+	// The runs inside the window, by start: visited in that order, each
+	// node's runs merge into its union as they come, with no sort per
+	// node (sorting each node's intervals was most of the analysis of a
+	// run on many small nodes).
+	type clipped struct {
+		iv    interval
+		alloc sim.Allocs
+	}
+	var inside []clipped
 	var buf []runSpan
-	each := func(f func(node int32, iv interval)) {
-		for i := range rec.Jobs {
-			buf = runs.appendRuns(buf[:0], i)
-			for _, r := range buf {
-				a, e := max(r.start, from), min(r.end, to)
-				if e <= a {
-					continue
-				}
-				for _, x := range r.alloc.All() {
-					f(x.Node, interval{a, e})
-				}
+	for i := range rec.Jobs {
+		buf = runs.appendRuns(buf[:0], i)
+		for _, r := range buf {
+			if a, e := max(r.start, from), min(r.end, to); e > a {
+				inside = append(inside, clipped{interval{a, e}, r.alloc})
 			}
 		}
 	}
-	each(func(n int32, _ interval) { b.first[n+1]++ })
+	slices.SortFunc(inside, func(x, y clipped) int { return cmp.Compare(x.iv.from, y.iv.from) })
+	// union calls emit with each node's busy intervals, each node's in
+	// order: an interval that starts at or before the end of the node's
+	// open one extends it, any other closes it.
+	cur := make([]interval, nodes)
+	open := make([]bool, nodes)
+	union := func(emit func(n int32, iv interval)) {
+		clear(open)
+		for k := range inside {
+			c := &inside[k]
+			for _, x := range c.alloc.All() {
+				n := x.Node
+				if open[n] && c.iv.from <= cur[n].to {
+					cur[n].to = max(cur[n].to, c.iv.to)
+					continue
+				}
+				if open[n] {
+					emit(n, cur[n])
+				}
+				cur[n], open[n] = c.iv, true
+			}
+		}
+		for n := range nodes {
+			if open[n] {
+				emit(int32(n), cur[n])
+			}
+		}
+	}
+	union(func(n int32, _ interval) { b.first[n+1]++ })
 	for n := range nodes {
 		b.first[n+1] += b.first[n]
 	}
@@ -52,53 +83,18 @@ func newNodeBusy(rec *sim.Record, runs *runTable, from, to sim.Time) *nodeBusy {
 	next := slices.Clone(b.first[:nodes])
 	if to > from && int64(to-from) > math.MaxUint32 {
 		b.wide = make([]interval, total)
-		each(func(n int32, iv interval) {
+		union(func(n int32, iv interval) {
 			b.wide[next[n]] = iv
 			next[n]++
 		})
-		w := merge(b.first, b.wide, func(iv interval) (sim.Time, sim.Time) { return iv.from, iv.to },
-			func(iv *interval, to sim.Time) { iv.to = to })
-		b.wide = slices.Clip(b.wide[:w])
 		return b
 	}
 	b.iv = make([]busySpan, total)
-	each(func(n int32, iv interval) {
+	union(func(n int32, iv interval) {
 		b.iv[next[n]] = busySpan{uint32(iv.from - from), uint32(iv.to - from)}
 		next[n]++
 	})
-	w := merge(b.first, b.iv, func(iv busySpan) (uint32, uint32) { return iv.from, iv.to },
-		func(iv *busySpan, to uint32) { iv.to = to })
-	b.iv = slices.Clip(b.iv[:w])
 	return b
-}
-
-// merge sorts and merges each node's intervals in place, closes the gaps
-// between nodes, updates first and returns the number kept.
-func merge[T any, V cmp.Ordered](first []int, ivs []T, span func(T) (V, V), setTo func(*T, V)) int {
-	nodes := len(first) - 1
-	w := 0
-	for n := range nodes {
-		own := ivs[first[n]:first[n+1]]
-		slices.SortFunc(own, func(x, y T) int {
-			xf, xt := span(x)
-			yf, yt := span(y)
-			return cmp.Or(cmp.Compare(xf, yf), cmp.Compare(xt, yt))
-		})
-		first[n] = w
-		for _, iv := range own {
-			f, t := span(iv)
-			if w > first[n] {
-				if _, lt := span(ivs[w-1]); f <= lt {
-					setTo(&ivs[w-1], max(lt, t))
-					continue
-				}
-			}
-			ivs[w] = iv
-			w++
-		}
-	}
-	first[nodes] = w
-	return w
 }
 
 // of appends node n's busy intervals to dst.

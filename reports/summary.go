@@ -376,11 +376,9 @@ func Summarize(rec *sim.Record, opts SummaryOptions) Summary {
 }
 
 // baseSummary computes the Summary fields that need no timeline, and the
-// nodes' busy intervals in the window.
-func baseSummary(rec *sim.Record, runs *runTable, opts SummaryOptions, caller string) (Summary, *nodeBusy) {
-	if err := CheckRecord(rec); err != nil {
-		panic("reports: " + caller + ": " + err.Error())
-	}
+// nodes' busy intervals in the window. rec must satisfy CheckRecord,
+// which analyze, its caller, has checked.
+func baseSummary(rec *sim.Record, runs *runTable, opts SummaryOptions) (Summary, *nodeBusy) {
 	tau := opts.SlowdownTau
 	if tau <= 0 {
 		tau = DefaultSlowdownTau

@@ -3,6 +3,8 @@ package reports
 import (
 	"bytes"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -215,6 +217,42 @@ func TestTimelineEligibleLater(t *testing.T) {
 		}
 		if seen != len(tc.want) {
 			t.Errorf("eligible %d: %d of the %d bins checked", tc.eligible, seen, len(tc.want))
+		}
+	}
+}
+
+// TestSortEvents checks the radix sort of the sweep's events against a
+// comparison sort by compareEvents: events made in job order (the radix
+// order is the answer), in shuffled order (the check must fall back), with
+// negative and far-apart times, and a list too short for the radix.
+func TestSortEvents(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 18))
+	for _, tc := range []struct {
+		name      string
+		n         int
+		shuffle   bool
+		lo, width sim.Time
+	}{
+		{"made-order", 5000, false, 0, 1000},
+		{"shuffled", 5000, true, 0, 1000},
+		{"negative-wide", 3000, false, -1 << 40, 1 << 41},
+		{"short", 100, true, 0, 50},
+	} {
+		var ev []timelineEvent
+		for j := range sim.JobRef(tc.n / 4) {
+			for arg := range int32(4) {
+				at := tc.lo + sim.Time(rng.Int64N(int64(tc.width)))
+				ev = append(ev, newEvent(at, uint8(rng.IntN(9)), j, arg))
+			}
+		}
+		if tc.shuffle {
+			rng.Shuffle(len(ev), func(i, k int) { ev[i], ev[k] = ev[k], ev[i] })
+		}
+		want := slices.Clone(ev)
+		slices.SortFunc(want, compareEvents)
+		sortEvents(ev)
+		if !slices.Equal(ev, want) {
+			t.Errorf("%s: sortEvents differs from a comparison sort", tc.name)
 		}
 	}
 }

@@ -296,7 +296,7 @@ func (c *controller) commRebalance(starting JobRef) {
 		end, st, recorded := c.runEnd(j.ref, start)
 		c.rec[j.ref].State, c.rec[j.ref].Recorded = st, recorded
 		c.bumpGen(j.ref)
-		c.q.Push(int64(end), c.endClass(end), int32(j.ref), c.gen[j.ref])
+		c.q.Push(int64(end), c.runEndClass(j.ref, end, st), int32(j.ref), c.gen[j.ref])
 	}
 }
 

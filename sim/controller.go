@@ -576,6 +576,16 @@ func (c *controller) endClass(at Time) event.Class {
 	return classEndLate
 }
 
+// runEndClass is the event class of the end of job ref's run at end, in
+// state st: an early end (workload.Job.EndEarly) of a run that ends on
+// its own comes before the passes of its instant.
+func (c *controller) runEndClass(ref JobRef, end Time, st State) event.Class {
+	if st != Timeout && c.jobs[ref].EndEarly {
+		return classEnd
+	}
+	return c.endClass(end)
+}
+
 // armPeriodic keeps one pass scheduled at the next instant of a periodic
 // pass while there is work. Passes with an empty queue cannot start
 // anything, so none is scheduled then; the next submit arms it again.
@@ -1040,7 +1050,7 @@ func (c *controller) start(s *Start) error {
 		rj.End = begin + c.limit[ref] // Slurm's end_time; pass() moves it on once past
 	}
 	c.addRunning(rj)
-	c.q.Push(int64(end), c.endClass(end), int32(ref), c.genOf(ref))
+	c.q.Push(int64(end), c.runEndClass(ref, end, st), int32(ref), c.genOf(ref))
 	if st == Timeout {
 		c.killLater(ref, end-c.cfg.KillWait, alloc)
 	}
@@ -1115,13 +1125,16 @@ func (c *controller) allocPart(ref JobRef, alloc []NodeAlloc) (int32, error) {
 	if req.Nodes > 0 && int32(len(alloc)) != req.Nodes {
 		return -1, fmt.Errorf("allocation has %d nodes, job needs %d", len(alloc), req.Nodes)
 	}
+	rising := true // nodes in increasing order (as placers give them) cannot repeat
 	for k, a := range alloc {
 		if a.Node < 0 || int(a.Node) >= len(c.nodes) {
 			return -1, fmt.Errorf("node index %d out of range", a.Node)
 		}
-		for _, b := range alloc[:k] {
-			if b.Node == a.Node {
-				return -1, fmt.Errorf("node %s listed twice", c.cluster.Nodes[a.Node].Name)
+		if rising = rising && (k == 0 || alloc[k-1].Node < a.Node); !rising {
+			for _, b := range alloc[:k] {
+				if b.Node == a.Node {
+					return -1, fmt.Errorf("node %s listed twice", c.cluster.Nodes[a.Node].Name)
+				}
 			}
 		}
 		if c.off != nil && c.off[a.Node] != 0 {
@@ -1158,6 +1171,7 @@ func (c *controller) allocPart(ref JobRef, alloc []NodeAlloc) (int32, error) {
 func (c *controller) checkShares(ref JobRef, alloc []NodeAlloc) error {
 	req := c.req.get(ref)
 	var units int32
+	_, g, cp, m := Units(req)
 	for _, a := range alloc {
 		node := &c.cluster.Nodes[a.Node]
 		free := c.nodes[a.Node]
@@ -1182,7 +1196,6 @@ func (c *controller) checkShares(ref JobRef, alloc []NodeAlloc) error {
 			}
 			continue
 		}
-		_, g, cp, m := Units(req)
 		var u int32
 		switch {
 		case req.MIGProfile != 0:

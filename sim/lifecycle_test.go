@@ -1042,6 +1042,18 @@ func TestPreemptKillWait(t *testing.T) {
 	if got := lives(rec)[2]; got.Start != 10 {
 		t.Errorf("no kill wait: hi = %+v, want a start at 10", got)
 	}
+	// lo's own kill wait (workload.Job.KillWait, one more than its
+	// seconds) replaces the run's: 2 s, hi starts at 12; 0 s, at 11, not
+	// in the plan that preempts (no KillWait at all: 10): the end comes
+	// before the passes of the next second.
+	for kw, start := range map[int16]Time{1: 11, 3: 12} {
+		lo.KillWait = kw
+		tr = &workload.Trace{Jobs: []workload.Job{lo, blk, hi}}
+		rec = run(t, Config{Trace: tr, KillWait: 3, Policy: preemptAt10(PreemptRequeue)})
+		if got := lives(rec); got[2].Start != start || got[0].End != 10 {
+			t.Errorf("lo.KillWait %d: lo = %+v, hi = %+v, want lo ending at 10 and hi starting at %d", kw, got[0], got[2], start)
+		}
+	}
 }
 
 func TestKillWaitBatchHost(t *testing.T) {
@@ -1147,6 +1159,27 @@ func TestEndsAfterPasses(t *testing.T) {
 	rec = run(t, Config{Trace: tr})
 	if got := lives(rec); got[2].Start != 10 || got[3].Start != 20 {
 		t.Errorf("default: c %+v, d %+v; want starts 10 and 20", got[2], got[3])
+	}
+}
+
+func TestEndEarly(t *testing.T) {
+	// TestEndsAfterPasses's jobs with a's end early in its second
+	// (workload.Job.EndEarly): under EndsAfterPasses it still comes before
+	// the pass of instant 10, so c, submitted first, starts at 10; c's own
+	// end at 20 is late, after the pass of 20: d starts at 21.
+	tr := &workload.Trace{Jobs: []workload.Job{job("a", 0, 10, 100, 4), job("b", 0, 100, 200, 4),
+		job("c", 5, 10, 100, 4), job("d", 10, 10, 100, 4)}}
+	tr.Jobs[0].EndEarly = true
+	late := &lgreedy{tm: Timing{Passes: onEvents.Passes, EndsAfterPasses: true}}
+	rec := run(t, Config{Trace: tr, Policy: late})
+	want := []life{
+		{"a", 0, 0, 10, "COMPLETED", "n1", 0},
+		{"b", 0, 0, 100, "COMPLETED", "n2", 0},
+		{"c", 5, 10, 20, "COMPLETED", "n1", 0},
+		{"d", 10, 21, 31, "COMPLETED", "n1", 0},
+	}
+	if d := cmp.Diff(want, lives(rec)); d != "" {
+		t.Errorf("early end (-want +got):\n%s", d)
 	}
 }
 

@@ -25,7 +25,19 @@ func (c *controller) preempt(p Preemption) error {
 	// are cancelled (slurm.conf PreemptMode).
 	requeue := p.Mode == PreemptRequeue && c.requeueable(ref)
 	g := max(c.cfg.PreemptGraceTime, 0)
-	if g+c.cfg.KillWait <= 0 {
+	// A job's own kill wait (workload.Job.KillWait), even of 0 s, ends
+	// it after the passes of the kill's instant, never in the plan that
+	// preempts it: the kill and the epilog take some milliseconds, and
+	// Slurm's cycle that preempts waits for the completion (backfill.c:
+	// "Need to wait for in-progress completion/epilog"). Of 0 s, its end
+	// comes before the next second's passes (the next cycle's, gen-92/run2:
+	// killed at 57.73, done 5 ms later, its preemptor started by the cycle
+	// of 58.38), not after the kill's (a main pass there did not see it).
+	kw, own := c.cfg.KillWait, c.jobs[ref].KillWait > 0
+	if own {
+		kw = Time(c.jobs[ref].KillWait - 1)
+	}
+	if g+kw <= 0 && !own {
 		c.interrupt(ref, Preempted, requeue)
 		return nil
 	}
@@ -38,9 +50,13 @@ func (c *controller) preempt(p Preemption) error {
 	c.grace[ref] = graceEnd{requeue: requeue, kill: c.now + g}
 	i := c.runningIndex(ref)
 	rj := &c.running[i]
-	if at := c.now + g + c.cfg.KillWait; at < c.plannedEnd(ref, rj.Start) {
+	if at := c.now + g + kw; at < c.plannedEnd(ref, rj.Start) {
 		c.bumpGen(ref)
-		c.q.Push(int64(at), c.endClass(at), int32(ref), c.gen[ref])
+		class := c.endClass(at)
+		if own && g+kw == 0 {
+			at, class = at+1, classEnd
+		}
+		c.q.Push(int64(at), class, int32(ref), c.gen[ref])
 		rj.End = min(rj.End, at)
 	}
 	// The kill frees the nodes but the batch host at once, also when the

@@ -540,7 +540,12 @@ func parseSWFNum(b []byte) (int64, error) {
 // parseRecord parses one job line. ok is false for a skipped record.
 func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bool, _ *ParseError) {
 	// Fields are runs of bytes other than space and tab; one scan, no
-	// per-field search.
+	// per-field search. The scan also reads the usual fields' values: up
+	// to 15 digits (which parseSWFNum takes as they are, far below its
+	// limit) or -1; slow marks the others, which parseSWFNum reads after
+	// the count is checked, in field order, so errors are as before.
+	var v [19]int64
+	var slow uint32
 	n, i := 0, 0
 	for i < len(line) {
 		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
@@ -554,10 +559,23 @@ func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bo
 			break
 		}
 		s := i
+		var x int64
+		digits := true
 		for i < len(line) && line[i] != ' ' && line[i] != '\t' {
+			d := line[i] - '0' // wraps above 9 for a byte below '0'
+			digits = digits && d <= 9
+			x = x*10 + int64(d)
 			i++
 		}
 		sr.toks[n] = line[s:i]
+		switch {
+		case digits && i-s <= 15:
+			v[n+1] = x
+		case i-s == 2 && line[s] == '-' && line[s+1] == '1':
+			v[n+1] = -1
+		default:
+			slow |= 1 << n
+		}
 		n++
 	}
 	if n != 18 {
@@ -567,13 +585,15 @@ func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bo
 		}
 		return j, false, &ParseError{Path: sr.path, Line: lineNo, Err: errKind(ErrFieldCount, what+" fields, want 18")}
 	}
-	var v [19]int64
-	for i := 1; i <= 18; i++ {
-		x, err := parseSWFNum(sr.toks[i-1])
-		if err != nil {
-			return j, false, sr.bad(lineNo, i, err)
+	for f := 1; slow != 0; f++ {
+		if slow&1 != 0 {
+			x, err := parseSWFNum(sr.toks[f-1])
+			if err != nil {
+				return j, false, sr.bad(lineNo, f, err)
+			}
+			v[f] = x
 		}
-		v[i] = x
+		slow >>= 1
 	}
 	if v[5] > math.MaxInt32 || v[8] > math.MaxInt32 {
 		f := 5

@@ -388,3 +388,40 @@ func boolInt(b bool) int32 {
 	}
 	return 0
 }
+
+// TestSWFFieldScan checks the values the line scan reads itself (up to 15
+// digits, -1) and those it leaves to parseSWFNum, against parseSWFNum on
+// the same field: a 15- and a 16-digit run time, leading zeros, a sign, a
+// decimal, and errors in two fields (the first in field order is named).
+func TestSWFFieldScan(t *testing.T) {
+	const good = "1 0 10 20 4 -1 -1 4 100 -1 1 7 -1 -1 1 -1 -1 -1"
+	hdr := "; UnixStartTime: 0\n"
+	rec := func(vals map[int]string) string {
+		f := strings.Fields(good)
+		for k, v := range vals {
+			f[k-1] = v
+		}
+		return strings.Join(f, "\t") + "\n"
+	}
+	for _, in := range []string{"20", "0020", "123456789012345", "1234567890123456", "+20", "20.5", "19.49", "-1"} {
+		want, werr := parseSWFNum([]byte(in))
+		jobs, _, err := readSWF(t, hdr+rec(map[int]string{4: in}), "scan.swf", SWFOptions{})
+		if (err != nil) != (werr != nil) {
+			t.Fatalf("run time %q: error %v, parseSWFNum's %v", in, err, werr)
+		}
+		if err != nil {
+			continue
+		}
+		if want < 0 {
+			want = 0 // no run time is kept as 0
+		}
+		if len(jobs) != 1 || int64(jobs[0].Runtime) != want {
+			t.Errorf("run time %q: got %v, want %d", in, jobs, want)
+		}
+	}
+	_, _, err := readSWF(t, hdr+rec(map[int]string{5: "x", 3: "1e3", 9: "-7"}), "scan.swf", SWFOptions{})
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Field != "wait_time" || pe.Value != "1e3" {
+		t.Errorf("error %v, want wait_time \"1e3\" (field 3, the first bad one)", err)
+	}
+}

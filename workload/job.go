@@ -143,6 +143,18 @@ type Job struct {
 	// NODE_FAIL. (The simulator's JobRequeue option makes every job
 	// requeueable.)
 	Requeue bool
+	// EndEarly says the run that ends on its own (after Runtime) ends
+	// early in its last second, before that second's scheduling passes,
+	// also where the policy's timing applies ends after them
+	// (sim.Timing.EndsAfterPasses): a replay of a real run that ended
+	// just after a second began.
+	EndEarly bool
+	// KillWait, when positive, is one more than the seconds a kill of
+	// the job's run by preemption keeps its batch host, in place of the
+	// simulation's KillWait (a replay of a real run whose kill took
+	// that long; 0: the simulation's). An int16 beside the two bools
+	// keeps a Job at 288 bytes.
+	KillWait int16
 
 	// TraceState is the final state the trace recorded (COMPLETED, FAILED,
 	// TIMEOUT, CANCELLED, ...). A started job ends in it after its runtime

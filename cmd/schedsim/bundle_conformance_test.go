@@ -181,7 +181,11 @@ func ratio(a, b int) float64 {
 // bundleShortOf lists the stable scenarios whose bundle replay is known
 // to fall below 0.9 × the ground truth, with why; issue 17 is not done
 // while it is not empty.
-var bundleShortOf = map[string]string{}
+var bundleShortOf = map[string]string{
+	"gen-19": "the ground truth reads from slurmctld's log when resumed nodes answered (gen-19/run1: gn2 resumed at 35:17.396, responding at 35:18.026, after that second's cycle) and returns them a second later; a bundle has no log, and its replay (43 of 50 starts within ±5 s) trails the ground truth's 50",
+	"gen-41": "the ground truth reads from slurmctld's and slurmd's logs when each job was registered (_slurm_rpc_submit_batch_job: gen-41/run1's G01 after the second's backfill cycle, first seen by the next second's) and how long each kill by preemption took (its job 14 was done 6 ms after the cancel, not KillWait + 1 s); a bundle has no logs, and its replay (41 of 70 starts within ±5 s) is where the ground truth was without them (44; 57 with them)",
+	"gen-23": "the ground truth reads from slurmctld's log that its main scheduler starts no job in the second of an end (gen-23/run2: 9 of 9 main-scheduler starts after an end fell in the second after); a bundle has no log, and its replay (46 of 54 starts within ±5 s) is where the ground truth was before (47)",
+}
 
 func TestBundleConformance(t *testing.T) {
 	ss := replayBundles(t)

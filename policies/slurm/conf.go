@@ -41,6 +41,8 @@ func (s *Policy) configure(c *hwmodels.Cluster) error {
 		merged.Placement = policies.PlacementTopologyTree
 	} else if ok && strings.EqualFold(strings.TrimSpace(v), "topology/block") && c.Fabric != nil && len(c.Fabric.Blocks) > 0 && inOrder {
 		merged.Placement = policies.PlacementTopologyBlock // Slurm 23.11+: eval_nodes_block
+	} else if v, ok := c.Slurm.Get("SelectType"); ok && strings.EqualFold(strings.TrimSpace(v), "select/cons_tres") && inOrder {
+		merged.Placement = policies.PlacementConsTres // cons_tres/job_test.c _eval_nodes
 	}
 	for _, kv := range c.Slurm.Settings {
 		key := kv.Key

@@ -192,3 +192,47 @@ users: [{name: u0, account: lab}, {name: u1, account: lab, fairshare: 0}, {name:
 		t.Errorf("starts (-want +got):\n%s", d)
 	}
 }
+
+// TestSlurmConfSelectTypeConsTres: with SelectType=select/cons_tres in
+// the cluster's slurm.conf, the slurm policy places as cons_tres does
+// (policies.ConsTres), unless the scenario names a placement. Four nodes
+// of 8 GPUs and 112 CPUs, gpu-short. At 0: A (8 GPUs) takes gpu01, B
+// (8 GPUs, 10 s) gpu02, C (8 GPUs) gpu03, D (2 GPUs, 16 CPUs) gpu04.
+// At 10 B ends. At 20 E (1 GPU, 8 CPUs) fits gpu02 (112 CPUs free) and
+// gpu04 (96), two sets of one node since gpu03 is full: cons_tres takes
+// the tighter, gpu04; first fit gpu02.
+func TestSlurmConfSelectTypeConsTres(t *testing.T) {
+	c := seedCluster(t, "SelectType=select/cons_tres\n")
+	one := func(g, cpus int32) workload.Request { return workload.Request{Nodes: 1, GPUs: g, CPUs: cpus} }
+	jobs := []workload.Job{
+		inPart(job("A", 0, 1000, 1000, one(8, 8)), "gpu-short"),
+		inPart(job("B", 0, 10, 10, one(8, 8)), "gpu-short"),
+		inPart(job("C", 0, 1000, 1000, one(8, 8)), "gpu-short"),
+		inPart(job("D", 0, 1000, 1000, one(2, 16)), "gpu-short"),
+		inPart(job("E", 20, 100, 100, one(1, 8)), "gpu-short"),
+	}
+	for _, tc := range []struct {
+		args      string
+		placement string
+		node      int32
+	}{
+		{"", policies.PlacementConsTres, 3},
+		{"placement: first-fit\n", policies.PlacementFirstFit, 1},
+	} {
+		p, err := slurm.Factory(yamlArgs(tc.args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := sim.Run(sim.Config{Cluster: c, Trace: &workload.Trace{Jobs: jobs}, Policy: p, Seed: 1, Check: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.(*slurm.Policy).Args().Placement; got != tc.placement {
+			t.Errorf("args %q: placement in effect %q, want %q", tc.args, got, tc.placement)
+		}
+		e := rec.Jobs[4]
+		if e.Start != 20 || e.Alloc.Len() != 1 || e.Alloc.At(0).Node != tc.node {
+			t.Errorf("args %q: E started at %d on %v, want 20 on node %d", tc.args, e.Start, e.Alloc.Append(nil), tc.node)
+		}
+	}
+}

@@ -3,10 +3,13 @@ package conformance
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -100,7 +103,7 @@ func simStarts(t *testing.T, dir string) map[string]int64 {
 	}
 	out := map[string]int64{}
 	for i := range rec.Jobs {
-		_, final := simWaits(rec, i, nil)
+		_, final := simWaits(rec, i, nil, r.Jobs[i].Submit-r.T0)
 		if final >= 0 {
 			final += r.Jobs[i].Submit - r.T0
 		}
@@ -342,6 +345,250 @@ func TestSubSecondMainPass(t *testing.T) {
 		}
 		if got := strings.Contains(string(text), "main_pass_every"); got != tc.want || tc.want && !strings.Contains(string(text), every1) {
 			t.Errorf("SchedulerParameters ...%s: want main_pass_every 1s %v, scenario:\n%s", tc.to, tc.want, text)
+		}
+	}
+}
+
+// TestMainAfterEndsFromLog: whether the main scheduler starts a job in
+// the second a job ends comes from the log's main-scheduler starts after
+// ends, not from the phase of its first run.
+//
+// A (4 nodes) runs 0-5 s: submitted at 0, started by the cycle of 0; B
+// (4 nodes, at 1) waits for it. slurmctld started at T0 − 1 + 0.35 and
+// its main scheduler first ran at T0 − 1 + 0.5, 0.15 s after: by that
+// phase it follows the backfill cycle, on the odd seconds of a 2 s grid
+// (sched_min_interval=2000000), so A's end at 5 starts B at 5. The log
+// says otherwise: its A started at 0.9, registered its end at 6.2 (0.9 +
+// 5 + a 0.3 s latency) and the main scheduler started B at 6.9, in the
+// second after the replay's end (0 + 5): B starts at 6, at the next
+// cycle. With the end registered at 5.3 and B's start at 5.8, the same
+// second: 5.
+func TestMainAfterEndsFromLog(t *testing.T) {
+	stamp := func(dt float64) string {
+		ms := int64(math.Round((float64(synthT0) + dt) * 1000))
+		return "[" + time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000") + "]"
+	}
+	jobs := []synthJob{
+		{Name: "A", User: "alice", Account: "phys", At: 0, Nodes: 4, GPN: 8, Limit: 1, Sleep: 5},
+		{Name: "B", User: "alice", Account: "phys", At: 1, Nodes: 4, GPN: 8, Limit: 1, Sleep: 5},
+	}
+	for _, tc := range []struct {
+		end, alloc float64
+		phaseOnly  bool
+		want       int64
+	}{
+		{6.2, 6.9, false, 6},
+		{5.3, 5.8, false, 5},
+		{6.2, 6.9, true, 5}, // the phase of the first run alone
+	} {
+		dir := synthRecord(t, "", jobs)
+		log := stamp(-0.5) + " SchedulerParameters=default_queue_depth=100,sched_min_interval=2000000\n" +
+			stamp(0.9) + " sched/backfill: _start_job: Started JobId=1 in batch on gn[1-4]\n" +
+			stamp(tc.end) + " _job_complete: JobId=1 WEXITSTATUS 0\n" +
+			stamp(tc.alloc) + " sched: Allocate JobId=2 NodeList=gn[1-4] #CPUs=128 Partition=batch\n"
+		if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "logs", "slurmctld.log"), []byte(log), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := LoadRecord(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := r.Simulate(Model{MainPhaseOnly: tc.phaseOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, got := simWaits(rec, 1, nil, r.Jobs[1].Submit-r.T0)
+		if got += r.Jobs[1].Submit - r.T0; got != tc.want {
+			t.Errorf("end at %.1f, main start at %.1f, phase only %v: B starts at %d, want %d", tc.end, tc.alloc, tc.phaseOnly, got, tc.want)
+		}
+	}
+}
+
+// writeLog writes a synthetic record's logs/slurmctld.log: each line's
+// time is given in seconds after time 0.
+func writeLog(t *testing.T, dir string, lines map[float64]string) {
+	t.Helper()
+	var at []float64
+	for k := range lines {
+		at = append(at, k)
+	}
+	slices.Sort(at)
+	var b strings.Builder
+	for _, dt := range at {
+		ms := int64(math.Round((float64(synthT0) + dt) * 1000))
+		fmt.Fprintf(&b, "[%s] %s\n", time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000"), lines[dt])
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "logs", "slurmctld.log"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestArrival: a job slurmctld registered after the second's backfill
+// cycle is first seen by the next second's.
+//
+// The synthetic record's slurmctld started at T0 − 1 + 0.35, so its
+// cycles (bf_interval=1) run at .35 in every second, and no main
+// scheduler pass is known (no "SchedulerParameters=" line). A (1 GPU,
+// sbatch at 1) registered at 1.20 is seen by the cycle of 1.35: it starts
+// at 1, wait 0. Registered at 1.50 it is first seen by the cycle of 2.35:
+// start 2, wait 1 (from its sbatch second). With a backfill start logged
+// at 0.60 the cycles' phase is .60 by then (they drift as they take
+// time): registered at 1.50 it is seen at 1.60, start 1. SubmitAtSecond
+// submits it at 1 whatever the log says.
+func TestArrival(t *testing.T) {
+	for _, tc := range []struct {
+		log            map[float64]string
+		submitAtSecond bool
+		want           int64
+	}{
+		{map[float64]string{1.2: "_slurm_rpc_submit_batch_job: JobId=1 InitPrio=1 usec=500"}, false, 0},
+		{map[float64]string{1.5: "_slurm_rpc_submit_batch_job: JobId=1 InitPrio=1 usec=500"}, false, 1},
+		{map[float64]string{1.5: "_slurm_rpc_submit_batch_job: JobId=1 InitPrio=1 usec=500"}, true, 0},
+		{map[float64]string{0.6: "sched/backfill: _start_job: Started JobId=9 in batch on gn4",
+			1.5: "_slurm_rpc_submit_batch_job: JobId=1 InitPrio=1 usec=500"}, false, 0},
+	} {
+		dir := synthRecord(t, "", []synthJob{{Name: "A", User: "alice", Account: "phys", At: 1, Nodes: 1, GPN: 1, Limit: 1, Sleep: 5}})
+		writeLog(t, dir, tc.log)
+		r, err := LoadRecord(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := r.Simulate(Model{SubmitAtSecond: tc.submitAtSecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, got := simWaits(rec, 0, nil, r.Jobs[0].Submit-r.T0); got != tc.want {
+			t.Errorf("log %v, SubmitAtSecond %v: A waits %d s, want %d", tc.log, tc.submitAtSecond, got, tc.want)
+		}
+	}
+}
+
+// TestEndCarry: a job whose recorded end fell in the second after its
+// start plus its sleep ends early in that second, not after the passes
+// of the second before.
+//
+// A (4 nodes, sleep 5) runs 0-5 s in the replay; B (4 nodes, sbatch at
+// 1) waits for it. The log puts the main scheduler's first run at
+// T0 − 0.5, 0.15 s after slurmctld's start (.35), so it follows the ends
+// of the odd seconds (main_pass_every 2, phase 1): A's end at 5 starts B
+// at 5. sacct recorded A's run as 0-6 (started late in its second, its
+// end registered early in the next): A ends at 6 before that second's
+// passes, and the cycle of 6 starts B at 6. NoEndCarry: 5.
+func TestEndCarry(t *testing.T) {
+	for _, tc := range []struct {
+		noCarry bool
+		want    int64
+	}{{false, 6}, {true, 5}} {
+		dir := synthRecord(t, "", []synthJob{
+			{Name: "A", User: "alice", Account: "phys", At: 0, Nodes: 4, GPN: 8, Limit: 1, Sleep: 5},
+			{Name: "B", User: "alice", Account: "phys", At: 1, Nodes: 4, GPN: 8, Limit: 1, Sleep: 5},
+		})
+		rewrite(t, filepath.Join(dir, "sacct.txt"), "1|A|alice|phys|batch|PENDING|2026-11-30T09:15:00|Unknown|Unknown|",
+			"1|A|alice|phys|batch|COMPLETED|2026-11-30T09:14:58|2026-11-30T09:14:58|2026-11-30T09:15:04|")
+		writeLog(t, dir, map[float64]string{-0.5: "SchedulerParameters=default_queue_depth=100,sched_min_interval=2000000"})
+		r, err := LoadRecord(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := r.Simulate(Model{NoEndCarry: tc.noCarry})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, got := simWaits(rec, 1, nil, r.Jobs[1].Submit-r.T0)
+		if got += r.Jobs[1].Submit - r.T0; got != tc.want {
+			t.Errorf("NoEndCarry %v: B starts at %d, want %d", tc.noCarry, got, tc.want)
+		}
+	}
+}
+
+// TestPreemptKills: how long a kill by preemption took, from the slurmd
+// logs. Job 1's batch script ignored SIGTERM until KillWait's SIGKILL:
+// cancelled at 10.100, done at 13.102: 3 s. Job 2's ended on SIGTERM:
+// 20.300 to 20.306, 0 s (its second kill, at 40, is not read). Job 9 is
+// array task 7_1 (the controller's "JobId=7_1(9)"): 30.000 to 31.050,
+// 1 s. Job 3 was never cancelled by preemption: absent.
+func TestPreemptKills(t *testing.T) {
+	dir := synthRecord(t, "", []synthJob{{Name: "A", User: "alice", Account: "phys", Nodes: 1, GPN: 1, Limit: 1, Sleep: 5}})
+	writeLog(t, dir, map[float64]string{29.9: "sched/backfill: _start_job: Started JobId=7_1(9) in batch on gn2"})
+	stamp := func(dt float64) string {
+		ms := int64(math.Round((float64(synthT0) + dt) * 1000))
+		return "[" + time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000") + "]"
+	}
+	cancel := func(id string, dt float64) string {
+		return fmt.Sprintf("%s [%s.batch] error: *** JOB %s ON gn1 CANCELLED AT 2026-11-30T09:15:00 DUE TO PREEMPTION ***\n", stamp(dt), id, id)
+	}
+	done := func(id string, dt float64) string { return fmt.Sprintf("%s [%s.batch] done with job\n", stamp(dt), id) }
+	gn1 := cancel("1", 10.1) + done("1", 13.102) + cancel("2", 20.3) + done("2", 20.306) +
+		stamp(25) + " [3.batch] done with job\n" + cancel("2", 40) + done("2", 43)
+	gn2 := cancel("9", 30) + done("9", 31.05)
+	for name, text := range map[string]string{"slurmd.gn1.log": gn1, "slurmd.gn2.log": gn2} {
+		if err := os.WriteFile(filepath.Join(dir, "logs", name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := LoadRecord(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(map[string]int64{"1": 3, "2": 0, "7_1": 1}, r.KillWait); d != "" {
+		t.Errorf("kill waits (-want +got):\n%s", d)
+	}
+	// The replay's job 1 (A) gets it, one more than its seconds.
+	if got := r.Trace(Model{}).Jobs[0].KillWait; got != 4 {
+		t.Errorf("A's KillWait = %d, want 4 (3 s)", got)
+	}
+	if got := r.Trace(Model{NoPreemptKills: true}).Jobs[0].KillWait; got != 0 {
+		t.Errorf("NoPreemptKills: A's KillWait = %d, want 0 (the run's)", got)
+	}
+}
+
+// TestResumeAt: resumed nodes come back when slurmd answers, and a
+// second later when that is after the second's backfill cycle.
+//
+// gn[1-2] go down at 20 and are resumed at 60.02. The log's last
+// backfill start before it, at 59.60, puts the cycles at .60. gn1
+// answering at 60.30 and gn2 at 60.50, both before the cycle of 60.60:
+// back at 60. gn2 answering at 60.70, after it: back at 61, the next
+// cycle's second. ResumeAtCommand: 60, whatever the log says.
+func TestResumeAt(t *testing.T) {
+	for _, tc := range []struct {
+		gn2       float64
+		atCommand bool
+		want      string
+	}{
+		{60.5, false, "at: 60,"},
+		{60.7, false, "at: 61,"},
+		{60.7, true, "at: 60,"},
+	} {
+		dir := synthRecord(t, "", []synthJob{{Name: "A", User: "alice", Account: "phys", Nodes: 1, GPN: 1, Limit: 1, Sleep: 5}})
+		ev := "at\tepoch\trc\tcommand\toutput\n" +
+			fmt.Sprintf("20\t%d.010\t0\tscontrol update nodename=gn[1-2] state=down reason=conformance\t \n", synthT0+20) +
+			fmt.Sprintf("60\t%d.020\t0\tscontrol update nodename=gn[1-2] state=resume\t \n", synthT0+60)
+		if err := os.WriteFile(filepath.Join(dir, "events.tsv"), []byte(ev), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		writeLog(t, dir, map[float64]string{
+			59.6:   "sched/backfill: _start_job: Started JobId=9 in batch on gn4",
+			60.3:   "Node gn1 now responding",
+			tc.gn2: "Node gn2 now responding",
+		})
+		r, err := LoadRecord(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err := r.ScenarioYAML(Model{ResumeAtCommand: tc.atCommand})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "  - {" + tc.want + ` nodes: "gn[1-2]", state: up} # events.tsv:3`
+		if !strings.Contains(string(text), want) {
+			t.Errorf("gn2 answering at %.1f, ResumeAtCommand %v: scenario lacks %q:\n%s", tc.gn2, tc.atCommand, want, text)
 		}
 	}
 }

@@ -127,10 +127,10 @@ func (r *Record) realWaits(j *Job) (first, final int64, requeued bool) {
 	return first, final, len(j.Runs) > 1
 }
 
-// simWaits returns the simulated first and final wait of job i.
-func simWaits(rec *sim.Record, i int, firstRun map[sim.JobRef]sim.Time) (first, final int64) {
+// simWaits returns the simulated first and final wait of job i, from its
+// sbatch second sub (the replay may have let it arrive later: arrival).
+func simWaits(rec *sim.Record, i int, firstRun map[sim.JobRef]sim.Time, sub int64) (first, final int64) {
 	jr := &rec.Jobs[i]
-	sub := int64(jr.Submit)
 	final = -1
 	if jr.Start != workload.Unknown {
 		final = int64(jr.Start) - sub
@@ -162,7 +162,7 @@ func (r *Record) CompareSim(rec *sim.Record) ([]Start, error) {
 			return nil, fmt.Errorf("%s: simulated job %d is %s, the record's is %s", r.Dir, i, rec.Trace.Jobs[i].ID, j.ID)
 		}
 		rf, rl, rq := r.realWaits(j)
-		sf, sl := simWaits(rec, i, firstRun)
+		sf, sl := simWaits(rec, i, firstRun, j.Submit-r.T0)
 		_, sq := firstRun[sim.JobRef(i)]
 		out = append(out, Start{Job: j.ID, Name: j.Name, Want: rf, Got: sf})
 		if rq || sq {

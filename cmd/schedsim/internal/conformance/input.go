@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,6 +19,21 @@ import (
 // value models all of them; each field turns one off, for the before and
 // after figures of CONFORMANCE.md and for mutation checks.
 type Model struct {
+	// SubmitAtSecond submits every job at the start of its sbatch
+	// second, before that second's passes, instead of after the passes
+	// slurmctld ran before it registered the job (arrival).
+	SubmitAtSecond bool
+	// ResumeAtCommand returns resumed nodes to service at the second of
+	// scontrol's resume, not when slurmd answers (Record.resumeAt).
+	ResumeAtCommand bool
+	// NoPreemptKills keeps a preempted job's batch host KillWait + 1 s
+	// (kill_wait) after the kill, also where the slurmd log says how long
+	// its kill took (Record.KillWait).
+	NoPreemptKills bool
+	// NoEndCarry ends every job that runs to its end after the passes of
+	// the second of its start plus its sleep, also one whose recorded
+	// end carried into the next second (Job.carried).
+	NoEndCarry bool
 	// NoSweep kills TIMEOUT jobs exactly at their limit instead of at
 	// slurmctld's 30 s time-limit sweep.
 	NoSweep bool
@@ -36,6 +52,10 @@ type Model struct {
 	// NoMainPass makes every end late under ends_after_pass, ignoring the
 	// main scheduler's same-second starts.
 	NoMainPass bool
+	// MainPhaseOnly decides whether the main scheduler follows the ends
+	// of its seconds from the phase of its first run alone, ignoring the
+	// log's main-scheduler starts after ends (Record.MainSame).
+	MainPhaseOnly bool
 	// NoCalcPhase times the priority recalculations from time 0 instead
 	// of from slurmctld's start.
 	NoCalcPhase bool
@@ -113,7 +133,7 @@ func (r *Record) ScenarioYAML(m Model) ([]byte, error) {
 		// A job a cycle started ends just after that cycle's phase:
 		// the next one starts at the next cycle.
 		args = append(args, "ends_after_pass: true")
-		if ph, ok := r.mainPassPhase(); ok && !m.NoMainPass {
+		if ph, ok := r.mainPassPhase(m); ok && !m.NoMainPass {
 			args = append(args, fmt.Sprintf("main_pass_every: %d, main_pass_phase: %d", r.mainPassEvery(), ph))
 		}
 	}
@@ -142,7 +162,11 @@ func (r *Record) ScenarioYAML(m Model) ([]byte, error) {
 		b.WriteString("node_events:\n")
 		for _, ev := range r.NodeEvents {
 			st := map[string]string{"down": "down", "drain": "drain", "resume": "up"}[ev.State]
-			fmt.Fprintf(&b, "  - {at: %d, nodes: %q, state: %s} # events.tsv:%d\n", int64(math.Floor(ev.At))-r.T0, ev.Nodes, st, ev.Line)
+			at := int64(math.Floor(ev.At))
+			if ev.State == "resume" && !m.ResumeAtCommand {
+				at = r.resumeAt(ev)
+			}
+			fmt.Fprintf(&b, "  - {at: %d, nodes: %q, state: %s} # events.tsv:%d\n", at-r.T0, ev.Nodes, st, ev.Line)
 		}
 	}
 	if len(r.Reservations) > 0 {
@@ -231,13 +255,22 @@ func (r *Record) schedMinInterval() int64 {
 }
 
 // mainPassPhase returns the seconds (mod mainPassEvery, on the replay
-// clock) at which slurmctld's main scheduler runs just after the backfill
-// cycle's phase, so that a job a backfill cycle started and that ends in
-// that second is found by it: ok is false when the log does not say, or
-// the main scheduler's phase within the second comes before the backfill
-// cycle's (which is slurmctld's start's) plus 0.05 s. With a
-// sched_min_interval under a second it runs after every end: phase 0.
-func (r *Record) mainPassPhase() (int64, bool) {
+// clock) at which slurmctld's main scheduler runs after the ends of its
+// second, so that a job ending in that second is found by it: ok is
+// false when it does not. With a sched_min_interval under a second it
+// runs after every end: phase 0. Over a second, _sched_agent
+// (job_scheduler.c) runs it sched_min_interval after its last run ended,
+// and the backfill agent sleeps bf_interval after each cycle
+// (backfill.c's backfill_agent), so both phases drift through a run as
+// the passes take time, and an end comes 0.02 to 0.7 s after its start
+// plus its sleep (the launch and the epilog on a loaded host): the phase
+// of the main scheduler's first run against slurmctld's start says
+// little about where it falls against the ends later. The log's own
+// main-scheduler starts just after ends decide (Record.MainSame,
+// MainLater: in the second of the replay's end or the next), the phase
+// of the first run only where they are even: then it must come after
+// the backfill cycle's (slurmctld's start's) plus 0.05 s.
+func (r *Record) mainPassPhase(m Model) (int64, bool) {
 	every := r.mainPassEvery()
 	if every == 1 && r.schedMinInterval() < 1000000 {
 		return 0, true
@@ -246,13 +279,117 @@ func (r *Record) mainPassPhase() (int64, bool) {
 		return 0, false
 	}
 	frac := func(x float64) float64 { return x - math.Floor(x) }
-	if frac(r.MainPass) <= frac(r.CtldPrimary)+0.05 {
+	switch {
+	case !m.MainPhaseOnly && r.MainSame != r.MainLater:
+		if r.MainSame < r.MainLater {
+			return 0, false
+		}
+	case frac(r.MainPass) <= frac(r.CtldPrimary)+0.05:
 		return 0, false
 	}
 	return mod(int64(math.Floor(r.MainPass))-r.T0, every), true
 }
 
 func mod(a, m int64) int64 { return ((a % m) + m) % m }
+
+// arrival returns the second (Unix) from which the replay lets job j be
+// scheduled. The replay's clock is whole seconds and submits come before
+// the passes of their second; slurmctld's passes have a phase within the
+// second (the backfill cycle's is its start's, CtldPrimary, with
+// bf_interval 1; the main scheduler's MainPass, every mainPassEvery
+// seconds), and sbatch's RPC reaches it some 10-300 ms into the second.
+// A job registered after the second's backfill cycle, and not before a
+// main scheduler pass of that second, is first seen by the next second's
+// cycle: it arrives then (gen-41/run1: G01 registered at 51.042 after
+// the cycle of 51.011, started by the cycle of 52.011).
+func (r *Record) arrival(j *Job, m Model) int64 {
+	id := j.ID
+	if j.ArrayJob != "" {
+		id = j.ArrayJob
+	}
+	at, ok := r.SubmitAt[id]
+	if !ok || r.CtldPrimary == 0 || r.bfInterval() != 1 {
+		return j.Submit
+	}
+	frac := func(x float64) float64 { return x - math.Floor(x) }
+	sec := int64(math.Floor(at))
+	if !r.afterCycle(at) {
+		return sec // before the second's cycle
+	}
+	if every := r.mainPassEvery(); every > 0 && r.MainPass > 0 && frac(at) < frac(r.MainPass) {
+		if ph, ok := r.mainPassPhase(m); ok && mod(sec-r.T0-ph, every) == 0 {
+			return sec // the main scheduler runs after it in its second
+		}
+	}
+	return sec + 1
+}
+
+// afterCycle reports whether slurmctld's backfill cycle of at's second
+// ran before at: its phase is that of the last backfill start the log
+// shows before at (within a minute; the cycles drift), else slurmctld's
+// start's.
+func (r *Record) afterCycle(at float64) bool {
+	frac := func(x float64) float64 { return x - math.Floor(x) }
+	phase := frac(r.CtldPrimary)
+	if k, _ := slices.BinarySearch(r.BfCycles, at); k > 0 && at-r.BfCycles[k-1] < 60 {
+		phase = frac(r.BfCycles[k-1])
+	}
+	return frac(at) >= phase
+}
+
+// resumeAt returns the second (Unix) from which the replay's passes may
+// use the nodes a resume event returned to service. scontrol's resume
+// sets a DOWN node IDLE but not responding, and slurmctld schedules on
+// it only once slurmd answers ("Node gnN now responding", 0.4-1 s later
+// in the records): gen-77/run1 resumed gn4 at 71.115, the cycle of 71.237
+// preempted G06 on gn3 for G15 (short, gn[3-4]) as gn4 was not yet
+// usable, and the main scheduler started G15 on gn4 at 71.523, after
+// gn4 answered at 71.501. So the nodes come back at the second of the
+// last of their answers, or the next when that is after the second's
+// cycle. ev.At, whole, when the log does not say.
+func (r *Record) resumeAt(ev NodeEvent) int64 {
+	resp, ok := r.Responding[ev.Line]
+	if !ok || r.CtldPrimary == 0 || r.bfInterval() != 1 {
+		return int64(math.Floor(ev.At))
+	}
+	if r.afterCycle(resp) {
+		return int64(math.Floor(resp)) + 1
+	}
+	return int64(math.Floor(resp))
+}
+
+// carried reports whether the job's final run ran its sleep out and
+// sacct recorded its end in the second after its start plus the sleep:
+// slurmctld registers an end 0.02-0.7 s after start + sleep (the launch
+// and the epilog), so a job started late in its second by a cycle
+// (gen-19/run1: G11_1 at 64.907, sleep 8, registered done at 73.44 and
+// recorded 64-73) ends early in that next second, where that second's
+// passes, main scheduler and backfill cycle alike, find it; the replay's
+// end at start + sleep would come after the passes of the second before
+// it (ends_after_pass) and be found by a main scheduler pass there
+// (main_pass_every) that could not have seen it.
+func (j *Job) carried() bool {
+	n := len(j.Runs)
+	if n == 0 {
+		return false
+	}
+	last := j.Runs[n-1]
+	return (last.State == "COMPLETED" || last.State == "FAILED") && last.End-last.Start == j.Work+1
+}
+
+// bfInterval is SchedulerParameters' bf_interval in seconds, or Slurm's
+// default, 30.
+func (r *Record) bfInterval() int64 {
+	v, _ := confValue(r.SlurmConf, "SchedulerParameters")
+	for item := range strings.SplitSeq(v, ",") {
+		if k, s, ok := strings.Cut(strings.TrimSpace(item), "="); ok && k == "bf_interval" {
+			if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	return 30
+}
 
 func (r *Record) importCluster() ([]byte, error) {
 	conf := strings.ReplaceAll(string(r.SlurmConf), "@RUN@", "/nonexistent")
@@ -288,6 +425,19 @@ func (r *Record) Trace(m Model) *workload.Trace {
 		j.TimeLimit = workload.Time(rj.Limit)
 		j.Runtime = workload.Time(rj.Work)
 		j.Submit = workload.Time(rj.Submit - r.T0)
+		if kw, ok := r.KillWait[rj.ID]; ok && !m.NoPreemptKills && kw < math.MaxInt16 {
+			// Its kill by preemption took that long on the real run
+			// (Record.KillWait), not KillWait + 1 s.
+			j.KillWait = int16(kw) + 1
+		}
+		if !m.NoEndCarry && rj.carried() {
+			// Its end came early in the second after start + sleep, before
+			// that second's passes.
+			j.Runtime, j.EndEarly = workload.Time(rj.Work+1), true
+		}
+		if !m.SubmitAtSecond {
+			j.Submit = workload.Time(r.arrival(&rj, m) - r.T0)
+		}
 		if !m.NoDeps {
 			j.Deps = rj.Deps
 		}

@@ -66,6 +66,26 @@ type Record struct {
 	// seconds; its "SchedulerParameters=" log line), 0 when the log does
 	// not say; it then runs every sched_min_interval.
 	MainPass float64
+	// MainSame and MainLater count the main scheduler's starts just
+	// after a job's end in the second of its start plus its sleep and in
+	// the second after (mainAfterEnds).
+	MainSame, MainLater int
+	// SubmitAt is when slurmctld registered each batch job (Unix
+	// seconds, from its log), by job id (an array's by the array's id);
+	// nil when the log does not say.
+	SubmitAt map[string]float64
+	// BfCycles are the times of the log's backfill starts: the cycle's
+	// phase within the second drifts as cycles take time.
+	BfCycles []float64
+	// Responding is, by the events.tsv line of a resume, when slurmctld
+	// logged the last of its nodes "now responding" after it (Unix
+	// seconds); absent when the log does not say.
+	Responding map[int]float64
+	// KillWait is, by job id, how long the job's first kill by
+	// preemption took, whole seconds: from slurmd's "CANCELLED ... DUE
+	// TO PREEMPTION" to its "done with job" (logs/slurmd.*.log); the
+	// replay's kills of the job by preemption take as long.
+	KillWait map[string]int64
 	// SlurmConf and GresConf are the configuration used, with @RUN@ in
 	// place of the run's temporary directory.
 	SlurmConf, GresConf []byte
@@ -173,9 +193,12 @@ func LoadRecord(dir string) (*Record, error) {
 	if err := r.readSacct(subs); err != nil {
 		return nil, err
 	}
+	r.MainSame, r.MainLater = r.mainAfterEnds()
+	r.KillWait = r.preemptKills()
 	if err := r.readEvents(); err != nil {
 		return nil, err
 	}
+	r.Responding = r.responding()
 	if err := r.readAssoc(); err != nil {
 		return nil, err
 	}
@@ -222,7 +245,58 @@ func (r *Record) readRunInfo() error {
 		r.CtldPrimary = logTime(log, "Running as primary controller")
 	}
 	r.MainPass = logTime(log, "SchedulerParameters=")
+	r.SubmitAt = logSubmits(log)
+	r.BfCycles = logTimes(log, "sched/backfill: _start_job")
 	return nil
+}
+
+// logTimes returns the times of slurmctld's log lines that contain what,
+// in order (Unix seconds to the millisecond).
+func logTimes(path, what string) []float64 {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var out []float64
+	for l := range strings.SplitSeq(string(data), "\n") {
+		if !strings.Contains(l, what) || !strings.HasPrefix(l, "[") {
+			continue
+		}
+		ts, _, _ := strings.Cut(l[1:], "]")
+		if t, err := time.Parse("2006-01-02T15:04:05.000", ts); err == nil {
+			out = append(out, float64(t.UnixMilli())/1000)
+		}
+	}
+	return out
+}
+
+// logSubmits returns when slurmctld registered each batch job
+// (_slurm_rpc_submit_batch_job: JobId=N, Unix seconds to the
+// millisecond), by job id; nil when the log does not say.
+func logSubmits(path string) map[string]float64 {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var at map[string]float64
+	const key = "_slurm_rpc_submit_batch_job: JobId="
+	for l := range strings.SplitSeq(string(data), "\n") {
+		_, rest, ok := strings.Cut(l, key)
+		if !ok || !strings.HasPrefix(l, "[") {
+			continue
+		}
+		id, _, _ := strings.Cut(rest, " ")
+		ts, _, _ := strings.Cut(l[1:], "]")
+		t, err := time.Parse("2006-01-02T15:04:05.000", ts)
+		if err != nil || id == "" {
+			continue
+		}
+		if at == nil {
+			at = map[string]float64{}
+		}
+		at[id] = float64(t.UnixMilli()) / 1000
+	}
+	return at
 }
 
 // logTime finds the first line of slurmctld's log that contains what
@@ -697,4 +771,181 @@ func (r *Record) readEvents() error {
 		}
 	}
 	return nil
+}
+
+var logJobID = regexp.MustCompile(`JobId=([0-9]+(?:_[0-9]+)?)`)
+
+// mainAfterEnds counts, from logs/slurmctld.log, the main scheduler's
+// starts that follow a job's end within two seconds by the second they
+// fall in: same, the second of the end's start plus its sleep (the
+// replay's end), or later, the second after. 0 and 0 when the log shows
+// none.
+func (r *Record) mainAfterEnds() (same, later int) {
+	data, err := os.ReadFile(filepath.Join(r.Dir, "logs", "slurmctld.log"))
+	if err != nil {
+		return 0, 0
+	}
+	work := make(map[string]int64, len(r.Jobs))
+	for i := range r.Jobs {
+		work[r.Jobs[i].ID] = r.Jobs[i].Work
+	}
+	start := map[string]float64{}
+	lastEnd, simEnd := -1.0, 0.0
+	for l := range strings.SplitSeq(string(data), "\n") {
+		m := logJobID.FindStringSubmatch(l)
+		if m == nil || !strings.HasPrefix(l, "[") {
+			continue
+		}
+		ts, _, _ := strings.Cut(l[1:], "]")
+		t, err := time.Parse("2006-01-02T15:04:05.000", ts)
+		if err != nil {
+			continue
+		}
+		at := float64(t.UnixMilli()) / 1000
+		switch {
+		case strings.Contains(l, "_start_job: Started"):
+			start[m[1]] = at
+		case strings.Contains(l, "sched: Allocate"):
+			start[m[1]] = at
+			if lastEnd >= 0 && at-lastEnd < 2 {
+				switch math.Floor(at) - simEnd {
+				case 0:
+					same++
+				case 1:
+					later++
+				}
+			}
+		case strings.Contains(l, "WEXITSTATUS"):
+			// Only a job that ran its sleep out (not one killed).
+			if st, ok := start[m[1]]; ok {
+				if w, ok := work[m[1]]; ok && at >= st+float64(w) {
+					lastEnd, simEnd = at, math.Floor(st)+float64(w)
+				}
+			}
+		}
+	}
+	return same, later
+}
+
+var (
+	slurmdBatch = regexp.MustCompile(`^\[([0-9T:.-]+)\] \[([0-9]+)\.batch\] (.*)$`)
+	logArrayID  = regexp.MustCompile(`JobId=([0-9]+_[0-9]+)\(([0-9]+)\)`)
+)
+
+// preemptKills reads, from the slurmd logs, how long each job's first
+// kill by preemption took: slurmd's "CANCELLED AT ... DUE TO
+// PREEMPTION" line to its "done with job" line of the job's batch step,
+// rounded to whole seconds, by sacct job id (an array task's raw id
+// mapped through the controller log's "JobId=A_T(RAW)"). A batch script
+// that ends on SIGTERM is done in milliseconds; one that does not waits
+// KillWait for SIGKILL (about KillWait + 1 s: 3.0 s with KillWait=2 in
+// gen-41/run1's job 1, 6 ms for its job 14).
+func (r *Record) preemptKills() map[string]int64 {
+	logs, _ := filepath.Glob(filepath.Join(r.Dir, "logs", "slurmd.*.log"))
+	if len(logs) == 0 {
+		return nil
+	}
+	raw := map[string]string{}
+	if data, err := os.ReadFile(filepath.Join(r.Dir, "logs", "slurmctld.log")); err == nil {
+		for _, m := range logArrayID.FindAllStringSubmatch(string(data), -1) {
+			raw[m[2]] = m[1]
+		}
+	}
+	cancel := map[string]float64{}
+	var out map[string]int64
+	for _, path := range logs {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		for l := range strings.SplitSeq(string(data), "\n") {
+			m := slurmdBatch.FindStringSubmatch(l)
+			if m == nil {
+				continue
+			}
+			t, err := time.Parse("2006-01-02T15:04:05.000", m[1])
+			if err != nil {
+				continue
+			}
+			at := float64(t.UnixMilli()) / 1000
+			id := m[2]
+			if a, ok := raw[id]; ok {
+				id = a
+			}
+			switch {
+			case strings.Contains(m[3], "DUE TO PREEMPTION"):
+				if _, seen := cancel[id]; !seen {
+					cancel[id] = at
+				}
+			case strings.HasPrefix(m[3], "done with job"):
+				if c, ok := cancel[id]; ok && at >= c {
+					if out == nil {
+						out = map[string]int64{}
+					}
+					if _, done := out[id]; !done {
+						out[id] = int64(math.Round(at - c))
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+var logResponding = regexp.MustCompile(`Node (\S+) now responding`)
+
+// responding finds, for each resume of the record's node events, when
+// the last of its nodes answered after it: the first "Node N now
+// responding" line of each node at or after the resume (within a
+// minute).
+func (r *Record) responding() map[int]float64 {
+	var out map[int]float64
+	data, err := os.ReadFile(filepath.Join(r.Dir, "logs", "slurmctld.log"))
+	if err != nil {
+		return nil
+	}
+	type answer struct {
+		node string
+		at   float64
+	}
+	var answers []answer
+	for l := range strings.SplitSeq(string(data), "\n") {
+		m := logResponding.FindStringSubmatch(l)
+		if m == nil || !strings.HasPrefix(l, "[") {
+			continue
+		}
+		ts, _, _ := strings.Cut(l[1:], "]")
+		t, err := time.Parse("2006-01-02T15:04:05.000", ts)
+		if err != nil {
+			continue
+		}
+		answers = append(answers, answer{m[1], float64(t.UnixMilli()) / 1000})
+	}
+	for _, ev := range r.NodeEvents {
+		if ev.State != "resume" {
+			continue
+		}
+		nodes, err := hwmodels.ExpandHostlist(ev.Nodes)
+		if err != nil || len(nodes) == 0 {
+			continue
+		}
+		last, all := 0.0, true
+		for _, n := range nodes {
+			found := false
+			for _, a := range answers {
+				if a.node == n && a.at >= ev.At && a.at < ev.At+60 {
+					last, found = max(last, a.at), true
+					break
+				}
+			}
+			all = all && found
+		}
+		if all {
+			if out == nil {
+				out = map[int]float64{}
+			}
+			out[ev.Line] = last
+		}
+	}
+	return out
 }
