@@ -114,7 +114,7 @@ type factCursor struct {
 
 // maxCerts bounds the searches whose facts a search consults: the later
 // ones know of more reservations.
-const maxCerts = 4
+const maxCerts = 16
 
 // openFacts starts a search of b.wr's profile with limit: it consults
 // the facts of the last maxCerts searches with a limit at most limit,
@@ -148,17 +148,21 @@ func (s *Policy) addFact(f bfFact) {
 func (s *Policy) ruledOut(t sim.Time) (e sim.Time, ub int64, ok bool) {
 	b := &s.bf
 	facts := b.wr.facts
-	for i := range b.cq {
+	for i := 0; i < len(b.cq); {
 		q := &b.cq[i]
 		for q.cur < q.hi && facts[q.cur].hi <= t {
 			q.cur++
 		}
 		if q.cur == q.hi {
+			// Spent: drop it.
+			b.cq[i] = b.cq[len(b.cq)-1]
+			b.cq = b.cq[:len(b.cq)-1]
 			continue
 		}
 		if f := &facts[q.cur]; f.lo <= t && f.ub < b.need && (!ok || f.hi > e) {
 			e, ub, ok = f.hi, f.ub, true
 		}
+		i++
 	}
 	return e, ub, ok
 }
