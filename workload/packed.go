@@ -1,10 +1,12 @@
 package workload
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"unsafe"
 )
 
@@ -331,4 +333,64 @@ func (p *Packed) Unpack() []Job {
 		p.Job(i, &jobs[i])
 	}
 	return jobs
+}
+
+// edit returns p's jobs after f, without those f returned false for.
+func (p *Packed) edit(f func(j *Job) bool) *Packed {
+	q := p.emptyLike()
+	var j Job
+	for i := range p.n {
+		p.Job(i, &j)
+		if f(&j) {
+			q.Append(&j)
+		}
+	}
+	return q
+}
+
+// emptyLike returns an empty Packed sharing p's string table, so the
+// strings p's jobs share keep their indices.
+func (p *Packed) emptyLike() *Packed {
+	return &Packed{syms: p.syms, symIx: p.symIx}
+}
+
+// sortedBySubmit returns p sorted stably by submit time: p itself when
+// it is sorted already, as most traces are.
+func (p *Packed) sortedBySubmit() *Packed {
+	prev, sorted := Time(math.MinInt64), true
+	for i := range p.n {
+		s := p.Submit(i)
+		if s < prev {
+			sorted = false
+			break
+		}
+		prev = s
+	}
+	if sorted {
+		return p
+	}
+	type key struct {
+		submit Time
+		i      int32
+	}
+	keys := make([]key, p.n)
+	for i := range keys {
+		keys[i] = key{p.Submit(i), int32(i)}
+	}
+	slices.SortStableFunc(keys, func(a, b key) int { return cmp.Compare(a.submit, b.submit) })
+	q := p.emptyLike()
+	var j Job
+	for _, k := range keys {
+		p.Job(int(k.i), &j)
+		q.Append(&j)
+	}
+	return q
+}
+
+// shift adds d to every job's submit time (its trace start and end
+// follow: they are stored relative to it).
+func (p *Packed) shift(d Time) {
+	for _, b := range p.blocks {
+		b.base += d
+	}
 }
