@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/schedsim/schedsim/hwmodels"
@@ -104,7 +105,7 @@ func (s *Scenario) Build(reg policies.Registry) (*Run, error) {
 	if r.Lifecycle, err = s.buildLifecycle(r.Cluster, r.Trace.Epoch); err != nil {
 		return nil, err
 	}
-	if err := s.checkFailures(r.Cluster, r.Trace.Jobs, r.Lifecycle.Failures); err != nil {
+	if err := s.checkFailures(r.Cluster, r.Trace, r.Lifecycle.Failures); err != nil {
 		return nil, err
 	}
 	s.applyRules(r.Cluster, r.Trace, &r.Lifecycle)
@@ -118,7 +119,7 @@ func (s *Scenario) Build(reg policies.Registry) (*Run, error) {
 	// Begin now, not only when the run starts, so that a cluster setting
 	// the policy cannot take (the slurm policy reads the cluster's
 	// slurm.conf settings) is reported at the scenario's policy line.
-	if _, err := p.Begin(sim.RunInfo{Cluster: r.Cluster, Jobs: len(r.Trace.Jobs)}); err != nil {
+	if _, err := p.Begin(sim.RunInfo{Cluster: r.Cluster, Jobs: r.Trace.Len()}); err != nil {
 		return nil, &Error{Path: s.pathOr("scenario"), Line: lineOf(s.root, "policy", "name"), Field: "policy", Msg: err.Error()}
 	}
 	r.Policy = p
@@ -137,6 +138,17 @@ func (s *Scenario) pathOr(def string) string {
 	return s.Path
 }
 
+// packAbove, when not 0, replaces the memory budget's count of jobs above
+// which Build holds a trace's jobs packed (SetPackAbove).
+var packAbove atomic.Int64
+
+// SetPackAbove makes Build hold a read trace's jobs packed
+// (workload.Packed) once more than n are read, whatever the memory
+// budget; n < 0 never packs, 0 restores the budget's rule
+// (traces.PackAboveForBudget). The outputs are the same either way:
+// tests set it to check that, and to measure what packing costs.
+func SetPackAbove(n int) { packAbove.Store(int64(n)) }
+
 func (s *Scenario) traceOptions() (traces.Options, error) {
 	o := traces.Options{
 		Format:  s.Trace.Format,
@@ -144,6 +156,10 @@ func (s *Scenario) traceOptions() (traces.Options, error) {
 		Sacct:   traces.SacctOptions{Delimiter: s.Trace.Sacct.Delimiter, Fields: s.Trace.Sacct.Fields, TimeZone: s.Trace.TimeZone},
 		SWF:     traces.SWFOptions{ProcsPerNode: s.Trace.SWF.ProcsPerNode, ProcsPerGPU: s.Trace.SWF.ProcsPerGPU},
 		Head:    s.readHead(),
+	}
+	o.PackAbove = traces.PackAboveForBudget()
+	if n := packAbove.Load(); n != 0 {
+		o.PackAbove = int(n)
 	}
 	var m traces.CSVMap
 	if p := s.Trace.CSV.Preset; p != "" {
@@ -201,7 +217,7 @@ func (s *Scenario) applyTransforms(t *workload.Trace, read int) error {
 		}
 	}
 	if tf.ScaleLoad > 0 && tf.ScaleLoad != 1 {
-		if err := s.checkScale(len(t.Jobs), tf.ScaleLoad); err != nil {
+		if err := s.checkScale(t.Len(), tf.ScaleLoad); err != nil {
 			return err
 		}
 		seed := tf.ScaleSeed
@@ -212,9 +228,9 @@ func (s *Scenario) applyTransforms(t *workload.Trace, read int) error {
 			return bad("scale_load", err)
 		}
 	}
-	if s.readHead() > 0 && read > len(t.Jobs) {
+	if s.readHead() > 0 && read > t.Len() {
 		// The reader cut the trace already (traces.Options.Head).
-		t.Notes = append(t.Notes, headNote(len(t.Jobs), read))
+		t.Notes = append(t.Notes, headNote(t.Len(), read))
 		return nil
 	}
 	headTrace(t, tf.Head)
@@ -241,11 +257,16 @@ func headNote(n, total int) string {
 // headTrace cuts t to its first n jobs in submit order and says so in
 // its notes; n <= 0, or at least its length, leaves it whole.
 func headTrace(t *workload.Trace, n int) bool {
-	total := len(t.Jobs)
+	total := t.Len()
 	if n <= 0 || n >= total {
 		return false
 	}
-	t.Jobs = slices.Clone(t.Jobs[:n]) // frees the rest
+	if t.Packed != nil {
+		k := 0
+		t.Edit(func(*workload.Job) bool { k++; return k <= n })
+	} else {
+		t.Jobs = slices.Clone(t.Jobs[:n]) // frees the rest
+	}
 	t.Notes = append(t.Notes, headNote(n, total))
 	return true
 }
@@ -425,8 +446,7 @@ func applyPartitionDefaults(c *hwmodels.Cluster, t *workload.Trace) {
 	}
 	const maxMem = int64(1) << 50 // far above any node; the controller rejects the job
 	var cpuN, memN int
-	for k := range t.Jobs {
-		j := &t.Jobs[k]
+	t.Edit(func(j *workload.Job) bool {
 		p := &c.Partitions[c.DefaultPartition]
 		for name := range strings.SplitSeq(j.Partition, ",") {
 			if pi := c.PartitionIndex(strings.TrimSpace(name)); pi >= 0 {
@@ -440,7 +460,7 @@ func applyPartitionDefaults(c *hwmodels.Cluster, t *workload.Trace) {
 			cpuN++
 		}
 		if r.MemMB != 0 {
-			continue
+			return true
 		}
 		switch {
 		case r.GPUs > 0 && p.DefMemPerGPU > 0:
@@ -456,7 +476,8 @@ func applyPartitionDefaults(c *hwmodels.Cluster, t *workload.Trace) {
 				memN++
 			}
 		}
-	}
+		return true
+	})
 	if cpuN+memN > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("partition defaults: %d jobs took DefCpuPerGPU CPUs, %d jobs DefMemPerGPU or DefMemPerCPU memory", cpuN, memN))
 	}

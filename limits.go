@@ -84,15 +84,15 @@ func (s *Scenario) checkScale(jobs int, factor float64) error {
 // submit plus four times the submit span, at least a year; the run stops
 // there if it has not settled, which a failure model that keeps killing
 // long jobs prevents).
-func (s *Scenario) checkFailures(c *hwmodels.Cluster, jobs []workload.Job, f *sim.FailureModel) error {
-	if f == nil || len(jobs) == 0 || len(c.Nodes) == 0 {
+func (s *Scenario) checkFailures(c *hwmodels.Cluster, t *workload.Trace, f *sim.FailureModel) error {
+	if f == nil || t.Len() == 0 || len(c.Nodes) == 0 {
 		return nil
 	}
-	h := sim.DefaultHorizon(jobs)
+	h := sim.DefaultHorizon(t)
 	if h < 0 {
 		return nil
 	}
-	span := float64(h - jobs[0].Submit)
+	span := float64(h - t.Submit(0))
 	nodes := float64(len(c.Nodes))
 	limit := s.Limits.maxFailures()
 	want := nodes * span / float64(f.MTBF+f.MTTR)

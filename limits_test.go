@@ -67,12 +67,12 @@ func TestFailureBudgetFigure(t *testing.T) {
 	jobs := []workload.Job{workload.NewJob("1"), workload.NewJob("2")}
 	jobs[1].Submit = 86400
 	f := &sim.FailureModel{MTBF: 600, MTTR: 600}
-	err = s.checkFailures(hwmodels.ExampleCluster(), jobs, f)
+	err = s.checkFailures(hwmodels.ExampleCluster(), &workload.Trace{Jobs: jobs}, f)
 	if want := "s.yaml:5: failures.mtbf: 600 on 48 nodes (mttr 600) over the run's horizon of 366.0d would draw about 1.26e+06 failures, more than limits.max_failures (200000); want mtbf of at least 116.5m"; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("error %v\nwant  %s", err, want)
 	}
 	s.Limits.MaxFailures = 2000000
-	if err := s.checkFailures(hwmodels.ExampleCluster(), jobs, f); err != nil {
+	if err := s.checkFailures(hwmodels.ExampleCluster(), &workload.Trace{Jobs: jobs}, f); err != nil {
 		t.Errorf("with max_failures 2000000: %v", err)
 	}
 }

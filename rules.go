@@ -140,8 +140,7 @@ func (s *Scenario) applyRules(c *hwmodels.Cluster, t *workload.Trace, l *Lifecyc
 	}
 	var parts []string
 	throttleOf := map[string]int32{} // array job id → its first task's throttle
-	for k := range t.Jobs {
-		j := &t.Jobs[k]
+	t.Edit(func(j *workload.Job) bool {
 		parts = parts[:0]
 		for p := range strings.SplitSeq(j.Partition, ",") {
 			if p = strings.TrimSpace(p); p != "" {
@@ -182,7 +181,8 @@ func (s *Scenario) applyRules(c *hwmodels.Cluster, t *workload.Trace, l *Lifecyc
 				throttleOf[j.ArrayJobID] = j.ArrayThrottle
 			}
 		}
-	}
+		return true
+	})
 	if anyRequeue {
 		l.JobRequeue = false
 	}

@@ -71,7 +71,7 @@ func (r *Run) Simulate() (rec *sim.Record, err error) {
 			err = fmt.Errorf("%w (policy %s, seed %d): %v", ErrInternal, r.Policy.Name(), r.Seed, p)
 		}
 	}()
-	if n := len(r.Trace.Jobs); n > 0 {
+	if n := r.Trace.Len(); n > 0 {
 		if err := traces.ReserveMemory(sim.UpFrontBytes(n), "simulating "+groupDigits(n)+" jobs"); err != nil {
 			return nil, budgetError{err}
 		}

@@ -38,7 +38,7 @@ func WriteJobsCSV(w io.Writer, rec *sim.Record) error {
 	var names []string
 	for i := range rec.Jobs {
 		j := &rec.Jobs[i]
-		tj := &rec.Trace.Jobs[i]
+		tj := rec.Trace.At(i)
 		nodes = nodes[:0]
 		for _, a := range j.Alloc.All() {
 			nodes = append(nodes, a.Node)

@@ -297,7 +297,7 @@ func newRowMaker(rec *sim.Record, runs *runTable, tau sim.Time, labels bool) *ro
 func (m *rowMaker) fill(r *JobRow, i int) {
 	rec := m.rec
 	j := &rec.Jobs[i]
-	tj := &rec.Trace.Jobs[i]
+	tj := rec.Trace.At(i)
 	*r = JobRow{}
 	r.ID, r.Name, r.User, r.Account = tj.ID, tj.Name, tj.User, tj.Account
 	r.Partition = partitionName(rec, j)
@@ -398,7 +398,7 @@ func boundedSlowdown(response, run, tau int64) float64 {
 // the one it ran in; the default partition if that leaves none.
 func jobPartitions(rec *sim.Record, j *sim.JobRecord) uint64 {
 	var set uint64
-	for p := range strings.SplitSeq(rec.Trace.Jobs[j.Ref].Partition, ",") {
+	for p := range strings.SplitSeq(rec.Trace.At(int(j.Ref)).Partition, ",") {
 		if k := rec.Cluster.PartitionIndex(strings.TrimSpace(p)); k >= 0 {
 			set |= 1 << uint(k)
 		}

@@ -124,7 +124,7 @@ type sacctRow struct {
 // (pending, or cancelled before it started) has Elapsed 0.
 func (rw *sacctRow) write(sw *traces.SacctWriter, rec *sim.Record, j *sim.JobRecord, part int32,
 	submit, eligible, start, end, elapsedTo sim.Time, state string, alloc []sim.NodeAlloc) error {
-	tj := &rec.Trace.Jobs[j.Ref]
+	tj := rec.Trace.At(int(j.Ref))
 	nodes := rw.nodes[:0]
 	var gpus, cpus, mem int64
 	for _, a := range alloc {
@@ -176,7 +176,7 @@ func (rw *sacctRow) write(sw *traces.SacctWriter, rec *sim.Record, j *sim.JobRec
 	sw.Time(rec.Trace.Epoch, start, time.UTC)
 	sw.Time(rec.Trace.Epoch, end, time.UTC)
 	sw.Duration(elapsed)
-	if limit := sacctLimit(rec, part, tj); limit > 0 {
+	if limit := sacctLimit(rec, part, &tj); limit > 0 {
 		sw.Duration((limit + 59) / 60 * 60)
 	} else {
 		sw.Text("UNLIMITED")

@@ -397,7 +397,7 @@ func baseSummary(rec *sim.Record, runs *runTable, opts SummaryOptions) (Summary,
 		Trace: TraceInfo{
 			Source: rec.Trace.Source,
 			Epoch:  rec.Trace.Epoch,
-			Jobs:   len(rec.Trace.Jobs),
+			Jobs:   rec.Trace.Len(),
 			Notes:  slices.Clone(rec.Trace.Notes),
 		},
 		Notes:       slices.Clone(rec.Notes),
@@ -429,7 +429,7 @@ func baseSummary(rec *sim.Record, runs *runTable, opts SummaryOptions) (Summary,
 			started = true
 		}
 		s.States.add(j.State)
-		traceStates[rec.Trace.Jobs[i].TraceState]++
+		traceStates[rec.Trace.At(i).TraceState]++
 		p := &parts.rows[parts.index(rec, j)]
 		p.Jobs++
 		p.States.add(j.State)
@@ -567,7 +567,7 @@ func newPartitionRows(rec *sim.Record) *partitionRows {
 		if rec.Jobs[i].Part >= 0 {
 			continue
 		}
-		name := rec.Trace.Jobs[i].Partition
+		name := rec.Trace.At(i).Partition
 		if cl.PartitionIndex(name) >= 0 || seen[name] {
 			continue
 		}
@@ -589,7 +589,7 @@ func (pr *partitionRows) index(rec *sim.Record, j *sim.JobRecord) int {
 	if j.Part >= 0 {
 		return int(j.Part)
 	}
-	name := rec.Trace.Jobs[j.Ref].Partition
+	name := rec.Trace.At(int(j.Ref)).Partition
 	if k := rec.Cluster.PartitionIndex(name); k >= 0 {
 		return k
 	}
@@ -602,7 +602,7 @@ func partitionName(rec *sim.Record, j *sim.JobRecord) string {
 	if j.Part >= 0 {
 		return rec.Cluster.Partitions[j.Part].Name
 	}
-	return rec.Trace.Jobs[j.Ref].Partition
+	return rec.Trace.At(int(j.Ref)).Partition
 }
 
 // maxRecordTime bounds every time of a record (seconds from the epoch,
@@ -634,8 +634,8 @@ func CheckRecord(rec *sim.Record) error {
 		return fmt.Errorf("record has no cluster")
 	case rec.Trace == nil:
 		return fmt.Errorf("record has no trace")
-	case len(rec.Jobs) != len(rec.Trace.Jobs):
-		return fmt.Errorf("record has %d jobs, trace has %d", len(rec.Jobs), len(rec.Trace.Jobs))
+	case len(rec.Jobs) != rec.Trace.Len():
+		return fmt.Errorf("record has %d jobs, trace has %d", len(rec.Jobs), rec.Trace.Len())
 	}
 	if outOfClock(rec.End) {
 		return fmt.Errorf("run end %d outside ±%d s", rec.End, maxRecordTime)
@@ -644,7 +644,7 @@ func CheckRecord(rec *sim.Record) error {
 	for i := range rec.Jobs {
 		j := &rec.Jobs[i]
 		bad := func(format string, args ...any) error {
-			return fmt.Errorf("job %d (id %q): %s", i, rec.Trace.Jobs[i].ID, fmt.Sprintf(format, args...))
+			return fmt.Errorf("job %d (id %q): %s", i, rec.Trace.At(i).ID, fmt.Sprintf(format, args...))
 		}
 		if int(j.Ref) != i {
 			return bad("ref is %d, want its index %d", j.Ref, i)
@@ -701,7 +701,7 @@ func CheckRecord(rec *sim.Record) error {
 			return fmt.Errorf("runs[%d]: job %d out of range [0, %d)", k, r.Job, len(rec.Jobs))
 		}
 		bad := func(format string, args ...any) error {
-			return fmt.Errorf("runs[%d] (job id %q): %s", k, rec.Trace.Jobs[r.Job].ID, fmt.Sprintf(format, args...))
+			return fmt.Errorf("runs[%d] (job id %q): %s", k, rec.Trace.At(int(r.Job)).ID, fmt.Sprintf(format, args...))
 		}
 		if r.State != sim.Preempted && r.State != sim.NodeFail {
 			return bad("state %v, want PREEMPTED or NODE_FAIL", r.State)

@@ -361,7 +361,7 @@ func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, tl Timeline,
 		buf = runs.appendRuns(buf[:0], i)
 		queued = queuedIntervals(queued[:0], rec, j, buf)
 		nEvents += 2*len(buf) + 2*len(queued)
-		if rec.Trace.Jobs[i].Request.GPUs > 0 && j.Eligible != workload.Unknown {
+		if rec.Trace.At(i).Request.GPUs > 0 && j.Eligible != workload.Unknown {
 			for _, q := range queued {
 				if j.Eligible > q.from && j.Eligible < q.to {
 					nEvents++
@@ -381,7 +381,7 @@ func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, tl Timeline,
 	tl.Stretch = stretched > 0
 	for i := range rec.Jobs {
 		j := &rec.Jobs[i]
-		req := rec.Trace.Jobs[i].Request
+		req := rec.Trace.At(i).Request
 		buf = runs.appendRuns(buf[:0], i)
 		for ri, r := range buf {
 			var g, c int64 // g in 700ths of a GPU

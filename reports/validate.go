@@ -113,7 +113,7 @@ func Validate(rec *sim.Record, opt ValidateOptions) *Validation {
 	var jobs []cmpJob
 	for i := range rec.Jobs {
 		r := &rec.Jobs[i]
-		j := &rec.Trace.Jobs[i]
+		j := rec.Trace.At(i)
 		switch {
 		case j.TraceStart == workload.Unknown:
 			v.NoRecordedStart++
@@ -192,7 +192,7 @@ func Validate(rec *sim.Record, opt ValidateOptions) *Validation {
 	worst = worst[:min(len(worst), opt.Worst)]
 	idx := map[sim.JobRef]int{}
 	for k, w := range worst {
-		j := &rec.Trace.Jobs[w.ref]
+		j := rec.Trace.At(w.ref)
 		idx[sim.JobRef(w.ref)] = k
 		v.Worst = append(v.Worst, WorstJob{ID: j.ID, Partition: w.part, Submit: j.Submit, Recorded: w.rec,
 			Simulated: w.sim, Delta: w.sim - w.rec, Reasons: []string{}})

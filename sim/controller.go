@@ -178,7 +178,7 @@ const (
 type controller struct {
 	cfg     Config
 	cluster *hwmodels.Cluster
-	jobs    []workload.Job
+	js      jobStore
 	policy  Policy
 	timing  Timing
 	// earlyEv and lateEv are the OnEvent passes without and with
@@ -319,7 +319,7 @@ func Run(cfg Config) (*Record, error) {
 		return nil, fmt.Errorf("sim: TimeLimitSweep, OverTimeLimit and PreemptGraceTime must be >= 0, got %d, %d, %d",
 			cfg.TimeLimitSweep, cfg.OverTimeLimit, cfg.PreemptGraceTime)
 	}
-	tm, err := cfg.Policy.Begin(RunInfo{Cluster: cfg.Cluster, Jobs: len(cfg.Trace.Jobs),
+	tm, err := cfg.Policy.Begin(RunInfo{Cluster: cfg.Cluster, Jobs: cfg.Trace.Len(),
 		KillWait: cfg.KillWait, PreemptGraceTime: cfg.PreemptGraceTime})
 	if err == nil {
 		err = tm.check()
@@ -334,7 +334,7 @@ func Run(cfg Config) (*Record, error) {
 	}
 	c.setupPower()
 	if cfg.Runtime != nil {
-		rt, err := newRuntimeState(cfg.Runtime, cfg.Cluster, len(cfg.Trace.Jobs))
+		rt, err := newRuntimeState(cfg.Runtime, cfg.Cluster, cfg.Trace.Len())
 		if err != nil {
 			return nil, err
 		}
@@ -358,11 +358,11 @@ func StreamSeed(name string) uint64 {
 }
 
 func newController(cfg Config, tm Timing) *controller {
-	n := len(cfg.Trace.Jobs)
+	n := cfg.Trace.Len()
 	c := &controller{
 		cfg:         cfg,
 		cluster:     cfg.Cluster,
-		jobs:        cfg.Trace.Jobs,
+		js:          newJobStore(cfg.Trace),
 		policy:      cfg.Policy,
 		timing:      tm,
 		lastRun:     make([]Time, len(tm.Passes)),
@@ -382,7 +382,7 @@ func newController(cfg Config, tm Timing) *controller {
 		fitMemo:     new([64]fitMemo),
 		partRemap:   map[string]int{},
 		typeDropped: map[string]int{},
-		lc:          newLifecycle(cfg.Trace.Jobs),
+		lc:          newLifecycle(cfg.Trace),
 		sweep:       cfg.TimeLimitSweep,
 	}
 	for i := range tm.Passes {
@@ -407,16 +407,15 @@ func newController(cfg Config, tm Timing) *controller {
 		c.touch(int32(i))
 	}
 	for i := range c.rec {
-		j := &c.jobs[i]
-		c.rec[i] = JobRecord{Ref: JobRef(i), Submit: j.Submit, Eligible: workload.Unknown,
+		c.rec[i] = JobRecord{Ref: JobRef(i), Submit: c.js.submit(JobRef(i)), Eligible: workload.Unknown,
 			Start: workload.Unknown, End: workload.Unknown, Part: -1}
 	}
-	if len(c.jobs) > 0 {
-		c.now = min(0, c.jobs[0].Submit)
+	if c.js.n > 0 {
+		c.now = min(0, c.js.submit(0))
 	}
 	c.horizon = cfg.Horizon
 	if c.horizon == 0 {
-		c.horizon = DefaultHorizon(c.jobs)
+		c.horizon = DefaultHorizon(cfg.Trace)
 	}
 	c.maxRequeue = cfg.MaxRequeue
 	if c.maxRequeue == 0 {
@@ -433,26 +432,28 @@ func newController(cfg Config, tm Timing) *controller {
 // when Config.Horizon is zero: the last submit plus four times the span
 // of the submits, and at least a year after it, which no run that can
 // end reaches.
-func DefaultHorizon(jobs []workload.Job) Time {
-	if len(jobs) == 0 {
+func DefaultHorizon(t *workload.Trace) Time {
+	n := t.Len()
+	if n == 0 {
 		return -1
 	}
-	first, last := jobs[0].Submit, jobs[len(jobs)-1].Submit
+	first, last := t.Submit(0), t.Submit(n-1)
 	return last + max(4*(last-first), 365*86400)
 }
 
 func (c *controller) loop() error {
 	for {
+		c.js.recycle()
 		if c.cfg.Progress != nil && c.events >= c.prog.next {
 			c.reportProgress()
 		}
 		top, ok := c.q.Peek()
-		if c.nextSub < len(c.jobs) {
-			at := c.jobs[c.nextSub].Submit
+		if c.nextSub < c.js.n {
+			at := c.js.at(JobRef(c.nextSub)).Submit
 			if !ok || event.Before(int64(at), classSubmit, &top) {
 				if at < c.now {
 					return fmt.Errorf("sim: trace is not sorted by submit time: job %q at %d after %d",
-						c.jobs[c.nextSub].ID, at, c.now)
+						c.js.at(JobRef(c.nextSub)).ID, at, c.now)
 				}
 				c.now = at
 				c.changed()
@@ -580,7 +581,7 @@ func (c *controller) endClass(at Time) event.Class {
 // state st: an early end (workload.Job.EndEarly) of a run that ends on
 // its own comes before the passes of its instant.
 func (c *controller) runEndClass(ref JobRef, end Time, st State) event.Class {
-	if st != Timeout && c.jobs[ref].EndEarly {
+	if st != Timeout && c.js.at(ref).EndEarly {
 		return classEnd
 	}
 	return c.endClass(end)
@@ -629,7 +630,7 @@ func (c *controller) due(kind int32) PassSet {
 
 func (c *controller) submit(i int) {
 	ref := JobRef(i)
-	j := &c.jobs[i]
+	j := c.js.at(ref)
 	r := &c.rec[i]
 	parts, reason := c.resolvePartitions(j)
 	if parts == 0 {
@@ -695,7 +696,7 @@ func (c *controller) submit(i int) {
 	r.Part = part
 	if fit != 1<<uint(part) {
 		if c.partsOf == nil {
-			c.partsOf = make([]uint64, len(c.jobs))
+			c.partsOf = make([]uint64, c.js.n)
 		}
 		c.partsOf[i] = fit
 	}
@@ -882,6 +883,7 @@ func (c *controller) fitsEmptyScan(part int32, req *workload.Request) bool {
 
 func (c *controller) reject(ref JobRef, reason string) {
 	c.status[ref] = stDone
+	c.js.release(ref)
 	r := &c.rec[ref]
 	r.State = Rejected
 	r.Reason = reason
@@ -893,6 +895,7 @@ func (c *controller) cancel(ref JobRef) {
 		return
 	}
 	c.status[ref] = stDone
+	c.js.release(ref)
 	r := &c.rec[ref]
 	r.State = Cancelled
 	r.End = c.now
@@ -903,7 +906,7 @@ func (c *controller) cancel(ref JobRef) {
 // a preemption grace time.
 func (c *controller) end(ref JobRef) {
 	if c.status[ref] != stRunning {
-		panic(fmt.Sprintf("sim: end of job %q that is not running: t=%d", c.jobs[ref].ID, c.now))
+		panic(fmt.Sprintf("sim: end of job %q that is not running: t=%d", c.js.at(ref).ID, c.now))
 	}
 	if ge, ok := c.grace[ref]; ok {
 		// Preempted during its grace time: PREEMPTED, even if it would
@@ -918,6 +921,7 @@ func (c *controller) end(ref JobRef) {
 // finishRun ends job ref's run for good, in the state its record holds.
 func (c *controller) finishRun(ref JobRef) {
 	c.status[ref] = stDone
+	c.js.release(ref)
 	r := &c.rec[ref]
 	r.End = c.now
 	if r.State == Timeout {
@@ -980,7 +984,7 @@ func (c *controller) pass(kind int32) error {
 
 // setReason records a pending job's reason when it changes.
 func (c *controller) setReason(ref JobRef, r PendingReason) {
-	if ref < 0 || int(ref) >= len(c.jobs) || c.status[ref] != stPending {
+	if ref < 0 || int(ref) >= c.js.n || c.status[ref] != stPending {
 		return
 	}
 	c.recordReason(ref, r)
@@ -997,10 +1001,10 @@ func (c *controller) recordReason(ref JobRef, r PendingReason) {
 
 func (c *controller) start(s *Start) error {
 	ref := s.Job
-	if ref < 0 || int(ref) >= len(c.jobs) {
+	if ref < 0 || int(ref) >= c.js.n {
 		return fmt.Errorf("policy %s: start of unknown job ref %d at t=%d", c.policy.Name(), ref, c.now)
 	}
-	j := &c.jobs[ref]
+	j := c.js.at(ref)
 	if c.status[ref] != stPending {
 		return fmt.Errorf("policy %s: job %s: started at t=%d but it is not pending", c.policy.Name(), j.ID, c.now)
 	}
@@ -1070,7 +1074,7 @@ func (c *controller) start(s *Start) error {
 // trace recorded TIMEOUT. A TIMEOUT run's end is when its resources are
 // freed, KillWait after the kill.
 func (c *controller) runEnd(ref JobRef, start Time) (Time, State, bool) {
-	st, recorded, toLimit := traceOutcome(c.jobs[ref].TraceState)
+	st, recorded, toLimit := traceOutcome(c.js.at(ref).TraceState)
 	kill := c.killAt(ref, start)
 	if run := max(c.runLength(ref), 0); !toLimit && start+run <= kill {
 		return start + run, st, recorded
@@ -1294,7 +1298,7 @@ func (c *controller) check() {
 	}
 	for _, rj := range c.Running() {
 		if c.status[rj.Ref] != stRunning {
-			panic(fmt.Sprintf("sim: job %q in the running list is not running at t=%d", c.jobs[rj.Ref].ID, c.now))
+			panic(fmt.Sprintf("sim: job %q in the running list is not running at t=%d", c.js.at(rj.Ref).ID, c.now))
 		}
 	}
 	c.checkMIG()
@@ -1374,7 +1378,7 @@ func (c *controller) Cluster() *hwmodels.Cluster { return c.cluster }
 
 // Job implements View.
 func (c *controller) Job(ref JobRef) JobInfo {
-	j := &c.jobs[ref]
+	j := c.js.at(ref)
 	info := JobInfo{ID: j.ID, Name: j.Name, User: j.User, Account: j.Account, QOS: j.QOS, Partition: j.Partition,
 		ArrayJobID: j.ArrayJobID, ArrayTaskID: j.ArrayTaskID, TimeLimit: j.TimeLimit, Submit: j.Submit, Runtime: workload.Unknown}
 	if c.cfg.Oracle {

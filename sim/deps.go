@@ -74,12 +74,11 @@ const (
 
 // newLifecycle scans the trace for the features that need gates and
 // returns nil when it uses none.
-func newLifecycle(jobs []workload.Job) *lifecycle {
+func newLifecycle(t *workload.Trace) *lifecycle {
 	lc := &lifecycle{}
 	singles := map[string]int32{}
 	throttled := map[string]int32{}
-	for i := range jobs {
-		j := &jobs[i]
+	for _, j := range t.All() {
 		for _, d := range j.Deps {
 			if d.Type == workload.DepSingleton {
 				k := singleKey(j)
@@ -104,15 +103,14 @@ func newLifecycle(jobs []workload.Job) *lifecycle {
 	if lc.names == nil && len(singles) == 0 && len(throttled) == 0 {
 		return nil
 	}
-	n := len(jobs)
+	n := t.Len()
 	if lc.names != nil {
 		lc.targets = make([]depTarget, len(lc.names))
 		lc.waiters = make([][]depEdge, len(lc.names))
 		lc.memberOf = map[JobRef][]int32{}
 		lc.need = make([]int32, n)
 		lc.never = make([]bool, n)
-		for i := range jobs {
-			j := &jobs[i]
+		for i, j := range t.All() {
 			if t, ok := lc.names[j.ID]; ok {
 				lc.memberOf[JobRef(i)] = append(lc.memberOf[JobRef(i)], t)
 				lc.targets[t].n++
@@ -129,8 +127,8 @@ func newLifecycle(jobs []workload.Job) *lifecycle {
 		lc.group = make([]int32, n)
 		lc.groups = make([]sgroup, len(singles))
 		lc.singleWait = make([]bool, n)
-		for i := range jobs {
-			if g, ok := singles[singleKey(&jobs[i])]; ok {
+		for i, j := range t.All() {
+			if g, ok := singles[singleKey(j)]; ok {
 				lc.group[i] = g + 1
 			}
 		}
@@ -138,8 +136,7 @@ func newLifecycle(jobs []workload.Job) *lifecycle {
 	if len(throttled) > 0 {
 		lc.array = make([]int32, n)
 		lc.arrays = make([]arrayState, len(throttled))
-		for i := range jobs {
-			j := &jobs[i]
+		for i, j := range t.All() {
 			if a, ok := throttled[j.ArrayJobID]; ok && j.ArrayJobID != "" {
 				lc.array[i] = a + 1
 				lc.arrays[a].limit = max(lc.arrays[a].limit, j.ArrayThrottle)
@@ -189,7 +186,7 @@ func (c *controller) enter(ref JobRef) {
 		return
 	}
 	c.status[ref] = stWaiting
-	j := &c.jobs[ref]
+	j := c.js.at(ref)
 	if lc.names != nil && len(j.Deps) > 0 {
 		for _, d := range j.Deps {
 			if d.Type == workload.DepSingleton {
@@ -227,7 +224,7 @@ func (c *controller) enter(ref JobRef) {
 // still queued; once its turn comes it keeps it.
 func (c *controller) afterDeps(ref JobRef) {
 	lc := c.lc
-	if lc.group != nil && lc.group[ref] > 0 && hasSingleton(&c.jobs[ref]) {
+	if lc.group != nil && lc.group[ref] > 0 && hasSingleton(c.js.at(ref)) {
 		g := &lc.groups[lc.group[ref]-1]
 		if g.running > 0 || g.live[0] != ref {
 			lc.singleWait[ref] = true
@@ -336,6 +333,7 @@ func (c *controller) neverSatisfied(ref JobRef) {
 		return
 	}
 	c.status[ref] = stDone
+	c.js.release(ref)
 	r := &c.rec[ref]
 	r.State = Cancelled
 	r.End = c.now

@@ -1273,11 +1273,11 @@ func TestHorizon(t *testing.T) {
 	long := job("long", 0, 100*86400, 101*86400, 8)
 	long.Request.Nodes = 2
 	tr := &workload.Trace{Jobs: []workload.Job{long}}
-	if got := DefaultHorizon(tr.Jobs); got != 365*86400 {
+	if got := DefaultHorizon(tr); got != 365*86400 {
 		t.Fatalf("DefaultHorizon = %d, want 365 days", got)
 	}
 	spread := []workload.Job{job("a", 1000, 10, 10, 1), job("b", 1000+200*86400, 10, 10, 1)}
-	if got, want := DefaultHorizon(spread), Time(1000+200*86400+4*200*86400); got != want {
+	if got, want := DefaultHorizon(&workload.Trace{Jobs: spread}), Time(1000+200*86400+4*200*86400); got != want {
 		t.Fatalf("DefaultHorizon = %d, want %d (four spans after the last submit)", got, want)
 	}
 	for _, tc := range []struct {

@@ -598,7 +598,7 @@ func (c *controller) migTake(ref JobRef, a *NodeAlloc) (Time, error) {
 			}
 		}
 		if k > 0 {
-			panic(fmt.Sprintf("sim: MIG state drift on node %s GPU %d at t=%d: job=%q", node.Name, g, c.now, c.jobs[ref].ID))
+			panic(fmt.Sprintf("sim: MIG state drift on node %s GPU %d at t=%d: job=%q", node.Name, g, c.now, c.js.at(ref).ID))
 		}
 	}
 	if !placed.Placed() {
@@ -625,7 +625,7 @@ func (c *controller) migTake(ref JobRef, a *NodeAlloc) (Time, error) {
 		gpu := &gs[g]
 		if gpu.hidden {
 			// checkMIGShare refused it already (no room): a drift.
-			panic(fmt.Sprintf("sim: start on MIG GPU %d of node %s during its repartition at t=%d: job=%q", g, node.Name, c.now, c.jobs[ref].ID))
+			panic(fmt.Sprintf("sim: start on MIG GPU %d of node %s during its repartition at t=%d: job=%q", g, node.Name, c.now, c.js.at(ref).ID))
 		}
 		if gpu.ready > c.now {
 			// Repartitioned in this pass: begins when that completes.
@@ -635,7 +635,7 @@ func (c *controller) migTake(ref JobRef, a *NodeAlloc) (Time, error) {
 			// Repartition an empty GPU into the profile's homogeneous layout.
 			for _, o := range gpu.owner {
 				if o >= 0 {
-					panic(fmt.Sprintf("sim: repartition of busy MIG GPU %d on node %s at t=%d: job=%q", g, node.Name, c.now, c.jobs[ref].ID))
+					panic(fmt.Sprintf("sim: repartition of busy MIG GPU %d on node %s at t=%d: job=%q", g, node.Name, c.now, c.js.at(ref).ID))
 				}
 			}
 			layout, err := geo.Layout(slices.Repeat([]int32{pi}, int(geo.Profiles[pi].MaxInstances)))
@@ -828,7 +828,7 @@ func (c *controller) checkMIG() {
 			n++
 			if got := held[[2]int32{int32(rj.Ref), a.Node}]; got != a.MIG.Count {
 				panic(fmt.Sprintf("sim: job %q holds %d MIG instances on node %s at t=%d, its allocation says %d",
-					c.jobs[rj.Ref].ID, got, c.cluster.Nodes[a.Node].Name, c.now, a.MIG.Count))
+					c.js.at(rj.Ref).ID, got, c.cluster.Nodes[a.Node].Name, c.now, a.MIG.Count))
 			}
 		}
 	}

@@ -41,10 +41,10 @@ var ErrLimit = errors.New("sim: limit exceeded")
 // states more than MaxNodeEvents times over the trace's submit span:
 // every node fails and is repaired about once every MTBF + MTTR seconds.
 func (c *controller) checkFailureModel(f *FailureModel) error {
-	if c.maxNodeEvents < 0 || len(c.jobs) == 0 {
+	if c.maxNodeEvents < 0 || c.js.n == 0 {
 		return nil
 	}
-	span := float64(c.jobs[len(c.jobs)-1].Submit - c.jobs[0].Submit)
+	span := float64(c.js.submit(JobRef(c.js.n-1)) - c.js.submit(0))
 	want := 2 * float64(len(c.nodes)) * span / (float64(f.MTBF) + float64(f.MTTR))
 	if want <= float64(c.maxNodeEvents) {
 		return nil
@@ -146,7 +146,7 @@ func (c *controller) draw(mean Time) Time {
 // (not applied), so they neither extend the run nor keep a failure model
 // cycling forever.
 func (c *controller) idle() bool {
-	return c.nextSub >= len(c.jobs) && c.runningCount() == 0 && len(c.pending) == 0 && c.q.Len() == c.nodeQueued
+	return c.nextSub >= c.js.n && c.runningCount() == 0 && len(c.pending) == 0 && c.q.Len() == c.nodeQueued
 }
 
 func (c *controller) nodeEvent(arg int32, kind uint32) {

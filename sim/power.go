@@ -55,9 +55,9 @@ func (c *controller) setupPower() {
 		return
 	}
 	first := Time(0)
-	for i := range c.jobs {
-		if i == 0 || c.jobs[i].Submit < first {
-			first = c.jobs[i].Submit
+	for i := range c.js.n {
+		if s := c.js.submit(JobRef(i)); i == 0 || s < first {
+			first = s
 		}
 	}
 	n := len(c.cluster.Nodes)

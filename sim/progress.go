@@ -28,5 +28,5 @@ func (c *controller) reportProgress() {
 			done++
 		}
 	}
-	c.cfg.Progress(c.now, done, len(c.jobs))
+	c.cfg.Progress(c.now, done, c.js.n)
 }

@@ -58,7 +58,7 @@ func (c *controller) push(at Time, cl event.Class, arg int32, gen uint32) {
 // settled reports whether the run may end now although jobs are queued
 // (see above). It is called after every pass.
 func (c *controller) settled() bool {
-	if c.nextSub < len(c.jobs) || c.runningCount() > 0 || c.otherQueued > 0 {
+	if c.nextSub < c.js.n || c.runningCount() > 0 || c.otherQueued > 0 {
 		return false
 	}
 	if c.now < c.quietSince+c.settle {
@@ -135,7 +135,7 @@ func (c *controller) fitsNodes(pj *PendingJob, repaired bool) bool {
 // repairMatters reports, before a failed node is repaired, whether the
 // repair may let a queued job start that could not before.
 func (c *controller) repairMatters() bool {
-	if c.nextSub < len(c.jobs) || c.runningCount() > 0 {
+	if c.nextSub < c.js.n || c.runningCount() > 0 {
 		return true // not quiet anyway: any answer will do
 	}
 	return c.awaitRepair()

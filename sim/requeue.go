@@ -9,14 +9,14 @@ import (
 // preempt applies one of a plan's preemptions.
 func (c *controller) preempt(p Preemption) error {
 	ref := p.Job
-	if ref < 0 || int(ref) >= len(c.jobs) {
+	if ref < 0 || int(ref) >= c.js.n {
 		return fmt.Errorf("policy %s: preemption of unknown job ref %d at t=%d", c.policy.Name(), ref, c.now)
 	}
 	if c.status[ref] != stRunning {
-		return fmt.Errorf("policy %s: job %s: preempted at t=%d but it is not running", c.policy.Name(), c.jobs[ref].ID, c.now)
+		return fmt.Errorf("policy %s: job %s: preempted at t=%d but it is not running", c.policy.Name(), c.js.at(ref).ID, c.now)
 	}
 	if p.Mode != PreemptCancel && p.Mode != PreemptRequeue {
-		return fmt.Errorf("policy %s: job %s: preemption at t=%d has unknown mode %d", c.policy.Name(), c.jobs[ref].ID, c.now, p.Mode)
+		return fmt.Errorf("policy %s: job %s: preemption at t=%d has unknown mode %d", c.policy.Name(), c.js.at(ref).ID, c.now, p.Mode)
 	}
 	if _, ok := c.grace[ref]; ok {
 		return nil // already on its way out
@@ -33,9 +33,9 @@ func (c *controller) preempt(p Preemption) error {
 	// comes before the next second's passes (the next cycle's, gen-92/run2:
 	// killed at 57.73, done 5 ms later, its preemptor started by the cycle
 	// of 58.38), not after the kill's (a main pass there did not see it).
-	kw, own := c.cfg.KillWait, c.jobs[ref].KillWait > 0
+	kw, own := c.cfg.KillWait, c.js.at(ref).KillWait > 0
 	if own {
-		kw = Time(c.jobs[ref].KillWait - 1)
+		kw = Time(c.js.at(ref).KillWait - 1)
 	}
 	if g+kw <= 0 && !own {
 		c.interrupt(ref, Preempted, requeue)
@@ -73,12 +73,12 @@ func (c *controller) preempt(p Preemption) error {
 // requeueable reports whether job ref returns to the queue when it is
 // preempted in REQUEUE mode or its node fails.
 func (c *controller) requeueable(ref JobRef) bool {
-	return c.cfg.JobRequeue || c.jobs[ref].Requeue
+	return c.cfg.JobRequeue || c.js.at(ref).Requeue
 }
 
 func (c *controller) bumpGen(ref JobRef) {
 	if c.gen == nil {
-		c.gen = make([]uint32, len(c.jobs))
+		c.gen = make([]uint32, c.js.n)
 	}
 	c.gen[ref]++
 }
@@ -150,13 +150,13 @@ func (c *controller) requeue(ref JobRef, st State, kill Time) {
 		c.lcRunEnded(ref, false, st)
 	}
 
-	j := &c.jobs[ref]
+	j := c.js.at(ref)
 	if c.remain == nil {
-		c.remain = make([]Time, len(c.jobs))
-		for i := range c.jobs {
-			c.remain[i] = c.jobs[i].Runtime
+		c.remain = make([]Time, c.js.n)
+		for i := range c.js.n {
+			c.remain[i] = c.js.peek(JobRef(i)).Runtime
 		}
-		c.requeuedAt = make([]Time, len(c.jobs))
+		c.requeuedAt = make([]Time, c.js.n)
 	}
 	c.requeuedAt[ref] = kill
 	if ci := Time(j.CheckpointInterval); ci > 0 {

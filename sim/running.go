@@ -55,7 +55,7 @@ func (c *controller) searchRunning(ref JobRef) (int, bool) {
 func (c *controller) runningIndex(ref JobRef) int {
 	i, found := c.searchRunning(ref)
 	if !found || c.running[i].Alloc == nil {
-		panic(fmt.Sprintf("sim: running job %q missing from the running list: t=%d", c.jobs[ref].ID, c.now))
+		panic(fmt.Sprintf("sim: running job %q missing from the running list: t=%d", c.js.at(ref).ID, c.now))
 	}
 	return i
 }

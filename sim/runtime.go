@@ -165,7 +165,7 @@ func (rs *runtimeState) ratio(cl *hwmodels.Cluster, from, to, class string) floa
 // alloc with work seconds of recorded work.
 func (c *controller) scaleRun(ref JobRef, alloc []NodeAlloc, work Time) Time {
 	rs := c.rt
-	j := &c.jobs[ref]
+	j := c.js.at(ref)
 	class := ""
 	if rs.cfg.Class != nil {
 		class = rs.cfg.Class(j)
@@ -240,7 +240,7 @@ func (c *controller) workOf(ref JobRef) Time {
 	if c.remain != nil {
 		return c.remain[ref]
 	}
-	return c.jobs[ref].Runtime
+	return c.js.at(ref).Runtime
 }
 
 // runLength returns how long job ref's current run lasts if nothing cuts

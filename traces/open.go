@@ -60,6 +60,12 @@ type Options struct {
 	// replay, not of the trace. Result.Read counts the jobs before the
 	// cut. A Stream ignores Head.
 	Head int
+	// PackAbove, when above 0, makes Open and Read hold the jobs packed
+	// (workload.Packed, Trace.Packed, about 54 bytes a job instead of
+	// 296) once more than PackAbove are read (PackAboveForBudget). Only
+	// a caller that reads the trace through Trace.Len, At and All may
+	// set it. A Stream ignores it.
+	PackAbove int
 }
 
 // Result is a whole trace read by Open or Read, with what callers need
@@ -148,6 +154,8 @@ func readWhole(s *Stream) (*Result, error) {
 	hint := s.sizeHint()
 	var chunks [][]workload.Job
 	var ex extraInterner
+	var pk *workload.Packed
+	packAt := packAbove(s.opts.PackAbove)
 	read := 0
 	for {
 		j, err := s.Next()
@@ -162,11 +170,31 @@ func readWhole(s *Stream) (*Result, error) {
 		switch {
 		case head != nil:
 			head.offer(j)
+		case pk != nil:
+			if read%packBlockJobs == 0 {
+				if err := reserve(packBlockJobs*packedJobBytes, read); err != nil {
+					return nil, s.budgetError(err)
+				}
+			}
+			pk.Append(&j)
+		case packAt > 0 && read > packAt:
+			pk = workload.NewPacked()
+			for k := range chunks {
+				for i := range chunks[k] {
+					pk.Append(&chunks[k][i])
+				}
+				chunks[k] = nil
+			}
+			chunks = nil
+			pk.Append(&j)
 		default:
 			if len(chunks) == 0 || len(chunks[len(chunks)-1]) == cap(chunks[len(chunks)-1]) {
 				c := chunkCap(len(chunks))
 				if len(chunks) == 0 && hint > 0 {
 					c = hint
+					if packAt > 0 {
+						c = min(c, packAt+1) // the rest is packed
+					}
 				}
 				if err := reserve(int64(c)*jobBytes, read); err != nil {
 					return nil, s.budgetError(err)
@@ -198,9 +226,33 @@ func readWhole(s *Stream) (*Result, error) {
 	}
 	res := s.Result()
 	res.Trace.Jobs = jobs
+	res.Trace.Packed = pk
 	res.Read = read
 	res.Trace.Rebase(0)
 	return res, nil
+}
+
+// packBlockJobs and packedJobBytes size the memory check of a packed
+// read: one per that many jobs, of about what they take packed.
+const packBlockJobs, packedJobBytes = 4096, 64
+
+// packAbove is the job count above which a read packs its jobs, 0 for
+// never (Options.PackAbove).
+func packAbove(opt int) int { return max(opt, 0) }
+
+// PackAboveForBudget is the Options.PackAbove for a run under the memory
+// budget (SetMemoryBudget): the jobs are packed once holding them as
+// Jobs would take more than a quarter of it, 3.6 M jobs under 4 GiB,
+// which leaves the rest for the simulation's own state; 0 (never)
+// without a budget.
+func PackAboveForBudget() int {
+	memoryBudget.Lock()
+	limit := memoryBudget.limit
+	memoryBudget.Unlock()
+	if limit <= 0 {
+		return 0
+	}
+	return int(max(1, limit/4/jobBytes))
 }
 
 // budgetError places a memory budget's *LimitError at the record the

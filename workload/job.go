@@ -2,6 +2,7 @@ package workload
 
 import (
 	"cmp"
+	"iter"
 	"slices"
 )
 
@@ -197,7 +198,12 @@ type Trace struct {
 	// sacct traces, whose timestamps carry no zone, it is the wall-clock
 	// reading taken as UTC.
 	Epoch int64
-	Jobs  []Job
+	// Jobs are the jobs, unless Packed holds them (then Jobs is nil):
+	// code that may see either reads them with Len, At and All.
+	Jobs []Job
+	// Packed holds the jobs of a trace too long to keep as Jobs
+	// (traces.Options.PackAbove); nil otherwise.
+	Packed *Packed
 	// Source says where the jobs came from, for run headers.
 	Source string
 	// TimeZone is the IANA name of the zone the trace was recorded in
@@ -215,6 +221,17 @@ type Trace struct {
 // the first submit, which becomes the epoch. base is the Unix time the jobs'
 // current clock counts from (0 when they hold Unix seconds already).
 func (t *Trace) Rebase(base int64) {
+	if t.Packed != nil {
+		t.Packed = t.Packed.sortedBySubmit()
+		if t.Packed.Len() == 0 {
+			t.Epoch = base
+			return
+		}
+		first := t.Packed.Submit(0)
+		t.Epoch = base + int64(first)
+		t.Packed.shift(-first) // trace start and end are stored relative to the submit
+		return
+	}
 	slices.SortStableFunc(t.Jobs, func(a, b Job) int { return cmp.Compare(a.Submit, b.Submit) })
 	if len(t.Jobs) == 0 {
 		t.Epoch = base
@@ -232,4 +249,70 @@ func (t *Trace) Rebase(base int64) {
 			j.TraceEnd -= first
 		}
 	}
+}
+
+// Len returns the number of jobs.
+func (t *Trace) Len() int {
+	if t.Packed != nil {
+		return t.Packed.Len()
+	}
+	return len(t.Jobs)
+}
+
+// At returns job i.
+func (t *Trace) At(i int) Job {
+	if t.Packed != nil {
+		return t.Packed.At(i)
+	}
+	return t.Jobs[i]
+}
+
+// Submit returns job i's submit time.
+func (t *Trace) Submit(i int) Time {
+	if t.Packed != nil {
+		return t.Packed.Submit(i)
+	}
+	return t.Jobs[i].Submit
+}
+
+// All yields the jobs in order with their index. A packed trace's job is
+// decoded into one variable that each step overwrites: keep a copy (*j),
+// not the pointer, past the step.
+func (t *Trace) All() iter.Seq2[int, *Job] {
+	return func(yield func(int, *Job) bool) {
+		if t.Packed == nil {
+			for i := range t.Jobs {
+				if !yield(i, &t.Jobs[i]) {
+					return
+				}
+			}
+			return
+		}
+		var j Job
+		for i := range t.Packed.Len() {
+			t.Packed.Job(i, &j)
+			if !yield(i, &j) {
+				return
+			}
+		}
+	}
+}
+
+// Edit calls f on every job in order, which may change it, and keeps the
+// job when f returns true; the jobs dropped are gone, the order of the
+// others unchanged. A packed trace is packed again.
+func (t *Trace) Edit(f func(j *Job) bool) {
+	if t.Packed != nil {
+		t.Packed = t.Packed.edit(f)
+		return
+	}
+	n := 0
+	for i := range t.Jobs {
+		if f(&t.Jobs[i]) {
+			t.Jobs[n] = t.Jobs[i]
+			n++
+		}
+	}
+	clear(t.Jobs[n:])
+	t.Jobs = t.Jobs[:n]
 }

@@ -25,10 +25,9 @@ func MapPartitions(t *Trace, m map[string]string) {
 	// its jobs share the result instead of holding a copy each.
 	seen := map[string]mapped{}
 	changed := 0
-	for i := range t.Jobs {
-		j := &t.Jobs[i]
+	t.Edit(func(j *Job) bool {
 		if j.Partition == "" {
-			continue
+			return true
 		}
 		r, ok := seen[j.Partition]
 		if !ok {
@@ -46,7 +45,8 @@ func MapPartitions(t *Trace, m map[string]string) {
 			j.Partition = r.to
 			changed++
 		}
-	}
+		return true
+	})
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -62,24 +62,18 @@ func MapPartitions(t *Trace, m map[string]string) {
 // Window keeps the jobs submitted in [from, to) (Unix seconds; to <= 0
 // means no upper bound) and rebases the trace on the first kept submit.
 func Window(t *Trace, from, to int64) {
-	kept := t.Jobs[:0]
-	for _, j := range t.Jobs {
-		sub := t.Epoch + int64(j.Submit)
-		if sub >= from && (to <= 0 || sub < to) {
-			kept = append(kept, j)
-		}
-	}
-	n := len(t.Jobs)
-	t.Jobs = kept
+	n := t.Len()
 	epoch := t.Epoch
-	for i := range t.Jobs {
-		shift(&t.Jobs[i], Time(epoch))
-	}
+	t.Edit(func(j *Job) bool {
+		sub := epoch + int64(j.Submit)
+		shift(j, Time(epoch))
+		return sub >= from && (to <= 0 || sub < to)
+	})
 	t.Rebase(0)
-	if len(t.Jobs) == 0 {
+	if t.Len() == 0 {
 		t.Epoch = from
 	}
-	t.Notes = append(t.Notes, fmt.Sprintf("window [%s, %s): kept %d of %d jobs", unixString(from), unixString(to), len(t.Jobs), n))
+	t.Notes = append(t.Notes, fmt.Sprintf("window [%s, %s): kept %d of %d jobs", unixString(from), unixString(to), t.Len(), n))
 }
 
 func unixString(s int64) string {
@@ -119,9 +113,16 @@ func ScaleLoad(t *Trace, factor float64, seed uint64) error {
 	rng := rand.New(rand.NewPCG(seed, StreamScaleLoad))
 	whole := math.Floor(factor)
 	frac := factor - whole
-	n0 := len(t.Jobs)
-	out := make([]Job, 0, int(float64(n0)*factor)+1)
-	for _, j := range t.Jobs {
+	n0 := t.Len()
+	var out []Job
+	var pk *Packed
+	if t.Packed != nil {
+		pk = t.Packed.emptyLike()
+	} else {
+		out = make([]Job, 0, int(float64(n0)*factor)+1)
+	}
+	for _, jp := range t.All() {
+		j := *jp
 		copies := int(whole)
 		if rng.Float64() < frac {
 			copies++
@@ -141,16 +142,21 @@ func ScaleLoad(t *Trace, factor float64, seed uint64) error {
 				off := lo + rng.Int64N(hour+3600-lo) - abs
 				shift(&c, Time(off))
 			}
-			out = append(out, c)
+			shift(&c, Time(t.Epoch))
+			if pk != nil {
+				pk.Append(&c)
+			} else {
+				out = append(out, c)
+			}
 		}
 	}
-	t.Jobs = out
-	epoch := t.Epoch
-	for i := range t.Jobs {
-		shift(&t.Jobs[i], Time(epoch))
+	if pk != nil {
+		t.Packed = pk
+	} else {
+		t.Jobs = out
 	}
 	t.Rebase(0)
-	t.Notes = append(t.Notes, fmt.Sprintf("load scaled by %g (seed %d): %d jobs from %d, each copy within its original's clock hour", factor, seed, len(t.Jobs), n0))
+	t.Notes = append(t.Notes, fmt.Sprintf("load scaled by %g (seed %d): %d jobs from %d, each copy within its original's clock hour", factor, seed, t.Len(), n0))
 	return nil
 }
 
@@ -181,15 +187,14 @@ func RemapGPU(t *Trace, m map[string]string, speedup float64) (int, error) {
 		lower[strings.ToLower(k)] = v
 	}
 	n := 0
-	for i := range t.Jobs {
-		j := &t.Jobs[i]
+	t.Edit(func(j *Job) bool {
 		if j.Request.GPUs == 0 {
-			continue
+			return true
 		}
 		to, ok := lower[strings.ToLower(j.Request.GPUType)]
 		if !ok {
 			if to, ok = lower["*"]; !ok {
-				continue
+				return true
 			}
 		}
 		j.Request.GPUType = to
@@ -198,7 +203,8 @@ func RemapGPU(t *Trace, m map[string]string, speedup float64) (int, error) {
 			j.TraceEnd = j.TraceStart + j.Runtime
 		}
 		n++
-	}
+		return true
+	})
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k+"→"+m[k])
@@ -221,18 +227,19 @@ type Filter struct {
 // Apply keeps the jobs f accepts (a multi-partition job matches when any
 // of its partitions is listed) and rebases the trace.
 func (f Filter) Apply(t *Trace) {
-	n := len(t.Jobs)
-	kept := t.Jobs[:0]
-	for _, j := range t.Jobs {
-		sub := t.Epoch + int64(j.Submit)
+	n := t.Len()
+	epoch := t.Epoch
+	t.Edit(func(j *Job) bool {
+		sub := epoch + int64(j.Submit)
+		shift(j, Time(epoch))
 		if f.From != 0 && sub < f.From || f.To != 0 && sub >= f.To {
-			continue
+			return false
 		}
 		if len(f.Users) > 0 && !slices.Contains(f.Users, j.User) {
-			continue
+			return false
 		}
 		if len(f.States) > 0 && !slices.Contains(f.States, j.TraceState) {
-			continue
+			return false
 		}
 		if len(f.Partitions) > 0 {
 			hit := false
@@ -242,19 +249,14 @@ func (f Filter) Apply(t *Trace) {
 				}
 			}
 			if !hit {
-				continue
+				return false
 			}
 		}
-		kept = append(kept, j)
-	}
-	t.Jobs = kept
-	epoch := t.Epoch
-	for i := range t.Jobs {
-		shift(&t.Jobs[i], Time(epoch))
-	}
+		return true
+	})
 	t.Rebase(0)
-	if len(t.Jobs) == 0 {
+	if t.Len() == 0 {
 		t.Epoch = epoch
 	}
-	t.Notes = append(t.Notes, fmt.Sprintf("filtered: kept %d of %d jobs", len(t.Jobs), n))
+	t.Notes = append(t.Notes, fmt.Sprintf("filtered: kept %d of %d jobs", t.Len(), n))
 }

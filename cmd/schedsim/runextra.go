@@ -16,11 +16,11 @@ import (
 // (nil without a bar).
 func scaleOptions(cmd *cobra.Command, f *runFlags, run *scenario.Run) (func(), error) {
 	pr := newProgress(cmd.ErrOrStderr(), f.quiet, false, 0)
-	if pr.off || len(run.Trace.Jobs) == 0 {
+	if pr.off || run.Trace.Len() == 0 {
 		return nil, nil
 	}
-	first := run.Trace.Jobs[0].Submit
-	span := run.Trace.Jobs[len(run.Trace.Jobs)-1].Submit - first
+	first := run.Trace.Submit(0)
+	span := run.Trace.Submit(run.Trace.Len()-1) - first
 	run.Progress = func(now sim.Time, done, total int) {
 		el := pr.elapsed()
 		pct := 100.0

@@ -134,7 +134,9 @@ type Policy struct {
 	passNew bool
 }
 
-// slurmJob is what the policy keeps per job, indexed by JobRef.
+// slurmJob is what the policy keeps per job, indexed by JobRef: one per
+// job of the run, so its fields are ordered to leave no padding (80
+// bytes, TestSlurmJobSize).
 type slurmJob struct {
 	base      float64 // weighted priority sum without the partition term
 	billable  float64
@@ -145,9 +147,9 @@ type slurmJob struct {
 	epoch     uint32
 	started   uint32   // epoch of the pass that started it
 	victim    uint32   // epoch of the pass that preempted it
+	limit     int32    // time limit of its current run, seconds (saturated); 0 before it starts
 	preempted sim.Time // 1 + when it last preempted, 0 for never
 	killed    sim.Time // start + 1 of its run that a preemption killed at once (no grace), 0 for none
-	limit     int32    // time limit of its current run, seconds (saturated); 0 before it starts
 	charged   sim.Time // when its current charge began (its run's start)
 	known     bool
 	sized     bool // tested against the nodes: the job size factor counts the CPUs it would be allocated
