@@ -190,15 +190,10 @@ func (d *packReader) uvarint() uint64 {
 	return v
 }
 
+// varint undoes binary.PutVarint's zig-zag encoding.
 func (d *packReader) varint() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.err = errPacked
-		d.b = nil
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
+	u := d.uvarint()
+	return int64(u>>1) ^ -int64(u&1)
 }
 
 func (d *packReader) int32() int32 {
