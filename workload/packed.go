@@ -190,6 +190,19 @@ func (d *packReader) uvarint() uint64 {
 	return v
 }
 
+// count reads a list length, bounded by the bytes left (each entry takes
+// at least one) so a corrupt block cannot make a huge allocation; past the
+// bound it marks the reader bad and returns 0.
+func (d *packReader) count() int {
+	n := d.uvarint()
+	if n > uint64(len(d.b)) {
+		d.err = errPacked
+		d.b = nil
+		return 0
+	}
+	return int(n)
+}
+
 // varint undoes binary.PutVarint's zig-zag encoding.
 func (d *packReader) varint() int64 {
 	u := d.uvarint()
@@ -281,10 +294,7 @@ func (p *Packed) decode(i int, j *Job) error {
 		j.TraceEnd = j.Submit + Time(d.varint())
 	}
 	j.Deps = nil
-	if n := d.uvarint(); n > 0 {
-		if n > uint64(len(d.b)) {
-			return errPacked
-		}
+	if n := d.count(); n > 0 {
 		j.Deps = make([]Dependency, n)
 		for k := range j.Deps {
 			if len(d.b) == 0 {
@@ -296,10 +306,7 @@ func (p *Packed) decode(i int, j *Job) error {
 		}
 	}
 	j.Extra = nil
-	if n := d.uvarint(); n > 0 {
-		if n > uint64(len(d.b)) {
-			return errPacked
-		}
+	if n := d.count(); n > 0 {
 		j.Extra = make([]Field, n)
 		for k := range j.Extra {
 			j.Extra[k].Name = p.sym(&d)
