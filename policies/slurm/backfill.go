@@ -57,11 +57,9 @@ type backfillState struct {
 	held    []sim.NodeState
 	upEpoch uint32
 
-	// relEnd lists rel's indices by end (orderRelEnd), when relEndOK; ub
-	// is the reservation search's bound (unitsBound).
+	// relEnd lists rel's indices by end (orderRelEnd), when relEndOK.
 	relEnd   []int32
 	relEndOK bool
-	ub       unitsBound
 	cq       []factCursor // the facts reserve consults (openFacts)
 	noFacts  bool         // reserve consults none (tests)
 
@@ -1046,7 +1044,6 @@ func (s *Policy) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
 		if !s.reachable(now, horizon) {
 			return false
 		}
-		b.ub.gen = 0
 	}
 	// The facts of the cycle's earlier searches rule out retries without
 	// their mask or bound (see bfFact). Without advance reservations, the

@@ -79,6 +79,11 @@ type wrProfile struct {
 	// facts[lo:hi].
 	facts []bfFact
 	certs []bfCert
+
+	// ub is the state of unitsBound for this profile, kept across the
+	// reservation searches of the cycle: a search starting earlier than
+	// the last one ended walks the releases back instead of starting over.
+	ub unitsBound
 }
 
 // bfFact is what a retry of reserve at start lo learnt: with lo's next
@@ -168,7 +173,7 @@ func (s *Policy) ruledOut(t sim.Time) (e sim.Time, ub int64, ok bool) {
 }
 
 // unitsBound is the state of the bound reserve tests its TRY_LATER
-// retries against (Slurm.unitsBound), for one call of reserve: the
+// retries against (Policy.unitsBound), kept per profile for the cycle: the
 // first k jobs of b.relEnd released, ex per node the units that gained
 // (listed in touched), d the units on b.mask's nodes with them released,
 // as of the mask's change log at (epoch, pos).
@@ -859,13 +864,15 @@ func (s *Policy) endEntries(k int) {
 // A group starting at or before t has released only such jobs (its start
 // is the latest end among those it released), and a node's units only
 // grow as jobs release theirs. So when the bound is short of the need,
-// the will-run test finds no start at or before t. Successive calls of
-// one reserve follow the mask by its change log and t by the jobs whose
-// end it passes; b.ub.gen = 0 starts afresh.
+// the will-run test finds no start at or before t. The profile keeps the
+// state between calls (w.ub): it follows the mask by its change log and
+// t by the jobs whose end it passes, forwards or backwards, so the
+// searches of a cycle, each starting again near now, walk only the
+// releases between their times.
 func (s *Policy) unitsBound(t sim.Time) int64 {
 	b := &s.bf
 	w := b.wr
-	u := &b.ub
+	u := &w.ub
 	if n := len(w.contrib); len(u.ex) != n {
 		u.ex = make([]int32, n)
 		u.tbits = make([]uint64, (n+63)/64)
@@ -873,7 +880,7 @@ func (s *Policy) unitsBound(t sim.Time) int64 {
 		u.gen = 0
 	}
 	switch {
-	case u.gen != w.gen || t < u.t:
+	case u.gen != w.gen:
 		for _, x := range u.touched {
 			u.ex[x] = 0
 			u.tbits[x>>6] = 0
@@ -902,6 +909,21 @@ func (s *Policy) unitsBound(t sim.Time) int64 {
 	}
 	u.t, u.epoch, u.pos = t, b.logEpoch, len(b.mlog)
 	b.orderRelEnd()
+	// Back: the jobs released that end after t are held again (their
+	// nodes stay touched, with what is left of their gain).
+	for u.k > 0 && b.rel[b.relEnd[u.k-1]].end > t {
+		u.k--
+		lo := int32(0)
+		if u.k > 0 {
+			lo = w.eEntEnd[u.k-1]
+		}
+		for _, e := range w.eEnt[lo:w.eEntEnd[u.k]] {
+			u.ex[e.node] -= e.delta
+			if b.inMask(e.node) {
+				u.d -= int64(e.delta)
+			}
+		}
+	}
 	for u.k < len(b.relEnd) && b.rel[b.relEnd[u.k]].end <= t {
 		s.endEntries(u.k + 1)
 		lo := int32(0)
