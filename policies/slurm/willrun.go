@@ -80,6 +80,10 @@ type wrProfile struct {
 	facts []bfFact
 	certs []bfCert
 
+	// fin is the profile with every rel job released, for the bound
+	// past every end (finalBound).
+	fin finalUnits
+
 	// ub is the state of unitsBound for this profile, kept across the
 	// reservation searches of the cycle: a search starting earlier than
 	// the last one ended walks the releases back instead of starting over.
@@ -525,6 +529,7 @@ func (s *Policy) profile(cls int32) {
 	}
 	w.eEnt = w.eEnt[:0]
 	w.eEntEnd = w.eEntEnd[:0]
+	w.fin.ok = false
 }
 
 // maskedUnits returns the units b.wr holds now on the nodes b.mask leaves
@@ -872,6 +877,13 @@ func (s *Policy) endEntries(k int) {
 func (s *Policy) unitsBound(t sim.Time) int64 {
 	b := &s.bf
 	w := b.wr
+	if t == math.MaxInt64 {
+		got := s.finalBound()
+		if boundCheck != nil {
+			boundCheck(s, t, got)
+		}
+		return got
+	}
 	u := &w.ub
 	if n := len(w.contrib); len(u.ex) != n {
 		u.ex = make([]int32, n)
@@ -947,6 +959,92 @@ func (s *Policy) unitsBound(t sim.Time) int64 {
 		boundCheck(s, t, got)
 	}
 	return got
+}
+
+// finalUnits is a profile's units per node once every rel job is
+// released, as bit planes (upl's layout), their sum, and their sum on the
+// nodes b.mask leaves out as of the mask's change log at (epoch, pos).
+type finalUnits struct {
+	ok      bool
+	base    int64
+	upl     [][]uint64
+	maskVer uint64
+	masked  int64
+	epoch   uint64
+	pos     int
+}
+
+// finalBound is unitsBound(math.MaxInt64): the units on b.mask's nodes
+// with every rel job released. A reservation search's last retry before
+// the horizon asks for it (its next boundary is none), and the other
+// retries for bounds near now: kept apart, neither walks the releases
+// to the other's time. The final units are made once per profile, and
+// the masked sum follows the mask by its change log.
+func (s *Policy) finalBound() int64 {
+	b := &s.bf
+	w := b.wr
+	f := &w.fin
+	if !f.ok {
+		f.ok = true
+		b.orderRelEnd()
+		s.endEntries(len(b.relEnd))
+		var top int32
+		f.base = 0
+		fu := func(x int) int32 {
+			c := w.contrib[x]
+			if c >= 0 && w.eSeen[x] == w.eStamp {
+				c = w.ePrev[x]
+			}
+			return max(c, 0)
+		}
+		for x := range w.contrib {
+			c := fu(x)
+			top = max(top, c)
+			f.base += int64(c)
+		}
+		k, nw := bits.Len32(uint32(top)), (len(w.contrib)+63)/64
+		if cap(f.upl) < k {
+			f.upl = slices.Grow(f.upl[:cap(f.upl)], k-cap(f.upl))
+		}
+		f.upl = f.upl[:k]
+		for j := range f.upl {
+			f.upl[j] = slices.Grow(f.upl[j][:0], nw)[:nw]
+			clear(f.upl[j])
+		}
+		for x := range w.contrib {
+			for j, c := 0, fu(x); c > 0; j, c = j+1, c>>1 {
+				if c&1 != 0 {
+					f.upl[j][x>>6] |= 1 << uint(x&63)
+				}
+			}
+		}
+		f.maskVer, f.masked = 0, 0
+	}
+	units := func(i int32, set uint64) int64 {
+		var u int64
+		if set != 0 {
+			for k, pl := range f.upl {
+				u += int64(bits.OnesCount64(pl[i]&set)) << uint(k)
+			}
+		}
+		return u
+	}
+	if f.maskVer != b.maskVer {
+		var u int64
+		if f.maskVer != 0 && f.epoch == b.logEpoch && len(b.mlog)-f.pos < len(b.out) {
+			u = f.masked
+			for _, e := range b.mlog[f.pos:] {
+				u += units(e.w, e.gone) - units(e.w, e.back)
+			}
+		} else {
+			for i, o := range b.out {
+				u += units(int32(i), o)
+			}
+		}
+		f.maskVer, f.masked = b.maskVer, u
+		f.epoch, f.pos = b.logEpoch, len(b.mlog)
+	}
+	return f.base - f.masked
 }
 
 // boundCheck, when set (by the package's tests), is called with every
