@@ -30,3 +30,27 @@ func TestSlurmReserveBound(t *testing.T) {
 	}
 	t.Logf("%d bounds compared", n)
 }
+
+// TestSlurmQueueOrder compares the queue order buildOrder keeps across
+// passes (records dropped and merged in, the pass left alone when no job
+// came or left) with one made from each pass's pending jobs, over the
+// random workloads of TestSlurmBackfillReference.
+func TestSlurmQueueOrder(t *testing.T) {
+	slurm.CheckOrder(true)
+	defer slurm.CheckOrder(false)
+	slurm.OrderChecks()
+	n := 0
+	for seed := uint64(1); seed <= uint64(*referenceRuns); seed++ {
+		c := randomBackfillCase(seed)
+		c.run(t, false, func(s *slurm.Policy) {})
+		k, err := slurm.OrderChecks()
+		if err != nil {
+			t.Fatalf("seed %d (%s): %v", seed, c, err)
+		}
+		n += k
+	}
+	if n == 0 {
+		t.Fatal("no order was checked: the workloads test nothing")
+	}
+	t.Logf("%d orders compared", n)
+}

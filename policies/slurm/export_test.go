@@ -112,3 +112,61 @@ func NoFacts(s *Policy) { s.bf.noFacts = true }
 // BackfillValid returns the time from which the last backfill cycle that
 // ran may come out differently (the bound on skipping cycles).
 func (s *Policy) BackfillValid() sim.Time { return s.bf.valid }
+
+// orderChecks counts the queue orders compared with plainOrder, and
+// orderErr is the first that differed.
+var (
+	orderChecks int
+	orderErr    error
+)
+
+// CheckOrder turns the comparison of every kept queue order (buildOrder)
+// with one made from the pending jobs on or off.
+func CheckOrder(on bool) {
+	if !on {
+		orderCheck = nil
+		return
+	}
+	orderCheck = func(s *Policy, pend []sim.PendingJob) {
+		orderChecks++
+		if err := s.plainOrder(pend); err != nil && orderErr == nil {
+			orderErr = fmt.Errorf("t=%d: %v", s.pass.Now, err)
+		}
+	}
+}
+
+// OrderChecks returns how many queue orders were compared since the last
+// call, and the first difference.
+func OrderChecks() (int, error) {
+	n, err := orderChecks, orderErr
+	orderChecks, orderErr = 0, nil
+	return n, err
+}
+
+// plainOrder checks s.order against pend: one record per pending job and
+// partition (its own and those of Parts), no other, sorted by qrecCmp.
+// The records' priorities are the kept ones (they change only at a
+// recalculation), so only the sort on them is checked.
+func (s *Policy) plainOrder(pend []sim.PendingJob) error {
+	want := map[[2]int64]bool{}
+	for i := range pend {
+		parts := pend[i].Parts | 1<<uint(pend[i].Part)
+		for p := 0; p < 64; p++ {
+			if parts&(1<<uint(p)) != 0 {
+				want[[2]int64{int64(pend[i].Ref), int64(p)}] = true
+			}
+		}
+	}
+	if len(s.order) != len(want) {
+		return fmt.Errorf("%d records, want %d", len(s.order), len(want))
+	}
+	for k, r := range s.order {
+		if !want[[2]int64{int64(r.ref), int64(r.part)}] {
+			return fmt.Errorf("record %d: job %d partition %d is not pending there", k, r.ref, r.part)
+		}
+		if k > 0 && qrecCmp(s.order[k-1], r) >= 0 {
+			return fmt.Errorf("records %d and %d out of order", k-1, k)
+		}
+	}
+	return nil
+}

@@ -31,6 +31,16 @@ type qrec struct {
 // It reports whether the queue changed (records dropped or added, or
 // priorities recomputed).
 func (s *Policy) buildOrder(pend []sim.PendingJob, recalc bool) bool {
+	// The jobs with records are those pending at the last pass, and those
+	// pending now that were are len(pend)-len(s.fresh) of them: with none
+	// new and as many pending, none left, and the order stands as it is.
+	if !recalc && len(s.fresh) == 0 && len(pend) == s.orderJobs {
+		if orderCheck != nil {
+			orderCheck(s, pend)
+		}
+		return false
+	}
+	s.orderJobs = len(pend)
 	o := s.order[:0]
 	for _, r := range s.order {
 		js := &s.st[r.ref]
@@ -81,8 +91,15 @@ func (s *Policy) buildOrder(pend []sim.PendingJob, recalc bool) bool {
 	}
 	changed := added || recalc || len(o) != len(s.order)
 	s.order = o
+	if orderCheck != nil {
+		orderCheck(s, pend)
+	}
 	return changed
 }
+
+// orderCheck, when set (by the package's tests), is called with the
+// order buildOrder kept, to compare it with one made from pend.
+var orderCheck func(s *Policy, pend []sim.PendingJob)
 
 // qrecCmp is the queue order: preemption rank, partition PriorityTier,
 // priority (each higher first), submit time, job, partition.

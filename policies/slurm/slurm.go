@@ -97,13 +97,14 @@ type Policy struct {
 	confCluster *hwmodels.Cluster
 	partModes   []preemptMode // per partition of confCluster: its PreemptMode
 
-	cluster  *hwmodels.Cluster
-	epoch    uint32
-	st       []slurmJob
-	order    []qrec
-	orderBuf []qrec  // buildOrder's merge buffer
-	fresh    []int32 // indices into Pending of the jobs without queue records this pass
-	lastCalc sim.Time
+	cluster   *hwmodels.Cluster
+	epoch     uint32
+	st        []slurmJob
+	order     []qrec
+	orderBuf  []qrec  // buildOrder's merge buffer
+	orderJobs int     // the jobs order has records of: those pending at the last pass
+	fresh     []int32 // indices into Pending of the jobs without queue records this pass
+	lastCalc  sim.Time
 	// passFull and passBF are the indices of the full main pass and the
 	// backfill cycle among the passes Begin declared, or -1.
 	passFull, passBF int
@@ -229,6 +230,7 @@ func (s *Policy) reset(c *hwmodels.Cluster) {
 	clear(s.st) // job grows into this capacity and expects zeros
 	s.st = s.st[:0]
 	s.order = s.order[:0]
+	s.orderJobs = 0
 	s.lastCalc = -1
 	s.expRun = 0
 	s.bf.skipOK = false
