@@ -61,7 +61,16 @@ type backfillState struct {
 	relEnd   []int32
 	relEndOK bool
 	cq       []factCursor // the facts reserve consults (openFacts)
-	noFacts  bool         // reserve consults none (tests)
+
+	// The free state with every rel job released (finalFree), valid
+	// while finOK, on finNodes (finSeen); finUnits is finalBound's
+	// scratch.
+	finFree  []sim.NodeState
+	finSeen  []bool
+	finNodes []int32
+	finOK    bool
+	finUnits []int32
+	noFacts  bool // reserve consults none (tests)
 
 	// mlog logs the words of out that changed since the mask was last
 	// rebuilt (logEpoch), so that a profile's units on the masked nodes
@@ -513,6 +522,7 @@ func (s *Policy) buildRel() {
 		return
 	}
 	b.relBuilt = true // profiles made before (by startNow) have no entries yet
+	b.finOK = false
 	b.relEndOK = false
 	b.relStamp += 2
 	mark, seen := b.relStamp, b.relStamp+1

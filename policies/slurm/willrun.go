@@ -598,6 +598,7 @@ func (w *wrProfile) units(i int32, set uint64) int64 {
 // dropProfiles forgets the will-run profiles (the free state or rel
 // changed).
 func (b *backfillState) dropProfiles() {
+	b.finOK = false
 	b.nprof = 0
 	b.profNext = 0
 	b.wr = nil
@@ -986,19 +987,19 @@ func (s *Policy) finalBound() int64 {
 	f := &w.fin
 	if !f.ok {
 		f.ok = true
-		b.orderRelEnd()
-		s.endEntries(len(b.relEnd))
+		s.finalFree()
 		var top int32
 		f.base = 0
-		fu := func(x int) int32 {
-			c := w.contrib[x]
-			if c >= 0 && w.eSeen[x] == w.eStamp {
-				c = w.ePrev[x]
+		fu := append(b.finUnits[:0], w.contrib...)
+		for _, x := range b.finNodes {
+			if fu[x] >= 0 {
+				fu[x] = w.d.Fit(b.finFree[x])
 			}
-			return max(c, 0)
 		}
-		for x := range w.contrib {
-			c := fu(x)
+		b.finUnits = fu
+		for x, c := range fu {
+			c = max(c, 0)
+			fu[x] = c
 			top = max(top, c)
 			f.base += int64(c)
 		}
@@ -1011,8 +1012,8 @@ func (s *Policy) finalBound() int64 {
 			f.upl[j] = slices.Grow(f.upl[j][:0], nw)[:nw]
 			clear(f.upl[j])
 		}
-		for x := range w.contrib {
-			for j, c := 0, fu(x); c > 0; j, c = j+1, c>>1 {
+		for x, c := range fu {
+			for j := 0; c > 0; j, c = j+1, c>>1 {
 				if c&1 != 0 {
 					f.upl[j][x>>6] |= 1 << uint(x&63)
 				}
@@ -1045,6 +1046,38 @@ func (s *Policy) finalBound() int64 {
 		f.epoch, f.pos = b.logEpoch, len(b.mlog)
 	}
 	return f.base - f.masked
+}
+
+// finalFree makes b.finFree the free state with every rel job released,
+// on the nodes listed in b.finNodes (the others are p.Free's), once for
+// the profiles of a free state and rel: a profile's final units are its
+// demand's fit there, whatever the order of the releases.
+func (s *Policy) finalFree() {
+	b := &s.bf
+	if b.finOK {
+		return
+	}
+	b.finOK = true
+	free := s.pass.Free
+	if len(b.finSeen) != len(free) {
+		b.finSeen = make([]bool, len(free))
+		b.finFree = make([]sim.NodeState, len(free))
+		b.finNodes = b.finNodes[:0]
+	}
+	for _, x := range b.finNodes {
+		b.finSeen[x] = false
+	}
+	b.finNodes = b.finNodes[:0]
+	for i := range b.rel {
+		for _, a := range b.rel[i].alloc {
+			if !b.finSeen[a.Node] {
+				b.finSeen[a.Node] = true
+				b.finNodes = append(b.finNodes, a.Node)
+				b.finFree[a.Node] = free[a.Node]
+			}
+			b.finFree[a.Node].Add(&a)
+		}
+	}
 }
 
 // boundCheck, when set (by the package's tests), is called with every
