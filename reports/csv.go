@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -34,8 +33,9 @@ func WriteJobsCSV(w io.Writer, rec *sim.Record) error {
 	}
 	row := make([]string, len(jobsCSVHeader))
 	runs := newRunTable(rec)
+	hosts := clusterHosts(rec.Cluster)
 	var nodes []int32
-	var names []string
+	var list []byte
 	for i := range rec.Jobs {
 		j := &rec.Jobs[i]
 		tj := rec.Trace.At(i)
@@ -45,10 +45,6 @@ func WriteJobsCSV(w io.Writer, rec *sim.Record) error {
 		}
 		slices.Sort(nodes)
 		nodes = slices.Compact(nodes)
-		names = names[:0]
-		for _, n := range nodes {
-			names = append(names, rec.Cluster.Nodes[n].Name)
-		}
 		row[0] = tj.ID
 		row[1] = tj.User
 		row[2] = partitionName(rec, j)
@@ -65,7 +61,7 @@ func WriteJobsCSV(w io.Writer, rec *sim.Record) error {
 		row[7] = j.State.String()
 		row[8] = strconv.Itoa(len(nodes))
 		row[9] = strconv.FormatInt(j.GPUs(), 10)
-		row[10] = hwmodels.CompressHostlist(names)
+		row[10] = jobNodeList(hosts, rec.Cluster, nodes, &list)
 		if err := cw.Write(row); err != nil {
 			return err
 		}

@@ -70,7 +70,7 @@ func WriteJobsSacct(w io.Writer, rec *sim.Record) error {
 	}
 	sw := traces.NewSacctWriter(w, SacctFields)
 	runs := newRunTable(rec)
-	var rw sacctRow
+	rw := sacctRow{hosts: clusterHosts(rec.Cluster)}
 	var buf []runSpan
 	for i := range rec.Jobs {
 		j := &rec.Jobs[i]
@@ -112,8 +112,9 @@ func WriteJobsSacct(w io.Writer, rec *sim.Record) error {
 // sacctRow converts one run to a jobs.sacct row; it keeps scratch space
 // between rows.
 type sacctRow struct {
+	hosts *hwmodels.Hostlister
 	nodes []int32
-	names []string
+	list  []byte
 	alloc []sim.NodeAlloc
 }
 
@@ -135,18 +136,14 @@ func (rw *sacctRow) write(sw *traces.SacctWriter, rec *sim.Record, j *sim.JobRec
 	}
 	slices.Sort(nodes)
 	nodes = slices.Compact(nodes)
-	names := rw.names[:0]
-	for _, n := range nodes {
-		names = append(names, rec.Cluster.Nodes[n].Name)
-	}
-	rw.nodes, rw.names = nodes, names
+	rw.nodes = nodes
 	nnodes, ncpus := int64(len(nodes)), cpus
 	nodeList := "None assigned"
 	var tres []string
 	elapsed := int64(0)
 	if len(alloc) > 0 {
 		elapsed = int64(elapsedTo - start)
-		nodeList = hwmodels.CompressHostlist(names)
+		nodeList = jobNodeList(rw.hosts, rec.Cluster, nodes, &rw.list)
 		tres = allocTRES(cpus, gpus, tj.Request.GPUType, mem, nnodes)
 		if migN, typed := migTRES(rec.Cluster, alloc, tj.Request.GPUType); migN > 0 {
 			// MIG instances are GPU GRES of their own type; a MIG job
