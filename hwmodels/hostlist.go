@@ -324,27 +324,38 @@ func CompressHostlist(names []string) string {
 			keys = append(keys, splitHost(n))
 		}
 	}
-	order := func(a, b hostKey) int {
-		return cmp.Or(
-			strings.Compare(a.prefix, b.prefix),
-			cmp.Compare(min(len(a.digits), 1), min(len(b.digits), 1)), // plain name first
-			cmp.Compare(a.num, b.num),
-			cmp.Compare(len(a.digits), len(b.digits)),
-		)
-	}
-	if !slices.IsSortedFunc(keys, order) { // node lists usually come in cluster order
-		slices.SortFunc(keys, order)
-	}
-	keys = slices.CompactFunc(keys, func(a, b hostKey) bool { return a.name == b.name })
+	var out [128]byte
+	return string(appendKeys(out[:0], keys, false))
+}
 
-	var b strings.Builder
+// hostOrder is CompressHostlist's order of names.
+func hostOrder(a, b hostKey) int {
+	return cmp.Or(
+		strings.Compare(a.prefix, b.prefix),
+		cmp.Compare(min(len(a.digits), 1), min(len(b.digits), 1)), // plain name first
+		cmp.Compare(a.num, b.num),
+		cmp.Compare(len(a.digits), len(b.digits)),
+	)
+}
+
+// appendKeys appends the ranged form of keys (which it may sort and
+// compact in place) to dst; sorted says keys are in hostOrder without
+// duplicates already.
+func appendKeys(b []byte, keys []hostKey, sorted bool) []byte {
+	if !sorted {
+		if !slices.IsSortedFunc(keys, hostOrder) { // node lists usually come in cluster order
+			slices.SortFunc(keys, hostOrder)
+		}
+		keys = slices.CompactFunc(keys, func(a, b hostKey) bool { return a.name == b.name })
+	}
+	start := len(b)
 	for i := 0; i < len(keys); {
-		if b.Len() > 0 {
-			b.WriteByte(',')
+		if len(b) > start {
+			b = append(b, ',')
 		}
 		k := keys[i]
 		if k.digits == "" {
-			b.WriteString(k.name)
+			b = append(b, k.name...)
 			i++
 			continue
 		}
@@ -352,13 +363,13 @@ func CompressHostlist(names []string) string {
 		for j < len(keys) && keys[j].digits != "" && keys[j].prefix == k.prefix {
 			j++
 		}
-		b.WriteString(k.prefix)
+		b = append(b, k.prefix...)
 		if j == i+1 {
-			b.WriteString(k.digits)
+			b = append(b, k.digits...)
 			i = j
 			continue
 		}
-		b.WriteByte('[')
+		b = append(b, '[')
 		for r := i; r < j; {
 			lo := keys[r]
 			e := r + 1
@@ -370,17 +381,58 @@ func CompressHostlist(names []string) string {
 				e++
 			}
 			if r > i {
-				b.WriteByte(',')
+				b = append(b, ',')
 			}
-			b.WriteString(lo.digits)
+			b = append(b, lo.digits...)
 			if e-1 > r {
-				b.WriteByte('-')
-				b.WriteString(keys[e-1].digits)
+				b = append(b, '-')
+				b = append(b, keys[e-1].digits...)
 			}
 			r = e
 		}
-		b.WriteByte(']')
+		b = append(b, ']')
 		i = j
 	}
-	return b.String()
+	return b
+}
+
+// Hostlister compresses node lists given as indices into a fixed list of
+// names (a cluster's nodes), splitting each name once rather than once
+// per list: the per-job writers of package reports call it for every
+// job. Its results are CompressHostlist's of the named nodes.
+type Hostlister struct {
+	keys []hostKey
+	// sorted says keys are in hostOrder and distinct, so an increasing
+	// list of indices needs no sort.
+	sorted bool
+	buf    []hostKey
+}
+
+// NewHostlister returns a Hostlister over names (indexed as given; not
+// copied).
+func NewHostlister(names []string) *Hostlister {
+	h := &Hostlister{keys: make([]hostKey, len(names)), sorted: true}
+	for i, n := range names {
+		h.keys[i] = splitHost(n)
+		if n == "" || i > 0 && hostOrder(h.keys[i-1], h.keys[i]) >= 0 {
+			h.sorted = false
+		}
+	}
+	return h
+}
+
+// Append appends CompressHostlist of the names of nodes (indices into
+// the names, strictly increasing) to dst.
+func (h *Hostlister) Append(dst []byte, nodes []int32) []byte {
+	if len(nodes) == 1 {
+		return append(dst, h.keys[nodes[0]].name...)
+	}
+	keys := h.buf[:0]
+	for _, n := range nodes {
+		if k := h.keys[n]; k.name != "" {
+			keys = append(keys, k)
+		}
+	}
+	h.buf = keys
+	return appendKeys(dst, keys, h.sorted)
 }

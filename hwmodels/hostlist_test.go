@@ -2,6 +2,7 @@ package hwmodels
 
 import (
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -198,4 +199,46 @@ func FuzzHostlistRoundTrip(f *testing.F) {
 			t.Fatalf("CompressHostlist not stable: %q then %q", c, c2)
 		}
 	})
+}
+
+// TestHostlisterMatchesCompress checks Hostlister.Append against
+// CompressHostlist of the same names, on random increasing index lists
+// over clusters in hostOrder and out of it (padded and unpadded
+// numbers, names without digits, an empty name).
+func TestHostlisterMatchesCompress(t *testing.T) {
+	clusters := [][]string{
+		{"n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8", "n9", "n10", "n11", "n12"},
+		{"gpu001", "gpu002", "gpu003", "gpu010", "gpu011", "login", "x"},
+		{"b2", "a1", "a3", "a2", "b1", "a10", "a09", "c", "", "a1x"},
+		{"r1n08", "r1n9", "r1n10", "r2n1", "r2n01", "r2n2"},
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for ci, names := range clusters {
+		h := NewHostlister(names)
+		for trial := range 300 {
+			var nodes []int32
+			var sel []string
+			for i := range names {
+				if rng.IntN(2) == 0 {
+					nodes = append(nodes, int32(i))
+					sel = append(sel, names[i])
+				}
+			}
+			got := string(h.Append([]byte("pre:"), nodes))
+			want := "pre:" + CompressHostlist(sel)
+			if got != want {
+				t.Fatalf("cluster %d trial %d nodes %v: Append %q, CompressHostlist %q", ci, trial, nodes, got, want)
+			}
+		}
+	}
+	// Cluster order sorted: the sort is skipped, the result the same.
+	if h := NewHostlister(clusters[0]); !h.sorted {
+		t.Errorf("n1..n12 not seen as sorted")
+	}
+	if h := NewHostlister(clusters[2]); h.sorted {
+		t.Errorf("b2, a1, ... seen as sorted")
+	}
+	if got := string(NewHostlister(clusters[0]).Append(nil, []int32{0, 1, 2, 8, 9, 11})); got != "n[1-3,9-10,12]" {
+		t.Errorf("got %q, want n[1-3,9-10,12]", got)
+	}
 }

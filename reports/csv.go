@@ -1,13 +1,16 @@
 package reports
 
 import (
-	"encoding/csv"
+	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
-	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -28,15 +31,20 @@ func WriteJobsCSV(w io.Writer, rec *sim.Record) error {
 	if err := CheckRecord(rec); err != nil {
 		return fmt.Errorf("jobs csv: %w", err)
 	}
-	cw := csv.NewWriter(w)
-	if err := cw.Write(jobsCSVHeader); err != nil {
-		return err
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var line []byte
+	for k, h := range jobsCSVHeader {
+		line = appendCSVField(line, k, h)
 	}
-	row := make([]string, len(jobsCSVHeader))
+	line = append(line, '\n')
 	runs := newRunTable(rec)
+	hosts := clusterHosts(rec.Cluster)
 	var nodes []int32
-	var names []string
+	var list []byte
 	for i := range rec.Jobs {
+		if _, err := bw.Write(line); err != nil {
+			return err
+		}
 		j := &rec.Jobs[i]
 		tj := rec.Trace.At(i)
 		nodes = nodes[:0]
@@ -45,31 +53,88 @@ func WriteJobsCSV(w io.Writer, rec *sim.Record) error {
 		}
 		slices.Sort(nodes)
 		nodes = slices.Compact(nodes)
-		names = names[:0]
-		for _, n := range nodes {
-			names = append(names, rec.Cluster.Nodes[n].Name)
-		}
-		row[0] = tj.ID
-		row[1] = tj.User
-		row[2] = partitionName(rec, j)
-		row[3] = strconv.FormatInt(int64(j.Submit), 10)
-		row[4], row[5], row[6] = "", "", ""
+		line = appendCSVField(line[:0], 0, tj.ID)
+		line = appendCSVField(line, 1, tj.User)
+		line = appendCSVField(line, 2, partitionName(rec, j))
+		line = strconv.AppendInt(append(line, ','), int64(j.Submit), 10)
+		line = append(line, ',')
 		if j.Start != workload.Unknown {
-			row[4] = strconv.FormatInt(int64(j.Start), 10)
-			w, _ := runs.wait(i) // WaitDefinitionText
-			row[6] = strconv.FormatInt(int64(w), 10)
+			line = strconv.AppendInt(line, int64(j.Start), 10)
 		}
+		line = append(line, ',')
 		if j.End != workload.Unknown {
-			row[5] = strconv.FormatInt(int64(j.End), 10)
+			line = strconv.AppendInt(line, int64(j.End), 10)
 		}
-		row[7] = j.State.String()
-		row[8] = strconv.Itoa(len(nodes))
-		row[9] = strconv.FormatInt(j.GPUs(), 10)
-		row[10] = hwmodels.CompressHostlist(names)
-		if err := cw.Write(row); err != nil {
-			return err
+		line = append(line, ',')
+		if j.Start != workload.Unknown {
+			w, _ := runs.wait(i) // WaitDefinitionText
+			line = strconv.AppendInt(line, int64(w), 10)
 		}
+		line = appendCSVField(line, 7, j.State.String())
+		line = strconv.AppendInt(append(line, ','), int64(len(nodes)), 10)
+		line = strconv.AppendInt(append(line, ','), j.GPUs(), 10)
+		if len(nodes) > 1 {
+			list = hosts.Append(list[:0], nodes)
+		} else {
+			list = append(list[:0], jobNodeList(hosts, rec.Cluster, nodes, nil)...)
+		}
+		line = appendCSVBytes(line, 10, list)
+		line = append(line, '\n')
 	}
-	cw.Flush()
-	return cw.Error()
+	if _, err := bw.Write(line); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// appendCSVField appends field k of a row (a comma before all but the
+// first), quoted as encoding/csv's Writer quotes it: when it holds a
+// quote, comma, CR or LF, is \. or begins with a space; quotes doubled.
+func appendCSVField(line []byte, k int, field string) []byte {
+	if k > 0 {
+		line = append(line, ',')
+	}
+	if !csvNeedsQuotes(field) {
+		return append(line, field...)
+	}
+	line = append(line, '"')
+	for i := 0; i < len(field); i++ {
+		if field[i] == '"' {
+			line = append(line, '"')
+		}
+		line = append(line, field[i])
+	}
+	return append(line, '"')
+}
+
+func appendCSVBytes(line []byte, k int, field []byte) []byte {
+	if k > 0 {
+		line = append(line, ',')
+	}
+	if bytes.IndexAny(field, "\",\r\n") < 0 && !startsWithSpaceBytes(field) && string(field) != `\.` {
+		return append(line, field...)
+	}
+	return appendCSVField(line[:len(line)-min(k, 1)], k, string(field))
+}
+
+// csvNeedsQuotes is encoding/csv's (*Writer).fieldNeedsQuotes for the
+// comma delimiter.
+func csvNeedsQuotes(field string) bool {
+	if field == "" {
+		return false
+	}
+	if field == `\.` || strings.ContainsAny(field, "\",\r\n") {
+		return true
+	}
+	return startsWithSpace(field)
+}
+
+func startsWithSpaceBytes(field []byte) bool {
+	r, _ := utf8.DecodeRune(field)
+	return len(field) > 0 && unicode.IsSpace(r)
+}
+
+func startsWithSpace(field string) bool {
+	r, _ := utf8.DecodeRuneInString(field)
+	return unicode.IsSpace(r)
 }

@@ -279,8 +279,9 @@ type rowMaker struct {
 	// labels says whether to fill NodeList and MIG, the two strings a
 	// row builds (the summary reads neither).
 	labels bool
+	hosts  *hwmodels.Hostlister // with labels
 	nodes  []int32
-	names  []string
+	list   []byte // NodeList's bytes
 	alloc  []sim.NodeAlloc
 	buf    []runSpan
 }
@@ -290,7 +291,33 @@ func newRowMaker(rec *sim.Record, runs *runTable, tau sim.Time, labels bool) *ro
 		tau = DefaultSlowdownTau
 	}
 	stretch, _ := runStretches(rec, runs)
-	return &rowMaker{rec: rec, runs: runs, tau: tau, stretch: stretch, labels: labels}
+	m := &rowMaker{rec: rec, runs: runs, tau: tau, stretch: stretch, labels: labels}
+	if labels {
+		m.hosts = clusterHosts(rec.Cluster)
+	}
+	return m
+}
+
+// clusterHosts returns a Hostlister over c's node names, by node index.
+func clusterHosts(c *hwmodels.Cluster) *hwmodels.Hostlister {
+	names := make([]string, len(c.Nodes))
+	for i := range c.Nodes {
+		names[i] = c.Nodes[i].Name
+	}
+	return hwmodels.NewHostlister(names)
+}
+
+// jobNodeList returns the hostlist of nodes (sorted node indices, no
+// duplicates), reusing *buf: a job on one node costs no allocation.
+func jobNodeList(h *hwmodels.Hostlister, c *hwmodels.Cluster, nodes []int32, buf *[]byte) string {
+	switch len(nodes) {
+	case 0:
+		return ""
+	case 1:
+		return c.Nodes[nodes[0]].Name
+	}
+	*buf = h.Append((*buf)[:0], nodes)
+	return string(*buf)
 }
 
 // fill sets *r to job i's row.
@@ -327,14 +354,9 @@ func (m *rowMaker) fill(r *JobRow, i int) {
 		r.AllocGPUType = rec.Cluster.Nodes[nodes[0]].GPUType
 	}
 	if m.labels {
-		names := m.names[:0]
-		for _, n := range nodes {
-			names = append(names, rec.Cluster.Nodes[n].Name)
-		}
-		m.names = names
 		m.alloc = j.Alloc.Append(m.alloc[:0])
 		r.MIG = migLabel(rec.Cluster, m.alloc)
-		r.NodeList = hwmodels.CompressHostlist(names)
+		r.NodeList = jobNodeList(m.hosts, rec.Cluster, nodes, &m.list)
 	}
 
 	if w, ok := m.runs.wait(i); ok {

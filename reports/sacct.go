@@ -70,7 +70,7 @@ func WriteJobsSacct(w io.Writer, rec *sim.Record) error {
 	}
 	sw := traces.NewSacctWriter(w, SacctFields)
 	runs := newRunTable(rec)
-	var rw sacctRow
+	rw := sacctRow{hosts: clusterHosts(rec.Cluster)}
 	var buf []runSpan
 	for i := range rec.Jobs {
 		j := &rec.Jobs[i]
@@ -112,8 +112,12 @@ func WriteJobsSacct(w io.Writer, rec *sim.Record) error {
 // sacctRow converts one run to a jobs.sacct row; it keeps scratch space
 // between rows.
 type sacctRow struct {
+	// tres keeps the AllocTRES items of each allocation shape seen (jobs
+	// of one shape share them; SacctWriter.TRES sorts them in place once).
+	tres  map[tresKey][]string
+	hosts *hwmodels.Hostlister
 	nodes []int32
-	names []string
+	list  []byte
 	alloc []sim.NodeAlloc
 }
 
@@ -135,19 +139,15 @@ func (rw *sacctRow) write(sw *traces.SacctWriter, rec *sim.Record, j *sim.JobRec
 	}
 	slices.Sort(nodes)
 	nodes = slices.Compact(nodes)
-	names := rw.names[:0]
-	for _, n := range nodes {
-		names = append(names, rec.Cluster.Nodes[n].Name)
-	}
-	rw.nodes, rw.names = nodes, names
+	rw.nodes = nodes
 	nnodes, ncpus := int64(len(nodes)), cpus
 	nodeList := "None assigned"
 	var tres []string
 	elapsed := int64(0)
 	if len(alloc) > 0 {
 		elapsed = int64(elapsedTo - start)
-		nodeList = hwmodels.CompressHostlist(names)
-		tres = allocTRES(cpus, gpus, tj.Request.GPUType, mem, nnodes)
+		nodeList = jobNodeList(rw.hosts, rec.Cluster, nodes, &rw.list)
+		tres = rw.plainTRES(tresKey{cpus, gpus, mem, nnodes, tj.Request.GPUType})
 		if migN, typed := migTRES(rec.Cluster, alloc, tj.Request.GPUType); migN > 0 {
 			// MIG instances are GPU GRES of their own type; a MIG job
 			// holds no whole GPU, so gres/gpu is its instance count.
@@ -187,6 +187,31 @@ func (rw *sacctRow) write(sw *traces.SacctWriter, rec *sim.Record, j *sim.JobRec
 	sw.Text(nodeList)
 	return sw.EndRow()
 }
+
+// tresKey is what plain AllocTRES items (no MIG, no MPS) are made of.
+type tresKey struct {
+	cpus, gpus, memMB, nodes int64
+	gpuType                  string
+}
+
+// plainTRES returns allocTRES of k, made once per distinct k for the
+// first maxTRESShapes of them (a trace whose every job asks for its own
+// memory keeps no more than those).
+func (rw *sacctRow) plainTRES(k tresKey) []string {
+	if t, ok := rw.tres[k]; ok {
+		return t
+	}
+	if rw.tres == nil {
+		rw.tres = map[tresKey][]string{}
+	}
+	t := allocTRES(k.cpus, k.gpus, k.gpuType, k.memMB, k.nodes)
+	if len(rw.tres) < maxTRESShapes {
+		rw.tres[k] = t
+	}
+	return t
+}
+
+const maxTRESShapes = 4096
 
 // sacctLimit returns the job's time limit in seconds as sacct's Timelimit
 // shows it: its own, else its partition's MaxTime, else 0 (UNLIMITED).
