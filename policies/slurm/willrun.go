@@ -559,27 +559,32 @@ func (s *Policy) maskedUnits() int64 {
 }
 
 // makePlanes makes w.upl from w.contrib.
-func (w *wrProfile) makePlanes() {
+func (w *wrProfile) makePlanes() { w.upl = setPlanes(w.upl, w.contrib) }
+
+// setPlanes sets upl, reusing its storage, to the bit planes of vals: bit x
+// of plane k is bit k of vals[x] (a value below 1 sets none).
+func setPlanes(upl [][]uint64, vals []int32) [][]uint64 {
 	var top int32
-	for _, c := range w.contrib {
+	for _, c := range vals {
 		top = max(top, c)
 	}
-	k, nw := bits.Len32(uint32(top)), (len(w.contrib)+63)/64
-	if cap(w.upl) < k {
-		w.upl = slices.Grow(w.upl[:cap(w.upl)], k-cap(w.upl))
+	k, nw := bits.Len32(uint32(top)), (len(vals)+63)/64
+	if cap(upl) < k {
+		upl = slices.Grow(upl[:cap(upl)], k-cap(upl))
 	}
-	w.upl = w.upl[:k]
-	for j := range w.upl {
-		w.upl[j] = slices.Grow(w.upl[j][:0], nw)[:nw]
-		clear(w.upl[j])
+	upl = upl[:k]
+	for j := range upl {
+		upl[j] = slices.Grow(upl[j][:0], nw)[:nw]
+		clear(upl[j])
 	}
-	for x, c := range w.contrib {
+	for x, c := range vals {
 		for j := 0; c > 0; j, c = j+1, c>>1 {
 			if c&1 != 0 {
-				w.upl[j][x>>6] |= 1 << uint(x&63)
+				upl[j][x>>6] |= 1 << uint(x&63)
 			}
 		}
 	}
+	return upl
 }
 
 // units returns the profile's units now (none where not eligible) on the
@@ -988,7 +993,6 @@ func (s *Policy) finalBound() int64 {
 	if !f.ok {
 		f.ok = true
 		s.finalFree()
-		var top int32
 		f.base = 0
 		fu := append(b.finUnits[:0], w.contrib...)
 		for _, x := range b.finNodes {
@@ -1000,25 +1004,9 @@ func (s *Policy) finalBound() int64 {
 		for x, c := range fu {
 			c = max(c, 0)
 			fu[x] = c
-			top = max(top, c)
 			f.base += int64(c)
 		}
-		k, nw := bits.Len32(uint32(top)), (len(w.contrib)+63)/64
-		if cap(f.upl) < k {
-			f.upl = slices.Grow(f.upl[:cap(f.upl)], k-cap(f.upl))
-		}
-		f.upl = f.upl[:k]
-		for j := range f.upl {
-			f.upl[j] = slices.Grow(f.upl[j][:0], nw)[:nw]
-			clear(f.upl[j])
-		}
-		for x, c := range fu {
-			for j := 0; c > 0; j, c = j+1, c>>1 {
-				if c&1 != 0 {
-					f.upl[j][x>>6] |= 1 << uint(x&63)
-				}
-			}
-		}
+		f.upl = setPlanes(f.upl, fu)
 		f.maskVer, f.masked = 0, 0
 	}
 	units := func(i int32, set uint64) int64 {
