@@ -340,7 +340,8 @@ func (s *Policy) backfill(v sim.View, pend []sim.PendingJob) {
 				b.until(t) // its --switches wait ends: it may place otherwise
 			}
 		}
-		if s.bfPreemptWait(v, r.ref) != nil {
+		waits := s.bfPreemptWait(v, r.ref) != nil
+		if waits {
 			// Its preemption is in progress: the main pass starts it,
 			// and it holds the nodes it preempted for (preemptRes).
 			s.bfReason(js, r.ref, sim.ReasonResources)
@@ -357,6 +358,9 @@ func (s *Policy) backfill(v sim.View, pend []sim.PendingJob) {
 			}
 		} else {
 			s.bfReason(js, r.ref, sim.ReasonResources)
+		}
+		if !waits && s.cfg.preempt != preemptNone {
+			s.bfPreempt(v, pend, job, js, r) // then reserved as one in progress (materialize)
 		}
 		if now-job.Eligible >= cfg.bfMinAgeReserve {
 			s.size(v, job, js)

@@ -91,6 +91,16 @@ func (s *Policy) referenceBackfill(v sim.View, pend []sim.PendingJob) {
 		} else {
 			s.bfReason(js, r.ref, sim.ReasonResources)
 		}
+		if s.cfg.preempt != preemptNone {
+			mask := s.refMask(now, policies.EndAt(now, job.Limit))
+			if s.bfTryPreempt(v, &job, js, r, func(x int) bool { return mask[x] }) {
+				if now-job.Eligible >= cfg.bfMinAgeReserve {
+					s.size(v, &job, js)
+					s.preemptRes(&job, s.pre.waits[r.ref])
+				}
+				continue
+			}
+		}
 		if now-job.Eligible >= cfg.bfMinAgeReserve {
 			s.size(v, &job, js)
 			s.refReserve(v, &job)

@@ -29,6 +29,14 @@ type preemptState struct {
 	masked  []sim.NodeState
 	alloc   []sim.NodeAlloc
 
+	// The backfill cycle's preemption (bfTryPreempt): set while it runs,
+	// when blocked also holds the nodes reserved over the record's
+	// window, whose free resources fitsWithout leaves out; and the nodes
+	// out of service this pass (oos, valid while oosEpoch is the pass's).
+	inBF     bool
+	oos      []bool
+	oosEpoch uint32
+
 	waits map[sim.JobRef]*preemptWaitRec // per preemptor whose victims are not all gone
 
 	// The controller's KillWait and preemption grace time (sim.RunInfo),
@@ -444,6 +452,69 @@ func (s *Policy) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qr
 	return true
 }
 
+// bfTryPreempt is tryPreempt in the backfill cycle, for a record that
+// does not start now: usable tells the nodes no reservation of the
+// records before it holds over its window [now, now+limit]. When it
+// preempts, the record holds the nodes it preempted for from now + 1
+// (preemptRes, as bfPreemptWait plans a preemption of the main pass) and
+// starts in a later pass once its victims are gone.
+//
+// Slurm's backfill preempts as the main scheduler does, but a record that
+// waits does not end the cycle's look at its partition: _attempt_backfill
+// tests each record with _try_sched, whose will-run test
+// (select_g_job_test with the record's preemptable jobs,
+// slurm_find_preemptable_jobs) removes the preemptable jobs first
+// (cons_tres _will_run_test), on the nodes the cycle's reservations leave
+// over the record's window; a start now goes through _start_job to
+// select_nodes, which preempts (_preempt_jobs) and fails with
+// ESLURM_NODES_BUSY, after which the cycle reserves the record's nodes
+// ("Drop through and reserve these resources") and tests the next
+// record. The main scheduler instead stops at a partition's first
+// record that does not start (fail_by_part in _schedule), so a second
+// high-tier job queued behind one waiting for its victims preempts only
+// in the backfill cycle. On Slurm 22.05 (conformance/records/gen-71/run2)
+// G09 (high) preempted G04 at 06:51:50.152; G10 (high, one whole node),
+// submitted at 51.064, preempted G05 in the next backfill cycle, at
+// 51.153, while G09 still waited for G04, and started at 55.156.
+func (s *Policy) bfTryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qrec, usable func(x int) bool) bool {
+	pr := &s.pre
+	if js.preempted > 0 && v.Now() < js.preempted-1+pr.quiet || len(v.Running()) == 0 {
+		return false // tryPreempt's own first tests, before the masks
+	}
+	n := len(s.cluster.Nodes)
+	if pr.oosEpoch != s.epoch {
+		pr.blocked = append(pr.blocked[:0], make([]bool, n)...)
+		s.markOutOfService(v)
+		pr.oos = append(pr.oos[:0], pr.blocked...)
+		pr.oosEpoch = s.epoch
+	}
+	pr.blocked = append(pr.blocked[:0], pr.oos...)
+	for x := range n {
+		if !usable(x) {
+			pr.blocked[x] = true
+		}
+	}
+	pr.checked = s.epoch
+	pr.inBF = true
+	ok := s.tryPreempt(v, job, js, r)
+	pr.inBF = false
+	if ok {
+		w := pr.waits[job.Ref]
+		w.until = v.Now() + 1
+		w.held = s.epoch
+		s.bfReason(js, job.Ref, sim.ReasonResources)
+	}
+	return ok
+}
+
+// bfPreempt is bfTryPreempt for the fast cycle (backfill): the deferred
+// reservations, all of records before this one, are made first.
+func (s *Policy) bfPreempt(v sim.View, pend []sim.PendingJob, job *sim.PendingJob, js *slurmJob, r *qrec) bool {
+	s.materialize(v, pend)
+	s.windowMask(v.Now(), job.Limit)
+	return s.bfTryPreempt(v, job, js, r, func(x int) bool { return s.bf.inMask(int32(x)) })
+}
+
 // fitsWithout reports whether job fits the pass's free state with the
 // first k candidates (less those marked drop) removed, on nodes in the
 // available set and in service, and off the nodes of advance reservations
@@ -464,6 +535,13 @@ func (s *Policy) fitsWithout(job *sim.PendingJob, k int) bool {
 			f.FreeGPUs += a.GPUs
 			f.FreeCPUs += a.CPUs
 			f.FreeMemMB += a.MemMB
+		}
+	}
+	if pr.inBF {
+		for x, bl := range pr.blocked {
+			if bl {
+				pr.free[x] = sim.NodeState{}
+			}
 		}
 	}
 	free := p.Usable(&pr.masked, pr.free, p.Now, job.Limit)

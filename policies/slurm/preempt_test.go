@@ -414,6 +414,40 @@ func TestSlurmPreemption(t *testing.T) {
 				{"H0", 103, 403, "COMPLETED", []int32{0}}},
 		},
 		{
+			// The backfill cycle preempts for a record that the main
+			// pass does not reach: the main scheduler stops at a
+			// partition's first record that does not start (fail_by_part
+			// in _schedule), but _attempt_backfill tests the next ones
+			// with their preemptable jobs (conformance/records/gen-71/
+			// run2: G10 preempted G05 in the backfill cycle at 51.153
+			// while G09 waited for its victim G04). L1, L2, L3 (lo) hold
+			// n0, n1, n2 from 0; KillWait 3. H1 (hi) at 100 preempts L1
+			// for n0 (held until 103). H2 (hi) at 101: the main pass
+			// tests H1 first, which waits for n0 and ends hi's turn; the
+			// backfill cycle holds n0 for H1 and tests H2, which does not
+			// fit: without L2 and L3 (L1, killed, is no candidate) it
+			// fits, and L2, first in job order, is the victim for n1,
+			// held until 104. H1 [103, 403) on n0, H2 [104, 404) on n1;
+			// L3 runs to its end. (Preempting in the main pass only, H2
+			// would preempt L2 at 103, once H1 started, and start at
+			// 106.)
+			name: "the backfill cycle preempts behind a waiting preemptor",
+			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3),
+				policytest.Node("n1", 8, "h100", 64, 524288, 3), policytest.Node("n2", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *slurm.Args) { a.PreemptMode, a.BfInterval, a.SchedInterval = "CANCEL", 1, 1 },
+			cfg:  func(c *sim.Config) { c.KillWait = 3 },
+			jobs: []workload.Job{
+				inPart(job("L1", 0, 1000, 1000, g8), "lo"),
+				inPart(job("L2", 0, 1000, 1000, g8), "lo"),
+				inPart(job("L3", 0, 1000, 1000, g8), "lo"),
+				inPart(job("H1", 100, 300, 300, g8), "hi"),
+				inPart(job("H2", 101, 300, 300, g8), "hi"),
+			},
+			want: []life{{"L1", 0, 100, "PREEMPTED", []int32{0}}, {"L2", 0, 101, "PREEMPTED", []int32{1}},
+				{"L3", 0, 1000, "COMPLETED", []int32{2}}, {"H1", 103, 403, "COMPLETED", []int32{0}},
+				{"H2", 104, 404, "COMPLETED", []int32{1}}},
+		},
+		{
 			// A job needing more nodes than its partition has up neither
 			// blocks its partition nor preempts (select_nodes fails with
 			// ESLURM_NODE_NOT_AVAIL, and _schedule blocks a partition for
