@@ -429,6 +429,9 @@ func (s *Policy) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qr
 		s.st[chosen[i].ref].victim = s.epoch
 		if pr.grace == 0 {
 			s.st[chosen[i].ref].killed = chosen[i].start + 1
+			// Killed now: completing, and charged no more (Slurm's decay
+			// thread skips completing jobs: decay_apply_new_usage).
+			s.uncharge(chosen[i].ref, now)
 		}
 		pr.out = append(pr.out, sim.Preemption{Job: chosen[i].ref, Mode: chosen[i].mode})
 		if pr.waits == nil {

@@ -448,6 +448,38 @@ func TestSlurmPreemption(t *testing.T) {
 				{"H2", 104, 404, "COMPLETED", []int32{1}}},
 		},
 		{
+			// A preempted job is charged no more from its kill: it is
+			// completing, and Slurm's decay thread charges running jobs
+			// only (decay_apply_new_usage: IS_JOB_COMPLETING), though
+			// its batch host is held for KillWait. Fair Tree,
+			// PriorityWeightFairshare 1000, usage in GPU seconds, no
+			// decay, calculations at 0, 60, 120; KillWait 3. L (u1, lo)
+			// runs from 0; H (u2, hi) at 58 preempts it (CANCEL), and L
+			// holds n0 until 61, past the calculation at 60, which
+			// charges it nothing: its usage since 0 is lost (no
+			// AccountingStorageEnforce=limits). H runs [61, 161). B (u1)
+			// at 59 and C (u2) at 62 (lo, 8 GPUs) wait for H. At 120 u1
+			// has 0, u2 8·59 = 472: in lab u1 ranks 2 (0.667), u2 1
+			// (0.333): B 666, C 333. B [161, 261), C [261, 361). (Charged
+			// to 60, u1 would have 480 against u2's 472: C first.)
+			name: "a preempted job is not charged after its kill",
+			args: func(a *slurm.Args) {
+				a.PreemptMode = "CANCEL"
+				a.PriorityWeightFairshare = 1000
+				a.TRESBillingWeights = "GRES/gpu=1"
+				a.PriorityDecayHalfLife, a.PriorityCalcPeriod = "0", "1"
+			},
+			cfg: func(c *sim.Config) { c.KillWait = 3 },
+			jobs: []workload.Job{
+				withUser(inPart(job("L", 0, 1000, 1000, g8), "lo"), "u1", "lab"),
+				withUser(inPart(job("H", 58, 100, 100, g8), "hi"), "u2", "lab"),
+				withUser(inPart(job("B", 59, 100, 100, g8), "lo"), "u1", "lab"),
+				withUser(inPart(job("C", 62, 100, 100, g8), "lo"), "u2", "lab"),
+			},
+			want: []life{{"L", 0, 58, "PREEMPTED", []int32{0}}, {"H", 61, 161, "COMPLETED", []int32{0}},
+				{"B", 161, 261, "COMPLETED", []int32{0}}, {"C", 261, 361, "COMPLETED", []int32{0}}},
+		},
+		{
 			// A job needing more nodes than its partition has up neither
 			// blocks its partition nor preempts (select_nodes fails with
 			// ESLURM_NODE_NOT_AVAIL, and _schedule blocks a partition for
