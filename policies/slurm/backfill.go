@@ -311,8 +311,8 @@ func (s *Policy) backfill(v sim.View, pend []sim.PendingJob) {
 	for k := range s.order {
 		r := &s.order[k]
 		js := &s.st[r.ref]
-		if js.started == s.epoch {
-			continue
+		if js.started == s.epoch || s.bfPreempting(r.ref) {
+			continue // started, or preempting, in another partition
 		}
 		if tested >= cfg.bfMaxJobTest {
 			break

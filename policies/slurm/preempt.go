@@ -57,6 +57,7 @@ type preemptWaitRec struct {
 	until   sim.Time // as of the last preemptWait: the latest End of the victims left
 	epoch   uint32   // of the pass that chose the victims: they are still in its view
 	held    uint32   // epoch of the last pass preemptWait found it in progress
+	bf      uint32   // epoch of the backfill cycle that chose the victims (bfTryPreempt)
 }
 
 // preemptWait returns job ref's preemption in progress, or nil when it has
@@ -505,9 +506,22 @@ func (s *Policy) bfTryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *
 		w := pr.waits[job.Ref]
 		w.until = v.Now() + 1
 		w.held = s.epoch
+		w.bf = s.epoch
 		s.bfReason(js, job.Ref, sim.ReasonResources)
 	}
 	return ok
+}
+
+// bfPreempting reports whether job ref preempted in this backfill cycle,
+// for one of its records: its others are not tested (_attempt_backfill:
+// "if (job_ptr->preempt_in_progress) continue; /* scheduled in another
+// partition */", which select_nodes sets when it preempts).
+func (s *Policy) bfPreempting(ref sim.JobRef) bool {
+	if len(s.pre.waits) == 0 {
+		return false
+	}
+	w := s.pre.waits[ref]
+	return w != nil && w.bf == s.epoch
 }
 
 // bfPreempt is bfTryPreempt for the fast cycle (backfill): the deferred
