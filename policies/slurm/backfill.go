@@ -359,8 +359,8 @@ func (s *Policy) backfill(v sim.View, pend []sim.PendingJob) {
 		} else {
 			s.bfReason(js, r.ref, sim.ReasonResources)
 		}
-		if !waits && s.cfg.preempt != preemptNone {
-			s.bfPreempt(v, pend, job, js, r) // then reserved as one in progress (materialize)
+		if !waits && s.cfg.preempt != preemptNone && s.bfPreempt(v, pend, job, js, r) {
+			continue // reserved with its preemptable jobs gone
 		}
 		if now-job.Eligible >= cfg.bfMinAgeReserve {
 			s.size(v, job, js)

@@ -103,7 +103,9 @@ func (s *Policy) referenceBackfill(v sim.View, pend []sim.PendingJob) {
 		}
 		if now-job.Eligible >= cfg.bfMinAgeReserve {
 			s.size(v, &job, js)
-			s.refReserve(v, &job)
+			if s.cfg.preempt == preemptNone || !s.preemptorReserve(v, &job, js, r) {
+				s.refReserve(v, &job)
+			}
 		}
 	}
 }
@@ -166,6 +168,9 @@ func (s *Policy) refRels(v sim.View) []refRel {
 	p := &s.pass
 	var rel []refRel
 	for _, r := range s.bfRunning(v) {
+		if len(s.pre.gone) > 0 && s.gonePreemptable(r.Ref) {
+			continue // removed by preemptorReserve
+		}
 		key := r.End
 		if l := s.st[r.Ref].limit; l > 0 {
 			key = min(r.End, r.Start+sim.Time(l))

@@ -36,6 +36,7 @@ type preemptState struct {
 	inBF     bool
 	oos      []bool
 	oosEpoch uint32
+	gone     []sim.JobRef // preemptorReserve: the preemptable jobs its will-run test removes, sorted
 
 	waits map[sim.JobRef]*preemptWaitRec // per preemptor whose victims are not all gone
 
@@ -331,7 +332,6 @@ func (s *Policy) victimMode(part, qos int32) preemptMode {
 // (conformance/records/preempt-requeue), not the youngest.
 func (s *Policy) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qrec) bool {
 	pr := &s.pre
-	p := &s.pass
 	now := v.Now()
 	if js.preempted > 0 && now < js.preempted-1+pr.quiet {
 		// Its preemption may still be in progress: it kills no more
@@ -347,53 +347,7 @@ func (s *Policy) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qr
 		pr.checked = s.epoch
 		s.markOutOfService(v)
 	}
-	tier := s.cluster.Partitions[r.part].PriorityTier
-	d := policies.NewDemand(job)
-	pr.cand = pr.cand[:0]
-	for i := range running {
-		rj := &running[i]
-		vj := s.ident(v, rj.Ref)
-		if vj.victim == s.epoch || vj.killed == rj.Start+1 || now-rj.Start < s.cfg.exempt {
-			continue // chosen by this pass, killed already (completing), or exempt
-		}
-		var class int64
-		switch s.cfg.preempt {
-		case preemptPartPrio:
-			vt := s.cluster.Partitions[rj.Part].PriorityTier
-			if vt >= tier {
-				continue
-			}
-			class = int64(vt)
-		case preemptQOS:
-			if !pr.qosCan[js.qos][vj.qos] {
-				continue
-			}
-			class = min(s.cfg.qos[vj.qos].priority, 0xffff)
-		default:
-			return false
-		}
-		var mode sim.PreemptMode
-		switch s.victimMode(rj.Part, vj.qos) {
-		case modeCancel:
-			mode = sim.PreemptCancel
-		case modeRequeue:
-			mode = sim.PreemptRequeue
-		default:
-			continue // PreemptMode OFF: not preemptable
-		}
-		useful := false
-		for _, a := range rj.Alloc {
-			if !pr.blocked[a.Node] && d.Eligible(&p.Nodes[a.Node]) {
-				useful = true
-			}
-		}
-		if !useful {
-			continue
-		}
-		pr.cand = append(pr.cand, preemptCand{ref: rj.Ref, alloc: rj.Alloc, class: class,
-			nodes: min(int64(len(rj.Alloc)), 0xffff), start: rj.Start, mode: mode})
-	}
-	if len(pr.cand) == 0 {
+	if !s.collectCands(v, job, js, r, false) || len(pr.cand) == 0 {
 		return false
 	}
 	if s.cfg.youngest {
@@ -452,6 +406,63 @@ func (s *Policy) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qr
 		w.victims = append(w.victims, chosen[i].ref)
 		w.starts = append(w.starts, chosen[i].start)
 		w.epoch = s.epoch
+	}
+	return true
+}
+
+// collectCands sets pr.cand to the running jobs that job's record r may
+// preempt now (see tryPreempt), off the nodes in pr.blocked unless all.
+// It reports false when the preemption type preempts nothing.
+func (s *Policy) collectCands(v sim.View, job *sim.PendingJob, js *slurmJob, r *qrec, all bool) bool {
+	pr := &s.pre
+	p := &s.pass
+	now := v.Now()
+	running := v.Running()
+	tier := s.cluster.Partitions[r.part].PriorityTier
+	d := policies.NewDemand(job)
+	pr.cand = pr.cand[:0]
+	for i := range running {
+		rj := &running[i]
+		vj := s.ident(v, rj.Ref)
+		if vj.victim == s.epoch || vj.killed == rj.Start+1 || now-rj.Start < s.cfg.exempt {
+			continue // chosen by this pass, killed already (completing), or exempt
+		}
+		var class int64
+		switch s.cfg.preempt {
+		case preemptPartPrio:
+			vt := s.cluster.Partitions[rj.Part].PriorityTier
+			if vt >= tier {
+				continue
+			}
+			class = int64(vt)
+		case preemptQOS:
+			if !pr.qosCan[js.qos][vj.qos] {
+				continue
+			}
+			class = min(s.cfg.qos[vj.qos].priority, 0xffff)
+		default:
+			return false
+		}
+		var mode sim.PreemptMode
+		switch s.victimMode(rj.Part, vj.qos) {
+		case modeCancel:
+			mode = sim.PreemptCancel
+		case modeRequeue:
+			mode = sim.PreemptRequeue
+		default:
+			continue // PreemptMode OFF: not preemptable
+		}
+		useful := false
+		for _, a := range rj.Alloc {
+			if (all || !pr.blocked[a.Node]) && d.Eligible(&p.Nodes[a.Node]) {
+				useful = true
+			}
+		}
+		if !useful {
+			continue
+		}
+		pr.cand = append(pr.cand, preemptCand{ref: rj.Ref, alloc: rj.Alloc, class: class,
+			nodes: min(int64(len(rj.Alloc)), 0xffff), start: rj.Start, mode: mode})
 	}
 	return true
 }
@@ -525,11 +536,79 @@ func (s *Policy) bfPreempting(ref sim.JobRef) bool {
 }
 
 // bfPreempt is bfTryPreempt for the fast cycle (backfill): the deferred
-// reservations, all of records before this one, are made first.
+// reservations, all of records before this one, are made first. It
+// reports whether it has made the record's reservation: one that has
+// preemptable jobs but did not preempt (preemptorReserve), old enough to
+// reserve. One that preempted is reserved with the deferred ones
+// (materialize: preemptRes).
 func (s *Policy) bfPreempt(v sim.View, pend []sim.PendingJob, job *sim.PendingJob, js *slurmJob, r *qrec) bool {
 	s.materialize(v, pend)
 	s.windowMask(v.Now(), job.Limit)
-	return s.bfTryPreempt(v, job, js, r, func(x int) bool { return s.bf.inMask(int32(x)) })
+	if s.bfTryPreempt(v, job, js, r, func(x int) bool { return s.bf.inMask(int32(x)) }) ||
+		v.Now()-job.Eligible < s.cfg.bfMinAgeReserve {
+		return false
+	}
+	s.size(v, job, js)
+	return s.preemptorReserve(v, job, js, r)
+}
+
+// preemptorReserve reserves, in the backfill cycle, a record that may
+// preempt running jobs but does not start now: cons_tres's will-run test
+// removes the record's preemptable jobs before it releases the others
+// by end time (_will_run_test: "Remove preemptable job now", for every
+// job in preemptee_candidates whose PreemptMode is not OFF), so the
+// record is planned at the earliest time the jobs it may not preempt
+// leave it room, whatever the preemptable ones' limits. It reports
+// whether the record has preemptable jobs, and then has made its
+// reservation (refReserve's search on that state; in the fast cycle too,
+// whose profiles release every running job). On Slurm 22.05
+// (conformance/records/gen-71/run1) G20 (high, 3 nodes) was planned
+// behind the high-tier jobs only, and G15 (batch, limit 1 min), which
+// would have ended after that, waited from 51 to 94; planned behind the
+// batch jobs as well, G20's reservation began at 154 and G15 started at
+// 51 on a node G20 then preempted.
+func (s *Policy) preemptorReserve(v sim.View, job *sim.PendingJob, js *slurmJob, r *qrec) bool {
+	pr := &s.pre
+	if !s.collectCands(v, job, js, r, true) || len(pr.cand) == 0 {
+		return false
+	}
+	p := &s.pass
+	b := &s.bf
+	saved := p.Free
+	pr.free = append(pr.free[:0], p.Free...)
+	pr.gone = pr.gone[:0]
+	for _, c := range pr.cand {
+		for k := range c.alloc {
+			pr.free[c.alloc[k].Node].Add(&c.alloc[k])
+		}
+		pr.gone = append(pr.gone, c.ref)
+	}
+	slices.Sort(pr.gone)
+	p.Free = pr.free
+	n := len(b.res)
+	s.refReserve(v, job)
+	p.Free = saved
+	pr.gone = pr.gone[:0]
+	if len(b.res) > n {
+		res := &b.res[n]
+		ws := b.wtmp[:0]
+		for _, x := range res.nodes {
+			ws = addNode(ws, x)
+		}
+		b.wtmp = ws
+		woff := len(b.wpool)
+		b.wpool = append(b.wpool, ws...)
+		res.words = b.wpool[woff:len(b.wpool):len(b.wpool)]
+		b.until(res.at)
+	}
+	return true
+}
+
+// gonePreemptable reports whether running job ref is one that the
+// reservation search of preemptorReserve has removed.
+func (s *Policy) gonePreemptable(ref sim.JobRef) bool {
+	_, found := slices.BinarySearch(s.pre.gone, ref)
+	return found
 }
 
 // fitsWithout reports whether job fits the pass's free state with the

@@ -448,6 +448,33 @@ func TestSlurmPreemption(t *testing.T) {
 				{"H2", 104, 404, "COMPLETED", []int32{1}}},
 		},
 		{
+			// A preemptor's reservation is planned with its preemptable
+			// jobs gone (cons_tres _will_run_test removes them before
+			// releasing the others by end time). X (hi) holds n0 and L
+			// (lo) n1 from 0; n2 is free. H (hi, 3 nodes) at 10 does not
+			// fit even without L (X is not preemptable): the backfill
+			// cycle plans it at X's end, 100, on n0-n2. S (lo, limit
+			// 200) at 20 fits n2 now, but its window [20, 220] meets
+			// H's reservation: it waits (the main pass gives it no node
+			// of hi's, whose first record failed). At 100 X ends; H
+			// preempts L (CANCEL) and runs [100, 200); S follows
+			// [200, 400) on n0. (Planned behind L's limit, 1000, H's
+			// reservation would let S start at 20 on n2, and H would
+			// preempt both L and S at 100.)
+			name: "a preemptor is reserved with its preemptable jobs gone",
+			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3),
+				policytest.Node("n1", 8, "h100", 64, 524288, 3), policytest.Node("n2", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *slurm.Args) { a.PreemptMode, a.BfInterval, a.SchedInterval = "CANCEL", 1, 1 },
+			jobs: []workload.Job{
+				inPart(job("X", 0, 100, 100, g8), "hi"),
+				inPart(job("L", 0, 1000, 1000, g8), "lo"),
+				inPart(job("H", 10, 100, 100, workload.Request{Nodes: 3, GPUs: 24}), "hi"),
+				inPart(job("S", 20, 200, 200, g8), "lo"),
+			},
+			want: []life{{"X", 0, 100, "COMPLETED", []int32{0}}, {"L", 0, 100, "PREEMPTED", []int32{1}},
+				{"H", 100, 200, "COMPLETED", []int32{0, 1, 2}}, {"S", 200, 400, "COMPLETED", []int32{0}}},
+		},
+		{
 			// A preempted job is charged no more from its kill: it is
 			// completing, and Slurm's decay thread charges running jobs
 			// only (decay_apply_new_usage: IS_JOB_COMPLETING), though
