@@ -233,13 +233,14 @@ func (s *Policy) preemptRes(job *sim.PendingJob, w *preemptWaitRec) {
 
 // preemptCand is a running job that a pending job may preempt.
 type preemptCand struct {
-	ref   sim.JobRef
-	alloc []sim.NodeAlloc
-	class int64 // partition tier (partition_prio) or QOS priority capped at 0xffff (qos): lower goes first
-	nodes int64 // node count, capped at 0xffff: fewer goes first
-	start sim.Time
-	mode  sim.PreemptMode
-	drop  bool
+	ref    sim.JobRef
+	alloc  []sim.NodeAlloc
+	class  int64 // partition tier (partition_prio) or QOS priority capped at 0xffff (qos): lower goes first
+	nodes  int64 // node count, capped at 0xffff: fewer goes first
+	start  sim.Time
+	mode   sim.PreemptMode
+	drop   bool
+	usable int32 // reorder's sort key
 }
 
 // setupPreempt builds the QOS relation (reset).
@@ -365,11 +366,12 @@ func (s *Policy) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qr
 	if !s.fitsWithout(job, len(pr.cand)) {
 		return false
 	}
-	k := 1
-	for ; k < len(pr.cand) && !s.fitsWithout(job, k); k++ {
+	k := s.fewestFit(job)
+	for pass := 1; pass <= s.cfg.reorder+1 && pass < len(pr.cand); pass++ {
+		s.reorderCands(k)
+		k = s.fewestFit(job)
 	}
 	chosen := pr.cand[:k]
-	s.fitsWithout(job, k) // leaves the placement in pr.alloc
 	for i := range chosen {
 		chosen[i].drop = true
 		for _, a := range chosen[i].alloc {
@@ -408,6 +410,53 @@ func (s *Policy) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qr
 		w.epoch = s.epoch
 	}
 	return true
+}
+
+// fewestFit returns the least k such that job fits with the first k
+// candidates gone (it fits with all of them gone), leaving its placement
+// then in pr.alloc.
+func (s *Policy) fewestFit(job *sim.PendingJob) int {
+	k := 1
+	for ; k < len(s.pre.cand) && !s.fitsWithout(job, k); k++ {
+	}
+	s.fitsWithout(job, k)
+	return k
+}
+
+// reorderCands reorders the candidates after a pass of cons_tres's
+// _run_now that fitted job with the first k gone, on pr.alloc's nodes,
+// to preempt fewer jobs in the next (preempt_reorder_count passes): the
+// k-th, which made it fit, goes first; then those before it by how many
+// of the placement's nodes they hold, most first; then the others, each
+// group in its order ("Set the last job's usable count to a large value
+// and re-sort preempted jobs", _sort_usable_nodes_dec). With
+// preempt_strict_order the k-th moves to the front, the others keep
+// their order.
+func (s *Policy) reorderCands(k int) {
+	pr := &s.pre
+	if s.cfg.strict {
+		last := pr.cand[k-1]
+		copy(pr.cand[1:k], pr.cand[:k-1])
+		pr.cand[0] = last
+		return
+	}
+	for i := range pr.cand {
+		c := &pr.cand[i]
+		switch {
+		case i == k-1:
+			c.usable = math.MaxInt32
+		case i < k-1:
+			c.usable = 0
+			for _, a := range c.alloc {
+				if slices.ContainsFunc(pr.alloc, func(b sim.NodeAlloc) bool { return b.Node == a.Node }) {
+					c.usable++
+				}
+			}
+		default:
+			c.usable = 0
+		}
+	}
+	slices.SortStableFunc(pr.cand, func(a, b preemptCand) int { return cmp.Compare(b.usable, a.usable) })
 }
 
 // collectCands sets pr.cand to the running jobs that job's record r may

@@ -249,6 +249,65 @@ func TestSlurmPreemption(t *testing.T) {
 				{"H", 100, 400, "COMPLETED", []int32{1}}},
 		},
 		{
+			// The candidates are reordered to preempt fewer jobs
+			// (cons_tres _run_now, preempt_reorder_count 1): A (lo, one
+			// node) holds n0, B (lo, two nodes) n1 and n2; n3 is free. H
+			// (hi, 3 nodes) at 100: in Slurm's order A (one node) goes
+			// first, which is not enough, then B, and H fits on n0-n2.
+			// B, which made it fit, moves first, then A (one of the
+			// placement's nodes); with B alone gone H fits on n1-n3: B
+			// is the only victim, A runs to its end. H [100, 400) on
+			// n1-n3. (Without the reorder A and B are both preempted
+			// and H runs on n0-n2. On Slurm 22.05, conformance/records/
+			// gen-64/run1: G05 (3 nodes) preempted G02 (2 nodes) and
+			// left G01 (one node) running.)
+			name: "candidates reordered to preempt fewer jobs",
+			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3),
+				policytest.Node("n2", 8, "h100", 64, 524288, 3), policytest.Node("n3", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *slurm.Args) { a.PreemptMode = "CANCEL" },
+			jobs: []workload.Job{
+				inPart(job("A", 0, 1000, 1000, g8), "lo"),
+				inPart(job("B", 10, 1000, 1000, workload.Request{Nodes: 2, GPUs: 16}), "lo"),
+				inPart(job("H", 100, 300, 300, workload.Request{Nodes: 3, GPUs: 24}), "hi"),
+			},
+			want: []life{{"A", 0, 1000, "COMPLETED", []int32{0}}, {"B", 10, 100, "PREEMPTED", []int32{1, 2}},
+				{"H", 100, 400, "COMPLETED", []int32{1, 2, 3}}},
+		},
+		{
+			// The second reorder sorts by the placement's nodes: P (hi,
+			// 3 nodes, 5 s) fills n0-n2 at 0, so X (lo, one node) goes
+			// to n3; then Y (lo, one node) holds n0 from 10 and Z (lo,
+			// two nodes) n1 and n2 from 20. H (hi, 3 nodes) at 100.
+			// Slurm's order X, Y, Z; pass 1: all three gone, H on
+			// n0-n2. Reordered: Z (made it fit), Y (holds n0 of the
+			// placement), X (none). Pass 2: Z, then Y: n0-n2 again;
+			// reordered Y, Z, X; pass 3: Y, Z. Victims Y and Z; X runs
+			// on. H [100, 400) on n0-n2.
+			name: "reorder by the placement's nodes",
+			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3),
+				policytest.Node("n2", 8, "h100", 64, 524288, 3), policytest.Node("n3", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *slurm.Args) { a.PreemptMode = "CANCEL" },
+			jobs: strictJobs(),
+			want: []life{{"P", 0, 5, "COMPLETED", []int32{0, 1, 2}}, {"X", 0, 1000, "COMPLETED", []int32{3}},
+				{"Y", 10, 100, "PREEMPTED", []int32{0}}, {"Z", 20, 100, "PREEMPTED", []int32{1, 2}},
+				{"H", 100, 400, "COMPLETED", []int32{0, 1, 2}}},
+		},
+		{
+			// The same with preempt_strict_order: the job that made it
+			// fit moves to the front, the others keep their order. Pass
+			// 2's order is Z, X, Y: Z, then X: n1-n3 are free, H fits
+			// there; reordered X, Z, Y; pass 3: X, Z. Victims X and Z; Y
+			// runs on. H [100, 400) on n1-n3.
+			name: "preempt_strict_order",
+			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3),
+				policytest.Node("n2", 8, "h100", 64, 524288, 3), policytest.Node("n3", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *slurm.Args) { a.PreemptMode, a.PreemptStrictOrder = "CANCEL", true },
+			jobs: strictJobs(),
+			want: []life{{"P", 0, 5, "COMPLETED", []int32{0, 1, 2}}, {"X", 0, 100, "PREEMPTED", []int32{3}},
+				{"Y", 10, 1010, "COMPLETED", []int32{0}}, {"Z", 20, 100, "PREEMPTED", []int32{1, 2}},
+				{"H", 100, 400, "COMPLETED", []int32{1, 2, 3}}},
+		},
+		{
 			// Fewer nodes first: W (lo, 2 nodes of 8 GPUs, n0 and n1,
 			// the older) and S (lo, 8 GPUs, n2). H (hi, one node of 8) at
 			// 100: S (one node) sorts before W (two) and alone frees a
@@ -597,6 +656,8 @@ func TestSlurmPreemptArgs(t *testing.T) {
 		{"exempt", func(a *slurm.Args) { a.PreemptExemptTime = "soon" }},
 		{"qos list", func(a *slurm.Args) { a.QOS = []slurm.QOSArgs{{Name: "high", Preempt: "nosuch"}} }},
 		{"qos mode", func(a *slurm.Args) { a.QOS = []slurm.QOSArgs{{Name: "high", PreemptMode: "sometimes"}} }},
+		{"reorder count", func(a *slurm.Args) { a.PreemptReorderCount = -1 }},
+		{"reorder_count", func(a *slurm.Args) { a.PreemptParameters = "reorder_count=many" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := slurm.DefaultArgs()
@@ -664,6 +725,18 @@ func TestSlurmPreemptConformance(t *testing.T) {
 
 // youngestJobs is the trace of the youngest-first cases of
 // TestSlurmPreemption.
+// strictJobs is the trace of the reorder cases of TestSlurmPreemption.
+func strictJobs() []workload.Job {
+	g8 := workload.Request{GPUs: 8}
+	return []workload.Job{
+		inPart(job("P", 0, 5, 5, workload.Request{Nodes: 3, GPUs: 24}), "hi"),
+		inPart(job("X", 0, 1000, 1000, g8), "lo"),
+		inPart(job("Y", 10, 1000, 1000, g8), "lo"),
+		inPart(job("Z", 20, 1000, 1000, workload.Request{Nodes: 2, GPUs: 16}), "lo"),
+		inPart(job("H", 100, 300, 300, workload.Request{Nodes: 3, GPUs: 24}), "hi"),
+	}
+}
+
 func youngestJobs() []workload.Job {
 	g8 := workload.Request{GPUs: 8}
 	return []workload.Job{
