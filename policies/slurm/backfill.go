@@ -311,8 +311,8 @@ func (s *Policy) backfill(v sim.View, pend []sim.PendingJob) {
 	for k := range s.order {
 		r := &s.order[k]
 		js := &s.st[r.ref]
-		if js.started == s.epoch {
-			continue
+		if js.started == s.epoch || s.bfPreempting(r.ref) {
+			continue // started, or preempting, in another partition
 		}
 		if tested >= cfg.bfMaxJobTest {
 			break
@@ -340,7 +340,8 @@ func (s *Policy) backfill(v sim.View, pend []sim.PendingJob) {
 				b.until(t) // its --switches wait ends: it may place otherwise
 			}
 		}
-		if s.bfPreemptWait(v, r.ref) != nil {
+		waits := s.bfPreemptWait(v, r.ref) != nil
+		if waits {
 			// Its preemption is in progress: the main pass starts it,
 			// and it holds the nodes it preempted for (preemptRes).
 			s.bfReason(js, r.ref, sim.ReasonResources)
@@ -357,6 +358,9 @@ func (s *Policy) backfill(v sim.View, pend []sim.PendingJob) {
 			}
 		} else {
 			s.bfReason(js, r.ref, sim.ReasonResources)
+		}
+		if !waits && s.cfg.preempt != preemptNone && s.bfPreempt(v, pend, job, js, r) {
+			continue // reserved with its preemptable jobs gone
 		}
 		if now-job.Eligible >= cfg.bfMinAgeReserve {
 			s.size(v, job, js)

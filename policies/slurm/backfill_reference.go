@@ -49,8 +49,8 @@ func (s *Policy) referenceBackfill(v sim.View, pend []sim.PendingJob) {
 	for k := range s.order {
 		r := &s.order[k]
 		js := &s.st[r.ref]
-		if js.started == s.epoch {
-			continue
+		if js.started == s.epoch || s.bfPreempting(r.ref) {
+			continue // started, or preempting, in another partition
 		}
 		if tested >= cfg.bfMaxJobTest {
 			break
@@ -91,9 +91,21 @@ func (s *Policy) referenceBackfill(v sim.View, pend []sim.PendingJob) {
 		} else {
 			s.bfReason(js, r.ref, sim.ReasonResources)
 		}
+		if s.cfg.preempt != preemptNone {
+			mask := s.refMask(now, policies.EndAt(now, job.Limit))
+			if s.bfTryPreempt(v, &job, js, r, func(x int) bool { return mask[x] }) {
+				if now-job.Eligible >= cfg.bfMinAgeReserve {
+					s.size(v, &job, js)
+					s.preemptRes(&job, s.pre.waits[r.ref])
+				}
+				continue
+			}
+		}
 		if now-job.Eligible >= cfg.bfMinAgeReserve {
 			s.size(v, &job, js)
-			s.refReserve(v, &job)
+			if s.cfg.preempt == preemptNone || !s.preemptorReserve(v, &job, js, r) {
+				s.refReserve(v, &job)
+			}
 		}
 	}
 }
@@ -156,6 +168,9 @@ func (s *Policy) refRels(v sim.View) []refRel {
 	p := &s.pass
 	var rel []refRel
 	for _, r := range s.bfRunning(v) {
+		if len(s.pre.gone) > 0 && s.gonePreemptable(r.Ref) {
+			continue // removed by preemptorReserve
+		}
 		key := r.End
 		if l := s.st[r.Ref].limit; l > 0 {
 			key = min(r.End, r.Start+sim.Time(l))

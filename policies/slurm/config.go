@@ -127,11 +127,19 @@ type Args struct {
 	// PreemptParameters is slurm.conf's comma list; youngest_first takes
 	// the preemption candidates latest start first, whatever their tier
 	// (_sort_by_youngest in src/slurmctld/preempt.c), as does
-	// SchedulerParameters' preempt_youngest_first. min_exempt_priority,
-	// reclaim_licenses, send_user_signal and strict_order are accepted and
-	// not modeled.
+	// SchedulerParameters' preempt_youngest_first; strict_order and
+	// reorder_count=N set PreemptStrictOrder and PreemptReorderCount.
+	// min_exempt_priority, reclaim_licenses and send_user_signal are
+	// accepted and not modeled.
 	PreemptParameters    string `yaml:"PreemptParameters"`
 	PreemptYoungestFirst bool   `yaml:"preempt_youngest_first"`
+	// PreemptReorderCount is SchedulerParameters' preempt_reorder_count
+	// (PreemptParameters' reorder_count): how many times cons_tres's
+	// _run_now reorders the candidates to preempt fewer jobs (default 1);
+	// PreemptStrictOrder (preempt_strict_order, PreemptParameters'
+	// strict_order) reorders by moving the last one needed to the front.
+	PreemptReorderCount int  `yaml:"preempt_reorder_count"`
+	PreemptStrictOrder  bool `yaml:"preempt_strict_order"`
 
 	// EnforcePartLimits: only NO (hold jobs over a partition limit, the
 	// default) is accepted here; ALL, ANY and YES reject jobs at submit,
@@ -216,6 +224,8 @@ type slurmConfig struct {
 	preemptMode preemptMode // cluster default
 	exempt      sim.Time
 	youngest    bool // preemption candidates by latest start (youngest_first)
+	reorder     int  // preempt_reorder_count
+	strict      bool // preempt_strict_order
 
 	accounts []AccountArgs
 	users    []UserArgs
@@ -297,6 +307,7 @@ func defaultArgs() Args {
 		PreemptType:              "preempt/none",
 		PreemptMode:              "OFF",
 		PreemptExemptTime:        "0",
+		PreemptReorderCount:      1,
 	}
 }
 
@@ -618,15 +629,27 @@ func (a *Args) config(lines map[string]int, sharesResolved bool) (*slurmConfig, 
 		return nil, err
 	}
 	c.youngest = a.PreemptYoungestFirst
+	c.reorder, c.strict = a.PreemptReorderCount, a.PreemptStrictOrder
+	if err := intRange("preempt_reorder_count", int64(c.reorder), 0, 1000); err != nil {
+		return nil, err
+	}
 	for f := range strings.SplitSeq(a.PreemptParameters, ",") {
 		f = strings.ToLower(strings.TrimSpace(f))
-		name, _, _ := strings.Cut(f, "=")
+		name, val, _ := strings.Cut(f, "=")
 		switch name {
 		case "youngest_first":
 			c.youngest = true
-		case "", "min_exempt_priority", "reclaim_licenses", "send_user_signal", "strict_order":
+		case "strict_order":
+			c.strict = true
+		case "reorder_count":
+			n, err := strconv.Atoi(val)
+			if err != nil || n < 0 || n > 1000 {
+				return nil, bad("PreemptParameters", "reorder_count: want a count from 0 to 1000, got %q", val)
+			}
+			c.reorder = n
+		case "", "min_exempt_priority", "reclaim_licenses", "send_user_signal":
 		default:
-			return nil, bad("PreemptParameters", "unknown %q (want youngest_first, min_exempt_priority=N, reclaim_licenses, send_user_signal or strict_order)", f)
+			return nil, bad("PreemptParameters", "unknown %q (want youngest_first, strict_order, reorder_count=N, min_exempt_priority=N, reclaim_licenses or send_user_signal)", f)
 		}
 	}
 

@@ -29,6 +29,15 @@ type preemptState struct {
 	masked  []sim.NodeState
 	alloc   []sim.NodeAlloc
 
+	// The backfill cycle's preemption (bfTryPreempt): set while it runs,
+	// when blocked also holds the nodes reserved over the record's
+	// window, whose free resources fitsWithout leaves out; and the nodes
+	// out of service this pass (oos, valid while oosEpoch is the pass's).
+	inBF     bool
+	oos      []bool
+	oosEpoch uint32
+	gone     []sim.JobRef // preemptorReserve: the preemptable jobs its will-run test removes, sorted
+
 	waits map[sim.JobRef]*preemptWaitRec // per preemptor whose victims are not all gone
 
 	// The controller's KillWait and preemption grace time (sim.RunInfo),
@@ -49,6 +58,7 @@ type preemptWaitRec struct {
 	until   sim.Time // as of the last preemptWait: the latest End of the victims left
 	epoch   uint32   // of the pass that chose the victims: they are still in its view
 	held    uint32   // epoch of the last pass preemptWait found it in progress
+	bf      uint32   // epoch of the backfill cycle that chose the victims (bfTryPreempt)
 }
 
 // preemptWait returns job ref's preemption in progress, or nil when it has
@@ -223,13 +233,14 @@ func (s *Policy) preemptRes(job *sim.PendingJob, w *preemptWaitRec) {
 
 // preemptCand is a running job that a pending job may preempt.
 type preemptCand struct {
-	ref   sim.JobRef
-	alloc []sim.NodeAlloc
-	class int64 // partition tier (partition_prio) or QOS priority capped at 0xffff (qos): lower goes first
-	nodes int64 // node count, capped at 0xffff: fewer goes first
-	start sim.Time
-	mode  sim.PreemptMode
-	drop  bool
+	ref    sim.JobRef
+	alloc  []sim.NodeAlloc
+	class  int64 // partition tier (partition_prio) or QOS priority capped at 0xffff (qos): lower goes first
+	nodes  int64 // node count, capped at 0xffff: fewer goes first
+	start  sim.Time
+	mode   sim.PreemptMode
+	drop   bool
+	usable int32 // reorder's sort key
 }
 
 // setupPreempt builds the QOS relation (reset).
@@ -322,7 +333,6 @@ func (s *Policy) victimMode(part, qos int32) preemptMode {
 // (conformance/records/preempt-requeue), not the youngest.
 func (s *Policy) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qrec) bool {
 	pr := &s.pre
-	p := &s.pass
 	now := v.Now()
 	if js.preempted > 0 && now < js.preempted-1+pr.quiet {
 		// Its preemption may still be in progress: it kills no more
@@ -338,6 +348,125 @@ func (s *Policy) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qr
 		pr.checked = s.epoch
 		s.markOutOfService(v)
 	}
+	if !s.collectCands(v, job, js, r, false) || len(pr.cand) == 0 {
+		return false
+	}
+	if s.cfg.youngest {
+		// PreemptParameters=youngest_first: latest start first, whatever
+		// the tier (_sort_by_youngest).
+		slices.SortFunc(pr.cand, func(a, b preemptCand) int {
+			return cmp.Or(cmp.Compare(b.start, a.start), cmp.Compare(a.ref, b.ref))
+		})
+	} else {
+		slices.SortFunc(pr.cand, func(a, b preemptCand) int {
+			return cmp.Or(cmp.Compare(a.class, b.class), cmp.Compare(a.nodes, b.nodes), cmp.Compare(a.ref, b.ref))
+		})
+	}
+	// With every candidate gone, does it fit at all?
+	if !s.fitsWithout(job, len(pr.cand)) {
+		return false
+	}
+	k := s.fewestFit(job)
+	for pass := 1; pass <= s.cfg.reorder+1 && pass < len(pr.cand); pass++ {
+		s.reorderCands(k)
+		k = s.fewestFit(job)
+	}
+	chosen := pr.cand[:k]
+	for i := range chosen {
+		chosen[i].drop = true
+		for _, a := range chosen[i].alloc {
+			if slices.ContainsFunc(pr.alloc, func(b sim.NodeAlloc) bool { return b.Node == a.Node }) {
+				chosen[i].drop = false
+				break
+			}
+		}
+		if chosen[i].drop {
+			continue
+		}
+		s.st[chosen[i].ref].victim = s.epoch
+		if pr.grace == 0 {
+			s.st[chosen[i].ref].killed = chosen[i].start + 1
+			// Killed now: completing, and charged no more (Slurm's decay
+			// thread skips completing jobs: decay_apply_new_usage).
+			s.uncharge(chosen[i].ref, now)
+		}
+		pr.out = append(pr.out, sim.Preemption{Job: chosen[i].ref, Mode: chosen[i].mode})
+		if pr.waits == nil {
+			pr.waits = map[sim.JobRef]*preemptWaitRec{}
+		}
+		w := pr.waits[job.Ref]
+		if w == nil {
+			w = &preemptWaitRec{}
+			for _, a := range pr.alloc {
+				if !slices.Contains(w.nodes, a.Node) {
+					w.nodes = append(w.nodes, a.Node)
+				}
+			}
+			pr.waits[job.Ref] = w
+		}
+		js.preempted = now + 1
+		w.victims = append(w.victims, chosen[i].ref)
+		w.starts = append(w.starts, chosen[i].start)
+		w.epoch = s.epoch
+	}
+	return true
+}
+
+// fewestFit returns the least k such that job fits with the first k
+// candidates gone (it fits with all of them gone), leaving its placement
+// then in pr.alloc.
+func (s *Policy) fewestFit(job *sim.PendingJob) int {
+	k := 1
+	for ; k < len(s.pre.cand) && !s.fitsWithout(job, k); k++ {
+	}
+	s.fitsWithout(job, k)
+	return k
+}
+
+// reorderCands reorders the candidates after a pass of cons_tres's
+// _run_now that fitted job with the first k gone, on pr.alloc's nodes,
+// to preempt fewer jobs in the next (preempt_reorder_count passes): the
+// k-th, which made it fit, goes first; then those before it by how many
+// of the placement's nodes they hold, most first; then the others, each
+// group in its order ("Set the last job's usable count to a large value
+// and re-sort preempted jobs", _sort_usable_nodes_dec). With
+// preempt_strict_order the k-th moves to the front, the others keep
+// their order.
+func (s *Policy) reorderCands(k int) {
+	pr := &s.pre
+	if s.cfg.strict {
+		last := pr.cand[k-1]
+		copy(pr.cand[1:k], pr.cand[:k-1])
+		pr.cand[0] = last
+		return
+	}
+	for i := range pr.cand {
+		c := &pr.cand[i]
+		switch {
+		case i == k-1:
+			c.usable = math.MaxInt32
+		case i < k-1:
+			c.usable = 0
+			for _, a := range c.alloc {
+				if slices.ContainsFunc(pr.alloc, func(b sim.NodeAlloc) bool { return b.Node == a.Node }) {
+					c.usable++
+				}
+			}
+		default:
+			c.usable = 0
+		}
+	}
+	slices.SortStableFunc(pr.cand, func(a, b preemptCand) int { return cmp.Compare(b.usable, a.usable) })
+}
+
+// collectCands sets pr.cand to the running jobs that job's record r may
+// preempt now (see tryPreempt), off the nodes in pr.blocked unless all.
+// It reports false when the preemption type preempts nothing.
+func (s *Policy) collectCands(v sim.View, job *sim.PendingJob, js *slurmJob, r *qrec, all bool) bool {
+	pr := &s.pre
+	p := &s.pass
+	now := v.Now()
+	running := v.Running()
 	tier := s.cluster.Partitions[r.part].PriorityTier
 	d := policies.NewDemand(job)
 	pr.cand = pr.cand[:0]
@@ -374,7 +503,7 @@ func (s *Policy) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qr
 		}
 		useful := false
 		for _, a := range rj.Alloc {
-			if !pr.blocked[a.Node] && d.Eligible(&p.Nodes[a.Node]) {
+			if (all || !pr.blocked[a.Node]) && d.Eligible(&p.Nodes[a.Node]) {
 				useful = true
 			}
 		}
@@ -384,64 +513,151 @@ func (s *Policy) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qr
 		pr.cand = append(pr.cand, preemptCand{ref: rj.Ref, alloc: rj.Alloc, class: class,
 			nodes: min(int64(len(rj.Alloc)), 0xffff), start: rj.Start, mode: mode})
 	}
-	if len(pr.cand) == 0 {
-		return false
+	return true
+}
+
+// bfTryPreempt is tryPreempt in the backfill cycle, for a record that
+// does not start now: usable tells the nodes no reservation of the
+// records before it holds over its window [now, now+limit]. When it
+// preempts, the record holds the nodes it preempted for from now + 1
+// (preemptRes, as bfPreemptWait plans a preemption of the main pass) and
+// starts in a later pass once its victims are gone.
+//
+// Slurm's backfill preempts as the main scheduler does, but a record that
+// waits does not end the cycle's look at its partition: _attempt_backfill
+// tests each record with _try_sched, whose will-run test
+// (select_g_job_test with the record's preemptable jobs,
+// slurm_find_preemptable_jobs) removes the preemptable jobs first
+// (cons_tres _will_run_test), on the nodes the cycle's reservations leave
+// over the record's window; a start now goes through _start_job to
+// select_nodes, which preempts (_preempt_jobs) and fails with
+// ESLURM_NODES_BUSY, after which the cycle reserves the record's nodes
+// ("Drop through and reserve these resources") and tests the next
+// record. The main scheduler instead stops at a partition's first
+// record that does not start (fail_by_part in _schedule), so a second
+// high-tier job queued behind one waiting for its victims preempts only
+// in the backfill cycle. On Slurm 22.05 (conformance/records/gen-71/run2)
+// G09 (high) preempted G04 at 06:51:50.152; G10 (high, one whole node),
+// submitted at 51.064, preempted G05 in the next backfill cycle, at
+// 51.153, while G09 still waited for G04, and started at 55.156.
+func (s *Policy) bfTryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qrec, usable func(x int) bool) bool {
+	pr := &s.pre
+	if js.preempted > 0 && v.Now() < js.preempted-1+pr.quiet || len(v.Running()) == 0 {
+		return false // tryPreempt's own first tests, before the masks
 	}
-	if s.cfg.youngest {
-		// PreemptParameters=youngest_first: latest start first, whatever
-		// the tier (_sort_by_youngest).
-		slices.SortFunc(pr.cand, func(a, b preemptCand) int {
-			return cmp.Or(cmp.Compare(b.start, a.start), cmp.Compare(a.ref, b.ref))
-		})
-	} else {
-		slices.SortFunc(pr.cand, func(a, b preemptCand) int {
-			return cmp.Or(cmp.Compare(a.class, b.class), cmp.Compare(a.nodes, b.nodes), cmp.Compare(a.ref, b.ref))
-		})
+	n := len(s.cluster.Nodes)
+	if pr.oosEpoch != s.epoch {
+		pr.blocked = append(pr.blocked[:0], make([]bool, n)...)
+		s.markOutOfService(v)
+		pr.oos = append(pr.oos[:0], pr.blocked...)
+		pr.oosEpoch = s.epoch
 	}
-	// With every candidate gone, does it fit at all?
-	if !s.fitsWithout(job, len(pr.cand)) {
-		return false
+	pr.blocked = append(pr.blocked[:0], pr.oos...)
+	for x := range n {
+		if !usable(x) {
+			pr.blocked[x] = true
+		}
 	}
-	k := 1
-	for ; k < len(pr.cand) && !s.fitsWithout(job, k); k++ {
-	}
-	chosen := pr.cand[:k]
-	s.fitsWithout(job, k) // leaves the placement in pr.alloc
-	for i := range chosen {
-		chosen[i].drop = true
-		for _, a := range chosen[i].alloc {
-			if slices.ContainsFunc(pr.alloc, func(b sim.NodeAlloc) bool { return b.Node == a.Node }) {
-				chosen[i].drop = false
-				break
-			}
-		}
-		if chosen[i].drop {
-			continue
-		}
-		s.st[chosen[i].ref].victim = s.epoch
-		if pr.grace == 0 {
-			s.st[chosen[i].ref].killed = chosen[i].start + 1
-		}
-		pr.out = append(pr.out, sim.Preemption{Job: chosen[i].ref, Mode: chosen[i].mode})
-		if pr.waits == nil {
-			pr.waits = map[sim.JobRef]*preemptWaitRec{}
-		}
+	pr.checked = s.epoch
+	pr.inBF = true
+	ok := s.tryPreempt(v, job, js, r)
+	pr.inBF = false
+	if ok {
 		w := pr.waits[job.Ref]
-		if w == nil {
-			w = &preemptWaitRec{}
-			for _, a := range pr.alloc {
-				if !slices.Contains(w.nodes, a.Node) {
-					w.nodes = append(w.nodes, a.Node)
-				}
-			}
-			pr.waits[job.Ref] = w
+		w.until = v.Now() + 1
+		w.held = s.epoch
+		w.bf = s.epoch
+		s.bfReason(js, job.Ref, sim.ReasonResources)
+	}
+	return ok
+}
+
+// bfPreempting reports whether job ref preempted in this backfill cycle,
+// for one of its records: its others are not tested (_attempt_backfill:
+// "if (job_ptr->preempt_in_progress) continue; /* scheduled in another
+// partition */", which select_nodes sets when it preempts).
+func (s *Policy) bfPreempting(ref sim.JobRef) bool {
+	if len(s.pre.waits) == 0 {
+		return false
+	}
+	w := s.pre.waits[ref]
+	return w != nil && w.bf == s.epoch
+}
+
+// bfPreempt is bfTryPreempt for the fast cycle (backfill): the deferred
+// reservations, all of records before this one, are made first. It
+// reports whether it has made the record's reservation: one that has
+// preemptable jobs but did not preempt (preemptorReserve), old enough to
+// reserve. One that preempted is reserved with the deferred ones
+// (materialize: preemptRes).
+func (s *Policy) bfPreempt(v sim.View, pend []sim.PendingJob, job *sim.PendingJob, js *slurmJob, r *qrec) bool {
+	s.materialize(v, pend)
+	s.windowMask(v.Now(), job.Limit)
+	if s.bfTryPreempt(v, job, js, r, func(x int) bool { return s.bf.inMask(int32(x)) }) ||
+		v.Now()-job.Eligible < s.cfg.bfMinAgeReserve {
+		return false
+	}
+	s.size(v, job, js)
+	return s.preemptorReserve(v, job, js, r)
+}
+
+// preemptorReserve reserves, in the backfill cycle, a record that may
+// preempt running jobs but does not start now: cons_tres's will-run test
+// removes the record's preemptable jobs before it releases the others
+// by end time (_will_run_test: "Remove preemptable job now", for every
+// job in preemptee_candidates whose PreemptMode is not OFF), so the
+// record is planned at the earliest time the jobs it may not preempt
+// leave it room, whatever the preemptable ones' limits. It reports
+// whether the record has preemptable jobs, and then has made its
+// reservation (refReserve's search on that state; in the fast cycle too,
+// whose profiles release every running job). On Slurm 22.05
+// (conformance/records/gen-71/run1) G20 (high, 3 nodes) was planned
+// behind the high-tier jobs only, and G15 (batch, limit 1 min), which
+// would have ended after that, waited from 51 to 94; planned behind the
+// batch jobs as well, G20's reservation began at 154 and G15 started at
+// 51 on a node G20 then preempted.
+func (s *Policy) preemptorReserve(v sim.View, job *sim.PendingJob, js *slurmJob, r *qrec) bool {
+	pr := &s.pre
+	if !s.collectCands(v, job, js, r, true) || len(pr.cand) == 0 {
+		return false
+	}
+	p := &s.pass
+	b := &s.bf
+	saved := p.Free
+	pr.free = append(pr.free[:0], p.Free...)
+	pr.gone = pr.gone[:0]
+	for _, c := range pr.cand {
+		for k := range c.alloc {
+			pr.free[c.alloc[k].Node].Add(&c.alloc[k])
 		}
-		js.preempted = now + 1
-		w.victims = append(w.victims, chosen[i].ref)
-		w.starts = append(w.starts, chosen[i].start)
-		w.epoch = s.epoch
+		pr.gone = append(pr.gone, c.ref)
+	}
+	slices.Sort(pr.gone)
+	p.Free = pr.free
+	n := len(b.res)
+	s.refReserve(v, job)
+	p.Free = saved
+	pr.gone = pr.gone[:0]
+	if len(b.res) > n {
+		res := &b.res[n]
+		ws := b.wtmp[:0]
+		for _, x := range res.nodes {
+			ws = addNode(ws, x)
+		}
+		b.wtmp = ws
+		woff := len(b.wpool)
+		b.wpool = append(b.wpool, ws...)
+		res.words = b.wpool[woff:len(b.wpool):len(b.wpool)]
+		b.until(res.at)
 	}
 	return true
+}
+
+// gonePreemptable reports whether running job ref is one that the
+// reservation search of preemptorReserve has removed.
+func (s *Policy) gonePreemptable(ref sim.JobRef) bool {
+	_, found := slices.BinarySearch(s.pre.gone, ref)
+	return found
 }
 
 // fitsWithout reports whether job fits the pass's free state with the
@@ -464,6 +680,13 @@ func (s *Policy) fitsWithout(job *sim.PendingJob, k int) bool {
 			f.FreeGPUs += a.GPUs
 			f.FreeCPUs += a.CPUs
 			f.FreeMemMB += a.MemMB
+		}
+	}
+	if pr.inBF {
+		for x, bl := range pr.blocked {
+			if bl {
+				pr.free[x] = sim.NodeState{}
+			}
 		}
 	}
 	free := p.Usable(&pr.masked, pr.free, p.Now, job.Limit)

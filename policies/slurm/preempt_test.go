@@ -249,6 +249,65 @@ func TestSlurmPreemption(t *testing.T) {
 				{"H", 100, 400, "COMPLETED", []int32{1}}},
 		},
 		{
+			// The candidates are reordered to preempt fewer jobs
+			// (cons_tres _run_now, preempt_reorder_count 1): A (lo, one
+			// node) holds n0, B (lo, two nodes) n1 and n2; n3 is free. H
+			// (hi, 3 nodes) at 100: in Slurm's order A (one node) goes
+			// first, which is not enough, then B, and H fits on n0-n2.
+			// B, which made it fit, moves first, then A (one of the
+			// placement's nodes); with B alone gone H fits on n1-n3: B
+			// is the only victim, A runs to its end. H [100, 400) on
+			// n1-n3. (Without the reorder A and B are both preempted
+			// and H runs on n0-n2. On Slurm 22.05, conformance/records/
+			// gen-64/run1: G05 (3 nodes) preempted G02 (2 nodes) and
+			// left G01 (one node) running.)
+			name: "candidates reordered to preempt fewer jobs",
+			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3),
+				policytest.Node("n2", 8, "h100", 64, 524288, 3), policytest.Node("n3", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *slurm.Args) { a.PreemptMode = "CANCEL" },
+			jobs: []workload.Job{
+				inPart(job("A", 0, 1000, 1000, g8), "lo"),
+				inPart(job("B", 10, 1000, 1000, workload.Request{Nodes: 2, GPUs: 16}), "lo"),
+				inPart(job("H", 100, 300, 300, workload.Request{Nodes: 3, GPUs: 24}), "hi"),
+			},
+			want: []life{{"A", 0, 1000, "COMPLETED", []int32{0}}, {"B", 10, 100, "PREEMPTED", []int32{1, 2}},
+				{"H", 100, 400, "COMPLETED", []int32{1, 2, 3}}},
+		},
+		{
+			// The second reorder sorts by the placement's nodes: P (hi,
+			// 3 nodes, 5 s) fills n0-n2 at 0, so X (lo, one node) goes
+			// to n3; then Y (lo, one node) holds n0 from 10 and Z (lo,
+			// two nodes) n1 and n2 from 20. H (hi, 3 nodes) at 100.
+			// Slurm's order X, Y, Z; pass 1: all three gone, H on
+			// n0-n2. Reordered: Z (made it fit), Y (holds n0 of the
+			// placement), X (none). Pass 2: Z, then Y: n0-n2 again;
+			// reordered Y, Z, X; pass 3: Y, Z. Victims Y and Z; X runs
+			// on. H [100, 400) on n0-n2.
+			name: "reorder by the placement's nodes",
+			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3),
+				policytest.Node("n2", 8, "h100", 64, 524288, 3), policytest.Node("n3", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *slurm.Args) { a.PreemptMode = "CANCEL" },
+			jobs: strictJobs(),
+			want: []life{{"P", 0, 5, "COMPLETED", []int32{0, 1, 2}}, {"X", 0, 1000, "COMPLETED", []int32{3}},
+				{"Y", 10, 100, "PREEMPTED", []int32{0}}, {"Z", 20, 100, "PREEMPTED", []int32{1, 2}},
+				{"H", 100, 400, "COMPLETED", []int32{0, 1, 2}}},
+		},
+		{
+			// The same with preempt_strict_order: the job that made it
+			// fit moves to the front, the others keep their order. Pass
+			// 2's order is Z, X, Y: Z, then X: n1-n3 are free, H fits
+			// there; reordered X, Z, Y; pass 3: X, Z. Victims X and Z; Y
+			// runs on. H [100, 400) on n1-n3.
+			name: "preempt_strict_order",
+			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3), policytest.Node("n1", 8, "h100", 64, 524288, 3),
+				policytest.Node("n2", 8, "h100", 64, 524288, 3), policytest.Node("n3", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *slurm.Args) { a.PreemptMode, a.PreemptStrictOrder = "CANCEL", true },
+			jobs: strictJobs(),
+			want: []life{{"P", 0, 5, "COMPLETED", []int32{0, 1, 2}}, {"X", 0, 100, "PREEMPTED", []int32{3}},
+				{"Y", 10, 1010, "COMPLETED", []int32{0}}, {"Z", 20, 100, "PREEMPTED", []int32{1, 2}},
+				{"H", 100, 400, "COMPLETED", []int32{1, 2, 3}}},
+		},
+		{
 			// Fewer nodes first: W (lo, 2 nodes of 8 GPUs, n0 and n1,
 			// the older) and S (lo, 8 GPUs, n2). H (hi, one node of 8) at
 			// 100: S (one node) sorts before W (two) and alone frees a
@@ -414,6 +473,99 @@ func TestSlurmPreemption(t *testing.T) {
 				{"H0", 103, 403, "COMPLETED", []int32{0}}},
 		},
 		{
+			// The backfill cycle preempts for a record that the main
+			// pass does not reach: the main scheduler stops at a
+			// partition's first record that does not start (fail_by_part
+			// in _schedule), but _attempt_backfill tests the next ones
+			// with their preemptable jobs (conformance/records/gen-71/
+			// run2: G10 preempted G05 in the backfill cycle at 51.153
+			// while G09 waited for its victim G04). L1, L2, L3 (lo) hold
+			// n0, n1, n2 from 0; KillWait 3. H1 (hi) at 100 preempts L1
+			// for n0 (held until 103). H2 (hi) at 101: the main pass
+			// tests H1 first, which waits for n0 and ends hi's turn; the
+			// backfill cycle holds n0 for H1 and tests H2, which does not
+			// fit: without L2 and L3 (L1, killed, is no candidate) it
+			// fits, and L2, first in job order, is the victim for n1,
+			// held until 104. H1 [103, 403) on n0, H2 [104, 404) on n1;
+			// L3 runs to its end. (Preempting in the main pass only, H2
+			// would preempt L2 at 103, once H1 started, and start at
+			// 106.)
+			name: "the backfill cycle preempts behind a waiting preemptor",
+			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3),
+				policytest.Node("n1", 8, "h100", 64, 524288, 3), policytest.Node("n2", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *slurm.Args) { a.PreemptMode, a.BfInterval, a.SchedInterval = "CANCEL", 1, 1 },
+			cfg:  func(c *sim.Config) { c.KillWait = 3 },
+			jobs: []workload.Job{
+				inPart(job("L1", 0, 1000, 1000, g8), "lo"),
+				inPart(job("L2", 0, 1000, 1000, g8), "lo"),
+				inPart(job("L3", 0, 1000, 1000, g8), "lo"),
+				inPart(job("H1", 100, 300, 300, g8), "hi"),
+				inPart(job("H2", 101, 300, 300, g8), "hi"),
+			},
+			want: []life{{"L1", 0, 100, "PREEMPTED", []int32{0}}, {"L2", 0, 101, "PREEMPTED", []int32{1}},
+				{"L3", 0, 1000, "COMPLETED", []int32{2}}, {"H1", 103, 403, "COMPLETED", []int32{0}},
+				{"H2", 104, 404, "COMPLETED", []int32{1}}},
+		},
+		{
+			// A preemptor's reservation is planned with its preemptable
+			// jobs gone (cons_tres _will_run_test removes them before
+			// releasing the others by end time). X (hi) holds n0 and L
+			// (lo) n1 from 0; n2 is free. H (hi, 3 nodes) at 10 does not
+			// fit even without L (X is not preemptable): the backfill
+			// cycle plans it at X's end, 100, on n0-n2. S (lo, limit
+			// 200) at 20 fits n2 now, but its window [20, 220] meets
+			// H's reservation: it waits (the main pass gives it no node
+			// of hi's, whose first record failed). At 100 X ends; H
+			// preempts L (CANCEL) and runs [100, 200); S follows
+			// [200, 400) on n0. (Planned behind L's limit, 1000, H's
+			// reservation would let S start at 20 on n2, and H would
+			// preempt both L and S at 100.)
+			name: "a preemptor is reserved with its preemptable jobs gone",
+			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3),
+				policytest.Node("n1", 8, "h100", 64, 524288, 3), policytest.Node("n2", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *slurm.Args) { a.PreemptMode, a.BfInterval, a.SchedInterval = "CANCEL", 1, 1 },
+			jobs: []workload.Job{
+				inPart(job("X", 0, 100, 100, g8), "hi"),
+				inPart(job("L", 0, 1000, 1000, g8), "lo"),
+				inPart(job("H", 10, 100, 100, workload.Request{Nodes: 3, GPUs: 24}), "hi"),
+				inPart(job("S", 20, 200, 200, g8), "lo"),
+			},
+			want: []life{{"X", 0, 100, "COMPLETED", []int32{0}}, {"L", 0, 100, "PREEMPTED", []int32{1}},
+				{"H", 100, 200, "COMPLETED", []int32{0, 1, 2}}, {"S", 200, 400, "COMPLETED", []int32{0}}},
+		},
+		{
+			// A preempted job is charged no more from its kill: it is
+			// completing, and Slurm's decay thread charges running jobs
+			// only (decay_apply_new_usage: IS_JOB_COMPLETING), though
+			// its batch host is held for KillWait. Fair Tree,
+			// PriorityWeightFairshare 1000, usage in GPU seconds, no
+			// decay, calculations at 0, 60, 120; KillWait 3. L (u1, lo)
+			// runs from 0; H (u2, hi) at 58 preempts it (CANCEL), and L
+			// holds n0 until 61, past the calculation at 60, which
+			// charges it nothing: its usage since 0 is lost (no
+			// AccountingStorageEnforce=limits). H runs [61, 161). B (u1)
+			// at 59 and C (u2) at 62 (lo, 8 GPUs) wait for H. At 120 u1
+			// has 0, u2 8·59 = 472: in lab u1 ranks 2 (0.667), u2 1
+			// (0.333): B 666, C 333. B [161, 261), C [261, 361). (Charged
+			// to 60, u1 would have 480 against u2's 472: C first.)
+			name: "a preempted job is not charged after its kill",
+			args: func(a *slurm.Args) {
+				a.PreemptMode = "CANCEL"
+				a.PriorityWeightFairshare = 1000
+				a.TRESBillingWeights = "GRES/gpu=1"
+				a.PriorityDecayHalfLife, a.PriorityCalcPeriod = "0", "1"
+			},
+			cfg: func(c *sim.Config) { c.KillWait = 3 },
+			jobs: []workload.Job{
+				withUser(inPart(job("L", 0, 1000, 1000, g8), "lo"), "u1", "lab"),
+				withUser(inPart(job("H", 58, 100, 100, g8), "hi"), "u2", "lab"),
+				withUser(inPart(job("B", 59, 100, 100, g8), "lo"), "u1", "lab"),
+				withUser(inPart(job("C", 62, 100, 100, g8), "lo"), "u2", "lab"),
+			},
+			want: []life{{"L", 0, 58, "PREEMPTED", []int32{0}}, {"H", 61, 161, "COMPLETED", []int32{0}},
+				{"B", 161, 261, "COMPLETED", []int32{0}}, {"C", 261, 361, "COMPLETED", []int32{0}}},
+		},
+		{
 			// A job needing more nodes than its partition has up neither
 			// blocks its partition nor preempts (select_nodes fails with
 			// ESLURM_NODE_NOT_AVAIL, and _schedule blocks a partition for
@@ -504,6 +656,8 @@ func TestSlurmPreemptArgs(t *testing.T) {
 		{"exempt", func(a *slurm.Args) { a.PreemptExemptTime = "soon" }},
 		{"qos list", func(a *slurm.Args) { a.QOS = []slurm.QOSArgs{{Name: "high", Preempt: "nosuch"}} }},
 		{"qos mode", func(a *slurm.Args) { a.QOS = []slurm.QOSArgs{{Name: "high", PreemptMode: "sometimes"}} }},
+		{"reorder count", func(a *slurm.Args) { a.PreemptReorderCount = -1 }},
+		{"reorder_count", func(a *slurm.Args) { a.PreemptParameters = "reorder_count=many" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := slurm.DefaultArgs()
@@ -571,6 +725,18 @@ func TestSlurmPreemptConformance(t *testing.T) {
 
 // youngestJobs is the trace of the youngest-first cases of
 // TestSlurmPreemption.
+// strictJobs is the trace of the reorder cases of TestSlurmPreemption.
+func strictJobs() []workload.Job {
+	g8 := workload.Request{GPUs: 8}
+	return []workload.Job{
+		inPart(job("P", 0, 5, 5, workload.Request{Nodes: 3, GPUs: 24}), "hi"),
+		inPart(job("X", 0, 1000, 1000, g8), "lo"),
+		inPart(job("Y", 10, 1000, 1000, g8), "lo"),
+		inPart(job("Z", 20, 1000, 1000, workload.Request{Nodes: 2, GPUs: 16}), "lo"),
+		inPart(job("H", 100, 300, 300, workload.Request{Nodes: 3, GPUs: 24}), "hi"),
+	}
+}
+
 func youngestJobs() []workload.Job {
 	g8 := workload.Request{GPUs: 8}
 	return []workload.Job{

@@ -32,36 +32,57 @@ func TestSlurmBackfillReference(t *testing.T) {
 	n := *referenceRuns
 	reserved := 0
 	for seed := uint64(1); seed <= uint64(n); seed++ {
-		c := randomBackfillCase(seed)
-		withResv := seed%4 == 0
-		fast := c.run(t, false, func(s *slurm.Policy) {})
-		ref := c.run(t, withResv, func(s *slurm.Policy) { s.Reference = true })
-		if msg := policytest.DiffDecisions(fast.rec, ref.rec); msg != "" {
-			t.Fatalf("seed %d (%s): fast and reference backfill differ: %s", seed, c, msg)
-		}
-		if !withResv {
-			continue
-		}
-		all := c.run(t, true, func(s *slurm.Policy) { s.AlwaysReserve = true })
-		if msg := policytest.DiffDecisions(all.rec, ref.rec); msg != "" {
-			t.Fatalf("seed %d (%s): with AlwaysReserve: %s", seed, c, msg)
-		}
-		if !reflect.DeepEqual(all.resv, ref.resv) {
-			for i := range min(len(all.resv), len(ref.resv)) {
-				if !reflect.DeepEqual(all.resv[i], ref.resv[i]) {
-					t.Fatalf("seed %d (%s): pass %d at t=%d: reservations\nfast      %+v\nreference %+v", seed, c, i, ref.resv[i].at, all.resv[i], ref.resv[i])
-				}
-			}
-			t.Fatalf("seed %d (%s): %d passes with the fast cycle, %d with the reference", seed, c, len(all.resv), len(ref.resv))
-		}
-		for _, r := range ref.resv {
-			reserved += len(r.res)
-		}
+		reserved += checkReference(t, seed)
 	}
 	if reserved == 0 {
 		t.Fatal("no reservation was made: the workloads test nothing")
 	}
 	t.Logf("%d workloads, %d reservations compared", n, reserved)
+}
+
+// checkReference replays the workload of seed with the fast and the
+// reference cycle (TestSlurmBackfillReference) and returns how many
+// reservations it compared.
+func checkReference(t *testing.T, seed uint64) int {
+	t.Helper()
+	c := randomBackfillCase(seed)
+	withResv := seed%4 == 0
+	fast := c.run(t, false, func(s *slurm.Policy) {})
+	ref := c.run(t, withResv, func(s *slurm.Policy) { s.Reference = true })
+	if msg := policytest.DiffDecisions(fast.rec, ref.rec); msg != "" {
+		t.Fatalf("seed %d (%s): fast and reference backfill differ: %s", seed, c, msg)
+	}
+	if !withResv {
+		return 0
+	}
+	all := c.run(t, true, func(s *slurm.Policy) { s.AlwaysReserve = true })
+	if msg := policytest.DiffDecisions(all.rec, ref.rec); msg != "" {
+		t.Fatalf("seed %d (%s): with AlwaysReserve: %s", seed, c, msg)
+	}
+	if !reflect.DeepEqual(all.resv, ref.resv) {
+		for i := range min(len(all.resv), len(ref.resv)) {
+			if !reflect.DeepEqual(all.resv[i], ref.resv[i]) {
+				t.Fatalf("seed %d (%s): pass %d at t=%d: reservations\nfast      %+v\nreference %+v", seed, c, i, ref.resv[i].at, all.resv[i], ref.resv[i])
+			}
+		}
+		t.Fatalf("seed %d (%s): %d passes with the fast cycle, %d with the reference", seed, c, len(all.resv), len(ref.resv))
+	}
+	reserved := 0
+	for _, r := range ref.resv {
+		reserved += len(r.res)
+	}
+	return reserved
+}
+
+// TestSlurmBackfillReferenceSeeds replays the workloads beyond the
+// default 1,000 that once told the fast and the reference cycle apart:
+// 2984, where a job in two partitions preempted in the backfill cycle for
+// one record and the fast cycle reserved for it again for the other
+// (bfPreempting).
+func TestSlurmBackfillReferenceSeeds(t *testing.T) {
+	for _, seed := range []uint64{2984} {
+		checkReference(t, seed)
+	}
 }
 
 // backfillCase is one random workload of TestSlurmBackfillReference.
