@@ -70,7 +70,13 @@ type backfillState struct {
 	finNodes []int32
 	finOK    bool
 	finUnits []int32
-	noFacts  bool // reserve consults none (tests)
+	fin      finCache
+	// finVer counts the times finFree was made afresh; finShapes are the
+	// final units made on it, per demand shape.
+	finVer       uint64
+	finShapes    []finShape
+	finShapeNext int
+	noFacts      bool // reserve consults none (tests)
 
 	// mlog logs the words of out that changed since the mask was last
 	// rebuilt (logEpoch), so that a profile's units on the masked nodes

@@ -972,6 +972,7 @@ func (s *Policy) unitsBound(t sim.Time) int64 {
 // nodes b.mask leaves out as of the mask's change log at (epoch, pos).
 type finalUnits struct {
 	ok      bool
+	ver     uint64 // b.finVer they were made on
 	base    int64
 	upl     [][]uint64
 	maskVer uint64
@@ -990,23 +991,11 @@ func (s *Policy) finalBound() int64 {
 	b := &s.bf
 	w := b.wr
 	f := &w.fin
-	if !f.ok {
-		f.ok = true
-		s.finalFree()
-		f.base = 0
-		fu := append(b.finUnits[:0], w.contrib...)
-		for _, x := range b.finNodes {
-			if fu[x] >= 0 {
-				fu[x] = w.d.Fit(b.finFree[x])
-			}
-		}
-		b.finUnits = fu
-		for x, c := range fu {
-			c = max(c, 0)
-			fu[x] = c
-			f.base += int64(c)
-		}
-		f.upl = setPlanes(f.upl, fu)
+	s.finalFree()
+	if !f.ok || f.ver != b.finVer {
+		e := s.finShape(w)
+		f.ok, f.ver = true, b.finVer
+		f.base, f.upl = e.base, e.upl
 		f.maskVer, f.masked = 0, 0
 	}
 	units := func(i int32, set uint64) int64 {
@@ -1036,6 +1025,61 @@ func (s *Policy) finalBound() int64 {
 	return f.base - f.masked
 }
 
+// finShape is one demand shape's units per node on b.finFree as made
+// the ver-th time (finalUnits' base and upl), shared by the profiles of
+// that shape until finFree changes: the passes in between (finKeep) keep
+// them.
+type finShape struct {
+	d    policies.Demand
+	ver  uint64
+	base int64
+	upl  [][]uint64
+}
+
+// maxFinShapes bounds the shapes whose final units are kept.
+const maxFinShapes = 8
+
+// finShape returns the final units of b.wr's demand shape on b.finFree.
+func (s *Policy) finShape(w *wrProfile) *finShape {
+	b := &s.bf
+	var e *finShape
+	for i := range b.finShapes {
+		if b.finShapes[i].d == w.d {
+			e = &b.finShapes[i]
+			if e.ver == b.finVer {
+				return e
+			}
+			break
+		}
+	}
+	if e == nil {
+		if len(b.finShapes) < maxFinShapes {
+			b.finShapes = append(b.finShapes, finShape{})
+			e = &b.finShapes[len(b.finShapes)-1]
+		} else {
+			e = &b.finShapes[b.finShapeNext]
+			b.finShapeNext = (b.finShapeNext + 1) % maxFinShapes
+			// A profile of the shape it held may still read its planes.
+			e.upl = nil
+		}
+	}
+	e.d, e.ver, e.base = w.d, b.finVer, 0
+	fu := append(b.finUnits[:0], w.contrib...)
+	for _, x := range b.finNodes {
+		if fu[x] >= 0 {
+			fu[x] = w.d.Fit(b.finFree[x])
+		}
+	}
+	b.finUnits = fu
+	for x, c := range fu {
+		c = max(c, 0)
+		fu[x] = c
+		e.base += int64(c)
+	}
+	e.upl = setPlanes(e.upl, fu)
+	return e
+}
+
 // finalFree makes b.finFree the free state with every rel job released,
 // on the nodes listed in b.finNodes (the others are p.Free's), once for
 // the profiles of a free state and rel: a profile's final units are its
@@ -1047,6 +1091,13 @@ func (s *Policy) finalFree() {
 	}
 	b.finOK = true
 	free := s.pass.Free
+	if s.finKeep(free) {
+		if finCheck != nil {
+			finCheck(s)
+		}
+		return
+	}
+	b.finVer++
 	if len(b.finSeen) != len(free) {
 		b.finSeen = make([]bool, len(free))
 		b.finFree = make([]sim.NodeState, len(free))
@@ -1066,8 +1117,228 @@ func (s *Policy) finalFree() {
 			b.finFree[a.Node].Add(&a)
 		}
 	}
+	s.finRecord(free)
+}
+
+// finCache is what b.finFree was made from, so that a later finalFree can
+// keep it (finKeep): the free state then (snap) and the rel jobs, each
+// with its run's start pass and a copy of its allocation (alloc[lo:hi]),
+// pos[ref] being the index+1 of a job's live entry (0: none). plain: no
+// allocation held MIG instances or an MPS share (their Sub and Add are
+// not plain sums; finKeep then always makes it again).
+type finCache struct {
+	ok    bool
+	plain bool
+	snap  []sim.NodeState
+	jobs  []finJob
+	alloc []sim.NodeAlloc
+	pos   []int32
+	dead  int
+	call  uint32
+	seen  []uint32 // per node: exp holds it when seen is call
+	exp   []sim.NodeState
+	touch []int32
+}
+
+type finJob struct {
+	ref     sim.JobRef
+	started uint32 // the epoch of its run's start pass (slurmJob.started)
+	anon    bool   // no slurmJob: never matched
+	dead    bool
+	seen    uint32
+	lo, hi  int32
+}
+
+// finRun returns the start pass of ref's run, and whether the policy
+// knows the job.
+func (s *Policy) finRun(ref sim.JobRef) (uint32, bool) {
+	if int(ref) < len(s.st) {
+		return s.st[ref].started, true
+	}
+	return 0, false
+}
+
+// finKeep reports whether b.finFree, made from the free state and rel
+// recorded in b.fin, still holds for free and b.rel, and if so updates
+// the record. A run in both (same job, same start pass: the policy
+// starts a job once a pass, and only a pass starts one) holds the same
+// allocation in both. Then finFree = free + the rel allocations is
+// unchanged when free differs from the recorded state exactly by the
+// allocations of the runs that left rel (given back) and of those that
+// joined (taken): a job that ends hands its allocation from rel to the
+// free state, a job that starts takes it back, and neither moves the
+// sum. Anything else (a node down or back, a run held past its end)
+// shows as a difference and makes it again.
+func (s *Policy) finKeep(free []sim.NodeState) bool {
+	b := &s.bf
+	c := &b.fin
+	if !c.ok || !c.plain || len(c.snap) != len(free) {
+		return false
+	}
+	c.call++
+	if c.call == 0 {
+		clear(c.seen)
+		c.call = 1
+	}
+	if len(c.seen) != len(free) {
+		c.seen = make([]uint32, len(free))
+		c.exp = make([]sim.NodeState, len(free))
+	}
+	call := c.call
+	c.touch = c.touch[:0]
+	touch := func(x int32) *sim.NodeState {
+		if c.seen[x] != call {
+			c.seen[x] = call
+			c.exp[x] = c.snap[x]
+			c.touch = append(c.touch, x)
+		}
+		return &c.exp[x]
+	}
+	fresh := 0
+	for i := range b.rel {
+		e := &b.rel[i]
+		if int(e.ref) < len(c.pos) {
+			if k := c.pos[e.ref] - 1; k >= 0 {
+				j := &c.jobs[k]
+				if st, known := s.finRun(e.ref); known && !j.anon && j.started == st && j.seen != call {
+					j.seen = call
+					continue
+				}
+			}
+		}
+		fresh++
+		for k := range e.alloc {
+			a := &e.alloc[k]
+			if a.MIG != (sim.MIGInstances{}) || a.MPS != (sim.MPSShare{}) {
+				return false
+			}
+			st := touch(a.Node)
+			st.FreeGPUs -= a.GPUs
+			st.FreeCPUs -= a.CPUs
+			st.FreeMemMB -= a.MemMB
+		}
+	}
+	for k := range c.jobs {
+		j := &c.jobs[k]
+		if j.dead || j.seen == call {
+			continue
+		}
+		for _, a := range c.alloc[j.lo:j.hi] {
+			touch(a.Node).Add(&a)
+		}
+	}
+	for x := range free {
+		want := &c.snap[x]
+		if c.seen[x] == call {
+			want = &c.exp[x]
+		}
+		if !sameState(want, &free[x]) {
+			return false
+		}
+	}
+	// Kept: bring the record to free and b.rel. A node a joining run took
+	// from that had no rel job before gets its final state, the free
+	// state it had then.
+	for _, x := range c.touch {
+		if !b.finSeen[x] {
+			b.finSeen[x] = true
+			b.finNodes = append(b.finNodes, x)
+			b.finFree[x] = c.snap[x]
+		}
+		c.snap[x] = free[x]
+	}
+	for k := range c.jobs {
+		if j := &c.jobs[k]; !j.dead && j.seen != call {
+			j.dead = true
+			c.dead++
+			if int(j.ref) < len(c.pos) && c.pos[j.ref] == int32(k+1) {
+				c.pos[j.ref] = 0
+			}
+		}
+	}
+	if fresh > 0 {
+		for i := range b.rel {
+			e := &b.rel[i]
+			if int(e.ref) < len(c.pos) {
+				if k := c.pos[e.ref] - 1; k >= 0 && c.jobs[k].seen == call {
+					continue
+				}
+			}
+			s.finAdd(e)
+			c.jobs[len(c.jobs)-1].seen = call
+		}
+	}
+	if c.dead > len(c.jobs)/2 {
+		s.finCompact()
+	}
+	return true
+}
+
+// sameState is a == b, field by field: the struct comparison calls
+// memequal, a node at a time.
+func sameState(a, b *sim.NodeState) bool {
+	return a.FreeGPUs == b.FreeGPUs && a.FreeCPUs == b.FreeCPUs && a.FreeMemMB == b.FreeMemMB &&
+		a.MIG == b.MIG && a.MPS[0] == b.MPS[0] && a.MPS[1] == b.MPS[1]
+}
+
+// finRecord records free and b.rel as those b.finFree was made from.
+func (s *Policy) finRecord(free []sim.NodeState) {
+	b := &s.bf
+	c := &b.fin
+	for _, j := range c.jobs {
+		if int(j.ref) < len(c.pos) {
+			c.pos[j.ref] = 0
+		}
+	}
+	c.jobs, c.alloc, c.dead = c.jobs[:0], c.alloc[:0], 0
+	c.snap = append(c.snap[:0], free...)
+	c.ok, c.plain = true, true
+	for i := range b.rel {
+		s.finAdd(&b.rel[i])
+	}
+}
+
+// finAdd appends e to the record.
+func (s *Policy) finAdd(e *bfRel) {
+	c := &s.bf.fin
+	st, known := s.finRun(e.ref)
+	lo := int32(len(c.alloc))
+	for k := range e.alloc {
+		a := &e.alloc[k]
+		if a.MIG != (sim.MIGInstances{}) || a.MPS != (sim.MPSShare{}) {
+			c.plain = false
+		}
+		c.alloc = append(c.alloc, *a)
+	}
+	c.jobs = append(c.jobs, finJob{ref: e.ref, started: st, anon: !known, lo: lo, hi: int32(len(c.alloc))})
+	if n := int(e.ref) + 1; len(c.pos) < n {
+		c.pos = slices.Grow(c.pos, max(n, 2*len(c.pos))-len(c.pos))[:max(n, 2*len(c.pos))]
+	}
+	c.pos[e.ref] = int32(len(c.jobs))
+}
+
+// finCompact drops the record's dead entries.
+func (s *Policy) finCompact() {
+	c := &s.bf.fin
+	jobs, alloc := c.jobs, c.alloc
+	c.jobs, c.alloc = make([]finJob, 0, len(jobs)), make([]sim.NodeAlloc, 0, len(alloc))
+	for _, j := range jobs {
+		if j.dead {
+			continue
+		}
+		lo := int32(len(c.alloc))
+		c.alloc = append(c.alloc, alloc[j.lo:j.hi]...)
+		j.lo, j.hi = lo, int32(len(c.alloc))
+		c.jobs = append(c.jobs, j)
+		c.pos[j.ref] = int32(len(c.jobs))
+	}
+	c.dead = 0
 }
 
 // boundCheck, when set (by the package's tests), is called with every
 // bound unitsBound returns, to compare it with a plain sum.
+// finCheck, when set (by the package's tests), is called whenever
+// finalFree kept finFree, to compare it with one made afresh.
+var finCheck func(s *Policy)
+
 var boundCheck func(s *Policy, t sim.Time, got int64)
