@@ -79,6 +79,13 @@ type wrProfile struct {
 	// facts[lo:hi].
 	facts []bfFact
 	certs []bfCert
+	// run[k], for the facts of the searches before the current one, is
+	// the first fact after k of its search that starts a new span (its
+	// start is not the previous fact's end) or has a larger bound, or the
+	// search's end: facts[k:run[k]] tile one span with bounds at most
+	// facts[k].ub, so a run of TRY_LATER points crosses them at once.
+	run []int32
+	stk []int32 // closeFacts' scratch
 
 	// fin is the profile with every rel job released, for the bound
 	// past every end (finalBound).
@@ -131,6 +138,9 @@ const maxCerts = 16
 func (s *Policy) openFacts(limit sim.Time) {
 	b := &s.bf
 	w := b.wr
+	if k := len(w.certs) - 1; k >= 0 {
+		w.closeFacts(&w.certs[k])
+	}
 	b.cq = b.cq[:0]
 	for k := len(w.certs) - 1; k >= 0 && k >= len(w.certs)-maxCerts; k-- {
 		if c := &w.certs[k]; c.limit <= limit && c.hi > c.lo {
@@ -139,6 +149,34 @@ func (s *Policy) openFacts(limit sim.Time) {
 	}
 	n := int32(len(w.facts))
 	w.certs = append(w.certs, bfCert{limit: limit, lo: n, hi: n})
+}
+
+// closeFacts sets run for the facts of c, a search that has ended
+// (a monotonic stack: each fact waits for the first later one with a
+// larger bound, or a new span).
+func (w *wrProfile) closeFacts(c *bfCert) {
+	if int32(len(w.run)) >= c.hi {
+		return // closed already
+	}
+	w.run = slices.Grow(w.run, int(c.hi)-len(w.run))[:c.hi]
+	stk := w.stk[:0]
+	for j := c.lo; j < c.hi; j++ {
+		if j > c.lo && w.facts[j].lo != w.facts[j-1].hi {
+			for _, k := range stk {
+				w.run[k] = j
+			}
+			stk = stk[:0]
+		}
+		for len(stk) > 0 && w.facts[stk[len(stk)-1]].ub < w.facts[j].ub {
+			w.run[stk[len(stk)-1]] = j
+			stk = stk[:len(stk)-1]
+		}
+		stk = append(stk, j)
+	}
+	for _, k := range stk {
+		w.run[k] = c.hi
+	}
+	w.stk = stk
 }
 
 // addFact records f as a fact of the current search (openFacts).
@@ -156,24 +194,68 @@ func (s *Policy) addFact(f bfFact) {
 // over: the answer may miss a point, never rule one out wrongly.
 func (s *Policy) ruledOut(t sim.Time) (e sim.Time, ub int64, ok bool) {
 	b := &s.bf
-	facts := b.wr.facts
+	w := b.wr
+	facts := w.facts
 	for i := 0; i < len(b.cq); {
 		q := &b.cq[i]
-		for q.cur < q.hi && facts[q.cur].hi <= t {
-			q.cur++
-		}
+		q.cur = skipFacts(facts, q.cur, q.hi, t)
 		if q.cur == q.hi {
 			// Spent: drop it.
 			b.cq[i] = b.cq[len(b.cq)-1]
 			b.cq = b.cq[:len(b.cq)-1]
 			continue
 		}
-		if f := &facts[q.cur]; f.lo <= t && f.ub < b.need && (!ok || f.hi > e) {
-			e, ub, ok = f.hi, f.ub, true
+		if f := &facts[q.cur]; f.lo <= t && t < f.hi && f.ub < b.need {
+			// Cross the facts after it that tile on with bounds short
+			// of the need too (run).
+			k := q.cur
+			for {
+				j := w.run[k]
+				if j >= q.hi || facts[j].lo != facts[j-1].hi || facts[j].ub >= b.need {
+					q.cur = j - 1
+					break
+				}
+				k = j
+			}
+			if end := facts[q.cur].hi; !ok || end > e {
+				e, ub, ok = end, facts[k].ub, true
+			}
 		}
 		i++
 	}
 	return e, ub, ok
+}
+
+// skipFacts returns the first index in [cur, hi) from cur on of a fact
+// ending after t, or hi: a few steps, then galloping and a binary search
+// (a search's facts end in order but where a retry starts inside an
+// earlier span; a fact passed over there only goes unused).
+func skipFacts(facts []bfFact, cur, hi int32, t sim.Time) int32 {
+	for range 4 {
+		if cur == hi || facts[cur].hi > t {
+			return cur
+		}
+		cur++
+	}
+	if cur == hi || facts[cur].hi > t {
+		return cur
+	}
+	step := int32(1)
+	for cur+step < hi && facts[cur+step].hi <= t {
+		cur += step
+		step *= 2
+	}
+	// facts[cur].hi <= t; the first ending after t is in (cur, cur+step].
+	lo, up := cur+1, min(cur+step, hi)
+	for lo < up {
+		m := int32(uint32(lo+up) >> 1)
+		if facts[m].hi <= t {
+			lo = m + 1
+		} else {
+			up = m
+		}
+	}
+	return lo
 }
 
 // unitsBound is the state of the bound reserve tests its TRY_LATER
@@ -485,7 +567,7 @@ func (s *Policy) profile(cls int32) {
 	w.d = d
 	w.reachYes, w.reachNo = 0, math.MaxInt64
 	w.maskVer, w.grpVer = 0, 0
-	w.facts, w.certs = w.facts[:0], w.certs[:0]
+	w.facts, w.certs, w.run = w.facts[:0], w.certs[:0], w.run[:0]
 	n := len(p.Nodes)
 	w.contrib = slices.Grow(w.contrib[:0], n)[:n]
 	var base int64
