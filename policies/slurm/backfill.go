@@ -208,6 +208,7 @@ type bfRel struct {
 	ref   sim.JobRef
 	alloc []sim.NodeAlloc
 	words []nodeWord // alloc's nodes as words
+	fin   int32      // index+1 of its entry in the finalFree record (0: none)
 }
 
 // relKey returns the will-run key (bfRel.key) of a running job.
@@ -568,7 +569,7 @@ func (s *Policy) buildRel() {
 		}
 		if cur := source(e.ref); cur.end == e.end && cur.key == e.key {
 			b.relMark[e.ref] = seen
-			cur.words = e.words
+			cur.words, cur.fin = e.words, e.fin
 			kept = append(kept, cur)
 		}
 	}

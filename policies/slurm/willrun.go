@@ -1204,8 +1204,8 @@ func (s *Policy) finalFree() {
 
 // finCache is what b.finFree was made from, so that a later finalFree can
 // keep it (finKeep): the free state then (snap) and the rel jobs, each
-// with its run's start pass and a copy of its allocation (alloc[lo:hi]),
-// pos[ref] being the index+1 of a job's live entry (0: none). plain: no
+// with its run's start pass and a copy of its allocation (alloc[lo:hi]);
+// a rel entry names its own (bfRel.fin, carried over by buildRel). plain: no
 // allocation held MIG instances or an MPS share (their Sub and Add are
 // not plain sums; finKeep then always makes it again).
 type finCache struct {
@@ -1214,12 +1214,12 @@ type finCache struct {
 	snap  []sim.NodeState
 	jobs  []finJob
 	alloc []sim.NodeAlloc
-	pos   []int32
 	dead  int
 	call  uint32
 	seen  []uint32 // per node: exp holds it when seen is call
 	exp   []sim.NodeState
 	touch []int32
+	remap []int32 // finCompact's scratch
 }
 
 type finJob struct {
@@ -1279,13 +1279,11 @@ func (s *Policy) finKeep(free []sim.NodeState) bool {
 	fresh := 0
 	for i := range b.rel {
 		e := &b.rel[i]
-		if int(e.ref) < len(c.pos) {
-			if k := c.pos[e.ref] - 1; k >= 0 {
-				j := &c.jobs[k]
-				if st, known := s.finRun(e.ref); known && !j.anon && j.started == st && j.seen != call {
-					j.seen = call
-					continue
-				}
+		if k := e.fin - 1; k >= 0 && int(k) < len(c.jobs) {
+			j := &c.jobs[k]
+			if st, known := s.finRun(e.ref); known && j.ref == e.ref && !j.anon && !j.dead && j.started == st && j.seen != call {
+				j.seen = call
+				continue
 			}
 		}
 		fresh++
@@ -1333,18 +1331,14 @@ func (s *Policy) finKeep(free []sim.NodeState) bool {
 		if j := &c.jobs[k]; !j.dead && j.seen != call {
 			j.dead = true
 			c.dead++
-			if int(j.ref) < len(c.pos) && c.pos[j.ref] == int32(k+1) {
-				c.pos[j.ref] = 0
-			}
 		}
 	}
 	if fresh > 0 {
+		n := int32(len(c.jobs)) // the entries matched are before n
 		for i := range b.rel {
 			e := &b.rel[i]
-			if int(e.ref) < len(c.pos) {
-				if k := c.pos[e.ref] - 1; k >= 0 && c.jobs[k].seen == call {
-					continue
-				}
+			if k := e.fin - 1; k >= 0 && k < n && c.jobs[k].seen == call && c.jobs[k].ref == e.ref {
+				continue
 			}
 			s.finAdd(e)
 			c.jobs[len(c.jobs)-1].seen = call
@@ -1367,11 +1361,6 @@ func sameState(a, b *sim.NodeState) bool {
 func (s *Policy) finRecord(free []sim.NodeState) {
 	b := &s.bf
 	c := &b.fin
-	for _, j := range c.jobs {
-		if int(j.ref) < len(c.pos) {
-			c.pos[j.ref] = 0
-		}
-	}
 	c.jobs, c.alloc, c.dead = c.jobs[:0], c.alloc[:0], 0
 	c.snap = append(c.snap[:0], free...)
 	c.ok, c.plain = true, true
@@ -1393,28 +1382,36 @@ func (s *Policy) finAdd(e *bfRel) {
 		c.alloc = append(c.alloc, *a)
 	}
 	c.jobs = append(c.jobs, finJob{ref: e.ref, started: st, anon: !known, lo: lo, hi: int32(len(c.alloc))})
-	if n := int(e.ref) + 1; len(c.pos) < n {
-		c.pos = slices.Grow(c.pos, max(n, 2*len(c.pos))-len(c.pos))[:max(n, 2*len(c.pos))]
-	}
-	c.pos[e.ref] = int32(len(c.jobs))
+	e.fin = int32(len(c.jobs))
 }
 
-// finCompact drops the record's dead entries.
+// finCompact drops the record's dead entries, renaming the live ones in
+// b.rel, which holds every live one.
 func (s *Policy) finCompact() {
-	c := &s.bf.fin
-	jobs, alloc := c.jobs, c.alloc
-	c.jobs, c.alloc = make([]finJob, 0, len(jobs)), make([]sim.NodeAlloc, 0, len(alloc))
-	for _, j := range jobs {
+	b := &s.bf
+	c := &b.fin
+	c.remap = slices.Grow(c.remap[:0], len(c.jobs))[:len(c.jobs)]
+	n, m := int32(0), int32(0)
+	for k := range c.jobs {
+		j := c.jobs[k]
+		c.remap[k] = 0
 		if j.dead {
 			continue
 		}
-		lo := int32(len(c.alloc))
-		c.alloc = append(c.alloc, alloc[j.lo:j.hi]...)
-		j.lo, j.hi = lo, int32(len(c.alloc))
-		c.jobs = append(c.jobs, j)
-		c.pos[j.ref] = int32(len(c.jobs))
+		// In place: entries and allocations only move down.
+		lo := m
+		m += int32(copy(c.alloc[m:], c.alloc[j.lo:j.hi]))
+		j.lo, j.hi = lo, m
+		c.jobs[n] = j
+		n++
+		c.remap[k] = n
 	}
-	c.dead = 0
+	c.jobs, c.alloc, c.dead = c.jobs[:n], c.alloc[:m], 0
+	for i := range b.rel {
+		if f := b.rel[i].fin; f > 0 && int(f) <= len(c.remap) {
+			b.rel[i].fin = c.remap[f-1]
+		}
+	}
 }
 
 // boundCheck, when set (by the package's tests), is called with every
