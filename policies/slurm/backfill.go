@@ -71,6 +71,10 @@ type backfillState struct {
 	finOK    bool
 	finUnits []int32
 	fin      finCache
+	// baseShapes are the profiles' units now per demand shape, kept
+	// across passes (baseShape).
+	baseShapes []baseShape
+	baseNext   int
 	// finVer counts the times finFree was made afresh; finShapes are the
 	// final units made on it, per demand shape.
 	finVer       uint64

@@ -569,24 +569,8 @@ func (s *Policy) profile(cls int32) {
 	w.maskVer, w.grpVer = 0, 0
 	w.facts, w.certs, w.run = w.facts[:0], w.certs[:0], w.run[:0]
 	n := len(p.Nodes)
-	w.contrib = slices.Grow(w.contrib[:0], n)[:n]
-	var base int64
-	w.allElig = true
-	for i := range p.Nodes {
-		c := int32(-1)
-		if d.Eligible(&p.Nodes[i]) {
-			c = 0
-			if !d.Short(&p.Free[i]) {
-				c = d.Fit(p.Free[i])
-			}
-			base += int64(c)
-		} else {
-			w.allElig = false
-		}
-		w.contrib[i] = c
-	}
-	w.base = base
-	w.makePlanes()
+	e := s.baseShape(d)
+	w.contrib, w.upl, w.base, w.allElig = e.contrib, e.upl, e.base, e.allElig
 	if len(w.seen) != n {
 		w.seen = make([]uint32, n)
 		w.prev = make([]int32, n)
@@ -640,8 +624,114 @@ func (s *Policy) maskedUnits() int64 {
 	return w.masked
 }
 
-// makePlanes makes w.upl from w.contrib.
-func (w *wrProfile) makePlanes() { w.upl = setPlanes(w.upl, w.contrib) }
+// baseShape is one demand shape's units per node on the free state of
+// a pass (snap; -1 where the node is not eligible), their sum and bit
+// planes: a profile's contrib, base and upl, kept across passes so that
+// the next profile of the shape refits only the nodes whose free state
+// changed (a few, where most jobs run on; the planes then change a node
+// at a time). The profiles of the shape read them until dropped.
+type baseShape struct {
+	d       policies.Demand
+	ok      bool
+	snap    []sim.NodeState
+	contrib []int32
+	upl     [][]uint64
+	base    int64
+	allElig bool
+}
+
+// maxBaseShapes bounds the shapes kept.
+const maxBaseShapes = maxProfiles
+
+// baseShape returns the units of demand shape d on the pass's free state.
+func (s *Policy) baseShape(d policies.Demand) *baseShape {
+	p := &s.pass
+	b := &s.bf
+	var e *baseShape
+	for i := range b.baseShapes {
+		if b.baseShapes[i].d == d {
+			e = &b.baseShapes[i]
+			break
+		}
+	}
+	if e == nil {
+		if len(b.baseShapes) < maxBaseShapes {
+			b.baseShapes = append(b.baseShapes, baseShape{})
+			e = &b.baseShapes[len(b.baseShapes)-1]
+		} else {
+			e = &b.baseShapes[b.baseNext]
+			b.baseNext = (b.baseNext + 1) % maxBaseShapes
+			// A profile of the shape it held may still read its slices.
+			*e = baseShape{}
+		}
+		e.d = d
+	}
+	n := len(p.Nodes)
+	if !e.ok || len(e.snap) != n {
+		e.ok = true
+		e.snap = append(e.snap[:0], p.Free...)
+		e.contrib = slices.Grow(e.contrib[:0], n)[:n]
+		var base int64
+		e.allElig = true
+		for i := range p.Nodes {
+			c := int32(-1)
+			if d.Eligible(&p.Nodes[i]) {
+				c = 0
+				if !d.Short(&p.Free[i]) {
+					c = d.Fit(p.Free[i])
+				}
+				base += int64(c)
+			} else {
+				e.allElig = false
+			}
+			e.contrib[i] = c
+		}
+		e.base = base
+		e.upl = setPlanes(e.upl, e.contrib)
+		return e
+	}
+	for x := range p.Free {
+		f := &p.Free[x]
+		if sameState(&e.snap[x], f) {
+			continue
+		}
+		e.snap[x] = *f
+		old := e.contrib[x]
+		if old < 0 {
+			continue // not eligible, whatever its state
+		}
+		c := int32(0)
+		if !d.Short(f) {
+			c = d.Fit(*f)
+		}
+		if c != old {
+			e.contrib[x] = c
+			e.base += int64(c - old)
+			e.upl = setPlane(e.upl, (n+63)/64, x, old, c)
+		}
+	}
+	return e
+}
+
+// setPlane changes node x's value in the bit planes upl (setPlanes, nw
+// words a plane) from old to c, adding planes as c needs them.
+func setPlane(upl [][]uint64, nw, x int, old, c int32) [][]uint64 {
+	w, bit := x>>6, uint64(1)<<uint(x&63)
+	for j := 0; old > 0; j, old = j+1, old>>1 {
+		if old&1 != 0 {
+			upl[j][w] &^= bit
+		}
+	}
+	for k := bits.Len32(uint32(max(c, 0))); len(upl) < k; {
+		upl = append(upl, make([]uint64, nw))
+	}
+	for j := 0; c > 0; j, c = j+1, c>>1 {
+		if c&1 != 0 {
+			upl[j][w] |= bit
+		}
+	}
+	return upl
+}
 
 // setPlanes sets upl, reusing its storage, to the bit planes of vals: bit x
 // of plane k is bit k of vals[x] (a value below 1 sets none).
