@@ -73,14 +73,12 @@ type backfillState struct {
 	fin      finCache
 	// baseShapes are the profiles' units now per demand shape, kept
 	// across passes (baseShape).
-	baseShapes []baseShape
-	baseNext   int
+	baseShapes shapeSlots[baseShape]
 	// finVer counts the times finFree was made afresh; finShapes are the
 	// final units made on it, per demand shape.
-	finVer       uint64
-	finShapes    []finShape
-	finShapeNext int
-	noFacts      bool // reserve consults none (tests)
+	finVer    uint64
+	finShapes shapeSlots[finShape]
+	noFacts   bool // reserve consults none (tests)
 
 	// mlog logs the words of out that changed since the mask was last
 	// rebuilt (logEpoch), so that a profile's units on the masked nodes

@@ -631,7 +631,6 @@ func (s *Policy) maskedUnits() int64 {
 // changed (a few, where most jobs run on; the planes then change a node
 // at a time). The profiles of the shape read them until dropped.
 type baseShape struct {
-	d       policies.Demand
 	ok      bool
 	snap    []sim.NodeState
 	contrib []int32
@@ -647,25 +646,7 @@ const maxBaseShapes = maxProfiles
 func (s *Policy) baseShape(d policies.Demand) *baseShape {
 	p := &s.pass
 	b := &s.bf
-	var e *baseShape
-	for i := range b.baseShapes {
-		if b.baseShapes[i].d == d {
-			e = &b.baseShapes[i]
-			break
-		}
-	}
-	if e == nil {
-		if len(b.baseShapes) < maxBaseShapes {
-			b.baseShapes = append(b.baseShapes, baseShape{})
-			e = &b.baseShapes[len(b.baseShapes)-1]
-		} else {
-			e = &b.baseShapes[b.baseNext]
-			b.baseNext = (b.baseNext + 1) % maxBaseShapes
-			// A profile of the shape it held may still read its slices.
-			*e = baseShape{}
-		}
-		e.d = d
-	}
+	e, _ := b.baseShapes.get(d, maxBaseShapes)
 	n := len(p.Nodes)
 	if !e.ok || len(e.snap) != n {
 		e.ok = true
@@ -1202,10 +1183,36 @@ func (s *Policy) finalBound() int64 {
 // that shape until finFree changes: the passes in between (finKeep) keep
 // them.
 type finShape struct {
-	d    policies.Demand
 	ver  uint64
 	base int64
 	upl  [][]uint64
+}
+
+// shapeSlots holds a few values per demand shape; a new shape takes the
+// oldest one's slot, zeroed (a profile may still read the slices of the
+// value it held).
+type shapeSlots[T any] struct {
+	d    []policies.Demand
+	v    []T
+	next int
+}
+
+// get returns d's value, and whether it is new (zero).
+func (c *shapeSlots[T]) get(d policies.Demand, most int) (*T, bool) {
+	for i := range c.d {
+		if c.d[i] == d {
+			return &c.v[i], false
+		}
+	}
+	var zero T
+	if len(c.d) < most {
+		c.d, c.v = append(c.d, d), append(c.v, zero)
+		return &c.v[len(c.v)-1], true
+	}
+	i := c.next
+	c.next = (c.next + 1) % most
+	c.d[i], c.v[i] = d, zero
+	return &c.v[i], true
 }
 
 // maxFinShapes bounds the shapes whose final units are kept.
@@ -1214,28 +1221,11 @@ const maxFinShapes = 8
 // finShape returns the final units of b.wr's demand shape on b.finFree.
 func (s *Policy) finShape(w *wrProfile) *finShape {
 	b := &s.bf
-	var e *finShape
-	for i := range b.finShapes {
-		if b.finShapes[i].d == w.d {
-			e = &b.finShapes[i]
-			if e.ver == b.finVer {
-				return e
-			}
-			break
-		}
+	e, _ := b.finShapes.get(w.d, maxFinShapes)
+	if e.ver == b.finVer {
+		return e // finVer is at least 1 once finFree is made
 	}
-	if e == nil {
-		if len(b.finShapes) < maxFinShapes {
-			b.finShapes = append(b.finShapes, finShape{})
-			e = &b.finShapes[len(b.finShapes)-1]
-		} else {
-			e = &b.finShapes[b.finShapeNext]
-			b.finShapeNext = (b.finShapeNext + 1) % maxFinShapes
-			// A profile of the shape it held may still read its planes.
-			e.upl = nil
-		}
-	}
-	e.d, e.ver, e.base = w.d, b.finVer, 0
+	e.ver, e.base = b.finVer, 0
 	fu := append(b.finUnits[:0], w.contrib...)
 	for _, x := range b.finNodes {
 		if fu[x] >= 0 {
