@@ -35,12 +35,13 @@ func (t *Tree) FairTree(usage []float64, out []float64) []float64 {
 	out = slices.Grow(out[:0], len(t.assocs))[:len(t.assocs)]
 	clear(out)
 	t.lf = slices.Grow(t.lf[:0], len(t.assocs))[:len(t.assocs)]
+	level := t.levelShares()
 	for i := range t.assocs {
 		a := &t.assocs[i]
 		if a.Parent < 0 {
 			continue
 		}
-		ls := t.levelShares(int32(i))
+		ls := level[i]
 		var S, U float64
 		if ls > 0 {
 			S = a.Shares / ls

@@ -34,6 +34,7 @@ type Assoc struct {
 type Tree struct {
 	assocs   []Assoc
 	children [][]int32
+	ls       []float64 // levelShares' result
 	accounts map[string]int32
 	users    map[[2]string]int32
 	nUsers   int
@@ -291,17 +292,27 @@ func (t *Tree) UsageAt(k Time) []float64 {
 	return t.usage
 }
 
-// levelShares returns the sum of the shares of i and its siblings.
-func (t *Tree) levelShares(i int32) float64 {
-	p := t.assocs[i].Parent
-	if p < 0 {
-		return t.assocs[i].Shares
+// levelShares returns, per association, the sum of the shares of it and
+// its siblings, each level summed once (summing per association cost the
+// square of an account's users), in the same order as before.
+func (t *Tree) levelShares() []float64 {
+	ls := slices.Grow(t.ls[:0], len(t.assocs))[:len(t.assocs)]
+	for i := range t.assocs {
+		if t.assocs[i].Parent < 0 {
+			ls[i] = t.assocs[i].Shares
+		}
 	}
-	var s float64
-	for _, c := range t.children[p] {
-		s += t.assocs[c].Shares
+	for _, sibs := range t.children {
+		var s float64
+		for _, c := range sibs {
+			s += t.assocs[c].Shares
+		}
+		for _, c := range sibs {
+			ls[c] = s
+		}
 	}
-	return s
+	t.ls = ls
+	return ls
 }
 
 // Classic writes the classic fair-share factor (PriorityFlags=NO_FAIR_TREE)
@@ -318,9 +329,10 @@ func (t *Tree) Classic(usage []float64, damp float64, out []float64) []float64 {
 	ue := make([]float64, n)
 	norm[0] = 1
 	root := usage[0]
+	level := t.levelShares()
 	for i := 1; i < n; i++ { // parents come first
 		a := &t.assocs[i]
-		ls := t.levelShares(int32(i))
+		ls := level[i]
 		var frac float64
 		if ls > 0 {
 			frac = a.Shares / ls

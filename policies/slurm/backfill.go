@@ -70,7 +70,15 @@ type backfillState struct {
 	finNodes []int32
 	finOK    bool
 	finUnits []int32
-	noFacts  bool // reserve consults none (tests)
+	fin      finCache
+	// baseShapes are the profiles' units now per demand shape, kept
+	// across passes (baseShape).
+	baseShapes shapeSlots[baseShape]
+	// finVer counts the times finFree was made afresh; finShapes are the
+	// final units made on it, per demand shape.
+	finVer    uint64
+	finShapes shapeSlots[finShape]
+	noFacts   bool // reserve consults none (tests)
 
 	// mlog logs the words of out that changed since the mask was last
 	// rebuilt (logEpoch), so that a profile's units on the masked nodes
@@ -202,6 +210,7 @@ type bfRel struct {
 	ref   sim.JobRef
 	alloc []sim.NodeAlloc
 	words []nodeWord // alloc's nodes as words
+	fin   int32      // index+1 of its entry in the finalFree record (0: none)
 }
 
 // relKey returns the will-run key (bfRel.key) of a running job.
@@ -566,7 +575,7 @@ func (s *Policy) buildRel() {
 		}
 		if cur := source(e.ref); cur.end == e.end && cur.key == e.key {
 			b.relMark[e.ref] = seen
-			cur.words = e.words
+			cur.words, cur.fin = e.words, e.fin
 			kept = append(kept, cur)
 		}
 	}

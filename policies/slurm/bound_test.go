@@ -28,7 +28,11 @@ func TestSlurmReserveBound(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no bound was computed: the workloads test nothing")
 	}
-	t.Logf("%d bounds compared", n)
+	kept := slurm.FinChecks()
+	if kept == 0 {
+		t.Fatal("no final free state was kept across passes: finKeep is not tested")
+	}
+	t.Logf("%d bounds compared, %d kept final free states", n, kept)
 }
 
 // TestSlurmQueueOrder compares the queue order buildOrder keeps across

@@ -11,6 +11,7 @@ import (
 // plainBound, and boundErr is the first that differed.
 var (
 	boundChecks int
+	finChecks   int
 	boundErr    error
 )
 
@@ -19,8 +20,30 @@ var (
 // a call, which made the goldens run for half an hour.
 func CheckBounds(on bool) {
 	if !on {
-		boundCheck = nil
+		boundCheck, finCheck = nil, nil
 		return
+	}
+	finCheck = func(s *Policy) {
+		finChecks++
+		b := &s.bf
+		free := s.pass.Free
+		for x := range free {
+			want := free[x]
+			for _, r := range b.rel {
+				for _, a := range r.alloc {
+					if a.Node == int32(x) {
+						want.Add(&a)
+					}
+				}
+			}
+			got := free[x]
+			if b.finSeen[x] {
+				got = b.finFree[x]
+			}
+			if got != want && boundErr == nil {
+				boundErr = fmt.Errorf("node %d: kept final free state %+v, made afresh %+v", x, got, want)
+			}
+		}
 	}
 	boundCheck = func(s *Policy, t sim.Time, got int64) {
 		boundChecks++
@@ -36,6 +59,14 @@ func BoundChecks() (int, error) {
 	n, err := boundChecks, boundErr
 	boundChecks, boundErr = 0, nil
 	return n, err
+}
+
+// FinChecks returns how many times a kept final free state was compared
+// with one made afresh since the last call.
+func FinChecks() int {
+	n := finChecks
+	finChecks = 0
+	return n
 }
 
 // plainBound is unitsBound summed from scratch: over the nodes of b.mask

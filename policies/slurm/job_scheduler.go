@@ -7,6 +7,7 @@ import (
 
 	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
 )
 
 // The queue and the main scheduler, as slurmctld's job_scheduler.c has
@@ -126,8 +127,16 @@ func qrecCmp(a, b qrec) int {
 // other than resources: partition limits, then QOS limits.
 func (s *Policy) holdReason(v sim.View, job *sim.PendingJob, js *slurmJob) sim.PendingReason {
 	part := &s.cluster.Partitions[job.Part]
-	if tl := v.Job(job.Ref).TimeLimit; part.MaxTime > 0 && tl > 0 && int64(tl) > part.MaxTime {
-		return sim.ReasonPartitionTimeLimit
+	if part.MaxTime > 0 {
+		var tl workload.Time
+		if t := js.tlim; t != [3]byte{} && js.known {
+			tl = workload.Time(uint32(t[0])|uint32(t[1])<<8|uint32(t[2])<<16) - 1
+		} else {
+			tl = v.Job(job.Ref).TimeLimit
+		}
+		if tl > 0 && int64(tl) > part.MaxTime {
+			return sim.ReasonPartitionTimeLimit
+		}
 	}
 	if part.MaxNodes > 0 && job.Req.Nodes > part.MaxNodes {
 		return sim.ReasonPartitionNodeLimit

@@ -21,6 +21,10 @@ func (s *Policy) ident(v sim.View, ref sim.JobRef) *slurmJob {
 	}
 	*js = slurmJob{known: true, assoc: -1}
 	j := v.Job(ref)
+	if tl := j.TimeLimit; tl >= 0 && tl < 1<<24-1 {
+		t := uint32(tl) + 1
+		js.tlim = [3]byte{byte(t), byte(t >> 8), byte(t >> 16)}
+	}
 	user := j.User
 	if user == "" {
 		user = "unknown"

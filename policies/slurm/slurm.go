@@ -157,6 +157,10 @@ type slurmJob struct {
 	charging  bool
 	reason    sim.PendingReason // this pass
 	emitted   sim.PendingReason
+	// tlim is the job's own time limit (the view's JobInfo.TimeLimit) + 1
+	// where it fits 24 bits (194 days), 0 where not: holdReason reads it
+	// every pass, and the view's JobInfo is a large copy.
+	tlim [3]byte
 }
 
 var _ sim.Policy = (*Policy)(nil)

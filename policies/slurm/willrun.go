@@ -79,6 +79,13 @@ type wrProfile struct {
 	// facts[lo:hi].
 	facts []bfFact
 	certs []bfCert
+	// run[k], for the facts of the searches before the current one, is
+	// the first fact after k of its search that starts a new span (its
+	// start is not the previous fact's end) or has a larger bound, or the
+	// search's end: facts[k:run[k]] tile one span with bounds at most
+	// facts[k].ub, so a run of TRY_LATER points crosses them at once.
+	run []int32
+	stk []int32 // closeFacts' scratch
 
 	// fin is the profile with every rel job released, for the bound
 	// past every end (finalBound).
@@ -131,6 +138,9 @@ const maxCerts = 16
 func (s *Policy) openFacts(limit sim.Time) {
 	b := &s.bf
 	w := b.wr
+	if k := len(w.certs) - 1; k >= 0 {
+		w.closeFacts(&w.certs[k])
+	}
 	b.cq = b.cq[:0]
 	for k := len(w.certs) - 1; k >= 0 && k >= len(w.certs)-maxCerts; k-- {
 		if c := &w.certs[k]; c.limit <= limit && c.hi > c.lo {
@@ -139,6 +149,34 @@ func (s *Policy) openFacts(limit sim.Time) {
 	}
 	n := int32(len(w.facts))
 	w.certs = append(w.certs, bfCert{limit: limit, lo: n, hi: n})
+}
+
+// closeFacts sets run for the facts of c, a search that has ended
+// (a monotonic stack: each fact waits for the first later one with a
+// larger bound, or a new span).
+func (w *wrProfile) closeFacts(c *bfCert) {
+	if int32(len(w.run)) >= c.hi {
+		return // closed already
+	}
+	w.run = slices.Grow(w.run, int(c.hi)-len(w.run))[:c.hi]
+	stk := w.stk[:0]
+	for j := c.lo; j < c.hi; j++ {
+		if j > c.lo && w.facts[j].lo != w.facts[j-1].hi {
+			for _, k := range stk {
+				w.run[k] = j
+			}
+			stk = stk[:0]
+		}
+		for len(stk) > 0 && w.facts[stk[len(stk)-1]].ub < w.facts[j].ub {
+			w.run[stk[len(stk)-1]] = j
+			stk = stk[:len(stk)-1]
+		}
+		stk = append(stk, j)
+	}
+	for _, k := range stk {
+		w.run[k] = c.hi
+	}
+	w.stk = stk
 }
 
 // addFact records f as a fact of the current search (openFacts).
@@ -156,24 +194,68 @@ func (s *Policy) addFact(f bfFact) {
 // over: the answer may miss a point, never rule one out wrongly.
 func (s *Policy) ruledOut(t sim.Time) (e sim.Time, ub int64, ok bool) {
 	b := &s.bf
-	facts := b.wr.facts
+	w := b.wr
+	facts := w.facts
 	for i := 0; i < len(b.cq); {
 		q := &b.cq[i]
-		for q.cur < q.hi && facts[q.cur].hi <= t {
-			q.cur++
-		}
+		q.cur = skipFacts(facts, q.cur, q.hi, t)
 		if q.cur == q.hi {
 			// Spent: drop it.
 			b.cq[i] = b.cq[len(b.cq)-1]
 			b.cq = b.cq[:len(b.cq)-1]
 			continue
 		}
-		if f := &facts[q.cur]; f.lo <= t && f.ub < b.need && (!ok || f.hi > e) {
-			e, ub, ok = f.hi, f.ub, true
+		if f := &facts[q.cur]; f.lo <= t && t < f.hi && f.ub < b.need {
+			// Cross the facts after it that tile on with bounds short
+			// of the need too (run).
+			k := q.cur
+			for {
+				j := w.run[k]
+				if j >= q.hi || facts[j].lo != facts[j-1].hi || facts[j].ub >= b.need {
+					q.cur = j - 1
+					break
+				}
+				k = j
+			}
+			if end := facts[q.cur].hi; !ok || end > e {
+				e, ub, ok = end, facts[k].ub, true
+			}
 		}
 		i++
 	}
 	return e, ub, ok
+}
+
+// skipFacts returns the first index in [cur, hi) from cur on of a fact
+// ending after t, or hi: a few steps, then galloping and a binary search
+// (a search's facts end in order but where a retry starts inside an
+// earlier span; a fact passed over there only goes unused).
+func skipFacts(facts []bfFact, cur, hi int32, t sim.Time) int32 {
+	for range 4 {
+		if cur == hi || facts[cur].hi > t {
+			return cur
+		}
+		cur++
+	}
+	if cur == hi || facts[cur].hi > t {
+		return cur
+	}
+	step := int32(1)
+	for cur+step < hi && facts[cur+step].hi <= t {
+		cur += step
+		step *= 2
+	}
+	// facts[cur].hi <= t; the first ending after t is in (cur, cur+step].
+	lo, up := cur+1, min(cur+step, hi)
+	for lo < up {
+		m := int32(uint32(lo+up) >> 1)
+		if facts[m].hi <= t {
+			lo = m + 1
+		} else {
+			up = m
+		}
+	}
+	return lo
 }
 
 // unitsBound is the state of the bound reserve tests its TRY_LATER
@@ -485,26 +567,10 @@ func (s *Policy) profile(cls int32) {
 	w.d = d
 	w.reachYes, w.reachNo = 0, math.MaxInt64
 	w.maskVer, w.grpVer = 0, 0
-	w.facts, w.certs = w.facts[:0], w.certs[:0]
+	w.facts, w.certs, w.run = w.facts[:0], w.certs[:0], w.run[:0]
 	n := len(p.Nodes)
-	w.contrib = slices.Grow(w.contrib[:0], n)[:n]
-	var base int64
-	w.allElig = true
-	for i := range p.Nodes {
-		c := int32(-1)
-		if d.Eligible(&p.Nodes[i]) {
-			c = 0
-			if !d.Short(&p.Free[i]) {
-				c = d.Fit(p.Free[i])
-			}
-			base += int64(c)
-		} else {
-			w.allElig = false
-		}
-		w.contrib[i] = c
-	}
-	w.base = base
-	w.makePlanes()
+	e := s.baseShape(d)
+	w.contrib, w.upl, w.base, w.allElig = e.contrib, e.upl, e.base, e.allElig
 	if len(w.seen) != n {
 		w.seen = make([]uint32, n)
 		w.prev = make([]int32, n)
@@ -558,8 +624,95 @@ func (s *Policy) maskedUnits() int64 {
 	return w.masked
 }
 
-// makePlanes makes w.upl from w.contrib.
-func (w *wrProfile) makePlanes() { w.upl = setPlanes(w.upl, w.contrib) }
+// baseShape is one demand shape's units per node on the free state of
+// a pass (snap; -1 where the node is not eligible), their sum and bit
+// planes: a profile's contrib, base and upl, kept across passes so that
+// the next profile of the shape refits only the nodes whose free state
+// changed (a few, where most jobs run on; the planes then change a node
+// at a time). The profiles of the shape read them until dropped.
+type baseShape struct {
+	ok      bool
+	snap    []sim.NodeState
+	contrib []int32
+	upl     [][]uint64
+	base    int64
+	allElig bool
+}
+
+// maxBaseShapes bounds the shapes kept.
+const maxBaseShapes = maxProfiles
+
+// baseShape returns the units of demand shape d on the pass's free state.
+func (s *Policy) baseShape(d policies.Demand) *baseShape {
+	p := &s.pass
+	b := &s.bf
+	e, _ := b.baseShapes.get(d, maxBaseShapes)
+	n := len(p.Nodes)
+	if !e.ok || len(e.snap) != n {
+		e.ok = true
+		e.snap = append(e.snap[:0], p.Free...)
+		e.contrib = slices.Grow(e.contrib[:0], n)[:n]
+		var base int64
+		e.allElig = true
+		for i := range p.Nodes {
+			c := int32(-1)
+			if d.Eligible(&p.Nodes[i]) {
+				c = 0
+				if !d.Short(&p.Free[i]) {
+					c = d.Fit(p.Free[i])
+				}
+				base += int64(c)
+			} else {
+				e.allElig = false
+			}
+			e.contrib[i] = c
+		}
+		e.base = base
+		e.upl = setPlanes(e.upl, e.contrib)
+		return e
+	}
+	for x := range p.Free {
+		f := &p.Free[x]
+		if sameState(&e.snap[x], f) {
+			continue
+		}
+		e.snap[x] = *f
+		old := e.contrib[x]
+		if old < 0 {
+			continue // not eligible, whatever its state
+		}
+		c := int32(0)
+		if !d.Short(f) {
+			c = d.Fit(*f)
+		}
+		if c != old {
+			e.contrib[x] = c
+			e.base += int64(c - old)
+			e.upl = setPlane(e.upl, (n+63)/64, x, old, c)
+		}
+	}
+	return e
+}
+
+// setPlane changes node x's value in the bit planes upl (setPlanes, nw
+// words a plane) from old to c, adding planes as c needs them.
+func setPlane(upl [][]uint64, nw, x int, old, c int32) [][]uint64 {
+	w, bit := x>>6, uint64(1)<<uint(x&63)
+	for j := 0; old > 0; j, old = j+1, old>>1 {
+		if old&1 != 0 {
+			upl[j][w] &^= bit
+		}
+	}
+	for k := bits.Len32(uint32(max(c, 0))); len(upl) < k; {
+		upl = append(upl, make([]uint64, nw))
+	}
+	for j := 0; c > 0; j, c = j+1, c>>1 {
+		if c&1 != 0 {
+			upl[j][w] |= bit
+		}
+	}
+	return upl
+}
 
 // setPlanes sets upl, reusing its storage, to the bit planes of vals: bit x
 // of plane k is bit k of vals[x] (a value below 1 sets none).
@@ -972,6 +1125,7 @@ func (s *Policy) unitsBound(t sim.Time) int64 {
 // nodes b.mask leaves out as of the mask's change log at (epoch, pos).
 type finalUnits struct {
 	ok      bool
+	ver     uint64 // b.finVer they were made on
 	base    int64
 	upl     [][]uint64
 	maskVer uint64
@@ -990,23 +1144,11 @@ func (s *Policy) finalBound() int64 {
 	b := &s.bf
 	w := b.wr
 	f := &w.fin
-	if !f.ok {
-		f.ok = true
-		s.finalFree()
-		f.base = 0
-		fu := append(b.finUnits[:0], w.contrib...)
-		for _, x := range b.finNodes {
-			if fu[x] >= 0 {
-				fu[x] = w.d.Fit(b.finFree[x])
-			}
-		}
-		b.finUnits = fu
-		for x, c := range fu {
-			c = max(c, 0)
-			fu[x] = c
-			f.base += int64(c)
-		}
-		f.upl = setPlanes(f.upl, fu)
+	s.finalFree()
+	if !f.ok || f.ver != b.finVer {
+		e := s.finShape(w)
+		f.ok, f.ver = true, b.finVer
+		f.base, f.upl = e.base, e.upl
 		f.maskVer, f.masked = 0, 0
 	}
 	units := func(i int32, set uint64) int64 {
@@ -1036,6 +1178,70 @@ func (s *Policy) finalBound() int64 {
 	return f.base - f.masked
 }
 
+// finShape is one demand shape's units per node on b.finFree as made
+// the ver-th time (finalUnits' base and upl), shared by the profiles of
+// that shape until finFree changes: the passes in between (finKeep) keep
+// them.
+type finShape struct {
+	ver  uint64
+	base int64
+	upl  [][]uint64
+}
+
+// shapeSlots holds a few values per demand shape; a new shape takes the
+// oldest one's slot, zeroed (a profile may still read the slices of the
+// value it held).
+type shapeSlots[T any] struct {
+	d    []policies.Demand
+	v    []T
+	next int
+}
+
+// get returns d's value, and whether it is new (zero).
+func (c *shapeSlots[T]) get(d policies.Demand, most int) (*T, bool) {
+	for i := range c.d {
+		if c.d[i] == d {
+			return &c.v[i], false
+		}
+	}
+	var zero T
+	if len(c.d) < most {
+		c.d, c.v = append(c.d, d), append(c.v, zero)
+		return &c.v[len(c.v)-1], true
+	}
+	i := c.next
+	c.next = (c.next + 1) % most
+	c.d[i], c.v[i] = d, zero
+	return &c.v[i], true
+}
+
+// maxFinShapes bounds the shapes whose final units are kept.
+const maxFinShapes = 8
+
+// finShape returns the final units of b.wr's demand shape on b.finFree.
+func (s *Policy) finShape(w *wrProfile) *finShape {
+	b := &s.bf
+	e, _ := b.finShapes.get(w.d, maxFinShapes)
+	if e.ver == b.finVer {
+		return e // finVer is at least 1 once finFree is made
+	}
+	e.ver, e.base = b.finVer, 0
+	fu := append(b.finUnits[:0], w.contrib...)
+	for _, x := range b.finNodes {
+		if fu[x] >= 0 {
+			fu[x] = w.d.Fit(b.finFree[x])
+		}
+	}
+	b.finUnits = fu
+	for x, c := range fu {
+		c = max(c, 0)
+		fu[x] = c
+		e.base += int64(c)
+	}
+	e.upl = setPlanes(e.upl, fu)
+	return e
+}
+
 // finalFree makes b.finFree the free state with every rel job released,
 // on the nodes listed in b.finNodes (the others are p.Free's), once for
 // the profiles of a free state and rel: a profile's final units are its
@@ -1047,6 +1253,13 @@ func (s *Policy) finalFree() {
 	}
 	b.finOK = true
 	free := s.pass.Free
+	if s.finKeep(free) {
+		if finCheck != nil {
+			finCheck(s)
+		}
+		return
+	}
+	b.finVer++
 	if len(b.finSeen) != len(free) {
 		b.finSeen = make([]bool, len(free))
 		b.finFree = make([]sim.NodeState, len(free))
@@ -1066,8 +1279,225 @@ func (s *Policy) finalFree() {
 			b.finFree[a.Node].Add(&a)
 		}
 	}
+	s.finRecord(free)
+}
+
+// finCache is what b.finFree was made from, so that a later finalFree can
+// keep it (finKeep): the free state then (snap) and the rel jobs, each
+// with its run's start pass and a copy of its allocation (alloc[lo:hi]);
+// a rel entry names its own (bfRel.fin, carried over by buildRel). plain: no
+// allocation held MIG instances or an MPS share (their Sub and Add are
+// not plain sums; finKeep then always makes it again).
+type finCache struct {
+	ok    bool
+	plain bool
+	snap  []sim.NodeState
+	jobs  []finJob
+	alloc []sim.NodeAlloc
+	dead  int
+	call  uint32
+	seen  []uint32 // per node: exp holds it when seen is call
+	exp   []sim.NodeState
+	touch []int32
+	remap []int32 // finCompact's scratch
+}
+
+type finJob struct {
+	ref     sim.JobRef
+	started uint32 // the epoch of its run's start pass (slurmJob.started)
+	anon    bool   // no slurmJob: never matched
+	dead    bool
+	seen    uint32
+	lo, hi  int32
+}
+
+// finRun returns the start pass of ref's run, and whether the policy
+// knows the job.
+func (s *Policy) finRun(ref sim.JobRef) (uint32, bool) {
+	if int(ref) < len(s.st) {
+		return s.st[ref].started, true
+	}
+	return 0, false
+}
+
+// finKeep reports whether b.finFree, made from the free state and rel
+// recorded in b.fin, still holds for free and b.rel, and if so updates
+// the record. A run in both (same job, same start pass: the policy
+// starts a job once a pass, and only a pass starts one) holds the same
+// allocation in both. Then finFree = free + the rel allocations is
+// unchanged when free differs from the recorded state exactly by the
+// allocations of the runs that left rel (given back) and of those that
+// joined (taken): a job that ends hands its allocation from rel to the
+// free state, a job that starts takes it back, and neither moves the
+// sum. Anything else (a node down or back, a run held past its end)
+// shows as a difference and makes it again.
+func (s *Policy) finKeep(free []sim.NodeState) bool {
+	b := &s.bf
+	c := &b.fin
+	if !c.ok || !c.plain || len(c.snap) != len(free) {
+		return false
+	}
+	c.call++
+	if c.call == 0 {
+		clear(c.seen)
+		c.call = 1
+	}
+	if len(c.seen) != len(free) {
+		c.seen = make([]uint32, len(free))
+		c.exp = make([]sim.NodeState, len(free))
+	}
+	call := c.call
+	c.touch = c.touch[:0]
+	touch := func(x int32) *sim.NodeState {
+		if c.seen[x] != call {
+			c.seen[x] = call
+			c.exp[x] = c.snap[x]
+			c.touch = append(c.touch, x)
+		}
+		return &c.exp[x]
+	}
+	fresh := 0
+	for i := range b.rel {
+		e := &b.rel[i]
+		if k := e.fin - 1; k >= 0 && int(k) < len(c.jobs) {
+			j := &c.jobs[k]
+			if st, known := s.finRun(e.ref); known && j.ref == e.ref && !j.anon && !j.dead && j.started == st && j.seen != call {
+				j.seen = call
+				continue
+			}
+		}
+		fresh++
+		for k := range e.alloc {
+			a := &e.alloc[k]
+			if a.MIG != (sim.MIGInstances{}) || a.MPS != (sim.MPSShare{}) {
+				return false
+			}
+			st := touch(a.Node)
+			st.FreeGPUs -= a.GPUs
+			st.FreeCPUs -= a.CPUs
+			st.FreeMemMB -= a.MemMB
+		}
+	}
+	for k := range c.jobs {
+		j := &c.jobs[k]
+		if j.dead || j.seen == call {
+			continue
+		}
+		for _, a := range c.alloc[j.lo:j.hi] {
+			touch(a.Node).Add(&a)
+		}
+	}
+	for x := range free {
+		want := &c.snap[x]
+		if c.seen[x] == call {
+			want = &c.exp[x]
+		}
+		if !sameState(want, &free[x]) {
+			return false
+		}
+	}
+	// Kept: bring the record to free and b.rel. A node a joining run took
+	// from that had no rel job before gets its final state, the free
+	// state it had then.
+	for _, x := range c.touch {
+		if !b.finSeen[x] {
+			b.finSeen[x] = true
+			b.finNodes = append(b.finNodes, x)
+			b.finFree[x] = c.snap[x]
+		}
+		c.snap[x] = free[x]
+	}
+	for k := range c.jobs {
+		if j := &c.jobs[k]; !j.dead && j.seen != call {
+			j.dead = true
+			c.dead++
+		}
+	}
+	if fresh > 0 {
+		n := int32(len(c.jobs)) // the entries matched are before n
+		for i := range b.rel {
+			e := &b.rel[i]
+			if k := e.fin - 1; k >= 0 && k < n && c.jobs[k].seen == call && c.jobs[k].ref == e.ref {
+				continue
+			}
+			s.finAdd(e)
+			c.jobs[len(c.jobs)-1].seen = call
+		}
+	}
+	if c.dead > len(c.jobs)/2 {
+		s.finCompact()
+	}
+	return true
+}
+
+// sameState is a == b, field by field: the struct comparison calls
+// memequal, a node at a time.
+func sameState(a, b *sim.NodeState) bool {
+	return a.FreeGPUs == b.FreeGPUs && a.FreeCPUs == b.FreeCPUs && a.FreeMemMB == b.FreeMemMB &&
+		a.MIG == b.MIG && a.MPS[0] == b.MPS[0] && a.MPS[1] == b.MPS[1]
+}
+
+// finRecord records free and b.rel as those b.finFree was made from.
+func (s *Policy) finRecord(free []sim.NodeState) {
+	b := &s.bf
+	c := &b.fin
+	c.jobs, c.alloc, c.dead = c.jobs[:0], c.alloc[:0], 0
+	c.snap = append(c.snap[:0], free...)
+	c.ok, c.plain = true, true
+	for i := range b.rel {
+		s.finAdd(&b.rel[i])
+	}
+}
+
+// finAdd appends e to the record.
+func (s *Policy) finAdd(e *bfRel) {
+	c := &s.bf.fin
+	st, known := s.finRun(e.ref)
+	lo := int32(len(c.alloc))
+	for k := range e.alloc {
+		a := &e.alloc[k]
+		if a.MIG != (sim.MIGInstances{}) || a.MPS != (sim.MPSShare{}) {
+			c.plain = false
+		}
+		c.alloc = append(c.alloc, *a)
+	}
+	c.jobs = append(c.jobs, finJob{ref: e.ref, started: st, anon: !known, lo: lo, hi: int32(len(c.alloc))})
+	e.fin = int32(len(c.jobs))
+}
+
+// finCompact drops the record's dead entries, renaming the live ones in
+// b.rel, which holds every live one.
+func (s *Policy) finCompact() {
+	b := &s.bf
+	c := &b.fin
+	c.remap = slices.Grow(c.remap[:0], len(c.jobs))[:len(c.jobs)]
+	n, m := int32(0), int32(0)
+	for k := range c.jobs {
+		j := c.jobs[k]
+		c.remap[k] = 0
+		if j.dead {
+			continue
+		}
+		// In place: entries and allocations only move down.
+		lo := m
+		m += int32(copy(c.alloc[m:], c.alloc[j.lo:j.hi]))
+		j.lo, j.hi = lo, m
+		c.jobs[n] = j
+		n++
+		c.remap[k] = n
+	}
+	c.jobs, c.alloc, c.dead = c.jobs[:n], c.alloc[:m], 0
+	for i := range b.rel {
+		if f := b.rel[i].fin; f > 0 && int(f) <= len(c.remap) {
+			b.rel[i].fin = c.remap[f-1]
+		}
+	}
 }
 
 // boundCheck, when set (by the package's tests), is called with every
 // bound unitsBound returns, to compare it with a plain sum.
+// finCheck, when set (by the package's tests), is called whenever
+// finalFree kept finFree, to compare it with one made afresh.
+var finCheck func(s *Policy)
+
 var boundCheck func(s *Policy, t sim.Time, got int64)
