@@ -211,6 +211,7 @@ type bfRel struct {
 	alloc []sim.NodeAlloc
 	words []nodeWord // alloc's nodes as words
 	fin   int32      // index+1 of its entry in the finalFree record (0: none)
+	run   uint32     // its run's start pass (slurmJob.started; 0: not known)
 }
 
 // relKey returns the will-run key (bfRel.key) of a running job.
@@ -560,12 +561,13 @@ func (s *Policy) buildRel() {
 		b.relPos[st.Job] = int32(-k - 1)
 	}
 	source := func(ref sim.JobRef) bfRel {
+		run, _ := s.finRun(ref)
 		if i := b.relPos[ref]; i >= 0 {
 			r := &b.running[i]
-			return bfRel{key: s.relKey(r), end: r.End, ref: r.Ref, alloc: r.Alloc}
+			return bfRel{key: s.relKey(r), end: r.End, ref: r.Ref, alloc: r.Alloc, run: run}
 		} else {
 			k := -i - 1
-			return bfRel{key: p.End(int(k)), end: p.End(int(k)), ref: p.Starts[k].Job, alloc: p.Starts[k].Alloc}
+			return bfRel{key: p.End(int(k)), end: p.End(int(k)), ref: p.Starts[k].Job, alloc: p.Starts[k].Alloc, run: run}
 		}
 	}
 	kept := b.rel[:0]
@@ -573,7 +575,11 @@ func (s *Policy) buildRel() {
 		if int(e.ref) >= len(b.relMark) || b.relMark[e.ref] != mark {
 			continue
 		}
-		if cur := source(e.ref); cur.end == e.end && cur.key == e.key {
+		// The same run on as many nodes keeps its node words; a run's
+		// allocation only shrinks (a job killed at its time limit keeps
+		// only its batch host for KillWait, sim/kill.go), and then, or for
+		// another run, they are made again.
+		if cur := source(e.ref); cur.end == e.end && cur.key == e.key && cur.run == e.run && len(cur.alloc) == len(e.alloc) {
 			b.relMark[e.ref] = seen
 			cur.words, cur.fin = e.words, e.fin
 			kept = append(kept, cur)
@@ -1032,7 +1038,8 @@ func (s *Policy) tryNow(job *sim.PendingJob, cls int32) bool {
 	p.Commit(job, base)
 	k := len(p.Starts) - 1
 	if b.relBuilt {
-		rel := bfRel{key: p.End(k), end: p.End(k), ref: job.Ref, alloc: p.Starts[k].Alloc}
+		run, _ := s.finRun(job.Ref)
+		rel := bfRel{key: p.End(k), end: p.End(k), ref: job.Ref, alloc: p.Starts[k].Alloc, run: run}
 		rel.words = allocWords(rel.alloc)
 		i, _ := slices.BinarySearchFunc(b.rel, rel, relCmp)
 		b.rel = slices.Insert(b.rel, i, rel)

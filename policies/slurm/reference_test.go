@@ -78,9 +78,13 @@ func checkReference(t *testing.T, seed uint64) int {
 // default 1,000 that once told the fast and the reference cycle apart:
 // 2984, where a job in two partitions preempted in the backfill cycle for
 // one record and the fast cycle reserved for it again for the other
-// (bfPreempting).
+// (bfPreempting); 29108, 35060 and 63064, where a job killed at its time
+// limit kept only its batch host for KillWait and the fast cycle kept the
+// node words of its whole allocation, so its will-run test took the job
+// as one on the test's nodes and released it in the first group
+// (buildRel).
 func TestSlurmBackfillReferenceSeeds(t *testing.T) {
-	for _, seed := range []uint64{2984} {
+	for _, seed := range []uint64{2984, 29108, 35060, 63064} {
 		checkReference(t, seed)
 	}
 }
