@@ -726,14 +726,7 @@ func (s *consState) search(r *consJob, before int32) (sim.Time, []sim.NodeAlloc,
 		end := EndAt(start, r.job.Limit)
 		if all && gpus > 0 {
 			// The common case: GPUs over every node, against count·gpus.
-			need, a := count*gpus, acc[c]
-			for ; m < n && times[m] < end; m++ {
-				a += dif[m*stride+c]
-				if a < need {
-					short, shortB = m, a
-				}
-			}
-			acc[c] = a
+			m, acc[c], short, shortB = scanGPUs(times, dif[c:], stride, m, end, acc[c], count*gpus, short, shortB)
 			if short >= k {
 				slack = min(slack, count-max(shortB, 0)/gpus)
 				k = short + 1
@@ -765,6 +758,25 @@ func (s *consState) search(r *consJob, before int32) (sim.Time, []sim.NodeAlloc,
 		k++
 	}
 	return 0, nil, false
+}
+
+// scanGPUs is search's segment scan for GPUs over every node: from
+// segment m on, up to the first segment starting at or after end, it adds
+// each segment's differences (col[m*stride], the all-nodes GPU column) to
+// a, the running total, and records the last segment whose total is
+// below need (short, with its total shortB). A function of its own, so
+// that the loop keeps its values in registers (in search, every one of
+// them lived on the stack; inlined, they do again).
+//
+//go:noinline
+func scanGPUs(times []sim.Time, col []int64, stride, m int, end sim.Time, a, need int64, short int, shortB int64) (int, int64, int, int64) {
+	for ; m < len(times) && times[m] < end; m++ {
+		a += col[m*stride]
+		if a < need {
+			short, shortB = m, a
+		}
+	}
+	return m, a, short, shortB
 }
 
 // rowBound adds segment m's differences to acc and returns the bound of
