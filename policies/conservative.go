@@ -649,6 +649,7 @@ func (s *consState) certified(r *consJob) bool {
 	}
 	lim := EndAt(s.now, r.job.Limit)
 	r.same, r.hints = true, true
+	srow := s.startRow(r) // the walk's checks leave the boundaries
 	var gain int64
 	fail := false
 	for _, n := range s.sumList {
@@ -661,7 +662,7 @@ func (s *consState) certified(r *consJob) bool {
 			return false
 		}
 		plain := !ds.complex
-		if r.same && r.placed && n <= r.last && !s.startSame(r, n, ds) {
+		if r.same && r.placed && n <= r.last && ds.meets(r, n) && !s.startSame(r, n, ds, srow) {
 			r.same = false
 			if fail {
 				break
@@ -701,13 +702,18 @@ func (s *consState) certified(r *consJob) bool {
 				if u == sj {
 					c = &r.before
 				}
-				var ok bool
-				if x, ok = s.before(c, u); !ok {
+				ok := c.ok
+				if c.ver == s.tver && c.u == u { // before's cache, inline
+					x = c.x
+				} else {
+					x, ok = s.before(c, u)
+				}
+				if !ok {
 					continue // no start before u
 				}
 				row = c.row
 			} else {
-				row = s.startRow(r)
+				row = srow
 			}
 			switch {
 			case x >= lim:
@@ -751,22 +757,28 @@ func (s *consState) startRow(r *consJob) int {
 	return -1
 }
 
+// meets reports whether the pass's changes ds on node n (at most r.last)
+// may change FirstFit's share of it at r's start: they meet the job's
+// window and change a resource it needs, and take some on the last node
+// (more free there changes nothing). startSame settles it; this test,
+// inlined, spares most nodes the call.
+func (ds *consSum) meets(r *consJob, n int32) bool {
+	return ds.from < r.end && ds.to > r.start && ds.touches(&r.d) && (n != r.last || ds.neg)
+}
+
 // startSame reports whether FirstFit still takes the same share of node
-// n (at most r.last) at r's start, given the pass's changes ds there.
+// n (at most r.last) at r's start, given the pass's changes ds there,
+// which meet it (meets); srow is the segment of r's start (startRow).
 // FirstFit takes min(fit, need) of each node in turn: the same share of a
 // node before the last one needs the same fit over the window, of the
-// last one at least its share. (More free on the last node changes
-// nothing.)
-func (s *consState) startSame(r *consJob, n int32, ds *consSum) bool {
-	if ds.from >= r.end || ds.to <= r.start || !ds.touches(&r.d) || n == r.last && !ds.neg {
-		return true
-	}
-	if s.node[n].complex {
+// last one at least its share.
+func (s *consState) startSame(r *consJob, n int32, ds *consSum, srow int) bool {
+	if ds.complex {
 		return false
 	}
 	var f int64
-	if row := s.startRow(r); !s.fullAt(r, n, row) {
-		f = s.fitOver(r, n, r.start, r.end, row)
+	if !s.fullAt(r, n, srow) {
+		f = s.fitOver(r, n, r.start, r.end, srow)
 	}
 	a := r.unitsOn(n)
 	return n < r.last && f == a || n == r.last && f >= a
