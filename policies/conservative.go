@@ -170,7 +170,7 @@ type consState struct {
 
 // consJob is a queued or running job of the kept schedule.
 type consJob struct {
-	job     sim.PendingJob // as last seen in the queue
+	job     sim.PendingJob // as first seen in the queue (see sameJob)
 	d       Demand
 	classes uint64 // the node classes the job may use (demand.eligibleAny)
 	complex bool   // a MIG or MPS request
@@ -330,7 +330,7 @@ func (s *consState) reconcile(v sim.View) bool {
 		}
 		id := s.run[k]
 		r := &s.recs[id]
-		if !slices.Equal(r.alloc, running[i].Alloc) {
+		if !sameAllocs(r.alloc, running[i].Alloc) {
 			return false
 		}
 		if e := running[i].End; e != r.runEnd {
@@ -403,9 +403,8 @@ func (s *consState) reconcile(v sim.View) bool {
 		ref := r.job.Ref
 		if s.seen[ref] == s.stamp {
 			if p := s.posNew[ref]; p > last && sameJob(&pend[p], &r.job) {
-				last = p
+				last = p // r.job differs at most in fields the state never reads
 				s.keptAt[p] = id
-				r.job = pend[p]
 				continue
 			}
 		}
@@ -431,9 +430,29 @@ func (s *consState) reconcile(v sim.View) bool {
 }
 
 // sameJob reports whether p is the queued job r was placed as: the same
-// request, partitions and limit.
+// request, partitions and limit. (The request's fields one by one: its
+// generated equality, a call, costs more.)
 func sameJob(p, r *sim.PendingJob) bool {
-	return p.Ref == r.Ref && p.Limit == r.Limit && p.Part == r.Part && p.Parts == r.Parts && p.Req == r.Req
+	a, b := &p.Req, &r.Req
+	return p.Ref == r.Ref && p.Limit == r.Limit && p.Part == r.Part && p.Parts == r.Parts &&
+		a.Nodes == b.Nodes && a.GPUs == b.GPUs && a.CPUs == b.CPUs && a.MemMB == b.MemMB &&
+		a.MIGProfile == b.MIGProfile && a.MPSShare == b.MPSShare && a.Switches == b.Switches &&
+		a.SwitchWait == b.SwitchWait && a.GPUType == b.GPUType
+}
+
+// sameAllocs reports whether a and b are the same allocation, entry by
+// entry (slices.Equal compares each entry by a call).
+func sameAllocs(a, b []sim.NodeAlloc) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.Node != y.Node || x.GPUs != y.GPUs || x.CPUs != y.CPUs || x.MemMB != y.MemMB || x.MPS != y.MPS || x.MIG != y.MIG {
+			return false
+		}
+	}
+	return true
 }
 
 // grow sizes the per-JobRef scratch for the refs of pend.
