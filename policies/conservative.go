@@ -625,7 +625,7 @@ func (s *consState) exact(n int32) {
 		return
 	}
 	s.lazy[n>>6] &^= 1 << uint(n&63)
-	s.build(n, s.cur)
+	s.build(n, s.cur) // its bits are the lazy timeline's, which holds more
 }
 
 // certified reports whether job r, kept from the last pass, is sure to be

@@ -997,7 +997,8 @@ func (s *consState) timeline() {
 // build makes plain node n's timeline and its free-GPU bits those of its
 // free state, releases and the reservations of the jobs queued before
 // position cut: what taking every later job's reservation out of it
-// change by change would leave, in one sweep (consState.exact).
+// change by change would leave, in one sweep (consState.exact). The
+// node's bits must hold no more than the new timeline's.
 func (s *consState) build(n, cut int32) {
 	nd := &s.node[n]
 	evs := s.evs[:0]
@@ -1036,6 +1037,9 @@ func (s *consState) build(n, cut int32) {
 		tl = append(tl, p)
 	}
 	nd.tl = tl
+	// The bits: only set, as they hold at most the new timeline's (after
+	// timeline clears them, or, for exact, of a timeline that held every
+	// reservation on the node: as many free GPUs at most, anywhere).
 	r := 0
 	for k := range tl {
 		next := len(s.times)
@@ -1045,7 +1049,9 @@ func (s *consState) build(n, cut int32) {
 				next++
 			}
 		}
-		s.setBits(n, r, next, tl[k].g > 0)
+		if tl[k].g > 0 {
+			s.setBits(n, r, next, true)
+		}
 		r = next
 	}
 }
