@@ -661,7 +661,9 @@ func (s *consState) certified(r *consJob) bool {
 	if r.complex {
 		return s.certifiedWhole(r)
 	}
-	s.fold()
+	if s.folded < len(s.blocks) {
+		s.fold() // (most certificates find nothing new to fold)
+	}
 	hi, sj := sim.Time(math.MaxInt64), sim.Time(math.MaxInt64)
 	if r.placed {
 		hi, sj = r.end, r.start

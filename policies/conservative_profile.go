@@ -1139,7 +1139,9 @@ func (nd *consNode) tlSplit(t sim.Time) int {
 	}
 	p := nd.tl[i]
 	p.t = t
-	nd.tl = slices.Insert(nd.tl, i+1, p)
+	nd.tl = append(nd.tl, p) // slices.Insert, without its generic checks
+	copy(nd.tl[i+2:], nd.tl[i+1:])
+	nd.tl[i+1] = p
 	return i + 1
 }
 
