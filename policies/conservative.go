@@ -1012,47 +1012,60 @@ func (s *consState) replace(id, pos int32) {
 // difference only.
 func (s *consState) moveBlocks(old []sim.NodeAlloc, os, oe sim.Time, now []sim.NodeAlloc, ns, ne sim.Time) {
 	var zero sim.NodeAlloc
-	n0 := len(s.blocks)
-	cuts := [4]sim.Time{os, oe, ns, ne} // the same for every node
-	sort4(&cuts)
-	one := func(o, n *sim.NodeAlloc, node int32) {
-		wild := o.MIG != (sim.MIGInstances{}) || o.MPS != (sim.MPSShare{}) || n.MIG != (sim.MIGInstances{}) || n.MPS != (sim.MPSShare{})
-		for i := 0; i+1 < len(cuts); i++ {
-			from, to := cuts[i], cuts[i+1]
-			if from >= to {
-				continue
-			}
-			var b consBlock
-			if from >= os && to <= oe {
-				b.dg, b.dc, b.dm = o.GPUs, o.CPUs, o.MemMB
-			}
-			if from >= ns && to <= ne {
-				b.dg, b.dc, b.dm = b.dg-n.GPUs, b.dc-n.CPUs, b.dm-n.MemMB
-			}
-			if b.dg == 0 && b.dc == 0 && b.dm == 0 && !wild {
-				continue
-			}
-			b.node, b.from, b.to, b.wild = node, from, to, wild
-			if n := len(s.blocks); n > n0 && s.blocks[n-1].node == node && s.blocks[n-1].to == from &&
-				s.blocks[n-1].dg == b.dg && s.blocks[n-1].dc == b.dc && s.blocks[n-1].dm == b.dm && s.blocks[n-1].wild == wild {
-				s.blocks[n-1].to = to
-				continue
-			}
-			s.blocks = append(s.blocks, b)
-		}
-	}
+	mv := consMove{cuts: [4]sim.Time{os, oe, ns, ne}, os: os, oe: oe, ns: ns, ne: ne, n0: len(s.blocks)}
+	sort4(&mv.cuts) // the same for every node
 	for k := range old {
 		o := &old[k]
 		n := &zero
 		if i := allocIndex(now, o.Node); i >= 0 {
 			n = &now[i]
 		}
-		one(o, n, o.Node)
+		s.moveNode(&mv, o, n, o.Node)
 	}
 	for k := range now {
 		if n := &now[k]; allocIndex(old, n.Node) < 0 {
-			one(&zero, n, n.Node)
+			s.moveNode(&mv, &zero, n, n.Node)
 		}
+	}
+}
+
+// consMove is a reservation's move for moveBlocks: from [os, oe) to [ns,
+// ne), the four sorted (cuts), and the first block of the move (n0).
+type consMove struct {
+	cuts           [4]sim.Time
+	os, oe, ns, ne sim.Time
+	n0             int
+}
+
+// moveNode appends the move's blocks on node, where the reservation held
+// o and now holds n (a method rather than moveBlocks' closure, whose
+// captured values each cost a load more).
+func (s *consState) moveNode(mv *consMove, o, n *sim.NodeAlloc, node int32) {
+	wild := o.MIG != (sim.MIGInstances{}) || o.MPS != (sim.MPSShare{}) || n.MIG != (sim.MIGInstances{}) || n.MPS != (sim.MPSShare{})
+	cuts := mv.cuts
+	for i := 0; i+1 < len(cuts); i++ {
+		from, to := cuts[i], cuts[i+1]
+		if from >= to {
+			continue
+		}
+		var dg, dc int32
+		var dm int64
+		if from >= mv.os && to <= mv.oe {
+			dg, dc, dm = o.GPUs, o.CPUs, o.MemMB
+		}
+		if from >= mv.ns && to <= mv.ne {
+			dg, dc, dm = dg-n.GPUs, dc-n.CPUs, dm-n.MemMB
+		}
+		if dg == 0 && dc == 0 && dm == 0 && !wild {
+			continue
+		}
+		if k := len(s.blocks) - 1; k >= mv.n0 {
+			if b := &s.blocks[k]; b.node == node && b.to == from && b.dg == dg && b.dc == dc && b.dm == dm && b.wild == wild {
+				b.to = to
+				continue
+			}
+		}
+		s.blocks = append(s.blocks, consBlock{node: node, from: from, to: to, dg: dg, dc: dc, dm: dm, wild: wild})
 	}
 }
 
