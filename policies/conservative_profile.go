@@ -770,8 +770,8 @@ func (s *consState) search(r *consJob, before int32) (sim.Time, []sim.NodeAlloc,
 //
 //go:noinline
 func scanGPUs(times []sim.Time, col []int64, stride, m int, end sim.Time, a, need int64, short int, shortB int64) (int, int64, int, int64) {
-	for ; m < len(times) && times[m] < end; m++ {
-		a += col[m*stride]
+	for i := m * stride; m < len(times) && times[m] < end; m, i = m+1, i+stride {
+		a += col[i]
 		if a < need {
 			short, shortB = m, a
 		}
@@ -848,9 +848,7 @@ func (s *consState) firstFitPart(d *Demand, start, end sim.Time, before int32, l
 			if w == nw-1 && len(s.nodes)%64 != 0 {
 				cand = 1<<uint(len(s.nodes)%64) - 1
 			}
-			for k := lo; k < hi && cand != 0; k++ {
-				cand &= s.fb[k*nw+w]
-			}
+			cand = andRows(s.fb, cand, lo, hi, nw, w)
 			lazy := s.lazy[w] & pn[w]
 			for visit := cand | lazy; visit != 0; visit &= visit - 1 {
 				b := visit & -visit
@@ -874,6 +872,19 @@ func (s *consState) firstFitPart(d *Demand, start, end sim.Time, before int32, l
 	s.out = s.out[:0]
 	*def = min(*def, int64(need)) // every eligible node gave what it holds
 	return false
+}
+
+// andRows returns cand and-ed with word w of the free-GPU bits of
+// segments [lo, hi) (nw words a segment), stopping at zero: a function
+// of its own, whose loop keeps its values in registers (firstFitPart's
+// reloaded them from the stack).
+//
+//go:noinline
+func andRows(fb []uint64, cand uint64, lo, hi, nw, w int) uint64 {
+	for i := lo*nw + w; lo < hi && cand != 0; lo, i = lo+1, i+nw {
+		cand &= fb[i]
+	}
+	return cand
 }
 
 // fitNode is firstFitPart's step at node i: it appends what of d the
