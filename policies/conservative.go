@@ -384,6 +384,9 @@ func (s *consState) reconcile(v sim.View) bool {
 
 	// The queue: kept jobs in their order; the others' reservations go.
 	pend := v.Pending()
+	if s.appended(pend) {
+		return true
+	}
 	s.grow(pend)
 	for i := range pend {
 		s.seen[pend[i].Ref] = s.stamp
@@ -422,6 +425,42 @@ func (s *consState) reconcile(v sim.View) bool {
 		} else {
 			s.recs[id].fresh = false
 		}
+		s.recs[id].pos = int32(i)
+		q = append(q, id)
+	}
+	s.queBuf, s.queue = s.queue[:0], q
+	return true
+}
+
+// appended takes the view's queue pend when it is the kept one less the
+// jobs the last pass started, with new jobs after it, the common case,
+// and reports whether it was; else it leaves the queue for reconcile's
+// merge.
+func (s *consState) appended(pend []sim.PendingJob) bool {
+	i := 0
+	for _, id := range s.queue {
+		r := &s.recs[id]
+		if r.started {
+			continue
+		}
+		if i == len(pend) || pend[i].Ref != r.job.Ref || !sameJob(&pend[i], &r.job) {
+			return false
+		}
+		i++
+	}
+	q := s.queBuf[:0]
+	i = 0
+	for idx, id := range s.queue {
+		r := &s.recs[id]
+		r.oldIdx = int32(idx)
+		if !r.started {
+			r.fresh, r.pos = false, int32(i)
+			q = append(q, id)
+			i++
+		}
+	}
+	for ; i < len(pend); i++ {
+		id := s.newJob(&pend[i])
 		s.recs[id].pos = int32(i)
 		q = append(q, id)
 	}
