@@ -447,7 +447,7 @@ func (s *consState) resRows(r *consJob) (lo, hi int) {
 	if h := int(r.rowS); h < len(ts) && ts[h] == r.start {
 		lo = h
 	} else {
-		lo = s.row(r.start)
+		lo = s.rowNear(h, r.start)
 		r.rowS = int32(lo)
 	}
 	hi = len(ts)
@@ -455,11 +455,45 @@ func (s *consState) resRows(r *consJob) (lo, hi int) {
 		if h := int(r.rowE); h < len(ts) && ts[h] == r.end {
 			hi = h
 		} else {
-			hi = s.row(r.end)
+			hi = s.rowNear(h, r.end)
 			r.rowE = int32(hi)
 		}
 	}
 	return lo, hi
+}
+
+// rowNear is row(t) for a boundary t found at segment h before: a
+// boundary that came or went since moved it a step or two, so the few
+// segments on its side of h are looked at before a binary search.
+func (s *consState) rowNear(h int, t sim.Time) int {
+	ts := s.times
+	if t <= s.now {
+		return 0
+	}
+	h = min(h, len(ts)-1)
+	switch {
+	case ts[h] == t:
+		return h
+	case ts[h] < t:
+		for i := h + 1; i < len(ts) && i <= h+3; i++ {
+			if ts[i] >= t {
+				if ts[i] != t {
+					s.noBoundary(t)
+				}
+				return i
+			}
+		}
+	default:
+		for i := h - 1; i >= 0 && i >= h-3; i-- {
+			if ts[i] <= t {
+				if ts[i] != t {
+					s.noBoundary(t)
+				}
+				return i
+			}
+		}
+	}
+	return s.row(t)
 }
 
 // change adds a change of node n's free resources over [from, to), the
