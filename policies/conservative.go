@@ -962,11 +962,14 @@ func (ds *consSum) gainGPUs(d *Demand) int64 {
 // segment when known (-1: not).
 func (s *consState) fitOver(r *consJob, n int32, from, to sim.Time, row int) int64 {
 	nd := &s.node[n]
-	if !s.timed {
+	switch {
+	case !s.timed && s.laterIn(nd, from, to, r.pos):
 		g, c, m := s.minFree(nd, from, to, r.pos)
 		return int64(r.d.Fit(sim.NodeState{FreeGPUs: g, FreeCPUs: c, FreeMemMB: m}))
-	}
-	if s.isLazy(n) {
+	case !s.timed:
+		// Before the walk's first search the timeline holds every
+		// reservation: over [from, to) only those of the jobs before r.
+	case s.isLazy(n):
 		s.exact(n)
 		if s.fullAt(r, n, row) {
 			return 0
@@ -986,6 +989,17 @@ func (s *consState) fitOver(r *consJob, n int32, from, to sim.Time, row int) int
 	}
 	g, c, m := nd.tlMin(from, to)
 	return int64(r.d.Fit(sim.NodeState{FreeGPUs: g, FreeCPUs: c, FreeMemMB: m}))
+}
+
+// laterIn reports whether a reservation of a job at or after queue
+// position before holds some of nd over [from, to).
+func (s *consState) laterIn(nd *consNode, from, to sim.Time, before int32) bool {
+	for k := range nd.res {
+		if e := &nd.res[k]; e.start < to && e.end > from && s.recs[e.id].pos >= before {
+			return true
+		}
+	}
+	return false
 }
 
 // unitsOn returns the units (1 for a node-count demand) r's reservation
