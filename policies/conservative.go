@@ -564,9 +564,14 @@ func (s *consState) walk() {
 		r := &s.recs[id]
 		s.cur = int32(i)
 		keep := false
-		if r.fresh || r.placed && r.start < s.now {
+		switch {
+		case r.fresh || r.placed && r.start < s.now:
 			r.hints, r.early = false, false
-		} else {
+		case !r.complex && len(s.sumList) == 0 && s.folded == len(s.blocks):
+			// No change to fold or check: certified holds, the slack
+			// stays (and its findings for the search are not needed).
+			keep = true
+		default:
 			keep = s.certified(r)
 		}
 		if keep {
