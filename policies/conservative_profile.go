@@ -574,11 +574,15 @@ func (s *consState) aggTotals(r *consJob, sign int32) {
 
 // difCol is difAdd of one column group k alone.
 func (s *consState) difCol(i0, i1, k int, dg, dc, dm int64) {
-	d := s.dif[i0+k : i0+k+3]
-	d[0], d[1], d[2] = d[0]+dg, d[1]+dc, d[2]+dm
+	d := s.dif[i0+k : i0+k+3 : i0+k+3]
+	d[0] += dg
+	d[1] += dc
+	d[2] += dm
 	if i1 >= 0 {
-		d = s.dif[i1+k : i1+k+3]
-		d[0], d[1], d[2] = d[0]-dg, d[1]-dc, d[2]-dm
+		d = s.dif[i1+k : i1+k+3 : i1+k+3]
+		d[0] -= dg
+		d[1] -= dc
+		d[2] -= dm
 	}
 }
 
