@@ -527,13 +527,16 @@ func (s *consState) difAdd(i0, i1, c int, dg, dc, dm int64) {
 	}
 }
 
-// aggReservation adds r's reservation to the totals (sign -1) or takes it
-// out (sign 1).
+// aggReservation adds r's reservation to the totals and timelines (sign
+// -1) or takes it out (sign 1): the totals per run of nodes of a class
+// (aggTotals), the timelines node by node.
 func (s *consState) aggReservation(r *consJob, sign int32) {
-	lo, hi := s.resRows(r)
+	s.aggTotals(r, sign)
+	lo := int(r.rowS) // aggTotals' resRows found it
 	for k := range r.alloc {
-		a := &r.alloc[k]
-		s.change(a.Node, r.start, r.end, lo, hi, sign*a.GPUs, sign*a.CPUs, int64(sign)*a.MemMB)
+		if a := &r.alloc[k]; !s.node[a.Node].complex {
+			s.tlAdd(a.Node, r.start, r.end, lo, sign*a.GPUs, sign*a.CPUs, int64(sign)*a.MemMB)
+		}
 	}
 }
 
