@@ -1037,7 +1037,7 @@ func (s *consState) replace(id, pos int32) {
 	s.oldBuf = append(s.oldBuf[:0], r.alloc...)
 	start, alloc, ok := s.search(r, pos)
 	r.fresh = false
-	if ok && wasPlaced && start == oldStart && slices.Equal(alloc, s.oldBuf) {
+	if ok && wasPlaced && start == oldStart && sameAllocs(alloc, s.oldBuf) {
 		s.placed(r)
 		return
 	}
