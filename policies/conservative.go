@@ -170,7 +170,7 @@ type consState struct {
 
 // consJob is a queued or running job of the kept schedule.
 type consJob struct {
-	job     sim.PendingJob // as last seen in the queue
+	job     sim.PendingJob // as first seen in the queue (see sameJob)
 	d       Demand
 	classes uint64 // the node classes the job may use (demand.eligibleAny)
 	complex bool   // a MIG or MPS request
@@ -330,7 +330,7 @@ func (s *consState) reconcile(v sim.View) bool {
 		}
 		id := s.run[k]
 		r := &s.recs[id]
-		if !slices.Equal(r.alloc, running[i].Alloc) {
+		if !sameAllocs(r.alloc, running[i].Alloc) {
 			return false
 		}
 		if e := running[i].End; e != r.runEnd {
@@ -384,6 +384,9 @@ func (s *consState) reconcile(v sim.View) bool {
 
 	// The queue: kept jobs in their order; the others' reservations go.
 	pend := v.Pending()
+	if s.appended(pend) {
+		return true
+	}
 	s.grow(pend)
 	for i := range pend {
 		s.seen[pend[i].Ref] = s.stamp
@@ -403,9 +406,8 @@ func (s *consState) reconcile(v sim.View) bool {
 		ref := r.job.Ref
 		if s.seen[ref] == s.stamp {
 			if p := s.posNew[ref]; p > last && sameJob(&pend[p], &r.job) {
-				last = p
+				last = p // r.job differs at most in fields the state never reads
 				s.keptAt[p] = id
-				r.job = pend[p]
 				continue
 			}
 		}
@@ -430,10 +432,66 @@ func (s *consState) reconcile(v sim.View) bool {
 	return true
 }
 
+// appended takes the view's queue pend when it is the kept one less the
+// jobs the last pass started, with new jobs after it, the common case,
+// and reports whether it was; else it leaves the queue for reconcile's
+// merge.
+func (s *consState) appended(pend []sim.PendingJob) bool {
+	i := 0
+	for _, id := range s.queue {
+		r := &s.recs[id]
+		if r.started {
+			continue
+		}
+		if i == len(pend) || pend[i].Ref != r.job.Ref || !sameJob(&pend[i], &r.job) {
+			return false
+		}
+		i++
+	}
+	q := s.queBuf[:0]
+	i = 0
+	for idx, id := range s.queue {
+		r := &s.recs[id]
+		r.oldIdx = int32(idx)
+		if !r.started {
+			r.fresh, r.pos = false, int32(i)
+			q = append(q, id)
+			i++
+		}
+	}
+	for ; i < len(pend); i++ {
+		id := s.newJob(&pend[i])
+		s.recs[id].pos = int32(i)
+		q = append(q, id)
+	}
+	s.queBuf, s.queue = s.queue[:0], q
+	return true
+}
+
 // sameJob reports whether p is the queued job r was placed as: the same
-// request, partitions and limit.
+// request, partitions and limit. (The request's fields one by one: its
+// generated equality, a call, costs more.)
 func sameJob(p, r *sim.PendingJob) bool {
-	return p.Ref == r.Ref && p.Limit == r.Limit && p.Part == r.Part && p.Parts == r.Parts && p.Req == r.Req
+	a, b := &p.Req, &r.Req
+	return p.Ref == r.Ref && p.Limit == r.Limit && p.Part == r.Part && p.Parts == r.Parts &&
+		a.Nodes == b.Nodes && a.GPUs == b.GPUs && a.CPUs == b.CPUs && a.MemMB == b.MemMB &&
+		a.MIGProfile == b.MIGProfile && a.MPSShare == b.MPSShare && a.Switches == b.Switches &&
+		a.SwitchWait == b.SwitchWait && a.GPUType == b.GPUType
+}
+
+// sameAllocs reports whether a and b are the same allocation, entry by
+// entry (slices.Equal compares each entry by a call).
+func sameAllocs(a, b []sim.NodeAlloc) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.Node != y.Node || x.GPUs != y.GPUs || x.CPUs != y.CPUs || x.MemMB != y.MemMB || x.MPS != y.MPS || x.MIG != y.MIG {
+			return false
+		}
+	}
+	return true
 }
 
 // grow sizes the per-JobRef scratch for the refs of pend.
@@ -506,9 +564,14 @@ func (s *consState) walk() {
 		r := &s.recs[id]
 		s.cur = int32(i)
 		keep := false
-		if r.fresh || r.placed && r.start < s.now {
+		switch {
+		case r.fresh || r.placed && r.start < s.now:
 			r.hints, r.early = false, false
-		} else {
+		case !r.complex && len(s.sumList) == 0 && s.folded == len(s.blocks):
+			// No change to fold or check: certified holds, the slack
+			// stays (and its findings for the search are not needed).
+			keep = true
+		default:
 			keep = s.certified(r)
 		}
 		if keep {
@@ -606,7 +669,7 @@ func (s *consState) exact(n int32) {
 		return
 	}
 	s.lazy[n>>6] &^= 1 << uint(n&63)
-	s.build(n, s.cur)
+	s.build(n, s.cur) // its bits are the lazy timeline's, which holds more
 }
 
 // certified reports whether job r, kept from the last pass, is sure to be
@@ -642,13 +705,16 @@ func (s *consState) certified(r *consJob) bool {
 	if r.complex {
 		return s.certifiedWhole(r)
 	}
-	s.fold()
+	if s.folded < len(s.blocks) {
+		s.fold() // (most certificates find nothing new to fold)
+	}
 	hi, sj := sim.Time(math.MaxInt64), sim.Time(math.MaxInt64)
 	if r.placed {
 		hi, sj = r.end, r.start
 	}
 	lim := EndAt(s.now, r.job.Limit)
 	r.same, r.hints = true, true
+	srow := s.startRow(r) // the walk's checks leave the boundaries
 	var gain int64
 	fail := false
 	for _, n := range s.sumList {
@@ -661,7 +727,7 @@ func (s *consState) certified(r *consJob) bool {
 			return false
 		}
 		plain := !ds.complex
-		if r.same && r.placed && n <= r.last && !s.startSame(r, n, ds) {
+		if r.same && r.placed && n <= r.last && ds.meets(r, n) && !s.startSame(r, n, ds, srow) {
 			r.same = false
 			if fail {
 				break
@@ -701,13 +767,18 @@ func (s *consState) certified(r *consJob) bool {
 				if u == sj {
 					c = &r.before
 				}
-				var ok bool
-				if x, ok = s.before(c, u); !ok {
+				ok := c.ok
+				if c.ver == s.tver && c.u == u { // before's cache, inline
+					x = c.x
+				} else {
+					x, ok = s.before(c, u)
+				}
+				if !ok {
 					continue // no start before u
 				}
 				row = c.row
 			} else {
-				row = s.startRow(r)
+				row = srow
 			}
 			switch {
 			case x >= lim:
@@ -751,22 +822,28 @@ func (s *consState) startRow(r *consJob) int {
 	return -1
 }
 
+// meets reports whether the pass's changes ds on node n (at most r.last)
+// may change FirstFit's share of it at r's start: they meet the job's
+// window and change a resource it needs, and take some on the last node
+// (more free there changes nothing). startSame settles it; this test,
+// inlined, spares most nodes the call.
+func (ds *consSum) meets(r *consJob, n int32) bool {
+	return ds.from < r.end && ds.to > r.start && ds.touches(&r.d) && (n != r.last || ds.neg)
+}
+
 // startSame reports whether FirstFit still takes the same share of node
-// n (at most r.last) at r's start, given the pass's changes ds there.
+// n (at most r.last) at r's start, given the pass's changes ds there,
+// which meet it (meets); srow is the segment of r's start (startRow).
 // FirstFit takes min(fit, need) of each node in turn: the same share of a
 // node before the last one needs the same fit over the window, of the
-// last one at least its share. (More free on the last node changes
-// nothing.)
-func (s *consState) startSame(r *consJob, n int32, ds *consSum) bool {
-	if ds.from >= r.end || ds.to <= r.start || !ds.touches(&r.d) || n == r.last && !ds.neg {
-		return true
-	}
-	if s.node[n].complex {
+// last one at least its share.
+func (s *consState) startSame(r *consJob, n int32, ds *consSum, srow int) bool {
+	if ds.complex {
 		return false
 	}
 	var f int64
-	if row := s.startRow(r); !s.fullAt(r, n, row) {
-		f = s.fitOver(r, n, r.start, r.end, row)
+	if !s.fullAt(r, n, srow) {
+		f = s.fitOver(r, n, r.start, r.end, srow)
 	}
 	a := r.unitsOn(n)
 	return n < r.last && f == a || n == r.last && f >= a
@@ -890,11 +967,14 @@ func (ds *consSum) gainGPUs(d *Demand) int64 {
 // segment when known (-1: not).
 func (s *consState) fitOver(r *consJob, n int32, from, to sim.Time, row int) int64 {
 	nd := &s.node[n]
-	if !s.timed {
+	switch {
+	case !s.timed && s.laterIn(nd, from, to, r.pos):
 		g, c, m := s.minFree(nd, from, to, r.pos)
 		return int64(r.d.Fit(sim.NodeState{FreeGPUs: g, FreeCPUs: c, FreeMemMB: m}))
-	}
-	if s.isLazy(n) {
+	case !s.timed:
+		// Before the walk's first search the timeline holds every
+		// reservation: over [from, to) only those of the jobs before r.
+	case s.isLazy(n):
 		s.exact(n)
 		if s.fullAt(r, n, row) {
 			return 0
@@ -914,6 +994,17 @@ func (s *consState) fitOver(r *consJob, n int32, from, to sim.Time, row int) int
 	}
 	g, c, m := nd.tlMin(from, to)
 	return int64(r.d.Fit(sim.NodeState{FreeGPUs: g, FreeCPUs: c, FreeMemMB: m}))
+}
+
+// laterIn reports whether a reservation of a job at or after queue
+// position before holds some of nd over [from, to).
+func (s *consState) laterIn(nd *consNode, from, to sim.Time, before int32) bool {
+	for k := range nd.res {
+		if e := &nd.res[k]; e.start < to && e.end > from && s.recs[e.id].pos >= before {
+			return true
+		}
+	}
+	return false
 }
 
 // unitsOn returns the units (1 for a node-count demand) r's reservation
@@ -946,7 +1037,7 @@ func (s *consState) replace(id, pos int32) {
 	s.oldBuf = append(s.oldBuf[:0], r.alloc...)
 	start, alloc, ok := s.search(r, pos)
 	r.fresh = false
-	if ok && wasPlaced && start == oldStart && slices.Equal(alloc, s.oldBuf) {
+	if ok && wasPlaced && start == oldStart && sameAllocs(alloc, s.oldBuf) {
 		s.placed(r)
 		return
 	}
@@ -979,47 +1070,60 @@ func (s *consState) replace(id, pos int32) {
 // difference only.
 func (s *consState) moveBlocks(old []sim.NodeAlloc, os, oe sim.Time, now []sim.NodeAlloc, ns, ne sim.Time) {
 	var zero sim.NodeAlloc
-	n0 := len(s.blocks)
-	cuts := [4]sim.Time{os, oe, ns, ne} // the same for every node
-	sort4(&cuts)
-	one := func(o, n *sim.NodeAlloc, node int32) {
-		wild := o.MIG != (sim.MIGInstances{}) || o.MPS != (sim.MPSShare{}) || n.MIG != (sim.MIGInstances{}) || n.MPS != (sim.MPSShare{})
-		for i := 0; i+1 < len(cuts); i++ {
-			from, to := cuts[i], cuts[i+1]
-			if from >= to {
-				continue
-			}
-			var b consBlock
-			if from >= os && to <= oe {
-				b.dg, b.dc, b.dm = o.GPUs, o.CPUs, o.MemMB
-			}
-			if from >= ns && to <= ne {
-				b.dg, b.dc, b.dm = b.dg-n.GPUs, b.dc-n.CPUs, b.dm-n.MemMB
-			}
-			if b.dg == 0 && b.dc == 0 && b.dm == 0 && !wild {
-				continue
-			}
-			b.node, b.from, b.to, b.wild = node, from, to, wild
-			if n := len(s.blocks); n > n0 && s.blocks[n-1].node == node && s.blocks[n-1].to == from &&
-				s.blocks[n-1].dg == b.dg && s.blocks[n-1].dc == b.dc && s.blocks[n-1].dm == b.dm && s.blocks[n-1].wild == wild {
-				s.blocks[n-1].to = to
-				continue
-			}
-			s.blocks = append(s.blocks, b)
-		}
-	}
+	mv := consMove{cuts: [4]sim.Time{os, oe, ns, ne}, os: os, oe: oe, ns: ns, ne: ne, n0: len(s.blocks)}
+	sort4(&mv.cuts) // the same for every node
 	for k := range old {
 		o := &old[k]
 		n := &zero
 		if i := allocIndex(now, o.Node); i >= 0 {
 			n = &now[i]
 		}
-		one(o, n, o.Node)
+		s.moveNode(&mv, o, n, o.Node)
 	}
 	for k := range now {
 		if n := &now[k]; allocIndex(old, n.Node) < 0 {
-			one(&zero, n, n.Node)
+			s.moveNode(&mv, &zero, n, n.Node)
 		}
+	}
+}
+
+// consMove is a reservation's move for moveBlocks: from [os, oe) to [ns,
+// ne), the four sorted (cuts), and the first block of the move (n0).
+type consMove struct {
+	cuts           [4]sim.Time
+	os, oe, ns, ne sim.Time
+	n0             int
+}
+
+// moveNode appends the move's blocks on node, where the reservation held
+// o and now holds n (a method rather than moveBlocks' closure, whose
+// captured values each cost a load more).
+func (s *consState) moveNode(mv *consMove, o, n *sim.NodeAlloc, node int32) {
+	wild := o.MIG != (sim.MIGInstances{}) || o.MPS != (sim.MPSShare{}) || n.MIG != (sim.MIGInstances{}) || n.MPS != (sim.MPSShare{})
+	cuts := mv.cuts
+	for i := 0; i+1 < len(cuts); i++ {
+		from, to := cuts[i], cuts[i+1]
+		if from >= to {
+			continue
+		}
+		var dg, dc int32
+		var dm int64
+		if from >= mv.os && to <= mv.oe {
+			dg, dc, dm = o.GPUs, o.CPUs, o.MemMB
+		}
+		if from >= mv.ns && to <= mv.ne {
+			dg, dc, dm = dg-n.GPUs, dc-n.CPUs, dm-n.MemMB
+		}
+		if dg == 0 && dc == 0 && dm == 0 && !wild {
+			continue
+		}
+		if k := len(s.blocks) - 1; k >= mv.n0 {
+			if b := &s.blocks[k]; b.node == node && b.to == from && b.dg == dg && b.dc == dc && b.dm == dm && b.wild == wild {
+				b.to = to
+				continue
+			}
+		}
+		s.blocks = append(s.blocks, consBlock{node: node, from: from, to: to, dg: dg, dc: dc, dm: dm, wild: wild})
 	}
 }
 

@@ -447,7 +447,7 @@ func (s *consState) resRows(r *consJob) (lo, hi int) {
 	if h := int(r.rowS); h < len(ts) && ts[h] == r.start {
 		lo = h
 	} else {
-		lo = s.row(r.start)
+		lo = s.rowNear(h, r.start)
 		r.rowS = int32(lo)
 	}
 	hi = len(ts)
@@ -455,11 +455,45 @@ func (s *consState) resRows(r *consJob) (lo, hi int) {
 		if h := int(r.rowE); h < len(ts) && ts[h] == r.end {
 			hi = h
 		} else {
-			hi = s.row(r.end)
+			hi = s.rowNear(h, r.end)
 			r.rowE = int32(hi)
 		}
 	}
 	return lo, hi
+}
+
+// rowNear is row(t) for a boundary t found at segment h before: a
+// boundary that came or went since moved it a step or two, so the few
+// segments on its side of h are looked at before a binary search.
+func (s *consState) rowNear(h int, t sim.Time) int {
+	ts := s.times
+	if t <= s.now {
+		return 0
+	}
+	h = min(h, len(ts)-1)
+	switch {
+	case ts[h] == t:
+		return h
+	case ts[h] < t:
+		for i := h + 1; i < len(ts) && i <= h+3; i++ {
+			if ts[i] >= t {
+				if ts[i] != t {
+					s.noBoundary(t)
+				}
+				return i
+			}
+		}
+	default:
+		for i := h - 1; i >= 0 && i >= h-3; i-- {
+			if ts[i] <= t {
+				if ts[i] != t {
+					s.noBoundary(t)
+				}
+				return i
+			}
+		}
+	}
+	return s.row(t)
 }
 
 // change adds a change of node n's free resources over [from, to), the
@@ -493,13 +527,16 @@ func (s *consState) difAdd(i0, i1, c int, dg, dc, dm int64) {
 	}
 }
 
-// aggReservation adds r's reservation to the totals (sign -1) or takes it
-// out (sign 1).
+// aggReservation adds r's reservation to the totals and timelines (sign
+// -1) or takes it out (sign 1): the totals per run of nodes of a class
+// (aggTotals), the timelines node by node.
 func (s *consState) aggReservation(r *consJob, sign int32) {
-	lo, hi := s.resRows(r)
+	s.aggTotals(r, sign)
+	lo := int(r.rowS) // aggTotals' resRows found it
 	for k := range r.alloc {
-		a := &r.alloc[k]
-		s.change(a.Node, r.start, r.end, lo, hi, sign*a.GPUs, sign*a.CPUs, int64(sign)*a.MemMB)
+		if a := &r.alloc[k]; !s.node[a.Node].complex {
+			s.tlAdd(a.Node, r.start, r.end, lo, sign*a.GPUs, sign*a.CPUs, int64(sign)*a.MemMB)
+		}
 	}
 }
 
@@ -540,11 +577,15 @@ func (s *consState) aggTotals(r *consJob, sign int32) {
 
 // difCol is difAdd of one column group k alone.
 func (s *consState) difCol(i0, i1, k int, dg, dc, dm int64) {
-	d := s.dif[i0+k : i0+k+3]
-	d[0], d[1], d[2] = d[0]+dg, d[1]+dc, d[2]+dm
+	d := s.dif[i0+k : i0+k+3 : i0+k+3]
+	d[0] += dg
+	d[1] += dc
+	d[2] += dm
 	if i1 >= 0 {
-		d = s.dif[i1+k : i1+k+3]
-		d[0], d[1], d[2] = d[0]-dg, d[1]-dc, d[2]-dm
+		d = s.dif[i1+k : i1+k+3 : i1+k+3]
+		d[0] -= dg
+		d[1] -= dc
+		d[2] -= dm
 	}
 }
 
@@ -726,14 +767,7 @@ func (s *consState) search(r *consJob, before int32) (sim.Time, []sim.NodeAlloc,
 		end := EndAt(start, r.job.Limit)
 		if all && gpus > 0 {
 			// The common case: GPUs over every node, against count·gpus.
-			need, a := count*gpus, acc[c]
-			for ; m < n && times[m] < end; m++ {
-				a += dif[m*stride+c]
-				if a < need {
-					short, shortB = m, a
-				}
-			}
-			acc[c] = a
+			m, acc[c], short, shortB = scanGPUs(times, dif[c:], stride, m, end, acc[c], count*gpus, short, shortB)
 			if short >= k {
 				slack = min(slack, count-max(shortB, 0)/gpus)
 				k = short + 1
@@ -765,6 +799,25 @@ func (s *consState) search(r *consJob, before int32) (sim.Time, []sim.NodeAlloc,
 		k++
 	}
 	return 0, nil, false
+}
+
+// scanGPUs is search's segment scan for GPUs over every node: from
+// segment m on, up to the first segment starting at or after end, it adds
+// each segment's differences (col[m*stride], the all-nodes GPU column) to
+// a, the running total, and records the last segment whose total is
+// below need (short, with its total shortB). A function of its own, so
+// that the loop keeps its values in registers (in search, every one of
+// them lived on the stack; inlined, they do again).
+//
+//go:noinline
+func scanGPUs(times []sim.Time, col []int64, stride, m int, end sim.Time, a, need int64, short int, shortB int64) (int, int64, int, int64) {
+	for i := m * stride; m < len(times) && times[m] < end; m, i = m+1, i+stride {
+		a += col[i]
+		if a < need {
+			short, shortB = m, a
+		}
+	}
+	return m, a, short, shortB
 }
 
 // rowBound adds segment m's differences to acc and returns the bound of
@@ -836,9 +889,7 @@ func (s *consState) firstFitPart(d *Demand, start, end sim.Time, before int32, l
 			if w == nw-1 && len(s.nodes)%64 != 0 {
 				cand = 1<<uint(len(s.nodes)%64) - 1
 			}
-			for k := lo; k < hi && cand != 0; k++ {
-				cand &= s.fb[k*nw+w]
-			}
+			cand = andRows(s.fb, cand, lo, hi, nw, w)
 			lazy := s.lazy[w] & pn[w]
 			for visit := cand | lazy; visit != 0; visit &= visit - 1 {
 				b := visit & -visit
@@ -862,6 +913,19 @@ func (s *consState) firstFitPart(d *Demand, start, end sim.Time, before int32, l
 	s.out = s.out[:0]
 	*def = min(*def, int64(need)) // every eligible node gave what it holds
 	return false
+}
+
+// andRows returns cand and-ed with word w of the free-GPU bits of
+// segments [lo, hi) (nw words a segment), stopping at zero: a function
+// of its own, whose loop keeps its values in registers (firstFitPart's
+// reloaded them from the stack).
+//
+//go:noinline
+func andRows(fb []uint64, cand uint64, lo, hi, nw, w int) uint64 {
+	for i := lo*nw + w; lo < hi && cand != 0; lo, i = lo+1, i+nw {
+		cand &= fb[i]
+	}
+	return cand
 }
 
 // fitNode is firstFitPart's step at node i: it appends what of d the
@@ -985,7 +1049,8 @@ func (s *consState) timeline() {
 // build makes plain node n's timeline and its free-GPU bits those of its
 // free state, releases and the reservations of the jobs queued before
 // position cut: what taking every later job's reservation out of it
-// change by change would leave, in one sweep (consState.exact).
+// change by change would leave, in one sweep (consState.exact). The
+// node's bits must hold no more than the new timeline's.
 func (s *consState) build(n, cut int32) {
 	nd := &s.node[n]
 	evs := s.evs[:0]
@@ -1024,6 +1089,9 @@ func (s *consState) build(n, cut int32) {
 		tl = append(tl, p)
 	}
 	nd.tl = tl
+	// The bits: only set, as they hold at most the new timeline's (after
+	// timeline clears them, or, for exact, of a timeline that held every
+	// reservation on the node: as many free GPUs at most, anywhere).
 	r := 0
 	for k := range tl {
 		next := len(s.times)
@@ -1033,7 +1101,9 @@ func (s *consState) build(n, cut int32) {
 				next++
 			}
 		}
-		s.setBits(n, r, next, tl[k].g > 0)
+		if tl[k].g > 0 {
+			s.setBits(n, r, next, true)
+		}
 		r = next
 	}
 }
@@ -1121,7 +1191,9 @@ func (nd *consNode) tlSplit(t sim.Time) int {
 	}
 	p := nd.tl[i]
 	p.t = t
-	nd.tl = slices.Insert(nd.tl, i+1, p)
+	nd.tl = append(nd.tl, p) // slices.Insert, without its generic checks
+	copy(nd.tl[i+2:], nd.tl[i+1:])
+	nd.tl[i+1] = p
 	return i + 1
 }
 

@@ -2,6 +2,7 @@ package policies_test
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -118,5 +119,21 @@ func TestConservativeNeverDelayed(t *testing.T) {
 	}
 	if checked < 500 {
 		t.Errorf("only %d reservations checked", checked)
+	}
+}
+
+// TestConservativeRequestFields: the kept schedule takes a queued job
+// for the one it placed when its request is the same, compared field by
+// field (sameJob, conservative.go); a field added to workload.Request
+// must be compared there too, and listed here.
+func TestConservativeRequestFields(t *testing.T) {
+	want := []string{"Nodes", "GPUs", "GPUType", "CPUs", "MIGProfile", "MemMB", "MPSShare", "Switches", "SwitchWait"}
+	var got []string
+	rt := reflect.TypeOf(workload.Request{})
+	for i := range rt.NumField() {
+		got = append(got, rt.Field(i).Name)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("workload.Request's fields changed: compare them in policies' sameJob (-listed +now):\n%s", diff)
 	}
 }
