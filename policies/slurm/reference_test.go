@@ -305,3 +305,58 @@ func moreOptions(seed uint64, cfg *sim.Config, a *slurm.Args, twoParts bool) {
 		a.PriorityCalcPeriod = "1"
 	}
 }
+
+// TestSlurmPolicyReused replays a random workload on a cluster whose GPU
+// types are the other way round, with the policy that replayed it on the
+// first and with a fresh one: the decisions must be the same (Begin
+// starts every per-run state and cache over; the profiles' units kept
+// per demand shape hold which nodes a typed request may use).
+func TestSlurmPolicyReused(t *testing.T) {
+	typed := 0
+	for seed := uint64(1); seed <= 200; seed++ {
+		a := randomBackfillCase(seed)
+		b := a
+		cl := *a.cfg.Cluster
+		cl.Nodes = slices.Clone(cl.Nodes)
+		for i := range cl.Nodes {
+			n := &cl.Nodes[i]
+			if n.GPUType == "h100" {
+				n.GPUType, n.GPUModel = "a100", "a100"
+			} else {
+				n.GPUType, n.GPUModel = "h100", "h100"
+			}
+		}
+		b.cfg.Cluster = &cl
+		for _, j := range a.cfg.Trace.Jobs {
+			if j.Request.GPUType != "" {
+				typed++
+				break
+			}
+		}
+		run := func(s *slurm.Policy, c backfillCase) *sim.Record {
+			cfg := c.cfg
+			cfg.Policy = s
+			cfg.Trace = &workload.Trace{Jobs: slices.Clone(c.cfg.Trace.Jobs)}
+			rec, err := sim.Run(cfg)
+			if err != nil {
+				t.Fatalf("seed %d (%s): %v", c.seed, c, err)
+			}
+			return rec
+		}
+		used, err := slurm.New(a.args, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := slurm.New(a.args, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run(used, a)
+		if msg := policytest.DiffDecisions(run(used, b), run(fresh, b)); msg != "" {
+			t.Fatalf("seed %d: a reused policy and a fresh one differ: %s", seed, msg)
+		}
+	}
+	if typed == 0 {
+		t.Fatal("no workload asked for a GPU type: the test tests nothing")
+	}
+}

@@ -238,6 +238,10 @@ func (s *Policy) reset(c *hwmodels.Cluster) {
 	s.lastCalc = -1
 	s.expRun = 0
 	s.bf.skipOK = false
+	// The caches kept across passes hold the last run's cluster.
+	s.bf.baseShapes = shapeSlots[baseShape]{}
+	s.bf.finShapes = shapeSlots[finShape]{}
+	s.bf.fin.ok = false
 	s.tracked = s.tracked[:0]
 	s.users = map[string]int32{}
 	s.pre.out = s.pre.out[:0]
