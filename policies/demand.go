@@ -79,6 +79,10 @@ func (d *Demand) Eligible(n *hwmodels.Node) bool {
 // Fit is too large to inline; loops over many nodes call short first.
 func (d *Demand) Fit(f sim.NodeState) int32 { return d.fitAt(&f) }
 
+// FitAt is Fit of *f, for hot loops: Fit's copy of the state stays when
+// fitAt's address reaches the call of fitUnits.
+func (d *Demand) FitAt(f *sim.NodeState) int32 { return d.fitAt(f) }
+
 // fitAt is Fit of *f, for loops that would otherwise copy each node's
 // state.
 func (d *Demand) fitAt(f *sim.NodeState) int32 {

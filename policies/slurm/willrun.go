@@ -397,7 +397,7 @@ func (s *Policy) willRun(job *sim.PendingJob, startRes sim.Time) (sim.Time, bool
 	for i := range p.Nodes {
 		if b.inMask(int32(i)) && d.Eligible(&p.Nodes[i]) {
 			b.wfree[i] = p.Free[i]
-			c := d.Fit(b.wfree[i])
+			c := d.FitAt(&b.wfree[i])
 			b.contrib[i] = c
 			capSum += int64(c)
 		} else {
@@ -423,7 +423,7 @@ func (s *Policy) willRun(job *sim.PendingJob, startRes sim.Time) (sim.Time, bool
 			}
 			f := &b.wfree[a.Node]
 			f.Add(&a) // MIG instances and MPS shares come back too
-			c := d.Fit(*f)
+			c := d.FitAt(f)
 			capSum += int64(c - b.contrib[a.Node])
 			b.contrib[a.Node] = c
 		}
@@ -464,7 +464,7 @@ func (s *Policy) placeRes(job *sim.PendingJob) bool {
 		if !d.Eligible(&p.Nodes[i]) {
 			continue
 		}
-		k := min(d.Fit(b.wfree[i]), need)
+		k := min(d.FitAt(&b.wfree[i]), need)
 		if k == 0 {
 			continue
 		}
@@ -659,7 +659,7 @@ func (s *Policy) baseShape(d policies.Demand) *baseShape {
 			if d.Eligible(&p.Nodes[i]) {
 				c = 0
 				if !d.Short(&p.Free[i]) {
-					c = d.Fit(p.Free[i])
+					c = d.FitAt(&p.Free[i])
 				}
 				base += int64(c)
 			} else {
@@ -683,7 +683,7 @@ func (s *Policy) baseShape(d policies.Demand) *baseShape {
 		}
 		c := int32(0)
 		if !d.Short(f) {
-			c = d.Fit(*f)
+			c = d.FitAt(f)
 		}
 		if c != old {
 			e.contrib[x] = c
@@ -779,7 +779,7 @@ func (s *Policy) profileEntries(n int) {
 			}
 			f := &w.cur[a.Node]
 			f.Add(&a) // MIG instances and MPS shares come back too
-			c := d.Fit(*f)
+			c := d.FitAt(f)
 			if dc := c - w.prev[a.Node]; dc != 0 {
 				w.prev[a.Node] = c
 				w.ent = append(w.ent, wrEntry{node: a.Node, delta: dc})
@@ -1012,7 +1012,7 @@ func (s *Policy) endEntries(k int) {
 			}
 			f := &w.eCur[x]
 			f.Add(&a)
-			c := d.Fit(*f)
+			c := d.FitAt(f)
 			if dc := c - w.ePrev[x]; dc != 0 {
 				w.ePrev[x] = c
 				w.eEnt = append(w.eEnt, wrEntry{node: x, delta: dc})
@@ -1229,7 +1229,7 @@ func (s *Policy) finShape(w *wrProfile) *finShape {
 	fu := append(b.finUnits[:0], w.contrib...)
 	for _, x := range b.finNodes {
 		if fu[x] >= 0 {
-			fu[x] = w.d.Fit(b.finFree[x])
+			fu[x] = w.d.FitAt(&b.finFree[x])
 		}
 	}
 	b.finUnits = fu
