@@ -93,7 +93,7 @@ func (s *Policy) referenceBackfill(v sim.View, pend []sim.PendingJob) {
 		}
 		if s.cfg.preempt != preemptNone {
 			mask := s.refMask(now, policies.EndAt(now, job.Limit))
-			if s.bfTryPreempt(v, &job, js, r, func(x int) bool { return mask[x] }) {
+			if s.bfTryPreempt(v, &job, js, r, func(x int) bool { return mask[x] }, nil) {
 				if now-job.Eligible >= cfg.bfMinAgeReserve {
 					s.size(v, &job, js)
 					s.preemptRes(&job, s.pre.waits[r.ref])

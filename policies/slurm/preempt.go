@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -518,7 +519,8 @@ func (s *Policy) collectCands(v sim.View, job *sim.PendingJob, js *slurmJob, r *
 
 // bfTryPreempt is tryPreempt in the backfill cycle, for a record that
 // does not start now: usable tells the nodes no reservation of the
-// records before it holds over its window [now, now+limit]. When it
+// records before it holds over its window [now, now+limit] (or, when
+// out is set, the nodes out of it are the bits of out). When it
 // preempts, the record holds the nodes it preempted for from now + 1
 // (preemptRes, as bfPreemptWait plans a preemption of the main pass) and
 // starts in a later pass once its victims are gone.
@@ -540,7 +542,7 @@ func (s *Policy) collectCands(v sim.View, job *sim.PendingJob, js *slurmJob, r *
 // G09 (high) preempted G04 at 06:51:50.152; G10 (high, one whole node),
 // submitted at 51.064, preempted G05 in the next backfill cycle, at
 // 51.153, while G09 still waited for G04, and started at 55.156.
-func (s *Policy) bfTryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qrec, usable func(x int) bool) bool {
+func (s *Policy) bfTryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qrec, usable func(x int) bool, out []uint64) bool {
 	pr := &s.pre
 	if js.preempted > 0 && v.Now() < js.preempted-1+pr.quiet || len(v.Running()) == 0 {
 		return false // tryPreempt's own first tests, before the masks
@@ -553,9 +555,18 @@ func (s *Policy) bfTryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *
 		pr.oosEpoch = s.epoch
 	}
 	pr.blocked = append(pr.blocked[:0], pr.oos...)
-	for x := range n {
-		if !usable(x) {
-			pr.blocked[x] = true
+	if out != nil {
+		// The nodes out of the mask, a word at a time.
+		for w, o := range out {
+			for ; o != 0; o &= o - 1 {
+				pr.blocked[w<<6|bits.TrailingZeros64(o)] = true
+			}
+		}
+	} else {
+		for x := range n {
+			if !usable(x) {
+				pr.blocked[x] = true
+			}
 		}
 	}
 	pr.checked = s.epoch
@@ -593,7 +604,7 @@ func (s *Policy) bfPreempting(ref sim.JobRef) bool {
 func (s *Policy) bfPreempt(v sim.View, pend []sim.PendingJob, job *sim.PendingJob, js *slurmJob, r *qrec) bool {
 	s.materialize(v, pend)
 	s.windowMask(v.Now(), job.Limit)
-	if s.bfTryPreempt(v, job, js, r, func(x int) bool { return s.bf.inMask(int32(x)) }) ||
+	if s.bfTryPreempt(v, job, js, r, nil, s.bf.out) ||
 		v.Now()-job.Eligible < s.cfg.bfMinAgeReserve {
 		return false
 	}
