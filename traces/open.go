@@ -157,6 +157,11 @@ func readWhole(s *Stream) (*Result, error) {
 	var pk *workload.Packed
 	packAt := packAbove(s.opts.PackAbove)
 	read := 0
+	// from jobs had been read, taking at bytes of the decompressed input,
+	// when the second chunk was made (ok: the format counts its bytes).
+	var from int
+	var at int64
+	var ok bool
 	for {
 		j, err := s.Next()
 		if err == io.EOF {
@@ -196,10 +201,35 @@ func readWhole(s *Stream) (*Result, error) {
 						c = min(c, packAt+1) // the rest is packed
 					}
 				}
-				if err := reserve(int64(c)*jobBytes, read); err != nil {
-					return nil, s.budgetError(err)
+				if len(chunks) == 1 {
+					from = read
+					at, ok = s.bytesRead()
 				}
-				chunks = append(chunks, make([]workload.Job, 0, c))
+				est := 0
+				if len(chunks) == estimateChunk && ok {
+					est = s.estimateJobs(read, from, at)
+					if packAt > 0 {
+						est = min(est, packAt+1)
+					}
+				}
+				if est > c {
+					// One slice for the jobs read and all the estimate
+					// expects, so that no copy is needed at the end.
+					if err := reserve(int64(est)*jobBytes, read); err != nil {
+						return nil, s.budgetError(err)
+					}
+					all := make([]workload.Job, 0, est)
+					for k := range chunks {
+						all = append(all, chunks[k]...)
+						chunks[k] = nil
+					}
+					chunks = append(chunks[:0], all)
+				} else {
+					if err := reserve(int64(c)*jobBytes, read); err != nil {
+						return nil, s.budgetError(err)
+					}
+					chunks = append(chunks, make([]workload.Job, 0, c))
+				}
 			}
 			c := &chunks[len(chunks)-1]
 			*c = append(*c, j)
@@ -208,9 +238,9 @@ func readWhole(s *Stream) (*Result, error) {
 	switch {
 	case head != nil:
 		jobs = head.sorted()
-	case len(chunks) == 1:
+	case len(chunks) == 1 && cap(chunks[0])-len(chunks[0]) <= len(chunks[0])/8+estimateSlack:
 		jobs = chunks[0]
-	case len(chunks) > 1:
+	case len(chunks) >= 1:
 		n := 0
 		for _, c := range chunks {
 			n += len(c)
@@ -264,6 +294,47 @@ func (s *Stream) budgetError(err error) error {
 	}
 	return &ParseError{Path: s.name, Line: line, Err: err, noValue: true}
 }
+
+// estimateChunk is the chunk of readWhole (from 0) made, when the input's
+// decompressed size is known, as one slice for every job the size
+// suggests: the jobs read before it (16+32+64+128 = 240) give the bytes a
+// job takes, without the header before them. estimateSlack (plus 1/32 of
+// the estimate) is the room left for a file whose later lines are longer;
+// a read that outgrows it goes on in chunks and is copied once at the
+// end, as without an estimate, and one that falls short by more than an
+// eighth is copied into a slice of its length.
+const estimateChunk, estimateSlack = 4, 64
+
+// bytesRead returns how many bytes of decompressed input the read has
+// taken so far, and false when the format does not count them or the
+// input's decompressed size is unknown.
+func (s *Stream) bytesRead() (int64, bool) {
+	if s.decompressedSize() <= 0 {
+		return 0, false
+	}
+	return s.consumed()
+}
+
+// estimateJobs returns how many jobs the whole input holds, judged from
+// the bytes the jobs read after the first from took (at bytes had been
+// read then) and the decompressed size; 0 when it cannot tell.
+func (s *Stream) estimateJobs(read, from int, at int64) int {
+	now, ok := s.consumed()
+	total := s.decompressedSize()
+	if !ok || read <= from || now <= at || total < now {
+		return 0
+	}
+	per := float64(now-at) / float64(read-from)
+	est := float64(read) + float64(total-now)/per
+	if est > float64(readChunkMax) {
+		return 0
+	}
+	n := int(est)
+	return n + n/32 + estimateSlack
+}
+
+// readChunkMax bounds an estimate readWhole preallocates for.
+const readChunkMax = 1 << 26
 
 // readChunk is the most jobs one chunk of readWhole holds; the first
 // chunks are smaller (16, 32, ...), so a short trace wastes little.
