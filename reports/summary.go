@@ -490,9 +490,9 @@ func baseSummary(rec *sim.Record, runs *runTable, opts SummaryOptions) (Summary,
 			}
 			d := int64(to - from)
 			var g int64 // 700ths of a GPU
-			for _, a := range r.alloc.All() {
-				g += gpuParts(cl, &a)
-				cpuSec += int64(a.CPUs) * d
+			for a, n := range r.alloc.Spans() {
+				g += gpuParts(cl, &a) * int64(n)
+				cpuSec += int64(a.CPUs) * int64(n) * d
 			}
 			gpuSec += g * d
 			lostSec += stretchLost(g, d, stretchOf(stretch, i, ri))
@@ -614,6 +614,26 @@ func outOfClock(t sim.Time) bool {
 	return t != workload.Unknown && (t > maxRecordTime || t < -maxRecordTime)
 }
 
+// checkAllocs returns what is wrong with the first bad node of a (a node
+// index outside [0, nodes), a negative amount), "" when none is: a span
+// of nodes with equal shares is checked at its ends.
+func checkAllocs(a sim.Allocs, nodes int) string {
+	k := 0
+	for x, n := range a.Spans() {
+		switch {
+		case !(x.Node >= 0 && int(x.Node) < nodes):
+			return fmt.Sprintf("alloc[%d]: node index %d out of range [0, %d)", k, x.Node, nodes)
+		case x.GPUs < 0 || x.CPUs < 0 || x.MemMB < 0:
+			return fmt.Sprintf("alloc[%d]: negative amount", k)
+		case int(x.Node)+n > nodes:
+			f := nodes - int(x.Node) // the first node past the last index
+			return fmt.Sprintf("alloc[%d]: node index %d out of range [0, %d)", k+f, nodes, nodes)
+		}
+		k += n
+	}
+	return ""
+}
+
 // CheckRecord reports whether rec satisfies the invariants the writers of
 // this package rely on: Cluster and Trace are set; Jobs has one entry per
 // trace job with Ref equal to its index; every State is a defined final
@@ -686,13 +706,8 @@ func CheckRecord(rec *sim.Record) error {
 				return bad("end %d before start %d", e, j.Start)
 			}
 		}
-		for k, a := range j.Alloc.All() {
-			if !(a.Node >= 0 && int(a.Node) < nodes) {
-				return bad("alloc[%d]: node index %d out of range [0, %d)", k, a.Node, nodes)
-			}
-			if a.GPUs < 0 || a.CPUs < 0 || a.MemMB < 0 {
-				return bad("alloc[%d]: negative amount", k)
-			}
+		if msg := checkAllocs(j.Alloc, nodes); msg != "" {
+			return bad("%s", msg)
 		}
 	}
 	for k := range rec.Runs {
@@ -709,13 +724,8 @@ func CheckRecord(rec *sim.Record) error {
 		if r.Start < rec.Jobs[r.Job].Submit || r.End < r.Start {
 			return bad("run [%d, %d) not after submit %d", r.Start, r.End, rec.Jobs[r.Job].Submit)
 		}
-		for m, a := range r.Alloc.All() {
-			if !(a.Node >= 0 && int(a.Node) < nodes) {
-				return bad("alloc[%d]: node index %d out of range [0, %d)", m, a.Node, nodes)
-			}
-			if a.GPUs < 0 || a.CPUs < 0 || a.MemMB < 0 {
-				return bad("alloc[%d]: negative amount", m)
-			}
+		if msg := checkAllocs(r.Alloc, nodes); msg != "" {
+			return bad("%s", msg)
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -305,6 +306,9 @@ func TestAllocsRandom(t *testing.T) {
 			if enc.Len() != n {
 				t.Fatalf("workload %d: Len = %d, want %d", iter, enc.Len(), n)
 			}
+			if got := spansExpanded(enc); !slices.Equal(got, a) && !(n == 0 && len(got) == 0) {
+				t.Fatalf("workload %d (%d nodes): the spans expand to %v, want %v", iter, n, got, a)
+			}
 			if n > 0 {
 				k := rng.IntN(n)
 				if enc.At(k) != a[k] {
@@ -322,5 +326,48 @@ func TestAllocsRandom(t *testing.T) {
 				t.Fatalf("workload %d: different allocations encode alike", iter)
 			}
 		}
+	}
+}
+
+// spansExpanded returns a's spans expanded node by node, checking that a
+// span of more than one node is plain.
+func spansExpanded(a Allocs) []NodeAlloc {
+	var out []NodeAlloc
+	for x, n := range a.Spans() {
+		if n < 1 || n > 1 && !plainAlloc(&x) {
+			panic(fmt.Sprintf("span %+v of %d nodes", x, n))
+		}
+		for k := range n {
+			y := x
+			y.Node += int32(k)
+			out = append(out, y)
+		}
+	}
+	return out
+}
+
+// TestAllocsSpans: consecutive nodes with equal shares come as one span
+// (past the 64 nodes of one run item too), a node out of order or with
+// other shares starts a new one.
+func TestAllocsSpans(t *testing.T) {
+	var a []NodeAlloc
+	for k := range int32(100) {
+		a = append(a, NodeAlloc{Node: 10 + k, CPUs: 1, MemMB: 100})
+	}
+	a = append(a, NodeAlloc{Node: 200, CPUs: 1, MemMB: 100}, NodeAlloc{Node: 201, CPUs: 1, MemMB: 100}, NodeAlloc{Node: 202, CPUs: 2, MemMB: 100})
+	type span struct {
+		node int32
+		n    int
+	}
+	var got []span
+	for x, n := range AllocsOf(a).Spans() {
+		got = append(got, span{x.Node, n})
+	}
+	want := []span{{10, 100}, {200, 2}, {202, 1}}
+	if !slices.Equal(got, want) {
+		t.Errorf("spans %v, want %v", got, want)
+	}
+	for range (Allocs{}).Spans() {
+		t.Error("the empty allocation yields a span")
 	}
 }

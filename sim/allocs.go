@@ -162,6 +162,42 @@ func (a Allocs) All() iter.Seq2[int, NodeAlloc] {
 	}
 }
 
+// Spans yields the allocation as spans of consecutive nodes: x, then n ≥
+// 1, for the nodes x.Node, x.Node+1, ..., x.Node+n-1, each holding x's
+// GPUs, CPUs and memory (a span of more than one node never has MIG
+// instances or an MPS share). The spans come in the order All yields the
+// nodes, so that a sum over them is a sum over All's nodes at a cost per
+// span: a job on many one-CPU nodes is mostly one or a few spans.
+func (a Allocs) Spans() iter.Seq2[NodeAlloc, int] {
+	return func(yield func(NodeAlloc, int) bool) {
+		var x NodeAlloc
+		n := 0
+		for i := 0; i < len(a.p); {
+			tag := a.p[i]
+			i++
+			if tag&allocKind == allocRun {
+				n += int(tag>>2) + 1
+				continue
+			}
+			if n > 0 && !yield(x, n) {
+				return
+			}
+			if tag&allocKind == allocJump {
+				var d int64
+				d, i = varintAt(a.p, i)
+				x.Node = int32(int64(x.Node) + int64(n) + d)
+			} else {
+				x = NodeAlloc{}
+				i = a.fields(i, &x, tag&allocKind == allocExt)
+			}
+			n = 1
+		}
+		if n > 0 {
+			yield(x, n)
+		}
+	}
+}
+
 // fields decodes a full or ext item's fields from byte i into x and
 // returns the next item's byte.
 func (a Allocs) fields(i int, x *NodeAlloc, ext bool) int {
