@@ -1,0 +1,67 @@
+package reports
+
+import (
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// edgeLine is a line whose GlyphBoxes holds only the boxes the plot's
+// padding can choose, instead of one per vertex: a step line of a long
+// timeline has tens of thousands of vertices, and gonum/plot collects
+// their boxes twice per plot (padX, padY) to find the left-, right-,
+// bottom- and top-most. The plot is drawn exactly as with the line
+// itself.
+//
+// Why the result is the same: every box of one line has the same
+// rectangle (half the line width around its vertex), so a box's reach
+// past the canvas edge grows with its normalized X (or Y) alone. padX
+// takes the first box, in order, whose left edge is the smallest (right
+// edge the largest), and plot.Plot.GlyphBoxes has already dropped the
+// boxes outside [0, 1]; that box is among those whose X lies within
+// edgeSlack of the line's smallest (largest) X, which are kept in their
+// order, as are those near the Y extremes for padY. A box further in
+// lies a canvas position strictly inside the extreme one's (edgeSlack
+// times the canvas size is far above the rounding of the canvas
+// transform) and is never chosen. Boxes with a NaN coordinate are never
+// chosen either (every comparison with them is false), and neither are
+// boxes without size (a line of width 0), so both are left out.
+type edgeLine struct{ *plotter.Line }
+
+// edgeSlack is the distance in normalized coordinates (0 to 1 across the
+// axis) within which a box counts as at an extreme.
+const edgeSlack = 1e-6
+
+// GlyphBoxes returns the boxes of plotter.Line.GlyphBoxes that the
+// padding may choose, in their order.
+func (l edgeLine) GlyphBoxes(plt *plot.Plot) []plot.GlyphBox {
+	r := 0.5 * l.LineStyle.Width
+	if !(r > 0) {
+		return nil
+	}
+	rect := vg.Rectangle{Min: vg.Point{X: -r, Y: -r}, Max: vg.Point{X: +r, Y: +r}}
+	in := func(v float64) bool { return v >= 0 && v <= 1 } // false for NaN
+	minX, maxX, minY, maxY := 2.0, -1.0, 2.0, -1.0
+	n := l.XYs.Len()
+	for i := range n {
+		x, y := l.XY(i)
+		nx, ny := plt.X.Norm(x), plt.Y.Norm(y)
+		if !in(nx) || !in(ny) {
+			continue
+		}
+		minX, maxX = min(minX, nx), max(maxX, nx)
+		minY, maxY = min(minY, ny), max(maxY, ny)
+	}
+	var bs []plot.GlyphBox
+	for i := range n {
+		x, y := l.XY(i)
+		nx, ny := plt.X.Norm(x), plt.Y.Norm(y)
+		if !in(nx) || !in(ny) {
+			continue
+		}
+		if nx <= minX+edgeSlack || nx >= maxX-edgeSlack || ny <= minY+edgeSlack || ny >= maxY-edgeSlack {
+			bs = append(bs, plot.GlyphBox{X: nx, Y: ny, Rectangle: rect})
+		}
+	}
+	return bs
+}
