@@ -26,11 +26,48 @@ import (
 // transform) and is never chosen. Boxes with a NaN coordinate are never
 // chosen either (every comparison with them is false), and neither are
 // boxes without size (a line of width 0), so both are left out.
-type edgeLine struct{ *plotter.Line }
+type edgeLine struct {
+	*plotter.Line
+	memo *edgeMemo
+}
+
+// edgeMemo keeps a line's boxes for the axes they were found on: a
+// plot's Draw asks for them four times (padX and padY, for the data
+// canvas and again for drawing).
+type edgeMemo struct {
+	ok                     bool
+	xmin, xmax, ymin, ymax float64
+	xlog, ylog             bool
+	boxes                  []plot.GlyphBox
+}
+
+// newEdgeLine returns l as an edgeLine.
+func newEdgeLine(l *plotter.Line) edgeLine { return edgeLine{l, new(edgeMemo)} }
 
 // edgeSlack is the distance in normalized coordinates (0 to 1 across the
 // axis) within which a box counts as at an extreme.
 const edgeSlack = 1e-6
+
+// scaleKind tells the two scales the figures use apart: linear, log, or
+// another (not memoized).
+func scaleKind(s plot.Normalizer) (log, known bool) {
+	switch s.(type) {
+	case plot.LinearScale:
+		return false, true
+	case plot.LogScale:
+		return true, true
+	}
+	return false, false
+}
+
+// norm is a.Norm(v) (a.Scale.Normalize(a.Min, a.Max, v)) without
+// copying the Axis, the linear scale's arithmetic inlined.
+func norm(a *plot.Axis, linear bool, v float64) float64 {
+	if linear {
+		return (v - a.Min) / (a.Max - a.Min)
+	}
+	return a.Scale.Normalize(a.Min, a.Max, v)
+}
 
 // GlyphBoxes returns the boxes of plotter.Line.GlyphBoxes that the
 // padding may choose, in their order.
@@ -39,13 +76,20 @@ func (l edgeLine) GlyphBoxes(plt *plot.Plot) []plot.GlyphBox {
 	if !(r > 0) {
 		return nil
 	}
+	xlog, xknown := scaleKind(plt.X.Scale)
+	ylog, yknown := scaleKind(plt.Y.Scale)
+	m := l.memo
+	memo := m != nil && xknown && yknown
+	if memo && m.ok && m.xmin == plt.X.Min && m.xmax == plt.X.Max && m.ymin == plt.Y.Min && m.ymax == plt.Y.Max && m.xlog == xlog && m.ylog == ylog {
+		return m.boxes
+	}
+	xlin, ylin := xknown && !xlog, yknown && !ylog
 	rect := vg.Rectangle{Min: vg.Point{X: -r, Y: -r}, Max: vg.Point{X: +r, Y: +r}}
 	in := func(v float64) bool { return v >= 0 && v <= 1 } // false for NaN
 	minX, maxX, minY, maxY := 2.0, -1.0, 2.0, -1.0
-	n := l.XYs.Len()
-	for i := range n {
-		x, y := l.XY(i)
-		nx, ny := plt.X.Norm(x), plt.Y.Norm(y)
+	xys := l.XYs
+	for i := range xys {
+		nx, ny := norm(&plt.X, xlin, xys[i].X), norm(&plt.Y, ylin, xys[i].Y)
 		if !in(nx) || !in(ny) {
 			continue
 		}
@@ -53,15 +97,17 @@ func (l edgeLine) GlyphBoxes(plt *plot.Plot) []plot.GlyphBox {
 		minY, maxY = min(minY, ny), max(maxY, ny)
 	}
 	var bs []plot.GlyphBox
-	for i := range n {
-		x, y := l.XY(i)
-		nx, ny := plt.X.Norm(x), plt.Y.Norm(y)
+	for i := range xys {
+		nx, ny := norm(&plt.X, xlin, xys[i].X), norm(&plt.Y, ylin, xys[i].Y)
 		if !in(nx) || !in(ny) {
 			continue
 		}
 		if nx <= minX+edgeSlack || nx >= maxX-edgeSlack || ny <= minY+edgeSlack || ny >= maxY-edgeSlack {
 			bs = append(bs, plot.GlyphBox{X: nx, Y: ny, Rectangle: rect})
 		}
+	}
+	if memo {
+		*m = edgeMemo{ok: true, xmin: plt.X.Min, xmax: plt.X.Max, ymin: plt.Y.Min, ymax: plt.Y.Max, xlog: xlog, ylog: ylog, boxes: bs}
 	}
 	return bs
 }

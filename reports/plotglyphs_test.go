@@ -49,7 +49,7 @@ func TestEdgeLineDrawsAlike(t *testing.T) {
 				}
 				line.LineStyle.Width = l.width
 				if wrap {
-					p.Add(edgeLine{line})
+					p.Add(newEdgeLine(line))
 				} else {
 					p.Add(line)
 				}
