@@ -20,7 +20,8 @@ import (
 // edge the largest), and plot.Plot.GlyphBoxes has already dropped the
 // boxes outside [0, 1]; that box is among those whose X lies within
 // edgeSlack of the line's smallest (largest) X, which are kept in their
-// order, as are those near the Y extremes for padY. A box further in
+// order, as are those near the Y extremes for padY (of boxes with equal
+// X only the first, see firsts; likewise for Y). A box further in
 // lies a canvas position strictly inside the extreme one's (edgeSlack
 // times the canvas size is far above the rounding of the canvas
 // transform) and is never chosen. Boxes with a NaN coordinate are never
@@ -43,6 +44,36 @@ type edgeMemo struct {
 
 // newEdgeLine returns l as an edgeLine.
 func newEdgeLine(l *plotter.Line) edgeLine { return edgeLine{l, new(edgeMemo)} }
+
+// firsts remembers the values seen at an extreme, so that only the first
+// box with each is kept: padX reads only a box's X and rectangle (padY
+// its Y), and of boxes equal in those it picks the first. Past
+// maxFirsts values it keeps every box.
+type firsts struct {
+	vals []float64
+	all  bool
+}
+
+const maxFirsts = 16
+
+// first reports whether the box at v is to be kept: v was not seen yet,
+// or too many values were.
+func (f *firsts) first(v float64) bool {
+	if f.all {
+		return true
+	}
+	for _, w := range f.vals {
+		if w == v {
+			return false
+		}
+	}
+	if len(f.vals) == maxFirsts {
+		f.all = true
+		return true
+	}
+	f.vals = append(f.vals, v)
+	return true
+}
 
 // edgeSlack is the distance in normalized coordinates (0 to 1 across the
 // axis) within which a box counts as at an extreme.
@@ -97,12 +128,15 @@ func (l edgeLine) GlyphBoxes(plt *plot.Plot) []plot.GlyphBox {
 		minY, maxY = min(minY, ny), max(maxY, ny)
 	}
 	var bs []plot.GlyphBox
+	var xs, ys firsts
 	for i := range xys {
 		nx, ny := norm(&plt.X, xlin, xys[i].X), norm(&plt.Y, ylin, xys[i].Y)
 		if !in(nx) || !in(ny) {
 			continue
 		}
-		if nx <= minX+edgeSlack || nx >= maxX-edgeSlack || ny <= minY+edgeSlack || ny >= maxY-edgeSlack {
+		atX := (nx <= minX+edgeSlack || nx >= maxX-edgeSlack) && xs.first(nx)
+		atY := (ny <= minY+edgeSlack || ny >= maxY-edgeSlack) && ys.first(ny)
+		if atX || atY {
 			bs = append(bs, plot.GlyphBox{X: nx, Y: ny, Rectangle: rect})
 		}
 	}
