@@ -371,3 +371,35 @@ func TestAllocsSpans(t *testing.T) {
 		t.Error("the empty allocation yields a span")
 	}
 }
+
+// TestRunAllocsReuse: get copies the allocation into a slice of
+// power-of-two capacity, put takes back only such slices, and a slice put
+// back serves the next get of its class with the new values.
+func TestRunAllocsReuse(t *testing.T) {
+	var r runAllocs
+	if r.get(nil) != nil {
+		t.Fatal("get of an empty allocation is not nil")
+	}
+	a := []NodeAlloc{{Node: 1, CPUs: 1}, {Node: 2, CPUs: 1}, {Node: 3, CPUs: 2}}
+	s := r.get(a)
+	if !slices.Equal(s, a) || cap(s) != 4 || &s[0] == &a[0] {
+		t.Fatalf("get = %v (cap %d), want a copy of %v in capacity 4", s, cap(s), a)
+	}
+	r.put(s)
+	b := []NodeAlloc{{Node: 7, GPUs: 1}, {Node: 8, GPUs: 1}, {Node: 9, GPUs: 1}, {Node: 10, GPUs: 1}}
+	u := r.get(b)
+	if &u[0] != &s[0] || !slices.Equal(u, b) {
+		t.Fatalf("get after put = %v, want %v in the slice put back", u, b)
+	}
+	if v := r.get(b); &v[0] == &u[0] {
+		t.Fatal("a slice in use was given out again")
+	}
+	r.put(make([]NodeAlloc, 3)) // not get's: capacity 3
+	if w := r.get(a); cap(w) != 4 {
+		t.Fatalf("get = capacity %d, want a new slice of 4", cap(w))
+	}
+	one := r.get(a[:1])
+	if cap(one) != 1 {
+		t.Fatalf("one node: capacity %d, want 1", cap(one))
+	}
+}

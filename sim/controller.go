@@ -218,6 +218,7 @@ type controller struct {
 	delta                Delta
 	rec                  []JobRecord
 	allocPool            allocPool
+	runAllocs            runAllocs
 
 	passAt     Time // instant of the pending event-triggered pass, or -1
 	passLateAt Time // instant of the pending pass after late ends (classPassLate), or -1
@@ -1012,8 +1013,8 @@ func (c *controller) start(s *Start) error {
 	if err != nil {
 		return fmt.Errorf("policy %s: job %s at t=%d: %w", c.policy.Name(), j.ID, c.now, err)
 	}
-	alloc := append([]NodeAlloc(nil), s.Alloc...) // the running job's; the record keeps it packed
-	begin := c.now                                // later when a MIG GPU is repartitioned (mig.go) or a node resumes (power.go)
+	alloc := c.runAllocs.get(s.Alloc) // the running job's; the record keeps it packed
+	begin := c.now                    // later when a MIG GPU is repartitioned (mig.go) or a node resumes (power.go)
 	for k := range alloc {
 		a := &alloc[k]
 		n := &c.nodes[a.Node]
