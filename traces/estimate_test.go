@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/schedsim/schedsim/workload"
 )
 
 // swfLines returns an SWF log of n jobs, one a second. With aligned set
@@ -82,5 +84,36 @@ func TestOpenEstimatesSWFJobs(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestExtraInterner: equal lists are shared, one slice per distinct list
+// (names and values compared exactly, NUL bytes included), and every
+// list keeps its values.
+func TestExtraInterner(t *testing.T) {
+	list := func(a, b string) []workload.Field {
+		return []workload.Field{{Name: "allocated_processors", Value: a}, {Name: "average_cpu_time", Value: b}}
+	}
+	var x extraInterner
+	first := map[string]*workload.Field{}
+	for i := range 5000 {
+		a, b := fmt.Sprint(i%7), fmt.Sprint(i%3)
+		if i%5 == 0 {
+			a, b = "x\x00", "y" // values with NUL bytes
+		} else if i%5 == 1 {
+			a, b = "x", "\x00y"
+		}
+		got := x.intern(list(a, b))
+		if want := list(a, b); !reflect.DeepEqual(got, want) {
+			t.Fatalf("list %d: %q, want %q", i, got, want)
+		}
+		key := a + "|" + b
+		if p, ok := first[key]; ok && p != &got[0] {
+			t.Fatalf("list %d (%q): not shared with the first equal list", i, key)
+		}
+		first[key] = &got[0]
+	}
+	if x.intern(nil) != nil {
+		t.Error("an empty list is not nil")
 	}
 }
