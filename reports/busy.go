@@ -37,7 +37,7 @@ func newNodeBusy(rec *sim.Record, runs *runTable, from, to sim.Time) *nodeBusy {
 		iv    interval
 		alloc sim.Allocs
 	}
-	var inside []clipped
+	inside := make([]clipped, 0, len(rec.Jobs)+len(rec.Runs)) // every run at most once
 	var buf []runSpan
 	for i := range rec.Jobs {
 		buf = runs.appendRuns(buf[:0], i)
