@@ -267,7 +267,7 @@ func statsOf(xs []int64) Stats {
 	if len(xs) == 0 {
 		return Stats{}
 	}
-	slices.Sort(xs)
+	sortInt64s(xs)
 	var sum int64
 	for _, x := range xs {
 		sum += x
