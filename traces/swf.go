@@ -143,7 +143,8 @@ type SWFReader struct {
 	pendLine int
 	toks     [18][]byte
 	in       [19]*interner
-	err      error // sticky
+	ints     []string // decimal strings of small numbers (intString)
+	err      error    // sticky
 	stats    SWFStats
 	badErrs  []*ParseError
 	zone     *time.Location // from TimeZoneString; nil when absent or unknown
@@ -585,6 +586,7 @@ func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bo
 		}
 		return j, false, &ParseError{Path: sr.path, Line: lineNo, Err: errKind(ErrFieldCount, what+" fields, want 18")}
 	}
+	scanned := ^slow // fields the scan read: digits only, or -1
 	for f := 1; slow != 0; f++ {
 		if slow&1 != 0 {
 			x, err := parseSWFNum(sr.toks[f-1])
@@ -694,15 +696,36 @@ func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bo
 				continue
 			}
 			var val string
-			if in := sr.in[i]; in != nil {
-				val = in.get(sr.toks[i-1])
-			} else {
-				val = string(sr.toks[i-1])
+			tok := sr.toks[i-1]
+			switch {
+			case scanned&(1<<(i-1)) != 0 && v[i] >= 0 && v[i] < swfIntStrings && (len(tok) == 1 || tok[0] != '0'):
+				val = sr.intString(v[i]) // tok is v's decimal digits
+			case sr.in[i] != nil:
+				val = sr.in[i].get(tok)
+			default:
+				val = string(tok)
 			}
 			j.Extra = append(j.Extra, workload.Field{Name: swfFieldNames[i], Value: val})
 		}
 	}
 	return j, true, nil
+}
+
+// swfIntStrings bounds the numbers whose decimal strings a reader keeps
+// (intString).
+const swfIntStrings = 1 << 12
+
+// intString returns the decimal string of n (0 ≤ n < swfIntStrings), one
+// per number for the read: most Extra values are small counts, and a
+// table spares the interner's map lookup of their bytes.
+func (sr *SWFReader) intString(n int64) string {
+	if sr.ints == nil {
+		sr.ints = make([]string, swfIntStrings)
+	}
+	if sr.ints[n] == "" {
+		sr.ints[n] = numString(n)
+	}
+	return sr.ints[n]
 }
 
 var smallInts = [10]string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}
