@@ -109,9 +109,8 @@ func appendAllocs(p []byte, a []NodeAlloc) []byte {
 // Len returns how many nodes the allocation spans.
 func (a Allocs) Len() int {
 	n := 0
-	for _, x := range a.All() {
-		_ = x
-		n++
+	for _, k := range a.Spans() {
+		n += k
 	}
 	return n
 }
