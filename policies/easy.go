@@ -89,7 +89,10 @@ type EASY struct {
 	wends   []workload.Time // ends of advance reservations, ascending
 	wfree   []sim.NodeState // scratch: the shadow free state less reserved nodes
 	elig    []int32         // see eligible
-	eligKey eligKey
+	// cpuUnits says hd is spread in units of CPUs alone (no GPUs, no
+	// memory, no MIG or MPS): see fit.
+	cpuUnits bool
+	eligKey  eligKey
 }
 
 // release is a job's resources coming free at end: running[idx] of the
@@ -196,6 +199,7 @@ func (e *EASY) reserve(running []sim.RunningJob, head *sim.PendingJob) bool {
 	e.head = head
 	e.headRef = head.Ref
 	e.hd = NewDemand(head)
+	e.cpuUnits = e.hd.spread && e.hd.plain() && e.hd.GPUs == 0 && e.hd.MemMB == 0 && e.hd.CPUs > 0
 	e.byCap = p.Exact && e.hd.parts == e.hd.part && e.hd.MIG == 0 && e.hd.MPS == 0 && len(p.Windows) == 0
 	e.lazy = false
 	e.sfree = append(e.sfree[:0], p.Free...)
@@ -278,7 +282,7 @@ func (e *EASY) countCapacity() {
 				if e.contrib[i] < 0 || e.hd.Short(&e.sfree[i]) {
 					continue
 				}
-				c := e.hd.fitAt(&e.sfree[i])
+				c := e.fit(&e.sfree[i])
 				e.contrib[i] = c
 				e.capSum += int64(c)
 			}
@@ -297,6 +301,19 @@ func (e *EASY) countCapacity() {
 		}
 		e.contrib = append(e.contrib, c)
 	}
+}
+
+// fit is hd.fitAt(f) for an f that is not short of a unit: for a demand
+// of CPUs alone in units (cpuUnits), the units its free CPUs hold, which
+// is what fitUnits computes then, without its other checks.
+func (e *EASY) fit(f *sim.NodeState) int32 {
+	if e.cpuUnits {
+		if e.hd.CPUs == 1 {
+			return f.FreeCPUs
+		}
+		return f.FreeCPUs / e.hd.CPUs
+	}
+	return e.hd.fitAt(f)
 }
 
 // eligible returns, per node of the pass, 0 when the head's demand hd may
@@ -361,7 +378,7 @@ func (e *EASY) recount(n int32) {
 	if old := e.contrib[n]; old >= 0 {
 		var c int32
 		if !e.hd.Short(&e.sfree[n]) {
-			c = e.hd.fitAt(&e.sfree[n])
+			c = e.fit(&e.sfree[n])
 		}
 		e.contrib[n] = c
 		e.capSum += int64(c) - int64(old)
