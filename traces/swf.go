@@ -150,7 +150,11 @@ type SWFReader struct {
 	zone     *time.Location // from TimeZoneString; nil when absent or unknown
 	zoneNote string
 
-	held       swfHeld // the job waiting for its partial-execution records
+	// slots[hi] holds the job waiting for its partial-execution records
+	// (when have); the next job is read into the other slot, so that
+	// neither is copied to make room.
+	slots      [2]swfHeld
+	hi         int
 	have       bool
 	lastStatus int64 // status and job number of the record parseRecord last returned
 	lastNum    int64
@@ -376,7 +380,7 @@ func (sr *SWFReader) Next() (workload.Job, error) {
 			if sr.have {
 				sr.have = false
 				sr.stats.Jobs++
-				return sr.finish(), nil
+				return sr.finishSlot(sr.hi), nil
 			}
 			return workload.Job{}, sr.err
 		}
@@ -394,24 +398,25 @@ func (sr *SWFReader) Next() (workload.Job, error) {
 		}
 		status, num := sr.lastStatus, sr.lastNum
 		partial := status == 2 || status == 3 || status == 4
-		if sr.have && partial && num == sr.held.num {
+		if sr.have && partial && num == sr.slots[sr.hi].num {
 			sr.foldPart(&j, status)
 			continue
 		}
-		prev, had := sr.held, sr.have
-		sr.held = swfHeld{job: j, num: num, line: sr.recLine}
+		had, prev := sr.have, sr.hi
+		if had {
+			sr.hi ^= 1 // the new job waits in the other slot
+		}
+		h := &sr.slots[sr.hi]
+		*h = swfHeld{job: j, num: num, line: sr.recLine}
 		sr.have = true
 		if partial {
-			sr.held.fromParts = true
-			sr.held.parts = 1
+			h.fromParts = true
+			h.parts = 1
 			sr.stats.PartialRecords++
 		}
 		if had {
 			sr.stats.Jobs++
-			sr.held, prev = prev, sr.held
-			out := sr.finish()
-			sr.held = prev
-			return out, nil
+			return sr.finishSlot(prev), nil
 		}
 	}
 }
@@ -427,7 +432,7 @@ type swfHeld struct {
 
 // foldPart folds a partial-execution record into the held job.
 func (sr *SWFReader) foldPart(p *workload.Job, status int64) {
-	h := &sr.held
+	h := &sr.slots[sr.hi]
 	h.parts++
 	sr.stats.PartialRecords++
 	sr.stats.FoldedRecords++
@@ -447,14 +452,15 @@ func (sr *SWFReader) foldPart(p *workload.Job, status int64) {
 	}
 }
 
-// finish returns the held job and counts it when partial executions were
-// folded into it.
-func (sr *SWFReader) finish() workload.Job {
-	sr.lastLine = sr.held.line
-	if sr.held.parts > 0 {
+// finishSlot returns the job held in slot k and counts it when partial
+// executions were folded into it.
+func (sr *SWFReader) finishSlot(k int) workload.Job {
+	h := &sr.slots[k]
+	sr.lastLine = h.line
+	if h.parts > 0 {
 		sr.stats.FoldedJobs++
 	}
-	return sr.held.job
+	return h.job
 }
 
 // nextRecord returns the next parsed job record. ok is false for skipped
