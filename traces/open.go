@@ -359,10 +359,11 @@ func chunkCap(k int) int {
 // SWF log's lists hardly repeat: 14,305 distinct of the HPC2N log's
 // 20,000).
 type extraInterner struct {
-	seed maphash.Seed
-	sets map[uint64][][]workload.Field
-	n    int
-	key  []byte // scratch: the bytes hashed
+	seed  maphash.Seed
+	first map[uint64]int32 // by hash: the latest list remembered with it
+	lists [][]workload.Field
+	next  []int32 // per list: the one remembered before it with its hash, or -1
+	key   []byte  // scratch: the bytes hashed
 }
 
 const maxExtraSets = 1 << 16
@@ -371,8 +372,8 @@ func (x *extraInterner) intern(f []workload.Field) []workload.Field {
 	if len(f) == 0 {
 		return nil
 	}
-	if x.sets == nil {
-		x.seed, x.sets = maphash.MakeSeed(), map[uint64][][]workload.Field{}
+	if x.first == nil {
+		x.seed, x.first = maphash.MakeSeed(), map[uint64]int32{}
 	}
 	b := x.key[:0]
 	for _, e := range f {
@@ -383,15 +384,20 @@ func (x *extraInterner) intern(f []workload.Field) []workload.Field {
 	}
 	x.key = b
 	k := maphash.Bytes(x.seed, b)
-	for _, s := range x.sets[k] {
-		if slices.Equal(s, f) {
-			return s
+	head, ok := x.first[k]
+	if !ok {
+		head = -1
+	}
+	for i := head; i >= 0; i = x.next[i] {
+		if slices.Equal(x.lists[i], f) {
+			return x.lists[i]
 		}
 	}
-	if x.n < maxExtraSets {
+	if len(x.lists) < maxExtraSets {
 		f = slices.Clip(f)
-		x.sets[k] = append(x.sets[k], f)
-		x.n++
+		x.first[k] = int32(len(x.lists))
+		x.lists = append(x.lists, f)
+		x.next = append(x.next, head)
 	}
 	return f
 }
