@@ -64,9 +64,13 @@ func plainAlloc(x *NodeAlloc) bool {
 // appendAllocs appends a, encoded, to p.
 func appendAllocs(p []byte, a []NodeAlloc) []byte {
 	run := -1 // index in p of the last item's tag when it is a run item
+	prevPlain := false
 	for i := range a {
 		x := &a[i]
-		if i > 0 && plainAlloc(x) && plainAlloc(&a[i-1]) {
+		plain := plainAlloc(x)
+		wasPlain := prevPlain
+		prevPlain = plain
+		if i > 0 && plain && wasPlain {
 			prev := &a[i-1]
 			if x.GPUs == prev.GPUs && x.CPUs == prev.CPUs && x.MemMB == prev.MemMB {
 				if int64(x.Node) == int64(prev.Node)+1 {
@@ -85,7 +89,7 @@ func appendAllocs(p []byte, a []NodeAlloc) []byte {
 			}
 		}
 		run = -1
-		if plainAlloc(x) {
+		if plain {
 			p = append(p, allocFull)
 		} else {
 			p = append(p, allocExt)
@@ -94,7 +98,7 @@ func appendAllocs(p []byte, a []NodeAlloc) []byte {
 		p = binary.AppendVarint(p, int64(x.GPUs))
 		p = binary.AppendVarint(p, int64(x.CPUs))
 		p = binary.AppendVarint(p, x.MemMB)
-		if plainAlloc(x) {
+		if plain {
 			continue
 		}
 		p = binary.AppendUvarint(p, uint64(x.MIG.Profile))
@@ -259,10 +263,22 @@ type allocPool struct {
 // allocChunk is the size of one block of the pool.
 const allocChunk = 64 << 10
 
+// maxAllocItem bounds the bytes appendAllocs writes for one node: an ext
+// item's tag, six varints of at most 10 bytes, a uvarint and eight PerGPU
+// bytes.
+const maxAllocItem = 1 + 7*binary.MaxVarintLen64 + 8
+
 // keep encodes a into the pool.
 func (pl *allocPool) keep(a []NodeAlloc) Allocs {
 	if len(a) == 0 {
 		return Allocs{}
+	}
+	if bound := len(a) * maxAllocItem; bound <= allocChunk/8 && cap(pl.block)-len(pl.block) >= bound {
+		// Room for any encoding of a: written in place, where the copy
+		// below would put it.
+		off := len(pl.block)
+		pl.block = appendAllocs(pl.block, a)
+		return Allocs{unsafe.String(&pl.block[off], len(pl.block)-off)}
 	}
 	pl.scratch = appendAllocs(pl.scratch[:0], a)
 	n := len(pl.scratch)
