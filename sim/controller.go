@@ -233,6 +233,7 @@ type controller struct {
 	fitCache    map[fitKey]bool
 	fitMemo     *[64]fitMemo // in front of fitCache
 	partRemap   map[string]int
+	remapNote   struct{ part, note string } // resolvePartitions's latest note
 	typeDropped map[string]int
 
 	lateEnd bool                // applying an end under Timing.EndsAfterPasses: passes it triggers go to now+1
@@ -797,7 +798,12 @@ func (c *controller) resolvePartitions(j *workload.Job) (uint64, string) {
 	}
 	c.partRemap[j.Partition]++
 	d := c.cluster.DefaultPartition
-	return 1 << uint(d), "partition " + j.Partition + " not in cluster; ran in " + c.cluster.Partitions[d].Name
+	if m := &c.remapNote; m.part != j.Partition || m.note == "" {
+		// One string for the jobs of one missing partition (all 20,000 of
+		// an SWF log whose partition the header cluster lacks).
+		m.part, m.note = j.Partition, "partition "+j.Partition+" not in cluster; ran in "+c.cluster.Partitions[d].Name
+	}
+	return 1 << uint(d), c.remapNote.note
 }
 
 // firstPart returns the first partition of the job's list that is in
