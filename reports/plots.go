@@ -186,28 +186,41 @@ func figures(jobs *waitRows, tl *Timeline, label string) []Figure {
 		prefix = label + ": "
 	}
 	figs := []Figure{
-		{Name: "gpu_utilization", Title: prefix + "GPU utilization by partition", draw: func(c draw.Canvas) {
-			plotUtilization(tl, prefix+"GPU utilization by partition").Draw(c)
-		}},
-		{Name: "queue", Title: prefix + "Queue length and pending GPU demand", draw: func(c draw.Canvas) {
-			drawQueue(c, tl, prefix+"Queue length and pending GPU demand")
-		}},
-		{Name: "wait_cdf", Title: prefix + "Wait-time CDF by partition", draw: func(c draw.Canvas) {
-			plotWaitCDF(jobs, prefix+"Wait-time CDF by partition").Draw(c)
-		}},
-		{Name: "wait_by_size", Title: prefix + "Wait by job size", draw: func(c draw.Canvas) {
-			plotWaitBySize(jobs, prefix+"Wait by job size (GPUs requested)").Draw(c)
-		}},
-		{Name: "fragmentation", Title: prefix + "Free and unusable GPUs", draw: func(c draw.Canvas) {
-			plotFragmentation(tl, prefix+"Fragmentation: free GPUs no queued job can use").Draw(c)
-		}},
+		{Name: "gpu_utilization", Title: prefix + "GPU utilization by partition", draw: drawOnce(func() *plot.Plot {
+			return plotUtilization(tl, prefix+"GPU utilization by partition")
+		})},
+		{Name: "queue", Title: prefix + "Queue length and pending GPU demand", draw: queueDraw(tl, prefix+"Queue length and pending GPU demand")},
+		{Name: "wait_cdf", Title: prefix + "Wait-time CDF by partition", draw: drawOnce(func() *plot.Plot {
+			return plotWaitCDF(jobs, prefix+"Wait-time CDF by partition")
+		})},
+		{Name: "wait_by_size", Title: prefix + "Wait by job size", draw: drawOnce(func() *plot.Plot {
+			return plotWaitBySize(jobs, prefix+"Wait by job size (GPUs requested)")
+		})},
+		{Name: "fragmentation", Title: prefix + "Free and unusable GPUs", draw: drawOnce(func() *plot.Plot {
+			return plotFragmentation(tl, prefix+"Fragmentation: free GPUs no queued job can use")
+		})},
 	}
 	if tl.Power {
-		figs = append(figs, Figure{Name: "energy", Title: prefix + "IT power", draw: func(c draw.Canvas) {
-			plotEnergy(tl, prefix+"IT power").Draw(c)
-		}})
+		figs = append(figs, Figure{Name: "energy", Title: prefix + "IT power", draw: drawOnce(func() *plot.Plot {
+			return plotEnergy(tl, prefix+"IT power")
+		})})
 	}
 	return figs
+}
+
+// drawOnce returns a Figure's draw that builds its plot on the first
+// call and draws the same plot on every call: the PNG and the SVG of a
+// figure are drawn from one plot, its data (sorted waits, step lines)
+// made once. Drawing does not change a plot, so both are as if drawn from
+// plots of their own.
+func drawOnce(build func() *plot.Plot) func(c draw.Canvas) {
+	var p *plot.Plot
+	return func(c draw.Canvas) {
+		if p == nil {
+			p = build()
+		}
+		p.Draw(c)
+	}
 }
 
 // plotEnergy draws the mean IT power of each bin, in kW.
@@ -385,9 +398,26 @@ func fade(c color.Color) color.Color {
 	return color.RGBA{mix(r), mix(g), mix(b), 255}
 }
 
-func drawQueue(c draw.Canvas, tl *Timeline, title string) {
-	top := newPlot(title, "", "Queued jobs (mean)")
-	bottom := newPlot("", "", "Pending GPU demand (GPUs)")
+// queueDraw returns the queue figure's draw: its two plots built on the
+// first call (as drawOnce), aligned and drawn on every call.
+func queueDraw(tl *Timeline, title string) func(c draw.Canvas) {
+	var top, bottom *plot.Plot
+	return func(c draw.Canvas) {
+		if top == nil {
+			top, bottom = queuePlots(tl, title)
+		}
+		tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(8), PadY: vg.Points(6)}
+		canvases := plot.Align([][]*plot.Plot{{top}, {bottom}}, tiles, c)
+		top.Draw(canvases[0][0])
+		bottom.Draw(canvases[1][0])
+	}
+}
+
+// queuePlots returns the queue figure's plots: the mean queue length above
+// the pending GPU demand.
+func queuePlots(tl *Timeline, title string) (top, bottom *plot.Plot) {
+	top = newPlot(title, "", "Queued jobs (mean)")
+	bottom = newPlot("", "", "Pending GPU demand (GPUs)")
 	for _, p := range []*plot.Plot{top, bottom} {
 		timeAxis(p, tl)
 		p.Y.Min = 0
@@ -423,10 +453,7 @@ func drawQueue(c draw.Canvas, tl *Timeline, title string) {
 		noData(top)
 		noData(bottom)
 	}
-	tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(8), PadY: vg.Points(6)}
-	canvases := plot.Align([][]*plot.Plot{{top}, {bottom}}, tiles, c)
-	top.Draw(canvases[0][0])
-	bottom.Draw(canvases[1][0])
+	return top, bottom
 }
 
 // waitsByPartition returns the waits (seconds, at least 1) of started
