@@ -214,6 +214,7 @@ func readWhole(s *Stream) (*Result, error) {
 					}
 				}
 				if est > c {
+					ex.reserve(est)
 					// One slice for the jobs read and all the estimate
 					// expects, so that no copy is needed at the end.
 					if err := reserve(int64(est)*jobBytes, read); err != nil {
@@ -367,6 +368,25 @@ type extraInterner struct {
 }
 
 const maxExtraSets = 1 << 16
+
+// reserve makes room for the lists of n jobs (at most maxExtraSets), so
+// that the interner's map and slices are not regrown list by list.
+func (x *extraInterner) reserve(n int) {
+	n = min(n, maxExtraSets)
+	if n <= len(x.lists) {
+		return
+	}
+	first := make(map[uint64]int32, n)
+	for k, v := range x.first {
+		first[k] = v
+	}
+	if x.first == nil {
+		x.seed = maphash.MakeSeed()
+	}
+	x.first = first
+	x.lists = append(make([][]workload.Field, 0, n), x.lists...)
+	x.next = append(make([]int32, 0, n), x.next...)
+}
 
 func (x *extraInterner) intern(f []workload.Field) []workload.Field {
 	if len(f) == 0 {
