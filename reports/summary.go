@@ -443,7 +443,7 @@ func baseSummary(rec *sim.Record, runs *runTable, opts SummaryOptions) (Summary,
 
 	// Pass 2: waits, slowdown and allocated resource-seconds.
 	var (
-		waits          []int64
+		waits          = make([]int64, 0, parts.started)
 		gpuSec, cpuSec int64
 		lostSec        int64 // to communication stretch, 700ths of a GPU
 		sldSum         float64
@@ -549,9 +549,10 @@ type interval struct{ from, to sim.Time }
 // then rows for the partition strings of jobs with Part < 0 that name no
 // cluster partition.
 type partitionRows struct {
-	rows  []PartitionSummary
-	waits [][]int64
-	extra map[string]int // name → row index, for Part < 0
+	rows    []PartitionSummary
+	waits   [][]int64
+	extra   map[string]int // name → row index, for Part < 0
+	started int            // jobs that started, over all rows
 }
 
 func newPartitionRows(rec *sim.Record) *partitionRows {
@@ -579,7 +580,19 @@ func newPartitionRows(rec *sim.Record) *partitionRows {
 		pr.extra[name] = len(pr.rows)
 		pr.rows = append(pr.rows, PartitionSummary{Name: name})
 	}
+	// Each row's waits, one per started job, sized at once: appended to
+	// from empty, 20,000 waits allocate five times their size.
+	started := make([]int, len(pr.rows))
+	for i := range rec.Jobs {
+		if j := &rec.Jobs[i]; j.Start != workload.Unknown {
+			started[pr.index(rec, j)]++
+			pr.started++
+		}
+	}
 	pr.waits = make([][]int64, len(pr.rows))
+	for k, n := range started {
+		pr.waits[k] = make([]int64, 0, n)
+	}
 	return pr
 }
 
