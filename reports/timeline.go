@@ -313,6 +313,7 @@ func newTimeline(rec *sim.Record, from, to, step sim.Time, s *Summary) Timeline 
 		tl.PartitionGPUs = append(tl.PartitionGPUs, g)
 	}
 	if to > from {
+		tl.Samples = make([]Sample, 0, (to-from+step-1)/step)
 		for t := from; t < to; t += step {
 			tl.Samples = append(tl.Samples, Sample{
 				Start: t, End: min(t+step, to),
