@@ -2,6 +2,7 @@ package policies
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 
@@ -87,6 +88,11 @@ type EASY struct {
 	extra   []sim.NodeState
 	wends   []workload.Time // ends of advance reservations, ascending
 	wfree   []sim.NodeState // scratch: the shadow free state less reserved nodes
+	elig    []int32         // see eligible
+	// cpuUnits says hd is spread in units of CPUs alone (no GPUs, no
+	// memory, no MIG or MPS): see fit.
+	cpuUnits bool
+	eligKey  eligKey
 }
 
 // release is a job's resources coming free at end: running[idx] of the
@@ -193,22 +199,11 @@ func (e *EASY) reserve(running []sim.RunningJob, head *sim.PendingJob) bool {
 	e.head = head
 	e.headRef = head.Ref
 	e.hd = NewDemand(head)
+	e.cpuUnits = e.hd.spread && e.hd.plain() && e.hd.GPUs == 0 && e.hd.MemMB == 0 && e.hd.CPUs > 0
 	e.byCap = p.Exact && e.hd.parts == e.hd.part && e.hd.MIG == 0 && e.hd.MPS == 0 && len(p.Windows) == 0
 	e.lazy = false
 	e.sfree = append(e.sfree[:0], p.Free...)
-	e.contrib = e.contrib[:0]
-	e.capSum = 0
-	for i := range p.Nodes {
-		c := int32(-1)
-		if e.hd.eligibleAny(&p.Nodes[i]) {
-			c = 0
-			if !e.hd.Short(&e.sfree[i]) { // inlined: most nodes, on a busy cluster
-				c = e.hd.fitAt(&e.sfree[i])
-			}
-			e.capSum += int64(c)
-		}
-		e.contrib = append(e.contrib, c)
-	}
+	e.countCapacity()
 
 	h := e.heap[:0]
 	for i := range running {
@@ -270,6 +265,91 @@ func (e *EASY) reserve(running []sim.RunningJob, head *sim.PendingJob) bool {
 	return false
 }
 
+// countCapacity sets contrib and capSum from sfree (the pass's free
+// state) for the head's demand hd. With the pass's free index in step
+// with its free state (mirrored and synced), only the nodes the index
+// lists as having a unit's GPUs (CPUs) can contribute: every other
+// eligible node is short of them and contributes 0, and which nodes are
+// eligible is kept per demand's partitions and GPU type (elig).
+func (e *EASY) countCapacity() {
+	p := &e.pass
+	e.capSum = 0
+	if per := p.idx.per(&e.hd); p.mirror && p.synced && per > 0 {
+		e.contrib = append(e.contrib[:0], e.eligible()...)
+		for w, m := range p.idx.candidates(per) {
+			for ; m != 0; m &= m - 1 {
+				i := w<<6 | bits.TrailingZeros64(m)
+				if e.contrib[i] < 0 || e.hd.Short(&e.sfree[i]) {
+					continue
+				}
+				c := e.fit(&e.sfree[i])
+				e.contrib[i] = c
+				e.capSum += int64(c)
+			}
+		}
+		return
+	}
+	e.contrib = e.contrib[:0]
+	for i := range p.Nodes {
+		c := int32(-1)
+		if e.hd.eligibleAny(&p.Nodes[i]) {
+			c = 0
+			if !e.hd.Short(&e.sfree[i]) { // inlined: most nodes, on a busy cluster
+				c = e.hd.fitAt(&e.sfree[i])
+			}
+			e.capSum += int64(c)
+		}
+		e.contrib = append(e.contrib, c)
+	}
+}
+
+// fit is hd.fitAt(f) for an f that is not short of a unit: for a demand
+// of CPUs alone in units (cpuUnits), the units its free CPUs hold, which
+// is what fitUnits computes then, without its other checks.
+func (e *EASY) fit(f *sim.NodeState) int32 {
+	if e.cpuUnits {
+		if e.hd.CPUs == 1 {
+			return f.FreeCPUs
+		}
+		return f.FreeCPUs / e.hd.CPUs
+	}
+	return e.hd.fitAt(f)
+}
+
+// eligible returns, per node of the pass, 0 when the head's demand hd may
+// run there in any of its partitions and -1 when not, as countCapacity's
+// starting contrib; it is kept while the nodes, partitions and GPU type
+// stay the same (a blocked head is reserved for pass after pass).
+func (e *EASY) eligible() []int32 {
+	p := &e.pass
+	k := &e.eligKey
+	if len(p.Nodes) > 0 && k.ok && k.nodes == &p.Nodes[0] && k.n == len(p.Nodes) && k.parts == e.hd.parts && k.gpuType == e.hd.gpuType {
+		return e.elig
+	}
+	e.elig = e.elig[:0]
+	for i := range p.Nodes {
+		c := int32(-1)
+		if e.hd.eligibleAny(&p.Nodes[i]) {
+			c = 0
+		}
+		e.elig = append(e.elig, c)
+	}
+	*k = eligKey{}
+	if len(p.Nodes) > 0 {
+		*k = eligKey{ok: true, nodes: &p.Nodes[0], n: len(p.Nodes), parts: e.hd.parts, gpuType: e.hd.gpuType}
+	}
+	return e.elig
+}
+
+// eligKey is what EASY.elig was made for.
+type eligKey struct {
+	ok      bool
+	nodes   *hwmodels.Node // the first of the cluster's nodes
+	n       int
+	parts   uint64
+	gpuType string
+}
+
 // placeLater marks the reserved nodes as due from head's placement on
 // the shadow free state, made when Reservation asks (byCap).
 func (e *EASY) placeLater(head *sim.PendingJob) {
@@ -298,7 +378,7 @@ func (e *EASY) recount(n int32) {
 	if old := e.contrib[n]; old >= 0 {
 		var c int32
 		if !e.hd.Short(&e.sfree[n]) {
-			c = e.hd.fitAt(&e.sfree[n])
+			c = e.fit(&e.sfree[n])
 		}
 		e.contrib[n] = c
 		e.capSum += int64(c) - int64(old)

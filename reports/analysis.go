@@ -60,6 +60,27 @@ func (a *Analysis) jobRow(i int) *JobRow {
 	return &st.row
 }
 
+// anyMPS reports whether some job row has an MPSShare: for streamed
+// rows from the trace's requests (which fill copies), so that the rows
+// are not all made an extra time before the writer makes them.
+func (a *Analysis) anyMPS() bool {
+	if st := a.stream; st != nil {
+		t := st.rm.rec.Trace
+		for i := range st.n {
+			if t.At(i).Request.MPSShare != 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for i := range a.Jobs {
+		if a.Jobs[i].MPSShare != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // waitRows returns what the wait figures read of the rows.
 func (a *Analysis) waitRows() *waitRows {
 	if a.stream != nil {

@@ -73,7 +73,7 @@ func BandFigure(name, title, xLabel, yLabel string, categories []string, series 
 			pts.Color = seriesColor(k)
 			pts.Radius = vg.Points(3)
 			pts.Shape = plotutil.Shape(k)
-			p.Add(l, pts)
+			p.Add(newEdgeLine(l), pts)
 			p.Legend.Add(s.Label, l, pts)
 		}
 		if hi >= lo {

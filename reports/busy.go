@@ -37,7 +37,7 @@ func newNodeBusy(rec *sim.Record, runs *runTable, from, to sim.Time) *nodeBusy {
 		iv    interval
 		alloc sim.Allocs
 	}
-	var inside []clipped
+	inside := make([]clipped, 0, len(rec.Jobs)+len(rec.Runs)) // every run at most once
 	var buf []runSpan
 	for i := range rec.Jobs {
 		buf = runs.appendRuns(buf[:0], i)
@@ -57,16 +57,17 @@ func newNodeBusy(rec *sim.Record, runs *runTable, from, to sim.Time) *nodeBusy {
 		clear(open)
 		for k := range inside {
 			c := &inside[k]
-			for _, x := range c.alloc.All() {
-				n := x.Node
-				if open[n] && c.iv.from <= cur[n].to {
-					cur[n].to = max(cur[n].to, c.iv.to)
-					continue
+			for x, cnt := range c.alloc.Spans() {
+				for n := x.Node; n < x.Node+int32(cnt); n++ {
+					if open[n] && c.iv.from <= cur[n].to {
+						cur[n].to = max(cur[n].to, c.iv.to)
+						continue
+					}
+					if open[n] {
+						emit(n, cur[n])
+					}
+					cur[n], open[n] = c.iv, true
 				}
-				if open[n] {
-					emit(n, cur[n])
-				}
-				cur[n], open[n] = c.iv, true
 			}
 		}
 		for n := range nodes {

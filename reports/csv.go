@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -47,12 +46,7 @@ func WriteJobsCSV(w io.Writer, rec *sim.Record) error {
 		}
 		j := &rec.Jobs[i]
 		tj := rec.Trace.At(i)
-		nodes = nodes[:0]
-		for _, a := range j.Alloc.All() {
-			nodes = append(nodes, a.Node)
-		}
-		slices.Sort(nodes)
-		nodes = slices.Compact(nodes)
+		nodes = appendAllocNodes(nodes[:0], j.Alloc)
 		line = appendCSVField(line[:0], 0, tj.ID)
 		line = appendCSVField(line, 1, tj.User)
 		line = appendCSVField(line, 2, partitionName(rec, j))

@@ -339,15 +339,12 @@ func (m *rowMaker) fill(r *JobRow, i int) {
 	r.MPSShare = tj.Request.MPSShare
 	r.Requeues = j.Requeues
 
-	nodes := m.nodes[:0]
-	for _, a := range j.Alloc.All() {
-		nodes = append(nodes, a.Node)
-		r.AllocGPUs += a.GPUs
-		r.AllocCPUs += a.CPUs
-		r.AllocMemMB += a.MemMB
+	for a, n := range j.Alloc.Spans() {
+		r.AllocGPUs += a.GPUs * int32(n)
+		r.AllocCPUs += a.CPUs * int32(n)
+		r.AllocMemMB += a.MemMB * int64(n)
 	}
-	slices.Sort(nodes)
-	nodes = slices.Compact(nodes)
+	nodes := appendAllocNodes(m.nodes[:0], j.Alloc)
 	m.nodes = nodes
 	r.AllocNodes = int32(len(nodes))
 	if len(nodes) > 0 {
@@ -375,9 +372,9 @@ func (m *rowMaker) fill(r *JobRow, i int) {
 	for ri, run := range m.buf {
 		d := int64(run.end - run.start)
 		var g, c int64
-		for _, a := range run.alloc.All() {
-			g += gpuParts(rec.Cluster, &a)
-			c += int64(a.CPUs)
+		for a, n := range run.alloc.Spans() {
+			g += gpuParts(rec.Cluster, &a) * int64(n)
+			c += int64(a.CPUs) * int64(n)
 		}
 		gpu7 += g * d
 		stretch7 += stretchLost(g, d, stretchOf(m.stretch, i, ri))
@@ -432,4 +429,23 @@ func jobPartitions(rec *sim.Record, j *sim.JobRecord) uint64 {
 		set = 1 << uint(rec.Cluster.DefaultPartition)
 	}
 	return set
+}
+
+// appendAllocNodes appends the nodes of a to dst, ascending, each once.
+// The nodes of an allocation usually ascend already (the placers visit
+// them in cluster order), and then they are not sorted.
+func appendAllocNodes(dst []int32, a sim.Allocs) []int32 {
+	base := len(dst)
+	ordered := true
+	for x, n := range a.Spans() {
+		ordered = ordered && (len(dst) == base || x.Node > dst[len(dst)-1])
+		for k := range int32(n) {
+			dst = append(dst, x.Node+k)
+		}
+	}
+	if !ordered {
+		slices.Sort(dst[base:])
+		dst = dst[:base+len(slices.Compact(dst[base:]))]
+	}
+	return dst
 }

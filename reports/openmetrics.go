@@ -124,6 +124,31 @@ func (o *omSampler) spread(row []int64, from, to sim.Time, weight int64) {
 	}
 }
 
+// spreadNodes is spread of weights gw and cw over [from, to) to the gpu
+// and cpu rows of the n nodes from node first on: the groups are found
+// once for the span of nodes.
+func (o *omSampler) spreadNodes(first int32, n int, from, to sim.Time, gw, cw int64) {
+	if to <= from || gw == 0 && cw == 0 {
+		return
+	}
+	g := sort.Search(len(o.groups), func(i int) bool { return o.groups[i].to > from })
+	for ; g < len(o.groups) && o.groups[g].from < to; g++ {
+		a, b := max(from, o.groups[g].from), min(to, o.groups[g].to)
+		if b <= a {
+			continue
+		}
+		d := int64(b - a)
+		for node := first; node < first+int32(n); node++ {
+			if gw != 0 {
+				o.gpu[node][g] += gw * d
+			}
+			if cw != 0 {
+				o.cpu[node][g] += cw * d
+			}
+		}
+	}
+}
+
 func (o *omSampler) accumulate(rec *sim.Record) {
 	runs := newRunTable(rec)
 	var buf []runSpan
@@ -137,9 +162,8 @@ func (o *omSampler) accumulate(rec *sim.Record) {
 			if inPart {
 				o.spread(o.running[part], r.start, r.end, 1)
 			}
-			for _, a := range r.alloc.All() {
-				o.spread(o.gpu[a.Node], r.start, r.end, gpuParts(rec.Cluster, &a))
-				o.spread(o.cpu[a.Node], r.start, r.end, int64(a.CPUs))
+			for a, n := range r.alloc.Spans() {
+				o.spreadNodes(a.Node, n, r.start, r.end, gpuParts(rec.Cluster, &a), int64(a.CPUs))
 			}
 		}
 		if inPart {

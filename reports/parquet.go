@@ -227,10 +227,7 @@ func WriteJobsParquet(w io.Writer, a *Analysis) error {
 	if a.Timeline.MIG {
 		cols = append(cols, strCol("mig", func(i int) string { return r(i).MIG }))
 	}
-	mps := false
-	for i := 0; i < n && !mps; i++ {
-		mps = r(i).MPSShare != 0
-	}
+	mps := a.anyMPS()
 	if mps {
 		cols = append(cols, i32Col("mps_share", func(i int) int32 { return r(i).MPSShare }))
 	}

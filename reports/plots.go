@@ -186,28 +186,41 @@ func figures(jobs *waitRows, tl *Timeline, label string) []Figure {
 		prefix = label + ": "
 	}
 	figs := []Figure{
-		{Name: "gpu_utilization", Title: prefix + "GPU utilization by partition", draw: func(c draw.Canvas) {
-			plotUtilization(tl, prefix+"GPU utilization by partition").Draw(c)
-		}},
-		{Name: "queue", Title: prefix + "Queue length and pending GPU demand", draw: func(c draw.Canvas) {
-			drawQueue(c, tl, prefix+"Queue length and pending GPU demand")
-		}},
-		{Name: "wait_cdf", Title: prefix + "Wait-time CDF by partition", draw: func(c draw.Canvas) {
-			plotWaitCDF(jobs, prefix+"Wait-time CDF by partition").Draw(c)
-		}},
-		{Name: "wait_by_size", Title: prefix + "Wait by job size", draw: func(c draw.Canvas) {
-			plotWaitBySize(jobs, prefix+"Wait by job size (GPUs requested)").Draw(c)
-		}},
-		{Name: "fragmentation", Title: prefix + "Free and unusable GPUs", draw: func(c draw.Canvas) {
-			plotFragmentation(tl, prefix+"Fragmentation: free GPUs no queued job can use").Draw(c)
-		}},
+		{Name: "gpu_utilization", Title: prefix + "GPU utilization by partition", draw: drawOnce(func() *plot.Plot {
+			return plotUtilization(tl, prefix+"GPU utilization by partition")
+		})},
+		{Name: "queue", Title: prefix + "Queue length and pending GPU demand", draw: queueDraw(tl, prefix+"Queue length and pending GPU demand")},
+		{Name: "wait_cdf", Title: prefix + "Wait-time CDF by partition", draw: drawOnce(func() *plot.Plot {
+			return plotWaitCDF(jobs, prefix+"Wait-time CDF by partition")
+		})},
+		{Name: "wait_by_size", Title: prefix + "Wait by job size", draw: drawOnce(func() *plot.Plot {
+			return plotWaitBySize(jobs, prefix+"Wait by job size (GPUs requested)")
+		})},
+		{Name: "fragmentation", Title: prefix + "Free and unusable GPUs", draw: drawOnce(func() *plot.Plot {
+			return plotFragmentation(tl, prefix+"Fragmentation: free GPUs no queued job can use")
+		})},
 	}
 	if tl.Power {
-		figs = append(figs, Figure{Name: "energy", Title: prefix + "IT power", draw: func(c draw.Canvas) {
-			plotEnergy(tl, prefix+"IT power").Draw(c)
-		}})
+		figs = append(figs, Figure{Name: "energy", Title: prefix + "IT power", draw: drawOnce(func() *plot.Plot {
+			return plotEnergy(tl, prefix+"IT power")
+		})})
 	}
 	return figs
+}
+
+// drawOnce returns a Figure's draw that builds its plot on the first
+// call and draws the same plot on every call: the PNG and the SVG of a
+// figure are drawn from one plot, its data (sorted waits, step lines)
+// made once. Drawing does not change a plot, so both are as if drawn from
+// plots of their own.
+func drawOnce(build func() *plot.Plot) func(c draw.Canvas) {
+	var p *plot.Plot
+	return func(c draw.Canvas) {
+		if p == nil {
+			p = build()
+		}
+		p.Draw(c)
+	}
 }
 
 // plotEnergy draws the mean IT power of each bin, in kW.
@@ -230,7 +243,7 @@ func plotEnergy(tl *Timeline, title string) *plot.Plot {
 		return s.EnergyKWh / (float64(s.Len()) / 3600)
 	}))
 	styleLine(&line.LineStyle, 1)
-	p.Add(line)
+	p.Add(newEdgeLine(line))
 	var peak float64
 	for _, xy := range line.XYs {
 		peak = max(peak, xy.Y)
@@ -369,7 +382,7 @@ func plotUtilization(tl *Timeline, title string) *plot.Plot {
 		if l, err := plotter.NewLine(total); err == nil {
 			l.LineStyle.Width = vg.Points(0.8)
 			l.LineStyle.Color = color.Black
-			p.Add(l)
+			p.Add(newEdgeLine(l))
 			p.Legend.Add("all partitions", l)
 		}
 	} else {
@@ -385,9 +398,26 @@ func fade(c color.Color) color.Color {
 	return color.RGBA{mix(r), mix(g), mix(b), 255}
 }
 
-func drawQueue(c draw.Canvas, tl *Timeline, title string) {
-	top := newPlot(title, "", "Queued jobs (mean)")
-	bottom := newPlot("", "", "Pending GPU demand (GPUs)")
+// queueDraw returns the queue figure's draw: its two plots built on the
+// first call (as drawOnce), aligned and drawn on every call.
+func queueDraw(tl *Timeline, title string) func(c draw.Canvas) {
+	var top, bottom *plot.Plot
+	return func(c draw.Canvas) {
+		if top == nil {
+			top, bottom = queuePlots(tl, title)
+		}
+		tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(8), PadY: vg.Points(6)}
+		canvases := plot.Align([][]*plot.Plot{{top}, {bottom}}, tiles, c)
+		top.Draw(canvases[0][0])
+		bottom.Draw(canvases[1][0])
+	}
+}
+
+// queuePlots returns the queue figure's plots: the mean queue length above
+// the pending GPU demand.
+func queuePlots(tl *Timeline, title string) (top, bottom *plot.Plot) {
+	top = newPlot(title, "", "Queued jobs (mean)")
+	bottom = newPlot("", "", "Pending GPU demand (GPUs)")
 	for _, p := range []*plot.Plot{top, bottom} {
 		timeAxis(p, tl)
 		p.Y.Min = 0
@@ -397,11 +427,11 @@ func drawQueue(c draw.Canvas, tl *Timeline, title string) {
 	if len(tl.Samples) > 0 {
 		q, _ := plotter.NewLine(steps(tl, func(s *Sample) float64 { return ratio(s.QueueSeconds, s.Len()) }))
 		styleLine(&q.LineStyle, 0)
-		top.Add(q)
+		top.Add(newEdgeLine(q))
 		top.Legend.Add("queued jobs", q)
 		d, _ := plotter.NewLine(steps(tl, func(s *Sample) float64 { return ratio(s.PendingGPUSeconds, s.Len()) }))
 		styleLine(&d.LineStyle, 1)
-		bottom.Add(d)
+		bottom.Add(newEdgeLine(d))
 		bottom.Legend.Add("GPUs requested by queued jobs", d)
 		capLine, _ := plotter.NewLine(plotter.XYs{
 			{X: float64(tl.Epoch + int64(tl.Samples[0].Start)), Y: float64(tl.GPUs)},
@@ -409,7 +439,7 @@ func drawQueue(c draw.Canvas, tl *Timeline, title string) {
 		})
 		capLine.LineStyle.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		capLine.LineStyle.Color = color.Gray{Y: 90}
-		bottom.Add(capLine)
+		bottom.Add(newEdgeLine(capLine))
 		bottom.Legend.Add(fmt.Sprintf("cluster GPUs (%d)", tl.GPUs), capLine)
 		var maxQ, maxD float64
 		for i := range tl.Samples {
@@ -423,10 +453,7 @@ func drawQueue(c draw.Canvas, tl *Timeline, title string) {
 		noData(top)
 		noData(bottom)
 	}
-	tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(8), PadY: vg.Points(6)}
-	canvases := plot.Align([][]*plot.Plot{{top}, {bottom}}, tiles, c)
-	top.Draw(canvases[0][0])
-	bottom.Draw(canvases[1][0])
+	return top, bottom
 }
 
 // waitsByPartition returns the waits (seconds, at least 1) of started
@@ -495,7 +522,7 @@ func plotWaitCDF(jobs *waitRows, title string) *plot.Plot {
 			continue
 		}
 		styleLine(&l.LineStyle, k)
-		p.Add(l)
+		p.Add(newEdgeLine(l))
 		p.Legend.Add(fmt.Sprintf("%s (%d jobs)", orNone(name), len(by[name])), l)
 	}
 	l, err := plotter.NewLine(cdf(all))
@@ -503,7 +530,7 @@ func plotWaitCDF(jobs *waitRows, title string) *plot.Plot {
 		l.LineStyle.Color = color.Black
 		l.LineStyle.Width = vg.Points(1.5)
 		l.LineStyle.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-		p.Add(l)
+		p.Add(newEdgeLine(l))
 		p.Legend.Add(fmt.Sprintf("all (%d jobs)", len(all)), l)
 	}
 	maxW = max(maxW, all[len(all)-1])
@@ -640,7 +667,7 @@ func plotFragmentation(tl *Timeline, title string) *plot.Plot {
 	unusable.LineStyle.Width = 0
 	unusable.FillColor = fade(seriesColor(0))
 	// The area first, so the free line stays visible on top of it.
-	p.Add(unusable, free)
+	p.Add(newEdgeLine(unusable), newEdgeLine(free))
 	p.Legend.Add("free GPUs", free)
 	p.Legend.Add("free GPUs no eligible queued job can use", unusable)
 	var maxFree float64
@@ -724,6 +751,6 @@ func addLine(p *plot.Plot, xys plotter.XYs, k int, label string) {
 	if k > 0 {
 		l.LineStyle.Dashes = []vg.Length{vg.Points(5), vg.Points(2)}
 	}
-	p.Add(l)
+	p.Add(newEdgeLine(l))
 	p.Legend.Add(label, l)
 }

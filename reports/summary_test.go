@@ -285,6 +285,11 @@ func TestCheckRecord(t *testing.T) {
 		{"running past run end", func(r *sim.Record) { r.End = 8000 }, `job 7 (id "107"): end 8000 before start 9000`},
 		{"node", func(r *sim.Record) { editAlloc(&r.Jobs[0], 0, func(a *sim.NodeAlloc) { a.Node = 3 }) }, "alloc[0]: node index 3 out of range [0, 3)"},
 		{"negative", func(r *sim.Record) { editAlloc(&r.Jobs[1], 1, func(a *sim.NodeAlloc) { a.GPUs = -1 }) }, "alloc[1]: negative amount"},
+		{"span past the nodes", func(r *sim.Record) { r.Jobs[0].Alloc = sim.AllocsOf(nodeSpan(1, 4)) }, "alloc[2]: node index 3 out of range [0, 3)"},
+		{"span before the nodes", func(r *sim.Record) { r.Jobs[0].Alloc = sim.AllocsOf(nodeSpan(-1, 3)) }, "alloc[0]: node index -1 out of range [0, 3)"},
+		{"span of negative amounts", func(r *sim.Record) {
+			r.Jobs[0].Alloc = sim.AllocsOf(append(nodeSpan(0, 1), nodeSpan(1, 2)[0], sim.NodeAlloc{Node: 2, CPUs: -1}))
+		}, "alloc[2]: negative amount"},
 		{"time past the clock", func(r *sim.Record) { r.Jobs[1].End = 1 << 60 }, `job 1 (id "101"): time 1152921504606846976 outside ±288230376151711744 s`},
 		{"run end past the clock", func(r *sim.Record) { r.End = -1 << 59 }, "run end -576460752303423488 outside"},
 	}
@@ -334,6 +339,15 @@ func jain(xs ...float64) float64 {
 }
 
 // editAlloc changes node k of j's allocation with edit.
+// nodeSpan returns n one-CPU nodes from node first on.
+func nodeSpan(first int32, n int) []sim.NodeAlloc {
+	a := make([]sim.NodeAlloc, n)
+	for k := range a {
+		a[k] = sim.NodeAlloc{Node: first + int32(k), CPUs: 1}
+	}
+	return a
+}
+
 func editAlloc(j *sim.JobRecord, k int, edit func(*sim.NodeAlloc)) {
 	a := j.Alloc.Append(nil)
 	edit(&a[k])

@@ -313,6 +313,7 @@ func newTimeline(rec *sim.Record, from, to, step sim.Time, s *Summary) Timeline 
 		tl.PartitionGPUs = append(tl.PartitionGPUs, g)
 	}
 	if to > from {
+		tl.Samples = make([]Sample, 0, (to-from+step-1)/step)
 		for t := from; t < to; t += step {
 			tl.Samples = append(tl.Samples, Sample{
 				Start: t, End: min(t+step, to),
@@ -385,9 +386,9 @@ func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, tl Timeline,
 		buf = runs.appendRuns(buf[:0], i)
 		for ri, r := range buf {
 			var g, c int64 // g in 700ths of a GPU
-			for _, a := range r.alloc.All() {
-				g += gpuParts(cl, &a)
-				c += int64(a.CPUs)
+			for a, n := range r.alloc.Spans() {
+				g += gpuParts(cl, &a) * int64(n)
+				c += int64(a.CPUs) * int64(n)
 			}
 			part := j.Part
 			spread(r.start, r.end, func(k int, d int64) {
@@ -694,7 +695,15 @@ func buildTimeline(rec *sim.Record, runs *runTable, busy *nodeBusy, tl Timeline,
 			if !trackFree {
 				break
 			}
-			for _, a := range runs.at(int(e.job), int(e.arg)).alloc.All() {
+			for a, cnt := range runs.at(int(e.job), int(e.arg)).alloc.Spans() {
+				if cnt > 1 { // plain nodes: no MPS share
+					for n := a.Node; n < a.Node+int32(cnt); n++ {
+						freeGPU[n] += sign * a.GPUs
+						freeCPU[n] += sign * a.CPUs
+						freeMem[n] += int64(sign) * a.MemMB
+					}
+					continue
+				}
 				freeGPU[a.Node] += sign * a.GPUs
 				freeCPU[a.Node] += sign * a.CPUs
 				freeMem[a.Node] += int64(sign) * a.MemMB

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -305,6 +306,9 @@ func TestAllocsRandom(t *testing.T) {
 			if enc.Len() != n {
 				t.Fatalf("workload %d: Len = %d, want %d", iter, enc.Len(), n)
 			}
+			if got := spansExpanded(enc); !slices.Equal(got, a) && !(n == 0 && len(got) == 0) {
+				t.Fatalf("workload %d (%d nodes): the spans expand to %v, want %v", iter, n, got, a)
+			}
 			if n > 0 {
 				k := rng.IntN(n)
 				if enc.At(k) != a[k] {
@@ -322,5 +326,80 @@ func TestAllocsRandom(t *testing.T) {
 				t.Fatalf("workload %d: different allocations encode alike", iter)
 			}
 		}
+	}
+}
+
+// spansExpanded returns a's spans expanded node by node, checking that a
+// span of more than one node is plain.
+func spansExpanded(a Allocs) []NodeAlloc {
+	var out []NodeAlloc
+	for x, n := range a.Spans() {
+		if n < 1 || n > 1 && !plainAlloc(&x) {
+			panic(fmt.Sprintf("span %+v of %d nodes", x, n))
+		}
+		for k := range n {
+			y := x
+			y.Node += int32(k)
+			out = append(out, y)
+		}
+	}
+	return out
+}
+
+// TestAllocsSpans: consecutive nodes with equal shares come as one span
+// (past the 64 nodes of one run item too), a node out of order or with
+// other shares starts a new one.
+func TestAllocsSpans(t *testing.T) {
+	var a []NodeAlloc
+	for k := range int32(100) {
+		a = append(a, NodeAlloc{Node: 10 + k, CPUs: 1, MemMB: 100})
+	}
+	a = append(a, NodeAlloc{Node: 200, CPUs: 1, MemMB: 100}, NodeAlloc{Node: 201, CPUs: 1, MemMB: 100}, NodeAlloc{Node: 202, CPUs: 2, MemMB: 100})
+	type span struct {
+		node int32
+		n    int
+	}
+	var got []span
+	for x, n := range AllocsOf(a).Spans() {
+		got = append(got, span{x.Node, n})
+	}
+	want := []span{{10, 100}, {200, 2}, {202, 1}}
+	if !slices.Equal(got, want) {
+		t.Errorf("spans %v, want %v", got, want)
+	}
+	for range (Allocs{}).Spans() {
+		t.Error("the empty allocation yields a span")
+	}
+}
+
+// TestRunAllocsReuse: get copies the allocation into a slice of
+// power-of-two capacity, put takes back only such slices, and a slice put
+// back serves the next get of its class with the new values.
+func TestRunAllocsReuse(t *testing.T) {
+	var r runAllocs
+	if r.get(nil) != nil {
+		t.Fatal("get of an empty allocation is not nil")
+	}
+	a := []NodeAlloc{{Node: 1, CPUs: 1}, {Node: 2, CPUs: 1}, {Node: 3, CPUs: 2}}
+	s := r.get(a)
+	if !slices.Equal(s, a) || cap(s) != 4 || &s[0] == &a[0] {
+		t.Fatalf("get = %v (cap %d), want a copy of %v in capacity 4", s, cap(s), a)
+	}
+	r.put(s)
+	b := []NodeAlloc{{Node: 7, GPUs: 1}, {Node: 8, GPUs: 1}, {Node: 9, GPUs: 1}, {Node: 10, GPUs: 1}}
+	u := r.get(b)
+	if &u[0] != &s[0] || !slices.Equal(u, b) {
+		t.Fatalf("get after put = %v, want %v in the slice put back", u, b)
+	}
+	if v := r.get(b); &v[0] == &u[0] {
+		t.Fatal("a slice in use was given out again")
+	}
+	r.put(make([]NodeAlloc, 3)) // not get's: capacity 3
+	if w := r.get(a); cap(w) != 4 {
+		t.Fatalf("get = capacity %d, want a new slice of 4", cap(w))
+	}
+	one := r.get(a[:1])
+	if cap(one) != 1 {
+		t.Fatalf("one node: capacity %d, want 1", cap(one))
 	}
 }

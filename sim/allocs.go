@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/binary"
 	"iter"
+	"math/bits"
 	"unsafe"
 
 	"github.com/schedsim/schedsim/workload"
@@ -63,9 +64,13 @@ func plainAlloc(x *NodeAlloc) bool {
 // appendAllocs appends a, encoded, to p.
 func appendAllocs(p []byte, a []NodeAlloc) []byte {
 	run := -1 // index in p of the last item's tag when it is a run item
+	prevPlain := false
 	for i := range a {
 		x := &a[i]
-		if i > 0 && plainAlloc(x) && plainAlloc(&a[i-1]) {
+		plain := plainAlloc(x)
+		wasPlain := prevPlain
+		prevPlain = plain
+		if i > 0 && plain && wasPlain {
 			prev := &a[i-1]
 			if x.GPUs == prev.GPUs && x.CPUs == prev.CPUs && x.MemMB == prev.MemMB {
 				if int64(x.Node) == int64(prev.Node)+1 {
@@ -84,7 +89,7 @@ func appendAllocs(p []byte, a []NodeAlloc) []byte {
 			}
 		}
 		run = -1
-		if plainAlloc(x) {
+		if plain {
 			p = append(p, allocFull)
 		} else {
 			p = append(p, allocExt)
@@ -93,7 +98,7 @@ func appendAllocs(p []byte, a []NodeAlloc) []byte {
 		p = binary.AppendVarint(p, int64(x.GPUs))
 		p = binary.AppendVarint(p, int64(x.CPUs))
 		p = binary.AppendVarint(p, x.MemMB)
-		if plainAlloc(x) {
+		if plain {
 			continue
 		}
 		p = binary.AppendUvarint(p, uint64(x.MIG.Profile))
@@ -108,9 +113,8 @@ func appendAllocs(p []byte, a []NodeAlloc) []byte {
 // Len returns how many nodes the allocation spans.
 func (a Allocs) Len() int {
 	n := 0
-	for _, x := range a.All() {
-		_ = x
-		n++
+	for _, k := range a.Spans() {
+		n += k
 	}
 	return n
 }
@@ -158,6 +162,42 @@ func (a Allocs) All() iter.Seq2[int, NodeAlloc] {
 				return
 			}
 			k++
+		}
+	}
+}
+
+// Spans yields the allocation as spans of consecutive nodes: x, then n ≥
+// 1, for the nodes x.Node, x.Node+1, ..., x.Node+n-1, each holding x's
+// GPUs, CPUs and memory (a span of more than one node never has MIG
+// instances or an MPS share). The spans come in the order All yields the
+// nodes, so that a sum over them is a sum over All's nodes at a cost per
+// span: a job on many one-CPU nodes is mostly one or a few spans.
+func (a Allocs) Spans() iter.Seq2[NodeAlloc, int] {
+	return func(yield func(NodeAlloc, int) bool) {
+		var x NodeAlloc
+		n := 0
+		for i := 0; i < len(a.p); {
+			tag := a.p[i]
+			i++
+			if tag&allocKind == allocRun {
+				n += int(tag>>2) + 1
+				continue
+			}
+			if n > 0 && !yield(x, n) {
+				return
+			}
+			if tag&allocKind == allocJump {
+				var d int64
+				d, i = varintAt(a.p, i)
+				x.Node = int32(int64(x.Node) + int64(n) + d)
+			} else {
+				x = NodeAlloc{}
+				i = a.fields(i, &x, tag&allocKind == allocExt)
+			}
+			n = 1
+		}
+		if n > 0 {
+			yield(x, n)
 		}
 	}
 }
@@ -223,10 +263,22 @@ type allocPool struct {
 // allocChunk is the size of one block of the pool.
 const allocChunk = 64 << 10
 
+// maxAllocItem bounds the bytes appendAllocs writes for one node: an ext
+// item's tag, six varints of at most 10 bytes, a uvarint and eight PerGPU
+// bytes.
+const maxAllocItem = 1 + 7*binary.MaxVarintLen64 + 8
+
 // keep encodes a into the pool.
 func (pl *allocPool) keep(a []NodeAlloc) Allocs {
 	if len(a) == 0 {
 		return Allocs{}
+	}
+	if bound := len(a) * maxAllocItem; bound <= allocChunk/8 && cap(pl.block)-len(pl.block) >= bound {
+		// Room for any encoding of a: written in place, where the copy
+		// below would put it.
+		off := len(pl.block)
+		pl.block = appendAllocs(pl.block, a)
+		return Allocs{unsafe.String(&pl.block[off], len(pl.block)-off)}
 	}
 	pl.scratch = appendAllocs(pl.scratch[:0], a)
 	n := len(pl.scratch)
@@ -239,4 +291,41 @@ func (pl *allocPool) keep(a []NodeAlloc) Allocs {
 	off := len(pl.block)
 	pl.block = append(pl.block, pl.scratch...)
 	return Allocs{unsafe.String(&pl.block[off], n)}
+}
+
+// runAllocs holds the slices of ended runs' allocations for the next
+// starts: a running job's allocation is a []NodeAlloc the view and the
+// policy's JobStarted and JobEnded are shown, which neither may keep, so
+// once the run has ended and the policy has been told, its slice is free.
+// A replay of 20,000 jobs on one-CPU nodes otherwise allocated 9 MB of
+// them, each page a fault. Class k holds slices of capacity 1<<k.
+type runAllocs struct {
+	free [bits.UintSize + 1][][]NodeAlloc
+}
+
+// get returns a copy of a (nil when empty) in a slice of the free list, or a
+// new one of capacity the power of two at or above len(a).
+func (r *runAllocs) get(a []NodeAlloc) []NodeAlloc {
+	if len(a) == 0 {
+		return nil
+	}
+	k := bits.Len(uint(len(a) - 1))
+	var s []NodeAlloc
+	if l := r.free[k]; len(l) > 0 {
+		s, r.free[k] = l[len(l)-1][:0], l[:len(l)-1]
+	} else {
+		s = make([]NodeAlloc, 0, 1<<k)
+	}
+	return append(s, a...)
+}
+
+// put returns s to the free list when get made it (its capacity a power
+// of two); the caller holds no other reference to it.
+func (r *runAllocs) put(s []NodeAlloc) {
+	n := cap(s)
+	if n == 0 || n&(n-1) != 0 {
+		return
+	}
+	k := bits.Len(uint(n - 1))
+	r.free[k] = append(r.free[k], s[:0])
 }

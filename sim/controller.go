@@ -218,6 +218,7 @@ type controller struct {
 	delta                Delta
 	rec                  []JobRecord
 	allocPool            allocPool
+	runAllocs            runAllocs
 
 	passAt     Time // instant of the pending event-triggered pass, or -1
 	passLateAt Time // instant of the pending pass after late ends (classPassLate), or -1
@@ -232,6 +233,7 @@ type controller struct {
 	fitCache    map[fitKey]bool
 	fitMemo     *[64]fitMemo // in front of fitCache
 	partRemap   map[string]int
+	remapNote   struct{ part, note string } // resolvePartitions's latest note
 	typeDropped map[string]int
 
 	lateEnd bool                // applying an end under Timing.EndsAfterPasses: passes it triggers go to now+1
@@ -796,7 +798,12 @@ func (c *controller) resolvePartitions(j *workload.Job) (uint64, string) {
 	}
 	c.partRemap[j.Partition]++
 	d := c.cluster.DefaultPartition
-	return 1 << uint(d), "partition " + j.Partition + " not in cluster; ran in " + c.cluster.Partitions[d].Name
+	if m := &c.remapNote; m.part != j.Partition || m.note == "" {
+		// One string for the jobs of one missing partition (all 20,000 of
+		// an SWF log whose partition the header cluster lacks).
+		m.part, m.note = j.Partition, "partition "+j.Partition+" not in cluster; ran in "+c.cluster.Partitions[d].Name
+	}
+	return 1 << uint(d), c.remapNote.note
 }
 
 // firstPart returns the first partition of the job's list that is in
@@ -1012,8 +1019,8 @@ func (c *controller) start(s *Start) error {
 	if err != nil {
 		return fmt.Errorf("policy %s: job %s at t=%d: %w", c.policy.Name(), j.ID, c.now, err)
 	}
-	alloc := append([]NodeAlloc(nil), s.Alloc...) // the running job's; the record keeps it packed
-	begin := c.now                                // later when a MIG GPU is repartitioned (mig.go) or a node resumes (power.go)
+	alloc := c.runAllocs.get(s.Alloc) // the running job's; the record keeps it packed
+	begin := c.now                    // later when a MIG GPU is repartitioned (mig.go) or a node resumes (power.go)
 	for k := range alloc {
 		a := &alloc[k]
 		n := &c.nodes[a.Node]
@@ -1176,48 +1183,76 @@ func (c *controller) checkShares(ref JobRef, alloc []NodeAlloc) error {
 	req := c.req.get(ref)
 	var units int32
 	_, g, cp, m := Units(req)
-	for _, a := range alloc {
-		node := &c.cluster.Nodes[a.Node]
-		free := c.nodes[a.Node]
-		if req.MIGProfile != 0 || a.MIG != (MIGInstances{}) {
-			if err := c.checkMIGShare(req, &a, free); err != nil {
-				return err
-			}
-		}
-		if req.MPSShare != 0 || a.MPS != (MPSShare{}) {
-			if err := c.checkMPSShare(req.MPSShare, &a, free); err != nil {
-				return err
-			}
-		}
-		if a.GPUs < 0 || a.CPUs < 0 || a.MemMB < 0 || a.GPUs > free.FreeGPUs || a.CPUs > free.FreeCPUs || a.MemMB > free.FreeMemMB {
-			return fmt.Errorf("node %s: allocation gpus=%d cpus=%d mem=%dM exceeds free gpus=%d cpus=%d mem=%dM",
-				node.Name, a.GPUs, a.CPUs, a.MemMB, free.FreeGPUs, free.FreeCPUs, free.FreeMemMB)
-		}
-		if req.Nodes > 0 {
-			if want := Take(req, a.Node, 0); !sameShare(a, want) {
-				return fmt.Errorf("node %s: allocation gpus=%d cpus=%d mem=%dM, job needs gpus=%d cpus=%d mem=%dM per node",
-					node.Name, a.GPUs, a.CPUs, a.MemMB, want.GPUs, want.CPUs, want.MemMB)
-			}
+	// What Take would give depends on the shares alone, not on the node:
+	// a node with the same GPUs, CPUs and memory as the previous one
+	// checked (both plain) is the same whole number of units, u.
+	plain := req.MIGProfile == 0 && req.MPSShare == 0
+	var last *NodeAlloc
+	var u int32
+	for k := range alloc {
+		a := &alloc[k]
+		free := &c.nodes[a.Node]
+		if plain && last != nil && a.GPUs == last.GPUs && a.CPUs == last.CPUs && a.MemMB == last.MemMB &&
+			a.MIG == (MIGInstances{}) && a.MPS == (MPSShare{}) &&
+			a.GPUs <= free.FreeGPUs && a.CPUs <= free.FreeCPUs && a.MemMB <= free.FreeMemMB {
+			units += u // 0 for a node-count request, as below
 			continue
 		}
-		var u int32
-		switch {
-		case req.MIGProfile != 0:
-			u = a.MIG.Count / g
-		case g > 0:
-			u = a.GPUs / g
-		default:
-			u = a.CPUs / cp
+		if err := c.checkShare(req, a, free, g, cp, m, &u); err != nil {
+			return err
 		}
-		if u <= 0 || !sameShare(Take(req, a.Node, u), a) {
-			return fmt.Errorf("node %s: allocation gpus=%d cpus=%d mem=%dM is not a whole number of units (gpus=%d cpus=%d mem=%dM each)",
-				node.Name, a.GPUs, a.CPUs, a.MemMB, g, cp, m)
+		if req.Nodes == 0 {
+			units += u
 		}
-		units += u
+		last = a
 	}
 	if req.Nodes == 0 && units != Needed(req) {
 		return fmt.Errorf("allocation holds %d units, job needs %d", units, Needed(req))
 	}
+	return nil
+}
+
+// checkShare is checkShares for one node's share a, whose free state is
+// free; for a Nodes == 0 request it sets *u to the units a holds, for
+// one with Nodes > 0 to 0.
+func (c *controller) checkShare(req *workload.Request, a *NodeAlloc, free *NodeState, g, cp int32, m int64, u *int32) error {
+	*u = 0
+	node := &c.cluster.Nodes[a.Node]
+	if req.MIGProfile != 0 || a.MIG != (MIGInstances{}) {
+		if err := c.checkMIGShare(req, a, *free); err != nil {
+			return err
+		}
+	}
+	if req.MPSShare != 0 || a.MPS != (MPSShare{}) {
+		if err := c.checkMPSShare(req.MPSShare, a, *free); err != nil {
+			return err
+		}
+	}
+	if a.GPUs < 0 || a.CPUs < 0 || a.MemMB < 0 || a.GPUs > free.FreeGPUs || a.CPUs > free.FreeCPUs || a.MemMB > free.FreeMemMB {
+		return fmt.Errorf("node %s: allocation gpus=%d cpus=%d mem=%dM exceeds free gpus=%d cpus=%d mem=%dM",
+			node.Name, a.GPUs, a.CPUs, a.MemMB, free.FreeGPUs, free.FreeCPUs, free.FreeMemMB)
+	}
+	if req.Nodes > 0 {
+		if want := Take(req, a.Node, 0); !sameShare(*a, want) {
+			return fmt.Errorf("node %s: allocation gpus=%d cpus=%d mem=%dM, job needs gpus=%d cpus=%d mem=%dM per node",
+				node.Name, a.GPUs, a.CPUs, a.MemMB, want.GPUs, want.CPUs, want.MemMB)
+		}
+		return nil
+	}
+	var n int32
+	switch {
+	case req.MIGProfile != 0:
+		n = a.MIG.Count / g
+	case g > 0:
+		n = a.GPUs / g
+	default:
+		n = a.CPUs / cp
+	}
+	if n <= 0 || !sameShare(Take(req, a.Node, n), *a) {
+		return fmt.Errorf("node %s: allocation gpus=%d cpus=%d mem=%dM is not a whole number of units (gpus=%d cpus=%d mem=%dM each)",
+			node.Name, a.GPUs, a.CPUs, a.MemMB, g, cp, m)
+	}
+	*u = n
 	return nil
 }
 

@@ -222,5 +222,6 @@ func (c *controller) releaseRun(ref JobRef, st State) {
 	c.commEnd(ref)
 	c.endedRun = append(c.endedRun, ref)
 	c.policy.JobEnded(ref, c.now, alloc, st)
+	c.runAllocs.put(held) // the policy keeps no allocation it is shown (Policy, View)
 	c.trigger()
 }

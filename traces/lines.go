@@ -16,6 +16,7 @@ type lineReader struct {
 	line int    // number of the line last returned (1-based)
 	max  int    // longest line accepted (Limits.MaxRecord)
 	err  error  // sticky
+	read int64  // bytes of the lines returned, their endings included
 }
 
 func newLineReader(r io.Reader) *lineReader {
@@ -66,6 +67,7 @@ func (l *lineReader) next() ([]byte, error) {
 		return nil, l.err
 	}
 	l.line++
+	l.read += int64(len(b))
 	b = bytes.TrimSuffix(b, []byte{'\n'})
 	b = bytes.TrimSuffix(b, []byte{'\r'})
 	if l.line == 1 {

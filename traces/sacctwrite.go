@@ -394,10 +394,33 @@ func (s *SacctWriter) Time(epoch int64, t workload.Time, loc *time.Location) {
 		s.line = append(s.line, "Unknown"...)
 		return
 	}
+	s.line = AppendSacctTime(s.line, epoch+int64(t), loc)
+}
+
+// AppendSacctTime appends the Unix time u as the wall clock in loc (nil:
+// UTC) reads it, YYYY-MM-DDTHH:MM:SS: what time.Time.AppendFormat gives
+// with layout "2006-01-02T15:04:05", with one zone lookup and no layout
+// parsing (a sacct file has four times a row). Years outside 0-9999,
+// which the layout writes otherwise, go through AppendFormat.
+func AppendSacctTime(b []byte, u int64, loc *time.Location) []byte {
 	if loc == nil {
 		loc = time.UTC
 	}
-	s.line = time.Unix(epoch+int64(t), 0).In(loc).AppendFormat(s.line, "2006-01-02T15:04:05")
+	wall := time.Unix(u, 0).In(loc)
+	_, off := wall.Zone()
+	c := time.Unix(u+int64(off), 0).UTC()
+	y, mo, d := c.Date()
+	if y < 0 || y > 9999 {
+		return wall.AppendFormat(b, "2006-01-02T15:04:05")
+	}
+	h, mi, sec := c.Clock()
+	two := func(b []byte, v int) []byte { return append(b, byte('0'+v/10), byte('0'+v%10)) }
+	b = append(b, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-')
+	b = append(two(b, int(mo)), '-')
+	b = append(two(b, d), 'T')
+	b = append(two(b, h), ':')
+	b = append(two(b, mi), ':')
+	return two(b, sec)
 }
 
 // Duration adds secs as sacct prints a duration (Elapsed, Timelimit):

@@ -2,6 +2,7 @@ package traces
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -178,5 +179,41 @@ func TestWriteSacctSubmitLine(t *testing.T) {
 	}
 	if j := got[3]; j.Requeue || j.Request.Switches != 0 || slices.ContainsFunc(j.Extra, func(f workload.Field) bool { return f.Name == "SubmitLine" }) {
 		t.Errorf("job 8 back: requeue %v switches %d extra %v; want no SubmitLine", j.Requeue, j.Request.Switches, j.Extra)
+	}
+}
+
+// TestAppendSacctTimeAsFormat checks AppendSacctTime against
+// time.Time.AppendFormat with its layout, across zones with daylight
+// saving (their transitions included), fixed zones and UTC, and years
+// from before 0 to past 9999.
+func TestAppendSacctTimeAsFormat(t *testing.T) {
+	var locs []*time.Location
+	for _, name := range []string{"Europe/Stockholm", "America/New_York", "Australia/Lord_Howe", "Asia/Kathmandu"} {
+		loc, err := time.LoadLocation(name)
+		if err != nil {
+			t.Skipf("no zone data: %v", err)
+		}
+		locs = append(locs, loc)
+	}
+	locs = append(locs, nil, time.UTC, time.FixedZone("x", -(9*3600+30*60)), time.FixedZone("y", 14*3600))
+	rng := rand.New(rand.NewPCG(9, 2))
+	var us []int64
+	for range 20000 {
+		us = append(us, rng.Int64N(4_200_000_000)-100_000_000)
+	}
+	for _, u := range []int64{0, -1, 1, 1711846800 - 1, 1711846800, 1711846800 + 1, 1729990800 - 1, 1729990800, -62135596800 - 1, -62135596800, 253402300799, 253402300800, 1 << 40, -(1 << 40)} {
+		us = append(us, u)
+	}
+	for _, loc := range locs {
+		ref := loc
+		if ref == nil {
+			ref = time.UTC
+		}
+		for _, u := range us {
+			want := time.Unix(u, 0).In(ref).AppendFormat(nil, "2006-01-02T15:04:05")
+			if got := AppendSacctTime(nil, u, loc); string(got) != string(want) {
+				t.Fatalf("%d in %v: %q, want %q", u, loc, got, want)
+			}
+		}
 	}
 }

@@ -3,6 +3,7 @@ package traces
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -38,6 +39,7 @@ type Stream struct {
 	loc    *time.Location // sacct: the zone of the wall-clock times
 	rows   int64          // Arrow and Parquet: the rows the file claims
 	size   int64          // Arrow and Parquet: the file's size
+	comp   string         // the compression of the latest pass ("gzip", "" for none)
 	err    error          // sticky
 }
 
@@ -168,7 +170,45 @@ func (s *Stream) openPass() (*pass, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.comp = comp
 	return &pass{br: dr, comp: comp, done: done}, nil
+}
+
+// byteCounter is a formatReader that counts the bytes of decompressed
+// input its lines so far took.
+type byteCounter interface{ consumed() int64 }
+
+// consumed returns how many bytes of decompressed input the pass has
+// read as lines, and false when its format does not count them.
+func (s *Stream) consumed() (int64, bool) {
+	c, ok := s.cur.(byteCounter)
+	if !ok {
+		return 0, false
+	}
+	return c.consumed(), true
+}
+
+// decompressedSize returns the size of the input once decompressed, where
+// it is known without reading it: the input's size when it is not
+// compressed, and for gzip the size the last member's trailer states
+// (ISIZE: the whole size of a single-member file below 4 GiB); 0 when
+// unknown. It is a hint for preallocation, never a limit.
+func (s *Stream) decompressedSize() int64 {
+	switch s.comp {
+	case "":
+		return s.src.size
+	case "gzip":
+		ra, ok := s.src.readerAt()
+		if !ok || s.src.size < 18 || s.src.size >= 1<<32 {
+			return 0
+		}
+		var b [4]byte
+		if _, err := ra.ReadAt(b[:], s.src.size-4); err != nil {
+			return 0
+		}
+		return int64(binary.LittleEndian.Uint32(b[:]))
+	}
+	return 0
 }
 
 func newStream(src *source, name string, opts Options) (*Stream, error) {
@@ -564,6 +604,7 @@ type swfPass struct {
 func (x *swfPass) Next() (workload.Job, error) { return x.sr.Next() }
 func (x *swfPass) line() int                   { return x.sr.lastLine }
 func (x *swfPass) close()                      { x.p.done() }
+func (x *swfPass) consumed() int64             { return x.sr.lr.read }
 func (x *swfPass) finish(res *Result) {
 	st := x.sr.Stats()
 	res.Skipped = st.Skipped

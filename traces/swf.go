@@ -143,13 +143,18 @@ type SWFReader struct {
 	pendLine int
 	toks     [18][]byte
 	in       [19]*interner
-	err      error // sticky
+	ints     []string // decimal strings of small numbers (intString)
+	err      error    // sticky
 	stats    SWFStats
 	badErrs  []*ParseError
 	zone     *time.Location // from TimeZoneString; nil when absent or unknown
 	zoneNote string
 
-	held       swfHeld // the job waiting for its partial-execution records
+	// slots[hi] holds the job waiting for its partial-execution records
+	// (when have); the next job is read into the other slot, so that
+	// neither is copied to make room.
+	slots      [2]swfHeld
+	hi         int
 	have       bool
 	lastStatus int64 // status and job number of the record parseRecord last returned
 	lastNum    int64
@@ -375,7 +380,7 @@ func (sr *SWFReader) Next() (workload.Job, error) {
 			if sr.have {
 				sr.have = false
 				sr.stats.Jobs++
-				return sr.finish(), nil
+				return sr.finishSlot(sr.hi), nil
 			}
 			return workload.Job{}, sr.err
 		}
@@ -393,24 +398,25 @@ func (sr *SWFReader) Next() (workload.Job, error) {
 		}
 		status, num := sr.lastStatus, sr.lastNum
 		partial := status == 2 || status == 3 || status == 4
-		if sr.have && partial && num == sr.held.num {
+		if sr.have && partial && num == sr.slots[sr.hi].num {
 			sr.foldPart(&j, status)
 			continue
 		}
-		prev, had := sr.held, sr.have
-		sr.held = swfHeld{job: j, num: num, line: sr.recLine}
+		had, prev := sr.have, sr.hi
+		if had {
+			sr.hi ^= 1 // the new job waits in the other slot
+		}
+		h := &sr.slots[sr.hi]
+		*h = swfHeld{job: j, num: num, line: sr.recLine}
 		sr.have = true
 		if partial {
-			sr.held.fromParts = true
-			sr.held.parts = 1
+			h.fromParts = true
+			h.parts = 1
 			sr.stats.PartialRecords++
 		}
 		if had {
 			sr.stats.Jobs++
-			sr.held, prev = prev, sr.held
-			out := sr.finish()
-			sr.held = prev
-			return out, nil
+			return sr.finishSlot(prev), nil
 		}
 	}
 }
@@ -426,7 +432,7 @@ type swfHeld struct {
 
 // foldPart folds a partial-execution record into the held job.
 func (sr *SWFReader) foldPart(p *workload.Job, status int64) {
-	h := &sr.held
+	h := &sr.slots[sr.hi]
 	h.parts++
 	sr.stats.PartialRecords++
 	sr.stats.FoldedRecords++
@@ -446,14 +452,15 @@ func (sr *SWFReader) foldPart(p *workload.Job, status int64) {
 	}
 }
 
-// finish returns the held job and counts it when partial executions were
-// folded into it.
-func (sr *SWFReader) finish() workload.Job {
-	sr.lastLine = sr.held.line
-	if sr.held.parts > 0 {
+// finishSlot returns the job held in slot k and counts it when partial
+// executions were folded into it.
+func (sr *SWFReader) finishSlot(k int) workload.Job {
+	h := &sr.slots[k]
+	sr.lastLine = h.line
+	if h.parts > 0 {
 		sr.stats.FoldedJobs++
 	}
-	return sr.held.job
+	return h.job
 }
 
 // nextRecord returns the next parsed job record. ok is false for skipped
@@ -585,6 +592,7 @@ func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bo
 		}
 		return j, false, &ParseError{Path: sr.path, Line: lineNo, Err: errKind(ErrFieldCount, what+" fields, want 18")}
 	}
+	scanned := ^slow // fields the scan read: digits only, or -1
 	for f := 1; slow != 0; f++ {
 		if slow&1 != 0 {
 			x, err := parseSWFNum(sr.toks[f-1])
@@ -694,15 +702,36 @@ func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bo
 				continue
 			}
 			var val string
-			if in := sr.in[i]; in != nil {
-				val = in.get(sr.toks[i-1])
-			} else {
-				val = string(sr.toks[i-1])
+			tok := sr.toks[i-1]
+			switch {
+			case scanned&(1<<(i-1)) != 0 && v[i] >= 0 && v[i] < swfIntStrings && (len(tok) == 1 || tok[0] != '0'):
+				val = sr.intString(v[i]) // tok is v's decimal digits
+			case sr.in[i] != nil:
+				val = sr.in[i].get(tok)
+			default:
+				val = string(tok)
 			}
 			j.Extra = append(j.Extra, workload.Field{Name: swfFieldNames[i], Value: val})
 		}
 	}
 	return j, true, nil
+}
+
+// swfIntStrings bounds the numbers whose decimal strings a reader keeps
+// (intString).
+const swfIntStrings = 1 << 12
+
+// intString returns the decimal string of n (0 ≤ n < swfIntStrings), one
+// per number for the read: most Extra values are small counts, and a
+// table spares the interner's map lookup of their bytes.
+func (sr *SWFReader) intString(n int64) string {
+	if sr.ints == nil {
+		sr.ints = make([]string, swfIntStrings)
+	}
+	if sr.ints[n] == "" {
+		sr.ints[n] = numString(n)
+	}
+	return sr.ints[n]
 }
 
 var smallInts = [10]string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}

@@ -1,0 +1,147 @@
+package reports
+
+import (
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// edgeLine is a line whose GlyphBoxes holds only the boxes the plot's
+// padding can choose, instead of one per vertex: a step line of a long
+// timeline has tens of thousands of vertices, and gonum/plot collects
+// their boxes twice per plot (padX, padY) to find the left-, right-,
+// bottom- and top-most. The plot is drawn exactly as with the line
+// itself.
+//
+// Why the result is the same: every box of one line has the same
+// rectangle (half the line width around its vertex), so a box's reach
+// past the canvas edge grows with its normalized X (or Y) alone. padX
+// takes the first box, in order, whose left edge is the smallest (right
+// edge the largest), and plot.Plot.GlyphBoxes has already dropped the
+// boxes outside [0, 1]; that box is among those whose X lies within
+// edgeSlack of the line's smallest (largest) X, which are kept in their
+// order, as are those near the Y extremes for padY (of boxes with equal
+// X only the first, see firsts; likewise for Y). A box further in
+// lies a canvas position strictly inside the extreme one's (edgeSlack
+// times the canvas size is far above the rounding of the canvas
+// transform) and is never chosen. Boxes with a NaN coordinate are never
+// chosen either (every comparison with them is false), and neither are
+// boxes without size (a line of width 0), so both are left out.
+type edgeLine struct {
+	*plotter.Line
+	memo *edgeMemo
+}
+
+// edgeMemo keeps a line's boxes for the axes they were found on: a
+// plot's Draw asks for them four times (padX and padY, for the data
+// canvas and again for drawing).
+type edgeMemo struct {
+	ok                     bool
+	xmin, xmax, ymin, ymax float64
+	xlog, ylog             bool
+	boxes                  []plot.GlyphBox
+}
+
+// newEdgeLine returns l as an edgeLine.
+func newEdgeLine(l *plotter.Line) edgeLine { return edgeLine{l, new(edgeMemo)} }
+
+// firsts remembers the values seen at an extreme, so that only the first
+// box with each is kept: padX reads only a box's X and rectangle (padY
+// its Y), and of boxes equal in those it picks the first. Past
+// maxFirsts values it keeps every box.
+type firsts struct {
+	vals []float64
+	all  bool
+}
+
+const maxFirsts = 16
+
+// first reports whether the box at v is to be kept: v was not seen yet,
+// or too many values were.
+func (f *firsts) first(v float64) bool {
+	if f.all {
+		return true
+	}
+	for _, w := range f.vals {
+		if w == v {
+			return false
+		}
+	}
+	if len(f.vals) == maxFirsts {
+		f.all = true
+		return true
+	}
+	f.vals = append(f.vals, v)
+	return true
+}
+
+// edgeSlack is the distance in normalized coordinates (0 to 1 across the
+// axis) within which a box counts as at an extreme.
+const edgeSlack = 1e-6
+
+// scaleKind tells the two scales the figures use apart: linear, log, or
+// another (not memoized).
+func scaleKind(s plot.Normalizer) (log, known bool) {
+	switch s.(type) {
+	case plot.LinearScale:
+		return false, true
+	case plot.LogScale:
+		return true, true
+	}
+	return false, false
+}
+
+// norm is a.Norm(v) (a.Scale.Normalize(a.Min, a.Max, v)) without
+// copying the Axis, the linear scale's arithmetic inlined.
+func norm(a *plot.Axis, linear bool, v float64) float64 {
+	if linear {
+		return (v - a.Min) / (a.Max - a.Min)
+	}
+	return a.Scale.Normalize(a.Min, a.Max, v)
+}
+
+// GlyphBoxes returns the boxes of plotter.Line.GlyphBoxes that the
+// padding may choose, in their order.
+func (l edgeLine) GlyphBoxes(plt *plot.Plot) []plot.GlyphBox {
+	r := 0.5 * l.LineStyle.Width
+	if !(r > 0) {
+		return nil
+	}
+	xlog, xknown := scaleKind(plt.X.Scale)
+	ylog, yknown := scaleKind(plt.Y.Scale)
+	m := l.memo
+	memo := m != nil && xknown && yknown
+	if memo && m.ok && m.xmin == plt.X.Min && m.xmax == plt.X.Max && m.ymin == plt.Y.Min && m.ymax == plt.Y.Max && m.xlog == xlog && m.ylog == ylog {
+		return m.boxes
+	}
+	xlin, ylin := xknown && !xlog, yknown && !ylog
+	rect := vg.Rectangle{Min: vg.Point{X: -r, Y: -r}, Max: vg.Point{X: +r, Y: +r}}
+	in := func(v float64) bool { return v >= 0 && v <= 1 } // false for NaN
+	minX, maxX, minY, maxY := 2.0, -1.0, 2.0, -1.0
+	xys := l.XYs
+	for i := range xys {
+		nx, ny := norm(&plt.X, xlin, xys[i].X), norm(&plt.Y, ylin, xys[i].Y)
+		if !in(nx) || !in(ny) {
+			continue
+		}
+		minX, maxX = min(minX, nx), max(maxX, nx)
+		minY, maxY = min(minY, ny), max(maxY, ny)
+	}
+	var bs []plot.GlyphBox
+	var xs, ys firsts
+	for i := range xys {
+		nx, ny := norm(&plt.X, xlin, xys[i].X), norm(&plt.Y, ylin, xys[i].Y)
+		if !in(nx) || !in(ny) {
+			continue
+		}
+		atX := (nx <= minX+edgeSlack || nx >= maxX-edgeSlack) && xs.first(nx)
+		atY := (ny <= minY+edgeSlack || ny >= maxY-edgeSlack) && ys.first(ny)
+		if atX || atY {
+			bs = append(bs, plot.GlyphBox{X: nx, Y: ny, Rectangle: rect})
+		}
+	}
+	if memo {
+		*m = edgeMemo{ok: true, xmin: plt.X.Min, xmax: plt.X.Max, ymin: plt.Y.Min, ymax: plt.Y.Max, xlog: xlog, ylog: ylog, boxes: bs}
+	}
+	return bs
+}
