@@ -48,6 +48,22 @@ type preemptState struct {
 	quiet           sim.Time // preemptQuiet
 	run             []sim.RunningJob
 	runEpoch        uint32
+
+	// What collectCands reads of each running job of the view, per pass
+	// (rcEpoch): a record's candidates are filtered from it without a
+	// look at the job's state; a victim chosen in the pass is marked off.
+	rc      []runCand
+	rcEpoch uint32
+}
+
+// runCand is a running job as collectCands sees it in a pass: off when
+// it may not be preempted at all (a victim already, killed, exempt, or
+// PreemptMode OFF), else its partition's tier, its QOS and the mode.
+type runCand struct {
+	off  bool
+	tier int32
+	qos  int32
+	mode sim.PreemptMode
 }
 
 // preemptWaitRec is a preemption in progress: the victims a preemptor is
@@ -235,6 +251,7 @@ func (s *Policy) preemptRes(job *sim.PendingJob, w *preemptWaitRec) {
 // preemptCand is a running job that a pending job may preempt.
 type preemptCand struct {
 	ref    sim.JobRef
+	ri     int32 // index in the view's Running
 	alloc  []sim.NodeAlloc
 	class  int64 // partition tier (partition_prio) or QOS priority capped at 0xffff (qos): lower goes first
 	nodes  int64 // node count, capped at 0xffff: fewer goes first
@@ -385,6 +402,9 @@ func (s *Policy) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qr
 			continue
 		}
 		s.st[chosen[i].ref].victim = s.epoch
+		if pr.rcEpoch == s.epoch {
+			pr.rc[chosen[i].ri].off = true
+		}
 		if pr.grace == 0 {
 			s.st[chosen[i].ref].killed = chosen[i].start + 1
 			// Killed now: completing, and charged no more (Slurm's decay
@@ -471,37 +491,48 @@ func (s *Policy) collectCands(v sim.View, job *sim.PendingJob, js *slurmJob, r *
 	tier := s.cluster.Partitions[r.part].PriorityTier
 	d := policies.NewDemand(job)
 	pr.cand = pr.cand[:0]
+	if s.cfg.preempt != preemptPartPrio && s.cfg.preempt != preemptQOS {
+		return false
+	}
+	if pr.rcEpoch != s.epoch || len(pr.rc) != len(running) {
+		pr.rcEpoch = s.epoch
+		pr.rc = pr.rc[:0]
+		for i := range running {
+			rj := &running[i]
+			vj := s.ident(v, rj.Ref)
+			c := runCand{tier: s.cluster.Partitions[rj.Part].PriorityTier, qos: vj.qos}
+			// Chosen by this pass, killed already (completing), or exempt.
+			c.off = vj.victim == s.epoch || vj.killed == rj.Start+1 || now-rj.Start < s.cfg.exempt
+			switch s.victimMode(rj.Part, vj.qos) {
+			case modeCancel:
+				c.mode = sim.PreemptCancel
+			case modeRequeue:
+				c.mode = sim.PreemptRequeue
+			default:
+				c.off = true // PreemptMode OFF: not preemptable
+			}
+			pr.rc = append(pr.rc, c)
+		}
+	}
 	for i := range running {
+		c := &pr.rc[i]
+		if c.off {
+			continue
+		}
 		rj := &running[i]
-		vj := s.ident(v, rj.Ref)
-		if vj.victim == s.epoch || vj.killed == rj.Start+1 || now-rj.Start < s.cfg.exempt {
-			continue // chosen by this pass, killed already (completing), or exempt
-		}
 		var class int64
-		switch s.cfg.preempt {
-		case preemptPartPrio:
-			vt := s.cluster.Partitions[rj.Part].PriorityTier
-			if vt >= tier {
+		if s.cfg.preempt == preemptPartPrio {
+			if c.tier >= tier {
 				continue
 			}
-			class = int64(vt)
-		case preemptQOS:
-			if !pr.qosCan[js.qos][vj.qos] {
+			class = int64(c.tier)
+		} else {
+			if !pr.qosCan[js.qos][c.qos] {
 				continue
 			}
-			class = min(s.cfg.qos[vj.qos].priority, 0xffff)
-		default:
-			return false
+			class = min(s.cfg.qos[c.qos].priority, 0xffff)
 		}
-		var mode sim.PreemptMode
-		switch s.victimMode(rj.Part, vj.qos) {
-		case modeCancel:
-			mode = sim.PreemptCancel
-		case modeRequeue:
-			mode = sim.PreemptRequeue
-		default:
-			continue // PreemptMode OFF: not preemptable
-		}
+		mode := c.mode
 		useful := false
 		for _, a := range rj.Alloc {
 			if (all || !pr.blocked[a.Node]) && d.Eligible(&p.Nodes[a.Node]) {
@@ -511,7 +542,7 @@ func (s *Policy) collectCands(v sim.View, job *sim.PendingJob, js *slurmJob, r *
 		if !useful {
 			continue
 		}
-		pr.cand = append(pr.cand, preemptCand{ref: rj.Ref, alloc: rj.Alloc, class: class,
+		pr.cand = append(pr.cand, preemptCand{ref: rj.Ref, ri: int32(i), alloc: rj.Alloc, class: class,
 			nodes: min(int64(len(rj.Alloc)), 0xffff), start: rj.Start, mode: mode})
 	}
 	return true

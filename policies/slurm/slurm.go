@@ -246,6 +246,7 @@ func (s *Policy) reset(c *hwmodels.Cluster) {
 	s.users = map[string]int32{}
 	s.pre.out = s.pre.out[:0]
 	s.pre.waits = nil
+	s.pre.rcEpoch, s.pre.oosEpoch, s.pre.runEpoch = 0, 0, 0 // pass epochs start over
 	s.tree, _ = priority.NewTree(cfg.calcPeriod, cfg.halfLife, cfg.reset)
 	s.tree.SetPhase(cfg.calcPhase)
 	s.derived = len(cfg.accounts) == 0 && len(cfg.users) == 0
