@@ -364,7 +364,11 @@ func (s *Policy) tryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *qr
 	}
 	if pr.checked != s.epoch {
 		pr.checked = s.epoch
-		s.markOutOfService(v)
+		for x, o := range s.outOfService(v) {
+			if o {
+				pr.blocked[x] = true
+			}
+		}
 	}
 	if !s.collectCands(v, job, js, r, false) || len(pr.cand) == 0 {
 		return false
@@ -579,13 +583,7 @@ func (s *Policy) bfTryPreempt(v sim.View, job *sim.PendingJob, js *slurmJob, r *
 		return false // tryPreempt's own first tests, before the masks
 	}
 	n := len(s.cluster.Nodes)
-	if pr.oosEpoch != s.epoch {
-		pr.blocked = append(pr.blocked[:0], make([]bool, n)...)
-		s.markOutOfService(v)
-		pr.oos = append(pr.oos[:0], pr.blocked...)
-		pr.oosEpoch = s.epoch
-	}
-	pr.blocked = append(pr.blocked[:0], pr.oos...)
+	pr.blocked = append(pr.blocked[:0], s.outOfService(v)...)
 	if out != nil {
 		// The nodes out of the mask, a word at a time.
 		for w, o := range out {
@@ -737,14 +735,20 @@ func (s *Policy) fitsWithout(job *sim.PendingJob, k int) bool {
 	return ok
 }
 
-// markOutOfService adds to pr.blocked the nodes out of service: a node in
-// service shows free what running jobs do not hold; a down or drained
-// node shows nothing free (a drained node whose running jobs hold all of
-// it cannot be told from a busy one).
-func (s *Policy) markOutOfService(v sim.View) {
+// outOfService returns the nodes out of service, once a pass (pr.oos, of
+// the pass oosEpoch; the main pass and the backfill cycle of one call see
+// the same view): a node in service shows free what running jobs do not
+// hold; a down or drained node shows nothing free (a drained node whose
+// running jobs hold all of it cannot be told from a busy one).
+func (s *Policy) outOfService(v sim.View) []bool {
 	pr := &s.pre
+	if pr.oosEpoch == s.epoch {
+		return pr.oos
+	}
+	pr.oosEpoch = s.epoch
 	nodes := s.pass.Nodes
 	n := len(nodes)
+	pr.oos = append(pr.oos[:0], make([]bool, n)...)
 	pr.inUse = append(pr.inUse[:0], make([]sim.NodeState, n)...)
 	for _, rj := range v.Running() {
 		for _, a := range rj.Alloc {
@@ -759,7 +763,8 @@ func (s *Policy) markOutOfService(v sim.View) {
 		u, f := pr.inUse[i], view[i]
 		c := sim.Capacity(&nodes[i])
 		if u.FreeGPUs+f.FreeGPUs != c.FreeGPUs || u.FreeCPUs+f.FreeCPUs != c.FreeCPUs || u.FreeMemMB+f.FreeMemMB != c.FreeMemMB {
-			pr.blocked[i] = true
+			pr.oos[i] = true
 		}
 	}
+	return pr.oos
 }
