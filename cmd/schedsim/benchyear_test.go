@@ -92,7 +92,13 @@ func TestBenchYearModel(t *testing.T) {
 // the benchmark when bench/data has no trace (make bench-data-year).
 func yearRun(b *testing.B, n int) *scenario.Run {
 	b.Helper()
-	s, err := scenario.Load(filepath.Join(benchDir, "year-1024x8.yaml"))
+	return yearRunOf(b, "year-1024x8.yaml", n)
+}
+
+// yearRunOf is yearRun for another scenario of bench/ on the year trace.
+func yearRunOf(b *testing.B, file string, n int) *scenario.Run {
+	b.Helper()
+	s, err := scenario.Load(filepath.Join(benchDir, file))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -195,6 +201,47 @@ func BenchmarkYearNodes(b *testing.B) {
 			b.ReportMetric(depth, "queue")
 		})
 	}
+}
+
+// yearPreemptJobs is how many jobs BenchmarkYearPreempt replays.
+const yearPreemptJobs = 20_000
+
+// BenchmarkYearPreempt replays the first yearPreemptJobs jobs of the year
+// trace with partition preemption (bench/year-preempt.yaml: debug at a
+// higher PriorityTier on every node, batch jobs requeued; 180 runs
+// preempted), where the backfill cycle tries to preempt for every
+// waiting debug record. It reports jobs/s and the preemptions.
+func BenchmarkYearPreempt(b *testing.B) {
+	var preempted int
+	for b.Loop() {
+		b.StopTimer()
+		run := yearRunOf(b, "year-preempt.yaml", yearPreemptJobs)
+		b.StartTimer()
+		rec, err := run.Simulate()
+		b.StopTimer()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range rec.Jobs {
+			// A job preempted MaxBatchRequeue times is held for good, as
+			// in Slurm; any other left unfinished is a fault.
+			if j := &rec.Jobs[i]; j.State == sim.Unfinished && j.Reason != sim.ReasonJobHoldMaxRequeue.String() {
+				b.Fatalf("job %d never finished (%s)", i, j.Reason)
+			}
+		}
+		preempted = 0
+		for _, r := range rec.Runs {
+			if r.State == sim.Preempted {
+				preempted++
+			}
+		}
+		b.StartTimer()
+	}
+	if preempted == 0 {
+		b.Fatal("no preemption: the benchmark measures nothing it is for")
+	}
+	b.ReportMetric(float64(yearPreemptJobs*b.N)/b.Elapsed().Seconds(), "jobs/s")
+	b.ReportMetric(float64(preempted), "preempted")
 }
 
 // queueLength returns the time-average number of waiting jobs (Little's
