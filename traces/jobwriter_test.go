@@ -107,21 +107,31 @@ func TestStreamConstantMemory(t *testing.T) {
 	}
 	peaks := map[int][2]uint64{}
 	for _, n := range []int{150000, 600000} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestStreamConstantMemory$", "-test.count=1")
-		cmd.Env = append(os.Environ(), fmt.Sprintf("SCHEDSIM_STREAM_MEMORY=%d", n))
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%d jobs: %v\n%s", n, err, out)
+		// The smaller of two runs' peaks: a sample now and then catches a
+		// writer's buffer of about 20 MB in flight (seen at either size,
+		// more often on a loaded machine), which says nothing about
+		// growth with the job count.
+		for run := range 2 {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestStreamConstantMemory$", "-test.count=1")
+			cmd.Env = append(os.Environ(), fmt.Sprintf("SCHEDSIM_STREAM_MEMORY=%d", n))
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("%d jobs: %v\n%s", n, err, out)
+			}
+			var read, conv uint64
+			i := bytes.Index(out, []byte("peaks "))
+			if i < 0 {
+				t.Fatalf("%d jobs: no figures in\n%s", n, out)
+			}
+			if _, err := fmt.Sscan(string(out[i+len("peaks "):]), &read, &conv); err != nil {
+				t.Fatalf("%d jobs: %v in\n%s", n, err, out)
+			}
+			if p, ok := peaks[n]; ok && run > 0 {
+				read, conv = min(read, p[0]), min(conv, p[1])
+			}
+			peaks[n] = [2]uint64{read, conv}
 		}
-		var read, conv uint64
-		i := bytes.Index(out, []byte("peaks "))
-		if i < 0 {
-			t.Fatalf("%d jobs: no figures in\n%s", n, out)
-		}
-		if _, err := fmt.Sscan(string(out[i+len("peaks "):]), &read, &conv); err != nil {
-			t.Fatalf("%d jobs: %v in\n%s", n, err, out)
-		}
-		peaks[n] = [2]uint64{read, conv}
+		read, conv := peaks[n][0], peaks[n][1]
 		t.Logf("%d jobs: peak live heap %.1f MB reading, %.1f MB converting", n, float64(read)/(1<<20), float64(conv)/(1<<20))
 	}
 	a, b := peaks[150000], peaks[600000]
