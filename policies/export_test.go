@@ -127,3 +127,7 @@ func (s *consState) check() error {
 	}
 	return nil
 }
+
+// Skipped is how many queued jobs e's passes after only new submissions
+// have left untried, knowing they would fail (EASY.quiet).
+func (e *EASY) Skipped() int { return e.skipped }
