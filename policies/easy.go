@@ -98,11 +98,17 @@ type EASY struct {
 	// What the last pass left queued after its head, for the next pass
 	// (see quiet): keptOK says kept and keptHead hold, next is this
 	// pass's kept being built, and lastCommit is len(next) at this pass's
-	// latest backfill start.
+	// latest backfill start. keptRes says the last pass reserved the head
+	// (tried and has), and reuse that this pass's reservation is that one,
+	// kept in the fields above (quiet).
 	keptOK     bool
+	inRun      bool // Begin was called: passes are of one run, JobRefs name one job each
+	keptRes    bool
+	reuse      bool
 	keptHead   sim.JobRef
 	keptNow    workload.Time
 	kept, next []keptJob
+	keptRun    []runEnd // the last pass's running jobs
 	lastCommit int
 	skipped    int // jobs quiet passes did not try, for tests
 }
@@ -112,6 +118,12 @@ type EASY struct {
 type keptJob struct {
 	ref  sim.JobRef
 	kind uint8
+}
+
+// runEnd is a running job and its End, as a pass saw it.
+type runEnd struct {
+	ref sim.JobRef
+	end workload.Time
 }
 
 // The kinds of a keptJob.
@@ -153,7 +165,7 @@ func (*EASY) Name() string { return "easy" }
 // has one pass after every event (OnEvents).
 func (e *EASY) Begin(sim.RunInfo) (sim.Timing, error) {
 	e.pass.begin()
-	e.keptOK = false
+	e.keptOK, e.inRun = false, true
 	return OnEvents(), nil
 }
 
@@ -200,9 +212,12 @@ func (e *EASY) Schedule(_ sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 	e.tried = false
 	e.head = nil
 	e.keptOK = false
+	e.reuse = quiet && e.keptRes
 	pend := v.Pending()
 	i := 0
-	for i < len(pend) && p.TryStart(&pend[i]) { // 1. in order while they fit
+	// 1. In order while they fit; in a quiet pass the head does not fit
+	// on less than it did not fit on before.
+	for !quiet && i < len(pend) && p.TryStart(&pend[i]) {
 		i++
 	}
 	if i == len(pend) {
@@ -212,7 +227,7 @@ func (e *EASY) Schedule(_ sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 	// later job fits now (nothing else could delay the head).
 	head, running := &pend[i], v.Running()
 	if e.AlwaysReserve {
-		e.reserve(running, head)
+		e.reserveFor(running, head)
 	}
 	e.noDelay = e.noDelay[:0]
 	var kept []keptJob
@@ -227,7 +242,7 @@ func (e *EASY) Schedule(_ sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 			kind = kept[k].kind
 		}
 		if kind == keptDelay && len(p.Starts) == 0 && !e.tried {
-			e.reserve(running, head) // where trying it would
+			e.reserveFor(running, head) // where trying it would
 		}
 		switch {
 		case kind == keptNoFit, kind == keptDelay && len(p.Starts) == 0 && e.has:
@@ -251,6 +266,13 @@ func (e *EASY) Schedule(_ sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 	e.kept, e.next = e.next, e.kept
 	e.keptHead, e.keptNow = head.Ref, p.Now
 	e.keptOK = p.Exact && len(p.Windows) == 0 && plainReq(&head.Req)
+	e.keptRes = e.tried && e.has
+	if e.keptOK {
+		e.keptRun = e.keptRun[:0]
+		for i := range running {
+			e.keptRun = append(e.keptRun, runEnd{ref: running[i].Ref, end: running[i].End})
+		}
+	}
 	return e.finish()
 }
 
@@ -266,11 +288,15 @@ func plainReq(r *workload.Request) bool {
 
 // quiet reports whether, since the last pass, only jobs were added to the
 // queue's end, so that what the last pass left in kept still holds: no
-// job ended, the only jobs started are the last pass's starts, with the
-// ends that pass gave them, no node's free state differs from what the
-// last pass left, no running job's end moved (Timing.EndAtLimit moves
-// those that reached theirs), there is no advance reservation, and the
-// queue begins with the last pass's head and kept jobs, in order.
+// job ended, the running jobs are the last pass's, with the ends it saw
+// (Timing.EndAtLimit moves those that reached theirs), and its starts,
+// with the ends it gave them, no node's free state differs from what the
+// last pass left, there is no advance reservation, and the queue begins
+// with the last pass's head and kept jobs, in order.
+//
+// Schedule calls outside a run (without Begin, on views made by hand)
+// keep nothing from pass to pass: a JobRef names the same job, with the
+// same request, only within one run.
 //
 // Then this pass's free state is the last pass's after its starts, the
 // running jobs are the last pass's and its starts, and the head's
@@ -287,7 +313,7 @@ func plainReq(r *workload.Request) bool {
 // would have, so Reservation reports what a full pass would.
 func (e *EASY) quiet(v sim.View) bool {
 	p := &e.pass
-	if !e.keptOK || !p.mirrored || len(v.Reservations()) > 0 || v.Now() < e.keptNow {
+	if !e.inRun || !e.keptOK || !p.mirrored || len(v.Reservations()) > 0 || v.Now() < e.keptNow {
 		return false
 	}
 	d := v.Delta()
@@ -300,7 +326,24 @@ func (e *EASY) quiet(v sim.View) bool {
 			return false
 		}
 	}
+	// The running jobs are the last pass's, with the same ends (both
+	// lists by JobRef), and its starts.
 	running := v.Running()
+	if len(running) != len(e.keptRun)+len(p.Starts) {
+		return false
+	}
+	k := 0
+	for i := range running {
+		if k < len(e.keptRun) && e.keptRun[k].ref == running[i].Ref {
+			if e.keptRun[k].end != running[i].End {
+				return false
+			}
+			k++
+		}
+	}
+	if k != len(e.keptRun) {
+		return false
+	}
 	for k := range p.Starts {
 		ref := p.Starts[k].Job
 		if d.Started[k] != ref {
@@ -308,11 +351,6 @@ func (e *EASY) quiet(v sim.View) bool {
 		}
 		r, ok := slices.BinarySearchFunc(running, ref, func(r sim.RunningJob, ref sim.JobRef) int { return cmp.Compare(r.Ref, ref) })
 		if !ok || running[r].End != p.ends[k] {
-			return false
-		}
-	}
-	for i := range running {
-		if running[i].End <= v.Now()+1 {
 			return false
 		}
 	}
@@ -332,6 +370,18 @@ func (e *EASY) quiet(v sim.View) bool {
 func (e *EASY) finish() sim.Plan {
 	e.head = nil
 	return e.pass.Plan()
+}
+
+// reserveFor sets the head's reservation: the last pass's, left in e,
+// when that is this pass's (reuse), else computed. It is called before
+// the pass's first backfill start, so that with reuse nothing has started
+// in this pass (a quiet pass starts no job before the head).
+func (e *EASY) reserveFor(running []sim.RunningJob, head *sim.PendingJob) {
+	if e.reuse {
+		e.tried, e.has, e.head = true, true, head
+		return
+	}
+	e.reserve(running, head)
 }
 
 // reserve computes the head's shadow time and reserved nodes.
@@ -551,7 +601,7 @@ func (e *EASY) backfill(running []sim.RunningJob, head, job *sim.PendingJob) uin
 		return keptTry
 	}
 	if !e.tried {
-		e.reserve(running, head)
+		e.reserveFor(running, head)
 		short = e.has && EndAt(p.Now, job.Limit) <= e.shadow
 	}
 	if !e.has || short {
