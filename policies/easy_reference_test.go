@@ -7,9 +7,11 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/policies"
 	"github.com/schedsim/schedsim/policies/policytest"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
 )
 
 // easyLockstep runs an EASY that keeps its state from pass to pass and,
@@ -106,4 +108,49 @@ func TestEASYMatchesFreshPasses(t *testing.T) {
 		t.Errorf("only %d queued jobs left untried after only new submissions", skipped)
 	}
 	t.Logf("%d passes, %d jobs left untried", passes, skipped)
+}
+
+// TestEASYRetriesAfterLaterStart is the case that rules out "a pass
+// after only submissions starts nothing that failed in the last one".
+// Nodes X and Y have 8 CPUs; X is in partitions all and px, Y in all
+// and py. At 0: R1 (px, 4 CPUs, limit 100) starts on X, R2 (py, 4 CPUs,
+// long) on Y; the head H (8 CPUs on one node) is reserved on X at 100.
+// J (4 CPUs, limit 5000) fits X first and would hold it at 100: it
+// waits. K (4 CPUs, limit 50) starts on X, gone by 100. At 1 a
+// submission N comes: J now fits only on Y, which H does not need, so
+// it starts there at 1.
+func TestEASYRetriesAfterLaterStart(t *testing.T) {
+	c := policytest.Cluster([]hwmodels.Node{
+		policytest.Node("x", 0, "", 8, 1024, 0b011),
+		policytest.Node("y", 0, "", 8, 1024, 0b101),
+	}, "all", "px", "py")
+	tr := &workload.Trace{Source: "TestEASYRetriesAfterLaterStart"}
+	add := func(id, part string, at, limit, run workload.Time, cpus int32) {
+		j := workload.NewJob(id)
+		j.Submit, j.TimeLimit, j.Runtime, j.Partition = at, limit, run, part
+		j.Request = workload.Request{Nodes: 1, CPUs: cpus}
+		tr.Jobs = append(tr.Jobs, j)
+	}
+	add("R1", "px", 0, 100, 100, 4)
+	add("R2", "py", 0, 10000, 10000, 4)
+	add("H", "all", 0, 1000, 1000, 8)
+	add("J", "all", 0, 5000, 5000, 4)
+	add("K", "all", 0, 50, 50, 4)
+	add("N", "all", 1, 1000, 1000, 8)
+	fast := policies.NewEASY(nil)
+	l := &easyLockstep{fast: fast}
+	rec, err := sim.Run(sim.Config{Cluster: c, Trace: tr, Policy: l, Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.err != nil {
+		t.Fatal(l.err)
+	}
+	j := rec.Jobs[3]
+	if j.Start != 1 || j.Alloc.Len() != 1 || j.Alloc.At(0).Node != 1 {
+		t.Errorf("J started at %d on %v, want at 1 on node 1 (y)", j.Start, j.Alloc.Append(nil))
+	}
+	if k := rec.Jobs[4]; k.Start != 0 || k.Alloc.At(0).Node != 0 {
+		t.Errorf("K started at %d on %v, want at 0 on node 0 (x)", k.Start, k.Alloc.Append(nil))
+	}
 }
