@@ -154,7 +154,7 @@ var _ sim.Policy = (*EASY)(nil)
 // nil).
 func NewEASY(placer Placer) *EASY {
 	e := &EASY{pass: NewPass(placer, true)}
-	e.pass.mirror = true
+	e.pass.mirror, e.pass.prune = true, true
 	return e
 }
 

@@ -16,7 +16,8 @@ import (
 
 // easyLockstep runs an EASY that keeps its state from pass to pass and,
 // on the same view at every pass, a fresh EASY that has seen no earlier
-// pass (so nothing it keeps can explain a decision), and fails the run at
+// pass (so nothing it keeps can explain a decision) and keeps every
+// failure it meets within the pass (no dropCovered), and fails the run at
 // the first pass where their starts or reservations differ.
 type easyLockstep struct {
 	fast   *policies.EASY
@@ -40,6 +41,7 @@ func (l *easyLockstep) Begin(info sim.RunInfo) (sim.Timing, error) { return l.fa
 func (l *easyLockstep) Schedule(due sim.PassSet, v sim.View, rng *rand.Rand) sim.Plan {
 	ref := policies.NewEASY(nil)
 	ref.AlwaysReserve = l.always
+	ref.NoPrune()
 	if _, err := ref.Begin(sim.RunInfo{Cluster: v.Cluster()}); err != nil {
 		l.err = err
 	}
