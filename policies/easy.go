@@ -44,8 +44,12 @@ import (
 // window end at which it fits on nodes no window holds during [shadow,
 // shadow+limit).
 //
-// An EASY keeps scratch buffers between passes; it must not be used by two
-// runs at once.
+// A pass after only submissions (see quiet) leaves untried the jobs the
+// last pass showed cannot start, and keeps the last pass's reservation;
+// it decides as a full pass would.
+//
+// An EASY keeps scratch buffers between passes, and within a run what
+// its last pass learned; it must not be used by two runs at once.
 type EASY struct {
 	Base
 
@@ -230,8 +234,8 @@ func (e *EASY) Schedule(_ sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 		e.reserveFor(running, head)
 	}
 	e.noDelay = e.noDelay[:0]
-	var kept []keptJob
-	if quiet && i == 0 {
+	var kept []keptJob // what is known of pend[1:] (quiet: the head is pend[0])
+	if quiet {
 		kept = e.kept
 	}
 	e.next, e.lastCommit = e.next[:0], 0
