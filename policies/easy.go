@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -43,8 +44,12 @@ import (
 // window end at which it fits on nodes no window holds during [shadow,
 // shadow+limit).
 //
-// An EASY keeps scratch buffers between passes; it must not be used by two
-// runs at once.
+// A pass after only submissions (see quiet) leaves untried the jobs the
+// last pass showed cannot start, and keeps the last pass's reservation;
+// it decides as a full pass would.
+//
+// An EASY keeps scratch buffers between passes, and within a run what
+// its last pass learned; it must not be used by two runs at once.
 type EASY struct {
 	Base
 
@@ -93,7 +98,50 @@ type EASY struct {
 	// memory, no MIG or MPS): see fit.
 	cpuUnits bool
 	eligKey  eligKey
+
+	// What the last pass left queued after its head, for the next pass
+	// (see quiet): keptOK says kept and keptHead hold, next is this
+	// pass's kept being built, and lastCommit is len(next) at this pass's
+	// latest backfill start. keptRes says the last pass reserved the head
+	// (tried and has), and reuse that this pass's reservation is that one,
+	// kept in the fields above (quiet).
+	keptOK     bool
+	inRun      bool // Begin was called: passes are of one run, JobRefs name one job each
+	keptRes    bool
+	reuse      bool
+	keptHead   sim.JobRef
+	keptNow    workload.Time
+	kept, next []keptJob
+	keptRun    []runEnd // the last pass's running jobs
+	lastCommit int
+	skipped    int // jobs quiet passes did not try, for tests
 }
+
+// keptJob is a job a pass left queued after its head, and what a pass
+// after only new submissions (quiet) knows of it without trying it.
+type keptJob struct {
+	ref  sim.JobRef
+	kind uint8
+}
+
+// runEnd is a running job and its End, as a pass saw it.
+type runEnd struct {
+	ref sim.JobRef
+	end workload.Time
+}
+
+// The kinds of a keptJob.
+const (
+	// keptTry: nothing is known; it is tried.
+	keptTry uint8 = iota
+	// keptNoFit: it did not fit now, and its request is plain (whole GPUs,
+	// CPUs and memory, no --switches): on less free it fits no better.
+	keptNoFit
+	// keptDelay: it fit now but would have delayed the head, and no job
+	// started after it in that pass: with the same free state and
+	// reservation it would again.
+	keptDelay
+)
 
 // release is a job's resources coming free at end: running[idx] of the
 // view for idx >= 0, the pass's start -idx-1 otherwise. It holds no
@@ -110,7 +158,7 @@ var _ sim.Policy = (*EASY)(nil)
 // nil).
 func NewEASY(placer Placer) *EASY {
 	e := &EASY{pass: NewPass(placer, true)}
-	e.pass.mirror = true
+	e.pass.mirror, e.pass.prune = true, true
 	return e
 }
 
@@ -121,6 +169,7 @@ func (*EASY) Name() string { return "easy" }
 // has one pass after every event (OnEvents).
 func (e *EASY) Begin(sim.RunInfo) (sim.Timing, error) {
 	e.pass.begin()
+	e.keptOK, e.inRun = false, true
 	return OnEvents(), nil
 }
 
@@ -161,13 +210,18 @@ func (e *EASY) Reservation() (Reservation, bool) {
 // the next call.
 func (e *EASY) Schedule(_ sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 	p := &e.pass
+	quiet := e.quiet(v) // before Reset, which syncs the free state
 	p.Reset(v)
 	e.has = false
 	e.tried = false
 	e.head = nil
+	e.keptOK = false
+	e.reuse = quiet && e.keptRes
 	pend := v.Pending()
 	i := 0
-	for i < len(pend) && p.TryStart(&pend[i]) { // 1. in order while they fit
+	// 1. In order while they fit; in a quiet pass the head does not fit
+	// on less than it did not fit on before.
+	for !quiet && i < len(pend) && p.TryStart(&pend[i]) {
 		i++
 	}
 	if i == len(pend) {
@@ -177,19 +231,161 @@ func (e *EASY) Schedule(_ sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 	// later job fits now (nothing else could delay the head).
 	head, running := &pend[i], v.Running()
 	if e.AlwaysReserve {
-		e.reserve(running, head)
+		e.reserveFor(running, head)
 	}
 	e.noDelay = e.noDelay[:0]
+	var kept []keptJob // what is known of pend[1:] (quiet: the head is pend[0])
+	if quiet {
+		kept = e.kept
+	}
+	e.next, e.lastCommit = e.next[:0], 0
 	for j := i + 1; j < len(pend); j++ { // 3. backfill
-		e.backfill(running, head, &pend[j])
+		job := &pend[j]
+		kind := keptTry
+		if k := j - 1; k < len(kept) {
+			kind = kept[k].kind
+		}
+		if kind == keptDelay && len(p.Starts) == 0 && !e.tried {
+			e.reserveFor(running, head) // where trying it would
+		}
+		switch {
+		case kind == keptNoFit, kind == keptDelay && len(p.Starts) == 0 && e.has:
+			e.skipped++
+		default:
+			kind = e.backfill(running, head, job)
+		}
+		if kind == keptStarted {
+			e.lastCommit = len(e.next)
+			continue
+		}
+		e.next = append(e.next, keptJob{ref: job.Ref, kind: kind})
+	}
+	// A job that would have delayed the head before a later start might
+	// not now: it fits elsewhere, or the start moved what the head needs.
+	for k := range e.next[:e.lastCommit] {
+		if e.next[k].kind == keptDelay {
+			e.next[k].kind = keptTry
+		}
+	}
+	e.kept, e.next = e.next, e.kept
+	e.keptHead, e.keptNow = head.Ref, p.Now
+	e.keptOK = p.Exact && len(p.Windows) == 0 && plainReq(&head.Req)
+	e.keptRes = e.tried && e.has
+	if e.keptOK {
+		e.keptRun = e.keptRun[:0]
+		for i := range running {
+			e.keptRun = append(e.keptRun, runEnd{ref: running[i].Ref, end: running[i].End})
+		}
 	}
 	return e.finish()
+}
+
+// keptStarted is what backfill returns for a job it started.
+const keptStarted uint8 = 255
+
+// plainReq reports whether r asks for whole GPUs, CPUs and memory alone,
+// with no --switches: a request whose fit an in-order placer decides by
+// the free state's capacity, at any time.
+func plainReq(r *workload.Request) bool {
+	return r.MIGProfile == 0 && r.MPSShare == 0 && r.Switches == 0
+}
+
+// quiet reports whether, since the last pass, only jobs were added to the
+// queue's end, so that what the last pass left in kept still holds: no
+// job ended, the running jobs are the last pass's, with the ends it saw
+// (Timing.EndAtLimit moves those that reached theirs), and its starts,
+// with the ends it gave them, no node's free state differs from what the
+// last pass left, there is no advance reservation, and the queue begins
+// with the last pass's head and kept jobs, in order.
+//
+// Schedule calls outside a run (without Begin, on views made by hand)
+// keep nothing from pass to pass: a JobRef names the same job, with the
+// same request, only within one run.
+//
+// Then this pass's free state is the last pass's after its starts, the
+// running jobs are the last pass's and its starts, and the head's
+// reservation is the one the last pass left: the head fit at no release
+// before the shadow time on the last pass's free states, and this pass's
+// are those less the backfilled jobs still running then (an in-order
+// placer and a plain head fit no better on less); at the shadow time the
+// free state is the last pass's after its backfills (the short ones have
+// ended). So a keptNoFit job does not fit (less is free), and a
+// keptDelay job, tried before this pass starts anything, meets the free
+// state and reservation it met when it failed: it fits on the same nodes
+// and delays the head again (now is later, so it is no shorter). Neither
+// needs trying; the reservation is computed where trying a keptDelay job
+// would have, so Reservation reports what a full pass would.
+func (e *EASY) quiet(v sim.View) bool {
+	p := &e.pass
+	if !e.inRun || !e.keptOK || !p.mirrored || len(v.Reservations()) > 0 || v.Now() < e.keptNow {
+		return false
+	}
+	d := v.Delta()
+	nodes := v.Nodes()
+	if len(d.Ended) > 0 || len(d.Started) != len(p.Starts) || len(nodes) != len(p.own) {
+		return false
+	}
+	for _, n := range d.Nodes {
+		if nodes[n] != p.own[n] {
+			return false
+		}
+	}
+	// The running jobs are the last pass's, with the same ends (both
+	// lists by JobRef), and its starts.
+	running := v.Running()
+	if len(running) != len(e.keptRun)+len(p.Starts) {
+		return false
+	}
+	k := 0
+	for i := range running {
+		if k < len(e.keptRun) && e.keptRun[k].ref == running[i].Ref {
+			if e.keptRun[k].end != running[i].End {
+				return false
+			}
+			k++
+		}
+	}
+	if k != len(e.keptRun) {
+		return false
+	}
+	for k := range p.Starts {
+		ref := p.Starts[k].Job
+		if d.Started[k] != ref {
+			return false
+		}
+		r, ok := slices.BinarySearchFunc(running, ref, func(r sim.RunningJob, ref sim.JobRef) int { return cmp.Compare(r.Ref, ref) })
+		if !ok || running[r].End != p.ends[k] {
+			return false
+		}
+	}
+	pend := v.Pending()
+	if len(pend) <= len(e.kept) || pend[0].Ref != e.keptHead {
+		return false
+	}
+	for k := range e.kept {
+		if pend[1+k].Ref != e.kept[k].ref {
+			return false
+		}
+	}
+	return true
 }
 
 // finish ends a pass: it drops references to the view and returns the plan.
 func (e *EASY) finish() sim.Plan {
 	e.head = nil
 	return e.pass.Plan()
+}
+
+// reserveFor sets the head's reservation: the last pass's, left in e,
+// when that is this pass's (reuse), else computed. It is called before
+// the pass's first backfill start, so that with reuse nothing has started
+// in this pass (a quiet pass starts no job before the head).
+func (e *EASY) reserveFor(running []sim.RunningJob, head *sim.PendingJob) {
+	if e.reuse {
+		e.tried, e.has, e.head = true, true, head
+		return
+	}
+	e.reserve(running, head)
 }
 
 // reserve computes the head's shadow time and reserved nodes.
@@ -388,30 +584,34 @@ func (e *EASY) recount(n int32) {
 // backfill starts job now if it fits and does not delay the head's
 // reservation, computing the reservation first if this is the first job
 // that fits. When the head cannot be reserved at all, every job that fits
-// starts.
-func (e *EASY) backfill(running []sim.RunningJob, head, job *sim.PendingJob) {
+// starts. It returns keptStarted, or what a quiet next pass may take the
+// job to be (keptJob).
+func (e *EASY) backfill(running []sim.RunningJob, head, job *sim.PendingJob) uint8 {
 	p := &e.pass
 	short := e.has && EndAt(p.Now, job.Limit) <= e.shadow
 	win := len(p.Windows) > 0
 	if e.has && !short {
 		for i := range e.noDelay {
 			if e.noDelay[i].same(job, win) {
-				return // an identical job would delay the head, and nothing changed since
+				return e.delayed(job) // an identical job would delay the head, and nothing changed since
 			}
 		}
 	}
 	base, ok := p.Stage(job)
-	if !ok {
-		return // does not fit now
+	if !ok { // does not fit now
+		if plainReq(&job.Req) {
+			return keptNoFit
+		}
+		return keptTry
 	}
 	if !e.tried {
-		e.reserve(running, head)
+		e.reserveFor(running, head)
 		short = e.has && EndAt(p.Now, job.Limit) <= e.shadow
 	}
 	if !e.has || short {
 		p.Commit(job, base) // nothing to protect, or gone by the shadow time
 		e.noDelay = e.noDelay[:0]
-		return
+		return keptStarted
 	}
 	a := p.staged(base)
 	e.hold(a)
@@ -419,7 +619,7 @@ func (e *EASY) backfill(running []sim.RunningJob, head, job *sim.PendingJob) {
 		e.placeLater(e.head)
 		p.Commit(job, base)
 		e.noDelay = e.noDelay[:0]
-		return
+		return keptStarted
 	}
 	if e.capSum >= int64(e.hd.Count) {
 		var res []sim.NodeAlloc
@@ -428,7 +628,7 @@ func (e *EASY) backfill(running []sim.RunningJob, head, job *sim.PendingJob) {
 			e.res, e.spare = res, e.res // the reserved nodes may have moved
 			p.Commit(job, base)
 			e.noDelay = e.noDelay[:0]
-			return
+			return keptStarted
 		}
 	}
 	e.give(a) // would delay the head: undo
@@ -436,6 +636,16 @@ func (e *EASY) backfill(running []sim.RunningJob, head, job *sim.PendingJob) {
 	if len(e.noDelay) < maxFailed {
 		e.noDelay = append(e.noDelay, failed(job))
 	}
+	return e.delayed(job)
+}
+
+// delayed is the keptJob kind of a job that would delay the head: its
+// placement must not depend on the pass's time (--switches).
+func (e *EASY) delayed(job *sim.PendingJob) uint8 {
+	if job.Req.Switches == 0 {
+		return keptDelay
+	}
+	return keptTry
 }
 
 // heapify orders h as a binary min-heap by (end, ref).

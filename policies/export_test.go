@@ -127,3 +127,11 @@ func (s *consState) check() error {
 	}
 	return nil
 }
+
+// Skipped is how many queued jobs e's passes after only new submissions
+// have left untried, knowing they would fail (EASY.quiet).
+func (e *EASY) Skipped() int { return e.skipped }
+
+// NoPrune makes e keep every failure it remembers in a pass, as the
+// other policies do (Pass.dropCovered).
+func (e *EASY) NoPrune() { e.pass.prune = false }

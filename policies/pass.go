@@ -59,6 +59,9 @@ type Pass struct {
 	noCap    []Demand
 	noCapLim []workload.Time // the limit of each noCap entry's job
 	noPlace  []failedReq
+	// prune keeps noCap free of entries that a later failure covers
+	// (dropCovered); EASY sets it.
+	prune bool
 }
 
 // failedReq is a request that could not be placed. limit matters only
@@ -200,6 +203,9 @@ func (p *Pass) Stage(job *sim.PendingJob) (base int, ok bool) {
 		return 0, false
 	}
 	if p.Exact || d.capacity(p.Nodes, free) < int64(d.Count) {
+		if p.prune {
+			p.dropCovered(&d, job.Limit)
+		}
 		if len(p.noCap) < maxFailed {
 			p.noCap = append(p.noCap, d)
 			p.noCapLim = append(p.noCapLim, job.Limit)
@@ -208,6 +214,25 @@ func (p *Pass) Stage(job *sim.PendingJob) (base int, ok bool) {
 		p.noPlace = append(p.noPlace, failed(job))
 	}
 	return 0, false
+}
+
+// dropCovered removes the noCap entries that a failure of d (of a job
+// with limit lim) makes redundant: every job known to fail by such an
+// entry is harder than d, and no shorter (with windows), so known finds
+// it by d's entry (harder is transitive). known answers as before, with
+// fewer entries to scan; and as an entry only spares trying a job that
+// would fail, no choice of entries could change a decision.
+func (p *Pass) dropCovered(d *Demand, lim workload.Time) {
+	win := len(p.Windows) > 0
+	k := 0
+	for i := range p.noCap {
+		if p.noCap[i].harder(d) && (!win || p.noCapLim[i] >= lim) {
+			continue
+		}
+		p.noCap[k], p.noCapLim[k] = p.noCap[i], p.noCapLim[i]
+		k++
+	}
+	p.noCap, p.noCapLim = p.noCap[:k], p.noCapLim[:k]
 }
 
 // firstFitIndexed is FirstFit.Place of d on free, visiting only the nodes
