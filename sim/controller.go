@@ -1063,7 +1063,7 @@ func (c *controller) start(s *Start) error {
 	c.addRunning(rj)
 	c.q.Push(int64(end), c.runEndClass(ref, end, st), int32(ref), c.genOf(ref))
 	if st == Timeout {
-		c.killLater(ref, end-c.cfg.KillWait, alloc)
+		c.killLater(ref, end-c.cfg.KillWait)
 	}
 	if c.lc != nil {
 		c.lcStarted(ref)

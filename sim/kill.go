@@ -12,10 +12,10 @@ package sim
 // gen-23/run2 and gen-29 likewise, one cycle later). A node failure frees
 // every node at once (failJobsOn).
 
-// killLater queues the kill of job ref at instant at, when its run spans
-// more than one node and KillWait holds it past the kill.
-func (c *controller) killLater(ref JobRef, at Time, alloc []NodeAlloc) {
-	if c.cfg.KillWait <= 0 || BatchHost(alloc) < 0 {
+// killLater queues the kill of job ref at instant at, when KillWait holds
+// its run past the kill.
+func (c *controller) killLater(ref JobRef, at Time) {
+	if c.cfg.KillWait <= 0 {
 		return
 	}
 	c.q.Push(int64(at), classKill, int32(ref), c.genOf(ref))
@@ -23,12 +23,17 @@ func (c *controller) killLater(ref JobRef, at Time, alloc []NodeAlloc) {
 
 // shed frees what running job ref holds outside its batch host: the job
 // has been killed and waits KillWait for its batch host only. Its record
-// keeps the whole allocation.
+// keeps the whole allocation. A run the time-limit check killed is marked
+// (RunningJob.Killed; a preempted one is its policy's to know); one on one
+// node keeps its node and asks for no pass: nothing came free.
 func (c *controller) shed(ref JobRef) {
 	if c.status[ref] != stRunning {
 		return
 	}
 	rj := &c.running[c.runningIndex(ref)]
+	if _, preempted := c.grace[ref]; !preempted {
+		rj.Killed = true
+	}
 	host := BatchHost(rj.Alloc)
 	if host < 0 {
 		return

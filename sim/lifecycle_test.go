@@ -1056,6 +1056,64 @@ func TestPreemptKillWait(t *testing.T) {
 	}
 }
 
+func TestKillWaitKilled(t *testing.T) {
+	// twoNodes: "small" (n1's 4 GPUs, start 0, limit 60, runs 120) is
+	// killed by the check at 89 (sweep 30, phase 29) and, with KillWait 3,
+	// holds n1 until 92; "big" (8 GPUs, both nodes, submitted at 1) waits
+	// for it. The view marks small Killed from the kill: the passes of
+	// every second see it unmarked up to 88 and marked at 89-91; big
+	// starts at 92. A preempted job is not marked (its policy knows).
+	small := job("small", 0, 120, 60, 4)
+	big := job("big", 1, 10, 60, 8)
+	big.Request.Nodes = 2
+	tr := &workload.Trace{Jobs: []workload.Job{small, big}}
+	killed := map[Time]bool{}
+	probe := &lgreedy{preempt: func(v View) []Preemption {
+		for _, r := range v.Running() {
+			if r.Ref == 0 && v.Now() >= 87 {
+				killed[v.Now()] = r.Killed
+			}
+		}
+		return nil
+	}, tm: Timing{Passes: []Pass{{Name: "pass", OnEvent: true}, {Name: "tick", Period: 1}}}}
+	rec := run(t, Config{Trace: tr, TimeLimitSweep: 30, TimeLimitSweepPhase: 29, KillWait: 3, Policy: probe})
+	want := []life{
+		{"small", 0, 0, 89, "TIMEOUT", "n1", 0},
+		{"big", 1, 92, 102, "COMPLETED", "n1,n2", 0},
+	}
+	if d := cmp.Diff(want, lives(rec)); d != "" {
+		t.Errorf("kill wait 3 (-want +got):\n%s", d)
+	}
+	if !cmp.Equal(killed, map[Time]bool{87: false, 88: false, 89: true, 90: true, 91: true}) {
+		t.Errorf("small's Killed in the view by pass: %v, want false to 88 and true from the kill at 89", killed)
+	}
+
+	// Preempted at 10 (CANCEL) with grace 0 and KillWait 3: it keeps n1
+	// until 13, not marked.
+	small.TimeLimit = 1000
+	tr = &workload.Trace{Jobs: []workload.Job{small, big}}
+	marked := false
+	rec = run(t, Config{Trace: tr, KillWait: 3, Policy: &lgreedy{preempt: func(v View) []Preemption {
+		for _, r := range v.Running() {
+			marked = marked || r.Killed
+		}
+		if v.Now() == 10 && len(v.Running()) > 0 && v.Running()[0].Ref == 0 {
+			return []Preemption{{Job: 0, Mode: PreemptCancel}}
+		}
+		return nil
+	}, tm: Timing{Passes: []Pass{{Name: "pass", OnEvent: true}, {Name: "tick", Period: 1}}}}})
+	want = []life{
+		{"small", 0, 0, 10, "PREEMPTED", "n1", 0},
+		{"big", 1, 13, 23, "COMPLETED", "n1,n2", 0},
+	}
+	if d := cmp.Diff(want, lives(rec)); d != "" {
+		t.Errorf("preempted (-want +got):\n%s", d)
+	}
+	if marked {
+		t.Error("a preempted job is marked Killed in the view")
+	}
+}
+
 func TestKillWaitBatchHost(t *testing.T) {
 	// twoNodes: "big" (both nodes' 4 GPUs, start 0, limit 60, runs 120)
 	// is killed by the check at 89 (sweep 30, phase 29). With KillWait 3

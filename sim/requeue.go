@@ -64,8 +64,8 @@ func (c *controller) preempt(p Preemption) error {
 	// may start jobs on them in the plan that preempts (RunInfo).
 	if g == 0 {
 		c.shed(ref)
-	} else {
-		c.killLater(ref, c.now+g, rj.Alloc)
+	} else if BatchHost(rj.Alloc) >= 0 {
+		c.killLater(ref, c.now+g)
 	}
 	return nil
 }

@@ -64,9 +64,14 @@ type RunningJob struct {
 	// time ends first (with Timing.EndAtLimit, Slurm's end_time instead).
 	// It is never before the view's Now. The actual end may be earlier;
 	// policies are not told.
-	End   Time
-	Part  int32
-	Alloc []NodeAlloc
+	End  Time
+	Part int32
+	// Killed says the time-limit check has killed the run: it holds what
+	// it keeps (its batch host, or its one node) only for KillWait, until
+	// End. Slurm has the job completing then, its resources free in the
+	// select plugin and its nodes in cg_node_bitmap.
+	Killed bool
+	Alloc  []NodeAlloc
 }
 
 // NodeState is a node's free resources at the view's time.
