@@ -45,6 +45,7 @@ func (s *Policy) referenceBackfill(v sim.View, pend []sim.PendingJob) {
 		users = make([]int32, len(s.users))
 	}
 	var parts [64]int
+	cgFree, cg := s.completing(v)
 	tested := 0
 	for k := range s.order {
 		r := &s.order[k]
@@ -78,6 +79,20 @@ func (s *Policy) referenceBackfill(v sim.View, pend []sim.PendingJob) {
 				s.preemptRes(&job, w)
 			}
 			continue
+		}
+		if cg != nil {
+			if alloc, ok := s.refCompleting(&job, cgFree, cg); ok {
+				// It would start now on nodes still completing a
+				// killed job: it waits for them (see completing).
+				s.bfReason(js, r.ref, sim.ReasonResources)
+				if now-job.Eligible >= cfg.bfMinAgeReserve {
+					s.size(v, &job, js)
+					if !s.refReserveOn(&job, now+1, alloc) {
+						s.refReserveFrom(v, &job, now+1)
+					}
+				}
+				continue
+			}
 		}
 		// Does it fit now, reservations aside (the windows of advance
 		// reservations count)?
@@ -189,12 +204,16 @@ func (s *Policy) refRels(v sim.View) []refRel {
 // refReserve finds job's earliest start within bf_window and reserves its
 // nodes whole (backfill.c: the TRY_LATER loop and _add_reservation).
 func (s *Policy) refReserve(v sim.View, job *sim.PendingJob) {
+	s.refReserveFrom(v, job, v.Now())
+}
+
+// refReserveFrom is refReserve with the search starting at startRes.
+func (s *Policy) refReserveFrom(v sim.View, job *sim.PendingJob, startRes sim.Time) {
 	b := &s.bf
 	now := v.Now()
 	limit := job.Limit
 	horizon := policies.EndAt(now, s.cfg.bfWindow)
 	rel := s.refRels(v)
-	startRes := now
 	for range 10000 {
 		if startRes > horizon {
 			return
@@ -406,4 +425,84 @@ func (s *Policy) placeOn(job *sim.PendingJob, free []sim.NodeState) ([]sim.NodeA
 		}
 	}
 	return nil, false
+}
+
+// completing returns, when some running job has been killed at its time
+// limit (sim.RunningJob.Killed), the free state with what those jobs still
+// hold added, and which nodes they hold; nil, nil when none has.
+//
+// Slurm frees a killed job's resources in the select plugin at the kill
+// (deallocate_nodes → select_g_job_fini) and has its nodes completing
+// (cg_node_bitmap) until their epilog is done, which schedsim models as
+// the batch host held for KillWait (sim/kill.go). So the backfill cycle's
+// will-run test (_try_sched) sees those nodes free, and when the
+// placement it finds for now uses one, _attempt_backfill plans the job at
+// now + 1 ("Need to wait for in-progress completion/epilog") and reserves
+// the nodes instead of starting it; select_nodes never starts a job on a
+// completing node. On Slurm 22.05 (conformance/records/gen-95/run1) the
+// sweep killed G02 (gn1) and G03 (gn[2-4]) at 118.016; the cycle at
+// 118.612 planned G05 (8 GPUs) on gn1, the lowest free node, started five
+// small jobs on gn3 and gn4 in front of the 4-node G06 reserved behind
+// it, and the main scheduler started G05 on gn1 at 121.844. The fast
+// cycle runs such cycles as the reference does (Policy.Schedule).
+func (s *Policy) completing(v sim.View) ([]sim.NodeState, []bool) {
+	var free []sim.NodeState
+	var cg []bool
+	for _, r := range s.bfRunning(v) {
+		if !r.Killed {
+			continue
+		}
+		if free == nil {
+			free = slices.Clone(s.pass.Free)
+			cg = make([]bool, len(free))
+		}
+		for _, a := range r.Alloc {
+			free[a.Node].Add(&a)
+			cg[a.Node] = true
+		}
+	}
+	return free, cg
+}
+
+// refCompleting is completing's test: job's will-run placement now on
+// cgFree (the free state with the killed jobs' resources free) on the
+// nodes no reservation holds over [now, now+limit] and no advance
+// reservation holds during it; ok when it uses a node of cg.
+func (s *Policy) refCompleting(job *sim.PendingJob, cgFree []sim.NodeState, cg []bool) ([]sim.NodeAlloc, bool) {
+	p := &s.pass
+	mask := s.refMask(p.Now, policies.EndAt(p.Now, job.Limit))
+	s.refWindows(mask, p.Now, job.Limit)
+	d := policies.NewDemand(job)
+	free := make([]sim.NodeState, len(p.Nodes))
+	for i := range p.Nodes {
+		if mask[i] && d.Eligible(&p.Nodes[i]) {
+			free[i] = cgFree[i]
+		}
+	}
+	alloc, ok := s.placeOn(job, free)
+	if !ok {
+		return nil, false
+	}
+	for _, a := range alloc {
+		if cg[a.Node] {
+			return alloc, true
+		}
+	}
+	return nil, false
+}
+
+// refReserveOn reserves alloc's nodes for job from t, unless that meets
+// another reservation (refClash) or lies beyond bf_window.
+func (s *Policy) refReserveOn(job *sim.PendingJob, t sim.Time, alloc []sim.NodeAlloc) bool {
+	b := &s.bf
+	if t > policies.EndAt(s.pass.Now, s.cfg.bfWindow) || s.refClash(t, job.Limit, alloc) {
+		return false
+	}
+	off := len(b.pool)
+	for _, a := range alloc {
+		b.pool = append(b.pool, a.Node)
+	}
+	lo, hi := s.resvSpan(t, job.Limit)
+	b.res = append(b.res, bfRes{job: job.Ref, at: t, lo: lo, hi: hi, nodes: b.pool[off:len(b.pool):len(b.pool)]})
+	return true
 }

@@ -146,11 +146,18 @@ func (s *Policy) recalc(pend []sim.PendingJob, k sim.Time) {
 // charging its association.
 func (s *Policy) JobStarted(ref sim.JobRef, at sim.Time, alloc []sim.NodeAlloc) {
 	s.charge(ref, at, alloc)
+	if s.pre.killWait > 0 && sim.BatchHost(alloc) >= 0 {
+		if s.kills == nil {
+			s.kills = map[sim.JobRef]*killRun{}
+		}
+		s.kills[ref] = &killRun{alloc: slices.Clone(alloc), seen: -1}
+	}
 }
 
 // JobEnded implements sim.Policy.
 func (s *Policy) JobEnded(ref sim.JobRef, at sim.Time, _ []sim.NodeAlloc, _ sim.State) {
 	s.uncharge(ref, at)
+	delete(s.kills, ref)
 }
 
 func (s *Policy) charge(ref sim.JobRef, at sim.Time, alloc []sim.NodeAlloc) {

@@ -1,6 +1,7 @@
 package slurm
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 
@@ -133,6 +134,18 @@ type Policy struct {
 	pre     preemptState
 	reasons []sim.Reason
 	passNew bool
+
+	// kills holds the allocation of every running multi-node job while
+	// KillWait is on, for the main pass at its kill (holdKilled).
+	kills map[sim.JobRef]*killRun
+	held  []sim.NodeAlloc // what holdKilled took from the free state this pass
+}
+
+// killRun is a multi-node run's whole allocation and the instant the
+// policy first saw it killed (-1: not yet).
+type killRun struct {
+	alloc []sim.NodeAlloc
+	seen  sim.Time
 }
 
 // slurmJob is what the policy keeps per job, indexed by JobRef: one per
@@ -247,6 +260,7 @@ func (s *Policy) reset(c *hwmodels.Cluster) {
 	s.pre.out = s.pre.out[:0]
 	s.pre.waits = nil
 	s.pre.rcEpoch, s.pre.oosEpoch, s.pre.runEpoch = 0, 0, 0 // pass epochs start over
+	clear(s.kills)
 	s.tree, _ = priority.NewTree(cfg.calcPeriod, cfg.halfLife, cfg.reset)
 	s.tree.SetPhase(cfg.calcPhase)
 	s.derived = len(cfg.accounts) == 0 && len(cfg.users) == 0
@@ -369,14 +383,21 @@ func (s *Policy) Schedule(due sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 	if s.limits {
 		s.loadLimits(v)
 	}
+	s.holdKilled(v, bf && (changed || full))
 	if changed || full {
 		s.mainPass(v, pend, full)
+	}
+	if len(s.held) > 0 {
+		p.Rebase(v.Nodes()) // the held nodes are back for the backfill cycle
 	}
 	s.bf.dirty = s.bf.dirty || changed || queued || len(p.Starts) > 0 || len(s.pre.out) > 0 || len(p.Windows) > 0
 	if bf {
 		s.applyKills(v)
-		if s.Reference {
+		if s.Reference || s.anyKilled(v) {
+			// A cycle with nodes completing a killed job is rare (KillWait
+			// after a time-limit kill) and runs plainly (completing).
 			s.referenceBackfill(v, pend)
+			s.bf.skipOK = false
 		} else if !s.skipBackfill(v) {
 			s.backfill(v, pend)
 			s.noteBackfill(v)
@@ -447,4 +468,62 @@ func (s *Policy) Reservations() []Reservation {
 		out = append(out, Reservation{Job: r.job, Predicted: r.at, Start: r.lo, End: r.hi, Nodes: r.nodes})
 	}
 	return out
+}
+
+// anyKilled reports whether some running job has been killed at its time
+// limit (sim.RunningJob.Killed).
+func (s *Policy) anyKilled(v sim.View) bool {
+	if s.pre.killWait <= 0 {
+		return false // a killed job frees everything at once
+	}
+	for _, r := range s.bfRunning(v) {
+		if r.Killed {
+			return true
+		}
+	}
+	return false
+}
+
+// holdKilled takes from the pass's free state, for the main pass, the
+// nodes that a multi-node job killed at its time limit at this instant
+// freed at once (all but its batch host, sim/kill.go). Slurm has them
+// completing until their epilog is done, and select_nodes skips
+// completing nodes (_pick_best_nodes); the sweep kills at its phase, and
+// the main scheduler runs on its sched_min_interval grid just after the
+// backfill cycle's phase, so the first to see them done is the backfill
+// cycle of the kill's second, which schedsim runs after the main pass of
+// that instant (conformance/records/gen-95/run1: G03 on gn[2-4] killed at
+// 118.016, five small jobs on gn3 and gn4 from the cycle at 118.612, no
+// main scheduler between). Only the first pass to see the kill holds
+// them, and only when it runs a backfill cycle (hold): the kill's instant
+// but for a policy that had no pass then (no job pending).
+func (s *Policy) holdKilled(v sim.View, hold bool) {
+	s.held = s.held[:0]
+	if len(s.kills) == 0 {
+		return
+	}
+	now := v.Now()
+	run := v.Running()
+	for ref, k := range s.kills {
+		if k.seen >= 0 {
+			continue
+		}
+		i, ok := slices.BinarySearchFunc(run, ref, func(r sim.RunningJob, t sim.JobRef) int { return cmp.Compare(r.Ref, t) })
+		if !ok || !run[i].Killed {
+			continue
+		}
+		k.seen = now
+		if !hold {
+			continue
+		}
+		for _, a := range k.alloc {
+			if !slices.ContainsFunc(run[i].Alloc, func(b sim.NodeAlloc) bool { return b.Node == a.Node }) {
+				s.held = append(s.held, a)
+			}
+		}
+	}
+	slices.SortFunc(s.held, func(a, b sim.NodeAlloc) int { return cmp.Compare(a.Node, b.Node) })
+	for i := range s.held {
+		s.pass.Free[s.held[i].Node].Sub(&s.held[i])
+	}
 }
