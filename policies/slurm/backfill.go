@@ -71,6 +71,7 @@ type backfillState struct {
 	finOK    bool
 	finUnits []int32
 	fin      finCache
+	cgWork   []sim.NodeState // completingPlace's scratch
 	// baseShapes are the profiles' units now per demand shape, kept
 	// across passes (baseShape).
 	baseShapes shapeSlots[baseShape]
@@ -311,6 +312,8 @@ func (s *Policy) backfill(v sim.View, pend []sim.PendingJob) {
 	b.forget()
 	b.running = s.bfRunning(v)
 	defer func() { b.running = nil }()
+	// Nodes completing a killed job (completing): planned from now + 1.
+	cgFree, cg := s.completing(v)
 	if cfg.bfMaxJobUser > 0 {
 		b.users = append(b.users[:0], make([]int32, len(s.users))...)
 	}
@@ -351,6 +354,23 @@ func (s *Policy) backfill(v sim.View, pend []sim.PendingJob) {
 			}
 		}
 		waits := s.bfPreemptWait(v, r.ref) != nil
+		if !waits && cg != nil && s.cgMayPlace(job, cgFree, cg) {
+			// As the reference: the reservations of the records before
+			// it first (completing's placement is on the nodes they leave).
+			s.materialize(v, pend)
+			s.windowMask(now, job.Limit)
+			s.maskWindows(now, job.Limit)
+			if alloc, _, uses := s.completingPlace(job, cgFree, cg, func(i int) bool { return b.inMask(int32(i)) }); uses {
+				s.bfReason(js, r.ref, sim.ReasonResources)
+				if now-job.Eligible >= cfg.bfMinAgeReserve {
+					s.size(v, job, js)
+					if !s.reserveOn(job, now+1, alloc) {
+						s.reserveFrom(now, job, r.cls, now+1)
+					}
+				}
+				continue
+			}
+		}
 		if waits {
 			// Its preemption is in progress: the main pass starts it,
 			// and it holds the nodes it preempted for (preemptRes).
@@ -478,8 +498,8 @@ func (s *Policy) skipBackfill(v sim.View) bool {
 		return false
 	}
 	for i := range run {
-		if b.runSnap[i] != (bfRunKey{ref: run[i].Ref, end: run[i].End}) {
-			return false
+		if b.runSnap[i] != (bfRunKey{ref: run[i].Ref, end: run[i].End}) || run[i].Killed {
+			return false // a killed job's nodes are completing (completing)
 		}
 	}
 	for _, w := range b.why {
@@ -1064,10 +1084,43 @@ func (s *Policy) tryNow(job *sim.PendingJob, cls int32) bool {
 //
 // It reports whether it made a reservation.
 func (s *Policy) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
+	return s.reserveFrom(now, job, cls, now)
+}
+
+// cgMayPlace reports whether completing's test may find job placed on a
+// completing node: not when no placement exists even with no reservation
+// in the way (with an exact placer, one exists on less free room only if
+// on more), which spares the deferred reservations of a busy cluster.
+func (s *Policy) cgMayPlace(job *sim.PendingJob, cgFree []sim.NodeState, cg []bool) bool {
+	if !s.pass.Exact || s.cfg.bfBusyNodes {
+		return true
+	}
+	_, fits, _ := s.completingPlace(job, cgFree, cg, nil)
+	return fits
+}
+
+// reserveOn reserves alloc's nodes for job from t, unless that lies
+// beyond bf_window or meets another reservation or an advance
+// reservation (refReserveOn).
+func (s *Policy) reserveOn(job *sim.PendingJob, t sim.Time, alloc []sim.NodeAlloc) bool {
+	b := &s.bf
+	if t > policies.EndAt(s.pass.Now, s.cfg.bfWindow) {
+		return false
+	}
+	b.alloc = append(b.alloc[:0], alloc...)
+	if s.resvClash(t, job.Limit) || s.windowClash(t, job.Limit) {
+		return false
+	}
+	s.addRes(job, t)
+	return true
+}
+
+// reserveFrom is reserve with the TRY_LATER search starting at startRes
+// (now + 1 for a record waiting for completing nodes).
+func (s *Policy) reserveFrom(now sim.Time, job *sim.PendingJob, cls int32, startRes sim.Time) bool {
 	b := &s.bf
 	limit := job.Limit
 	horizon := policies.EndAt(now, s.cfg.bfWindow)
-	startRes := now
 	exact := s.pass.Exact || s.cfg.bfBusyNodes
 	if exact {
 		s.profile(cls)
@@ -1185,23 +1238,29 @@ func (s *Policy) reserve(now sim.Time, job *sim.PendingJob, cls int32) bool {
 			startRes = t // the window at t meets another reservation: retry from t
 			continue
 		}
-		off, woff := len(b.pool), len(b.wpool)
-		for _, a := range b.alloc {
-			b.pool = append(b.pool, a.Node)
-		}
-		ws := b.wtmp[:0]
-		for _, a := range b.alloc {
-			ws = addNode(ws, a.Node)
-		}
-		b.wtmp = ws
-		b.wpool = append(b.wpool, ws...)
-		lo, hi := s.resvSpan(t, limit)
-		b.res = append(b.res, bfRes{job: job.Ref, at: t, lo: lo, hi: hi, nodes: b.pool[off:len(b.pool):len(b.pool)],
-			words: b.wpool[woff:len(b.wpool):len(b.wpool)]})
-		b.forget()
+		s.addRes(job, t)
 		return true
 	}
 	return false
+}
+
+// addRes adds job's reservation of b.alloc's nodes from t.
+func (s *Policy) addRes(job *sim.PendingJob, t sim.Time) {
+	b := &s.bf
+	off, woff := len(b.pool), len(b.wpool)
+	for _, a := range b.alloc {
+		b.pool = append(b.pool, a.Node)
+	}
+	ws := b.wtmp[:0]
+	for _, a := range b.alloc {
+		ws = addNode(ws, a.Node)
+	}
+	b.wtmp = ws
+	b.wpool = append(b.wpool, ws...)
+	lo, hi := s.resvSpan(t, job.Limit)
+	b.res = append(b.res, bfRes{job: job.Ref, at: t, lo: lo, hi: hi, nodes: b.pool[off:len(b.pool):len(b.pool)],
+		words: b.wpool[woff:len(b.wpool):len(b.wpool)]})
+	b.forget()
 }
 
 // factCheck, when set (by the package's tests), is called with every span

@@ -444,8 +444,13 @@ func (s *Policy) placeOn(job *sim.PendingJob, free []sim.NodeState) ([]sim.NodeA
 // 118.612 planned G05 (8 GPUs) on gn1, the lowest free node, started five
 // small jobs on gn3 and gn4 in front of the 4-node G06 reserved behind
 // it, and the main scheduler started G05 on gn1 at 121.844. The fast
-// cycle runs such cycles as the reference does (Policy.Schedule).
+// cycle (backfill) tests each record the same way, after the
+// reservations of the records before it, and skips no cycle while a
+// killed job runs (skipBackfill).
 func (s *Policy) completing(v sim.View) ([]sim.NodeState, []bool) {
+	if s.pre.killWait <= 0 {
+		return nil, nil // a killed job frees everything at once
+	}
 	var free []sim.NodeState
 	var cg []bool
 	for _, r := range s.bfRunning(v) {
@@ -472,23 +477,35 @@ func (s *Policy) refCompleting(job *sim.PendingJob, cgFree []sim.NodeState, cg [
 	p := &s.pass
 	mask := s.refMask(p.Now, policies.EndAt(p.Now, job.Limit))
 	s.refWindows(mask, p.Now, job.Limit)
+	alloc, _, uses := s.completingPlace(job, cgFree, cg, func(i int) bool { return mask[i] })
+	return alloc, uses
+}
+
+// completingPlace is completing's test on the nodes in reports in the
+// mask of [now, now+limit] (all, with in nil): job's placement on cgFree
+// there, and whether it uses a node of cg (for the reference and the
+// fast cycle).
+func (s *Policy) completingPlace(job *sim.PendingJob, cgFree []sim.NodeState, cg []bool, in func(int) bool) (alloc []sim.NodeAlloc, fits, uses bool) {
+	p := &s.pass
+	b := &s.bf
 	d := policies.NewDemand(job)
-	free := make([]sim.NodeState, len(p.Nodes))
+	free := append(b.cgWork[:0], make([]sim.NodeState, len(p.Nodes))...)
+	b.cgWork = free
 	for i := range p.Nodes {
-		if mask[i] && d.Eligible(&p.Nodes[i]) {
+		if (in == nil || in(i)) && d.Eligible(&p.Nodes[i]) {
 			free[i] = cgFree[i]
 		}
 	}
 	alloc, ok := s.placeOn(job, free)
 	if !ok {
-		return nil, false
+		return nil, false, false
 	}
 	for _, a := range alloc {
 		if cg[a.Node] {
-			return alloc, true
+			return alloc, true, true
 		}
 	}
-	return nil, false
+	return alloc, true, false
 }
 
 // refReserveOn reserves alloc's nodes for job from t, unless that meets

@@ -393,9 +393,7 @@ func (s *Policy) Schedule(due sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 	s.bf.dirty = s.bf.dirty || changed || queued || len(p.Starts) > 0 || len(s.pre.out) > 0 || len(p.Windows) > 0
 	if bf {
 		s.applyKills(v)
-		if s.Reference || s.anyKilled(v) {
-			// A cycle with nodes completing a killed job is rare (KillWait
-			// after a time-limit kill) and runs plainly (completing).
+		if s.Reference {
 			s.referenceBackfill(v, pend)
 			s.bf.skipOK = false
 		} else if !s.skipBackfill(v) {
@@ -468,20 +466,6 @@ func (s *Policy) Reservations() []Reservation {
 		out = append(out, Reservation{Job: r.job, Predicted: r.at, Start: r.lo, End: r.hi, Nodes: r.nodes})
 	}
 	return out
-}
-
-// anyKilled reports whether some running job has been killed at its time
-// limit (sim.RunningJob.Killed).
-func (s *Policy) anyKilled(v sim.View) bool {
-	if s.pre.killWait <= 0 {
-		return false // a killed job frees everything at once
-	}
-	for _, r := range s.bfRunning(v) {
-		if r.Killed {
-			return true
-		}
-	}
-	return false
 }
 
 // holdKilled takes from the pass's free state, for the main pass, the
