@@ -505,8 +505,9 @@ func (s *Policy) collectCands(v sim.View, job *sim.PendingJob, js *slurmJob, r *
 			rj := &running[i]
 			vj := s.ident(v, rj.Ref)
 			c := runCand{tier: s.cluster.Partitions[rj.Part].PriorityTier, qos: vj.qos}
-			// Chosen by this pass, killed already (completing), or exempt.
-			c.off = vj.victim == s.epoch || vj.killed == rj.Start+1 || now-rj.Start < s.cfg.exempt
+			// Chosen by this pass, killed already (completing: by a
+			// preemption or at its time limit), or exempt.
+			c.off = vj.victim == s.epoch || vj.killed == rj.Start+1 || rj.Killed || now-rj.Start < s.cfg.exempt
 			switch s.victimMode(rj.Part, vj.qos) {
 			case modeCancel:
 				c.mode = sim.PreemptCancel

@@ -442,6 +442,31 @@ func TestSlurmPreemption(t *testing.T) {
 				{"H", 103, 403, "COMPLETED", []int32{0}}, {"T", 102, 402, "COMPLETED", []int32{2}}},
 		},
 		{
+			// A job killed at its time limit is completing, not running,
+			// so it is no preemption candidate either. L (lo) on n0 has a
+			// 100 s limit and runs on: the time-limit check kills it at
+			// 100 and it holds n0 until 103 (KillWait 3). B (lo) holds n1.
+			// H (hi, one node) at 101 finds nothing free; the only running
+			// lower job is B, which it preempts (CANCEL) for n1, held by
+			// B's kill until 104; n0 comes free at 103 and H, whose
+			// preemption is in progress, starts there [103, 403). Were L
+			// a candidate still (it sorts before B: its ref is lower), H
+			// would "preempt" L, which ends at 103 either way, and B
+			// would run on.
+			name: "kill wait: a job killed at its time limit is not preempted",
+			c: policytest.Cluster([]hwmodels.Node{policytest.Node("n0", 8, "h100", 64, 524288, 3),
+				policytest.Node("n1", 8, "h100", 64, 524288, 3)}, "lo", "hi"),
+			args: func(a *slurm.Args) { a.PreemptMode, a.BfInterval, a.SchedInterval = "CANCEL", 1, 1 },
+			cfg:  func(c *sim.Config) { c.KillWait = 3 },
+			jobs: []workload.Job{
+				inPart(job("L", 0, 100, 1000, g8), "lo"),
+				inPart(job("B", 0, 1000, 1000, g8), "lo"),
+				inPart(job("H", 101, 300, 300, g8), "hi"),
+			},
+			want: []life{{"L", 0, 100, "TIMEOUT", []int32{0}}, {"B", 0, 101, "PREEMPTED", []int32{1}},
+				{"H", 103, 403, "COMPLETED", []int32{0}}},
+		},
+		{
 			// A preemptor preempts no more for KillWait + MessageTimeout
 			// after its preemption began (select_nodes' preempt_start_time;
 			// 30 + 10 s by default), even once its victims are gone. L1,
