@@ -24,7 +24,9 @@ import (
 // pass sees every resource freed and every job queued at its instant.
 // With Timing.EndsAfterPasses, job ends come after the pass instead
 // (classEndLate), and the passes with AfterEnds follow them
-// (classPassLate).
+// (classPassLate); the ends of jobs an AfterEnds pass started come after
+// those passes (classEndLast): a job ends just after the phase of the
+// pass that started it.
 const (
 	classEnd event.Class = iota
 	classKill
@@ -35,6 +37,7 @@ const (
 	classPass
 	classEndLate
 	classPassLate
+	classEndLast
 )
 
 // Config is everything one run needs.
@@ -236,12 +239,19 @@ type controller struct {
 	remapNote   struct{ part, note string } // resolvePartitions's latest note
 	typeDropped map[string]int
 
-	lateEnd bool                // applying an end under Timing.EndsAfterPasses: passes it triggers go to now+1
-	lc      *lifecycle          // dependency, singleton and throttle gates; nil when unused
-	partsOf []uint64            // per job: allowed partitions; nil until a job lists several
-	gen     []uint32            // per job: generation of its end event; nil until a run is cut short
-	grace   map[JobRef]graceEnd // jobs in preemption grace (or KillWait) → how they end
-	remain  []Time              // per job: work left; nil until a requeue
+	lateEnd bool // applying an end under Timing.EndsAfterPasses: passes it triggers go to now+1
+	lastEnd bool // applying an end after the instant's AfterEnds passes (classEndLast)
+	// inLate is set while a pass after late ends (classPassLate) applies
+	// its starts; lateStarted marks, per job, a run such a pass started,
+	// whose end comes after the AfterEnds passes of its instant. nil until
+	// one does.
+	inLate      bool
+	lateStarted []bool
+	lc          *lifecycle          // dependency, singleton and throttle gates; nil when unused
+	partsOf     []uint64            // per job: allowed partitions; nil until a job lists several
+	gen         []uint32            // per job: generation of its end event; nil until a run is cut short
+	grace       map[JobRef]graceEnd // jobs in preemption grace (or KillWait) → how they end
+	remain      []Time              // per job: work left; nil until a requeue
 	// requeuedAt is each job's last requeue time, its submit time for the
 	// queue order after a requeue; nil until a requeue.
 	requeuedAt []Time
@@ -478,7 +488,7 @@ func (c *controller) loop() error {
 			c.otherQueued--
 		}
 		switch e.Class {
-		case classEnd, classEndLate, classKill:
+		case classEnd, classEndLate, classEndLast, classKill:
 			if e.Gen != c.genOf(JobRef(e.Arg)) {
 				continue // superseded: the run was cut short or its end moved
 			}
@@ -492,7 +502,7 @@ func (c *controller) loop() error {
 		}
 		c.now = Time(e.At)
 		c.events++
-		if otherEvent(e.Class, e.Gen) || e.Class == classEnd || e.Class == classEndLate || e.Class == classKill {
+		if otherEvent(e.Class, e.Gen) || e.Class == classEnd || e.Class == classEndLate || e.Class == classEndLast || e.Class == classKill {
 			c.changed()
 		}
 		switch e.Class {
@@ -504,6 +514,10 @@ func (c *controller) loop() error {
 			c.lateEnd = true
 			c.end(JobRef(e.Arg))
 			c.lateEnd = false
+		case classEndLast:
+			c.lateEnd, c.lastEnd = true, true
+			c.end(JobRef(e.Arg))
+			c.lateEnd, c.lastEnd = false, false
 		case classNode:
 			c.nodeEvent(e.Arg, e.Gen)
 		case classRelease:
@@ -536,7 +550,7 @@ func (c *controller) loop() error {
 func (c *controller) trigger() {
 	at := c.now
 	if c.lateEnd {
-		if c.onGrid(c.lateEv, at) != 0 {
+		if !c.lastEnd && c.onGrid(c.lateEv, at) != 0 {
 			c.lateWant = at
 			if c.passLateAt != at {
 				c.passLateAt = at
@@ -585,6 +599,9 @@ func (c *controller) endClass(at Time) event.Class {
 func (c *controller) runEndClass(ref JobRef, end Time, st State) event.Class {
 	if st != Timeout && c.js.at(ref).EndEarly {
 		return classEnd
+	}
+	if c.lateStarted != nil && c.lateStarted[ref] && c.timing.EndsAfterPasses {
+		return classEndLast
 	}
 	return c.endClass(end)
 }
@@ -972,11 +989,14 @@ func (c *controller) pass(kind int32) error {
 		for _, r := range plan.Reasons {
 			c.setReason(r.Job, r.Reason)
 		}
+		c.inLate = kind == 2
 		for k := range plan.Starts {
 			if err := c.start(&plan.Starts[k]); err != nil {
+				c.inLate = false
 				return err
 			}
 		}
+		c.inLate = false
 		c.migHide()
 		if len(plan.Starts) > 0 || len(plan.Preempts) > 0 {
 			c.changed()
@@ -1050,6 +1070,12 @@ func (c *controller) start(s *Start) error {
 	r := &c.rec[ref]
 	r.Start = begin
 	r.Alloc = c.keepAlloc(alloc)
+	if c.inLate && c.lateStarted == nil {
+		c.lateStarted = make([]bool, c.js.n)
+	}
+	if c.lateStarted != nil {
+		c.lateStarted[ref] = c.inLate
+	}
 	r.Part = part
 	if c.rt != nil {
 		c.scaleRun(ref, alloc, c.workOf(ref))

@@ -39,7 +39,9 @@
 // Events at one instant are ordered job ends, node changes, submits,
 // releases, cancellations, passes (controller.go's classes), so a pass
 // sees what its instant freed; with Timing.EndsAfterPasses, job ends move
-// after the passes, and AfterEnds passes come last.
+// after the passes, AfterEnds passes come after them, and the ends of the
+// jobs an AfterEnds pass started come last (a job ends just after the
+// phase of the pass that started it).
 //
 // Runs end on their own: after their runtime (in the state the trace
 // recorded, outcome.go), at their time limit (TIMEOUT, with the

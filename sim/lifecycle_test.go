@@ -1286,9 +1286,10 @@ func TestAfterEndsPass(t *testing.T) {
 	// ends. a ends at 10 (even): the pass at 10 runs before a's end (d,
 	// submitted at 10, sees nothing free) and another after it, where c
 	// starts; c ends at 21 (odd), so its pass is at 22, where d starts.
-	// With Period 1 every end's pass is at its own instant: c at 10, d at
-	// 21. With every end late and no AfterEnds pass: c at 11, ends at
-	// 22, d at 23.
+	// With Period 1 every end's pass is at its own instant (c at 10), but
+	// c, started by the AfterEnds pass, ends just after that pass's phase
+	// at 21, after the AfterEnds pass of 21 (classEndLast): d at 22. With
+	// every end late and no AfterEnds pass: c at 11, ends at 22, d at 23.
 	tr := &workload.Trace{Jobs: []workload.Job{job("a", 0, 10, 100, 4), job("b", 0, 100, 200, 4),
 		job("c", 5, 11, 100, 4), job("d", 10, 10, 100, 4)}}
 	for _, tc := range []struct {
@@ -1296,7 +1297,7 @@ func TestAfterEndsPass(t *testing.T) {
 		cStart Time
 		dStart Time
 		at10   []int // running jobs seen by the passes at 10
-	}{{2, 10, 22, []int{2, 1}}, {1, 10, 21, []int{2, 1}}, {0, 11, 23, []int{2}}} {
+	}{{2, 10, 22, []int{2, 1}}, {1, 10, 22, []int{2, 1}}, {0, 11, 23, []int{2}}} {
 		var at10 []int
 		probe := &lgreedy{preempt: func(v View) []Preemption {
 			if v.Now() == 10 {

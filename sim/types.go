@@ -219,7 +219,9 @@ type Pass struct {
 	OnEvent       bool
 	// AfterEnds (with OnEvent, and Timing.EndsAfterPasses) runs the pass
 	// after the job ends of its instant, for those ends only: see
-	// Timing.EndsAfterPasses.
+	// Timing.EndsAfterPasses. A job such a pass started ends just after
+	// that pass's phase: its end comes after the AfterEnds passes of its
+	// own instant, and the passes it asks for run at the next.
 	AfterEnds bool
 }
 
