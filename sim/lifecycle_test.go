@@ -991,9 +991,10 @@ func TestPreemptKillWait(t *testing.T) {
 	// twoNodes: "blk" holds n2 [0,1000). "lo" (n1's 4 GPUs, --requeue,
 	// runs 1000) starts at 0 and is preempted in REQUEUE mode at 10 for
 	// "hi" (4 GPUs, submitted at 10, runs 50). With KillWait 3 lo is
-	// killed at 10 (its run segment ends there, and its requeue hold of
-	// 120 s counts from there: eligible at 130) but holds n1 until 13:
-	// hi starts at 13 and ends at 63; lo reruns at 130 on n1 [130,1130).
+	// killed at 10 (its run segment ends there) but holds n1 until 13,
+	// when its termination completes and its requeue hold of 120 s
+	// starts (Slurm's batch_requeue_fini): eligible at 133. hi starts at
+	// 13 and ends at 63; lo reruns at 133 on n1 [133,1133).
 	// Run again with lo not requeueable: it ends PREEMPTED with End 10,
 	// and n1 is free at 13 all the same.
 	lo := job("lo", 0, 1000, 1000, 4)
@@ -1016,7 +1017,7 @@ func TestPreemptKillWait(t *testing.T) {
 	tr := &workload.Trace{Jobs: []workload.Job{lo, blk, hi}}
 	rec := run(t, Config{Trace: tr, KillWait: 3, Policy: preemptAt10(PreemptRequeue)})
 	want := []life{
-		{"lo", 130, 130, 1130, "COMPLETED", "n1", 1},
+		{"lo", 133, 133, 1133, "COMPLETED", "n1", 1},
 		{"blk", 0, 0, 1000, "COMPLETED", "n2", 0},
 		{"hi", 10, 13, 63, "COMPLETED", "n1", 0},
 	}

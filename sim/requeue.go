@@ -139,7 +139,11 @@ const DefaultMaxRequeue int32 = 5
 // requeue closes job ref's run (state st: Preempted or NodeFail), killed
 // at kill (<= now), and puts it back in the queue, as Slurm does: a new
 // submit time (kill), held with reason BeginTime for the requeue delay
-// from kill, and, when it runs again, its full time limit and the work
+// from now, when its termination completed (batch_requeue_fini,
+// job_mgr.c, runs once the job's steps and epilog are done: "Requeuing"
+// 0.02 s after the preemption in preempt-requeue/run1, whose script ended
+// on SIGTERM, and 3.7 s after it in run2, after KillWait's SIGKILL), and,
+// when it runs again, its full time limit and the work
 // left since its last checkpoint. The requeue that brings the job's count
 // to Config.MaxRequeue holds it for good instead (JobHoldMaxRequeue).
 func (c *controller) requeue(ref JobRef, st State, kill Time) {
@@ -188,7 +192,7 @@ func (c *controller) requeue(ref JobRef, st State, kill Time) {
 	case d < 0:
 		d = 0
 	}
-	c.push(max(kill+d, c.now), classRelease, int32(ref), 0)
+	c.push(c.now+d, classRelease, int32(ref), 0)
 }
 
 // release ends a requeued job's begin-time hold.
