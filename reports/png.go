@@ -1,0 +1,103 @@
+package reports
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"hash/crc32"
+	"image"
+	"image/png"
+	"io"
+	"sync"
+)
+
+// encodePNG writes an opaque RGBA image as an 8-bit RGB PNG whose rows
+// are all unfiltered (filter type None), deflated at zlib's fastest
+// level into one IDAT chunk. image/png tries the five filters on every
+// row and keeps the best, which cost as much as the deflating: on the
+// plots (flat colour, thin lines) the unfiltered rows compress about as
+// well (files within ±10 % of image/png's at BestSpeed) in a third of
+// the time. An image with any pixel not opaque goes to image/png, which
+// keeps its alpha.
+func encodePNG(w io.Writer, m *image.RGBA) error {
+	e := pngEncoders.Get().(*pngEnc)
+	defer pngEncoders.Put(e)
+	ok, err := e.encode(w, m)
+	if err != nil || ok {
+		return err
+	}
+	return pngEncoder.Encode(w, m)
+}
+
+// pngEnc is encodePNG's buffers, kept between figures.
+type pngEnc struct {
+	z   bytes.Buffer // the IDAT chunk: length, type, zlib stream
+	zw  *zlib.Writer
+	row []byte
+}
+
+var pngEncoders = sync.Pool{New: func() any { return new(pngEnc) }}
+
+const pngSignature = "\x89PNG\r\n\x1a\n"
+
+// encode writes m, or returns false without writing when a pixel of m
+// is not opaque.
+func (e *pngEnc) encode(w io.Writer, m *image.RGBA) (bool, error) {
+	b := m.Bounds()
+	wd, ht := b.Dx(), b.Dy()
+	e.z.Reset()
+	e.z.Write(make([]byte, 4)) // the chunk length, set below
+	e.z.WriteString("IDAT")
+	if e.zw == nil {
+		var err error
+		if e.zw, err = zlib.NewWriterLevel(&e.z, zlib.BestSpeed); err != nil {
+			return false, err
+		}
+	} else {
+		e.zw.Reset(&e.z)
+	}
+	if n := 1 + 3*wd; cap(e.row) < n {
+		e.row = make([]byte, n)
+	}
+	row := e.row[:1+3*wd]
+	row[0] = 0 // filter type None
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		pix := m.Pix[m.PixOffset(b.Min.X, y):][:4*wd]
+		for x, o := 0, 1; x < len(pix); x, o = x+4, o+3 {
+			if pix[x+3] != 0xff {
+				return false, nil
+			}
+			row[o], row[o+1], row[o+2] = pix[x], pix[x+1], pix[x+2]
+		}
+		if _, err := e.zw.Write(row); err != nil {
+			return false, err
+		}
+	}
+	if err := e.zw.Close(); err != nil {
+		return false, err
+	}
+	idat := e.z.Bytes()
+	binary.BigEndian.PutUint32(idat, uint32(len(idat)-8))
+	idat = binary.BigEndian.AppendUint32(idat, crc32.ChecksumIEEE(idat[4:]))
+
+	var hdr [8 + 25]byte
+	h := append(hdr[:0], pngSignature...)
+	h = binary.BigEndian.AppendUint32(h, 13)
+	h = append(h, "IHDR"...)
+	h = binary.BigEndian.AppendUint32(h, uint32(wd))
+	h = binary.BigEndian.AppendUint32(h, uint32(ht))
+	h = append(h, 8, 2, 0, 0, 0) // 8 bits, truecolour, deflate, adaptive filtering, no interlace
+	h = binary.BigEndian.AppendUint32(h, crc32.ChecksumIEEE(h[12:]))
+	if _, err := w.Write(h); err != nil {
+		return false, err
+	}
+	if _, err := w.Write(idat); err != nil {
+		return false, err
+	}
+	_, err := w.Write([]byte{0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82})
+	return true, err
+}
+
+// pngEncoder is image/png at zlib's fastest level, for images with
+// transparency.
+var pngEncoder = png.Encoder{CompressionLevel: png.BestSpeed}
