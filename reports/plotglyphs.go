@@ -1,9 +1,12 @@
 package reports
 
 import (
+	"math"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // edgeLine is a line whose GlyphBoxes holds only the boxes the plot's
@@ -30,6 +33,7 @@ import (
 type edgeLine struct {
 	*plotter.Line
 	memo *edgeMemo
+	thin bool // draw through thinPixels (newFigureLine)
 }
 
 // edgeMemo keeps a line's boxes for the axes they were found on: a
@@ -42,8 +46,18 @@ type edgeMemo struct {
 	boxes                  []plot.GlyphBox
 }
 
-// newEdgeLine returns l as an edgeLine.
-func newEdgeLine(l *plotter.Line) edgeLine { return edgeLine{l, new(edgeMemo)} }
+// newEdgeLine returns l as an edgeLine, drawn as l.
+func newEdgeLine(l *plotter.Line) edgeLine { return edgeLine{Line: l, memo: new(edgeMemo)} }
+
+// newFigureLine returns l as an edgeLine drawn with its vertices thinned
+// to the figures' pixel grid (Plot).
+func newFigureLine(l *plotter.Line) edgeLine {
+	return edgeLine{Line: l, memo: new(edgeMemo), thin: thinLines}
+}
+
+// thinLines is whether newFigureLine's lines are thinned (tests draw
+// figures both ways).
+var thinLines = true
 
 // firsts remembers the values seen at an extreme, so that only the first
 // box with each is kept: padX reads only a box's X and rectangle (padY
@@ -144,4 +158,106 @@ func (l edgeLine) GlyphBoxes(plt *plot.Plot) []plot.GlyphBox {
 		*m = edgeMemo{ok: true, xmin: plt.X.Min, xmax: plt.X.Max, ymin: plt.Y.Min, ymax: plt.Y.Max, xlog: xlog, ylog: ylog, boxes: bs}
 	}
 	return bs
+}
+
+// figPixel is a pixel of the figures' PNG (figDPI) in canvas units; the
+// SVG is laid out on the same 900 × 500 grid.
+const figPixel = vg.Inch / figDPI
+
+// Plot draws the line as plotter.Line.Plot does, with its vertices
+// thinned to the pixel grid (thinPixels) when l.thin, the line has no
+// step style and no dashes: a step line of a long timeline has about a
+// dozen vertices per pixel column (5,347 hourly bins of the 20k-job
+// HPC2N run across 800 columns), each stroked and rasterized. A dashed
+// line is drawn as it is: its dashes are laid along the path's length,
+// which thinning shortens.
+func (l edgeLine) Plot(c draw.Canvas, plt *plot.Plot) {
+	if !l.thin || l.StepStyle != plotter.NoStep || len(l.LineStyle.Dashes) > 0 {
+		l.Line.Plot(c, plt)
+		return
+	}
+	trX, trY := plt.Transforms(&c)
+	ps := make([]vg.Point, len(l.XYs))
+	for i, p := range l.XYs {
+		ps[i] = vg.Point{X: trX(p.X), Y: trY(p.Y)}
+	}
+	ps = thinPixels(ps, figPixel)
+	if l.FillColor != nil && len(ps) > 0 {
+		minY := trY(plt.Y.Min)
+		fill := make([]vg.Point, 0, len(ps)+2)
+		fill = append(fill, vg.Point{X: ps[0].X, Y: minY})
+		fill = append(fill, ps...)
+		fill = append(fill, vg.Point{X: ps[len(ps)-1].X, Y: minY})
+		if fill = c.ClipPolygonXY(fill); len(fill) > 0 {
+			c.SetColor(l.FillColor)
+			var pa vg.Path
+			pa.Move(fill[0])
+			for _, pt := range fill[1:] {
+				pa.Line(pt)
+			}
+			pa.Close()
+			c.Fill(pa)
+		}
+	}
+	if l.LineStyle.Width == 0 {
+		return
+	}
+	lines := c.ClipLinesXY(ps)
+	if len(lines) == 0 {
+		return
+	}
+	c.SetLineStyle(l.LineStyle)
+	for _, ln := range lines {
+		if len(ln) == 0 {
+			continue
+		}
+		var pa vg.Path
+		pa.Move(ln[0])
+		for _, pt := range ln[1:] {
+			pa.Line(pt)
+		}
+		c.Stroke(pa)
+	}
+}
+
+// thinPixels returns ps (reusing its array) with each run of more than
+// four consecutive points in one pixel column (floor(X / px)) cut to its
+// first point, its lowest and highest (the first of each, in their
+// order) and its last. The path still enters and leaves the column where
+// it did and spans the same heights in it, so its stroke (at least a
+// pixel wide) and the area under it differ only within the column, in
+// the anti-aliasing of a few of its pixels.
+func thinPixels(ps []vg.Point, px vg.Length) []vg.Point {
+	out := ps[:0]
+	for i := 0; i < len(ps); {
+		col := math.Floor(float64(ps[i].X / px))
+		j := i + 1
+		lo, hi := i, i
+		for j < len(ps) && math.Floor(float64(ps[j].X/px)) == col {
+			if ps[j].Y < ps[lo].Y {
+				lo = j
+			}
+			if ps[j].Y > ps[hi].Y {
+				hi = j
+			}
+			j++
+		}
+		if j-i <= 4 {
+			out = append(out, ps[i:j]...)
+			i = j
+			continue
+		}
+		first, last := ps[i], ps[j-1]
+		a, b := min(lo, hi), max(lo, hi)
+		out = append(out, first)
+		if a != i && a != j-1 {
+			out = append(out, ps[a])
+		}
+		if b != a && b != i && b != j-1 {
+			out = append(out, ps[b])
+		}
+		out = append(out, last)
+		i = j
+	}
+	return out
 }
