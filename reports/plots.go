@@ -66,7 +66,7 @@ var svgFontFallback = strings.NewReplacer("font-family:Liberation Sans;", "font-
 // WritePNG writes the figure as a PNG of 900 × 500 pixels on white.
 func (f *Figure) WritePNG(w io.Writer) error {
 	c := vgimg.NewWith(vgimg.UseWH(figWidth, figHeight), vgimg.UseDPI(figDPI), vgimg.UseBackgroundColor(color.White))
-	f.draw(draw.New(c))
+	f.draw(draw.New(&blankCanvas{Canvas: c}))
 	if m, ok := c.Image().(*image.RGBA); ok {
 		return encodePNG(w, m)
 	}

@@ -6,6 +6,9 @@ import (
 	"image/color"
 	"image/png"
 	"testing"
+
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // thinFigures returns the figures of a synthetic run whose timeline has
@@ -29,6 +32,29 @@ func pngPixels(t *testing.T, f *Figure) image.Image {
 		t.Fatalf("%s: %v", f.Name, err)
 	}
 	return m
+}
+
+// TestFigurePNGBlankFills draws each figure through WritePNG (whose
+// canvas leaves out the white fills on the blank image) and on a plain
+// vgimg canvas, and wants the same pixels.
+func TestFigurePNGBlankFills(t *testing.T) {
+	for _, f := range thinFigures() {
+		got := pngPixels(t, &f)
+		c := vgimg.NewWith(vgimg.UseWH(figWidth, figHeight), vgimg.UseDPI(figDPI), vgimg.UseBackgroundColor(color.White))
+		f.draw(draw.New(c))
+		want := c.Image()
+		if got.Bounds() != want.Bounds() {
+			t.Fatalf("%s: bounds %v, want %v", f.Name, got.Bounds(), want.Bounds())
+		}
+		r := want.Bounds()
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			for x := r.Min.X; x < r.Max.X; x++ {
+				if g, w := color.NRGBAModel.Convert(got.At(x, y)), color.NRGBAModel.Convert(want.At(x, y)); g != w {
+					t.Fatalf("%s: pixel (%d, %d) = %v, want %v", f.Name, x, y, g, w)
+				}
+			}
+		}
+	}
 }
 
 // TestThinLinesDrawAlike draws each figure with its lines thinned to the

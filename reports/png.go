@@ -6,9 +6,14 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"image"
+	"image/color"
 	"image/png"
 	"io"
 	"sync"
+
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // encodePNG writes an opaque RGBA image as an 8-bit RGB PNG whose rows
@@ -96,6 +101,50 @@ func (e *pngEnc) encode(w io.Writer, m *image.RGBA) (bool, error) {
 	}
 	_, err := w.Write([]byte{0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82})
 	return true, err
+}
+
+// blankCanvas is a PNG's canvas, white when made, that leaves out the
+// white fills made before anything else is drawn: each plot's Draw first
+// fills its whole area with its background (white), which the rasterizer
+// paints pixel by pixel, blending white over white into the same white
+// (freetype's Over: (255·(m-α) + 65535·α/257·257)/m = 255 for every
+// coverage α). Push, Pop and any stroke, text or image end the blank
+// state; later fills are drawn as they come.
+type blankCanvas struct {
+	*vgimg.Canvas
+	drawn bool
+	white bool // the current colour is opaque white
+}
+
+func (c *blankCanvas) SetColor(clr color.Color) {
+	c.white = false
+	if clr != nil { // nil draws black
+		r, g, b, a := clr.RGBA()
+		c.white = r == 0xffff && g == 0xffff && b == 0xffff && a == 0xffff
+	}
+	c.Canvas.SetColor(clr)
+}
+
+func (c *blankCanvas) Fill(p vg.Path) {
+	if c.drawn || !c.white {
+		c.drawn = true
+		c.Canvas.Fill(p)
+	}
+}
+
+func (c *blankCanvas) Push() { c.drawn = true; c.Canvas.Push() }
+func (c *blankCanvas) Pop()  { c.drawn = true; c.Canvas.Pop() }
+
+func (c *blankCanvas) Stroke(p vg.Path) { c.drawn = true; c.Canvas.Stroke(p) }
+
+func (c *blankCanvas) FillString(f font.Face, pt vg.Point, text string) {
+	c.drawn = true
+	c.Canvas.FillString(f, pt, text)
+}
+
+func (c *blankCanvas) DrawImage(r vg.Rectangle, img image.Image) {
+	c.drawn = true
+	c.Canvas.DrawImage(r, img)
 }
 
 // pngEncoder is image/png at zlib's fastest level, for images with
