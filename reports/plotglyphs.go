@@ -226,9 +226,18 @@ func (l edgeLine) Plot(c draw.Canvas, plt *plot.Plot) {
 // order) and its last. The path still enters and leaves the column where
 // it did and spans the same heights in it, so its stroke (at least a
 // pixel wide) and the area under it differ only within the column, in
-// the anti-aliasing of a few of its pixels.
+// the anti-aliasing of a few of its pixels. A point between two others
+// on one horizontal or vertical line is left out too (a step line's
+// long stretches at one value): the path covers the same segment.
 func thinPixels(ps []vg.Point, px vg.Length) []vg.Point {
 	out := ps[:0]
+	add := func(p vg.Point) {
+		if n := len(out); n >= 2 && between(out[n-2], out[n-1], p) {
+			out[n-1] = p
+			return
+		}
+		out = append(out, p)
+	}
 	for i := 0; i < len(ps); {
 		col := math.Floor(float64(ps[i].X / px))
 		j := i + 1
@@ -243,21 +252,32 @@ func thinPixels(ps []vg.Point, px vg.Length) []vg.Point {
 			j++
 		}
 		if j-i <= 4 {
-			out = append(out, ps[i:j]...)
+			for k := i; k < j; k++ {
+				add(ps[k])
+			}
 			i = j
 			continue
 		}
 		first, last := ps[i], ps[j-1]
 		a, b := min(lo, hi), max(lo, hi)
-		out = append(out, first)
+		pa, pb := ps[a], ps[b]
+		add(first)
 		if a != i && a != j-1 {
-			out = append(out, ps[a])
+			add(pa)
 		}
 		if b != a && b != i && b != j-1 {
-			out = append(out, ps[b])
+			add(pb)
 		}
-		out = append(out, last)
+		add(last)
 		i = j
 	}
 	return out
+}
+
+// between reports whether b lies on the horizontal or vertical segment
+// from a to c.
+func between(a, b, c vg.Point) bool {
+	in := func(lo, v, hi vg.Length) bool { return min(lo, hi) <= v && v <= max(lo, hi) }
+	return a.Y == b.Y && b.Y == c.Y && in(a.X, b.X, c.X) ||
+		a.X == b.X && b.X == c.X && in(a.Y, b.Y, c.Y)
 }
