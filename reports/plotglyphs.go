@@ -190,7 +190,7 @@ func (l edgeLine) Plot(c draw.Canvas, plt *plot.Plot) {
 		fill = append(fill, vg.Point{X: ps[len(ps)-1].X, Y: minY})
 		if fill = c.ClipPolygonXY(fill); len(fill) > 0 {
 			c.SetColor(l.FillColor)
-			var pa vg.Path
+			pa := make(vg.Path, 0, len(fill)+1)
 			pa.Move(fill[0])
 			for _, pt := range fill[1:] {
 				pa.Line(pt)
@@ -211,7 +211,7 @@ func (l edgeLine) Plot(c draw.Canvas, plt *plot.Plot) {
 		if len(ln) == 0 {
 			continue
 		}
-		var pa vg.Path
+		pa := make(vg.Path, 0, len(ln))
 		pa.Move(ln[0])
 		for _, pt := range ln[1:] {
 			pa.Line(pt)

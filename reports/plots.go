@@ -16,7 +16,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/schedsim/schedsim/sim"
@@ -65,7 +64,7 @@ var svgFontFallback = strings.NewReplacer("font-family:Liberation Sans;", "font-
 
 // WritePNG writes the figure as a PNG of 900 × 500 pixels on white.
 func (f *Figure) WritePNG(w io.Writer) error {
-	c := vgimg.NewWith(vgimg.UseWH(figWidth, figHeight), vgimg.UseDPI(figDPI), vgimg.UseBackgroundColor(color.White))
+	c := newPNGCanvas()
 	f.draw(draw.New(&blankCanvas{Canvas: c}))
 	if m, ok := c.Image().(*image.RGBA); ok {
 		return encodePNG(w, m)
