@@ -70,11 +70,14 @@ func (e *pngEnc) encode(w io.Writer, m *image.RGBA) (bool, error) {
 	row[0] = 0 // filter type None
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		pix := m.Pix[m.PixOffset(b.Min.X, y):][:4*wd]
-		for x, o := 0, 1; x < len(pix); x, o = x+4, o+3 {
-			if pix[x+3] != 0xff {
-				return false, nil
-			}
-			row[o], row[o+1], row[o+2] = pix[x], pix[x+1], pix[x+2]
+		alpha := byte(0xff) // the AND of the row's alpha values
+		for x, o := 0, 1; x+4 <= len(pix); x, o = x+4, o+3 {
+			p, q := pix[x:x+4:x+4], row[o:o+3:o+3]
+			q[0], q[1], q[2] = p[0], p[1], p[2]
+			alpha &= p[3]
+		}
+		if alpha != 0xff {
+			return false, nil
 		}
 		if _, err := e.zw.Write(row); err != nil {
 			return false, err
