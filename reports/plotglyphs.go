@@ -171,17 +171,26 @@ const figPixel = vg.Inch / figDPI
 // HPC2N run across 800 columns), each stroked and rasterized. A dashed
 // line is drawn as it is: its dashes are laid along the path's length,
 // which thinning shortens.
+//
+// The points are placed as plt.Transforms places them, without its copy
+// of the plot.Axis per point (norm), for the lines drawn as they are too.
 func (l edgeLine) Plot(c draw.Canvas, plt *plot.Plot) {
-	if !l.thin || l.StepStyle != plotter.NoStep || len(l.LineStyle.Dashes) > 0 {
+	if !l.thin || l.StepStyle != plotter.NoStep {
 		l.Line.Plot(c, plt)
 		return
 	}
-	trX, trY := plt.Transforms(&c)
+	xlog, xknown := scaleKind(plt.X.Scale)
+	ylog, yknown := scaleKind(plt.Y.Scale)
+	xlin, ylin := xknown && !xlog, yknown && !ylog
+	trX := func(x float64) vg.Length { return c.X(norm(&plt.X, xlin, x)) }
+	trY := func(y float64) vg.Length { return c.Y(norm(&plt.Y, ylin, y)) }
 	ps := make([]vg.Point, len(l.XYs))
 	for i, p := range l.XYs {
 		ps[i] = vg.Point{X: trX(p.X), Y: trY(p.Y)}
 	}
-	ps = thinPixels(ps, figPixel)
+	if len(l.LineStyle.Dashes) == 0 {
+		ps = thinPixels(ps, figPixel)
+	}
 	if l.FillColor != nil && len(ps) > 0 {
 		minY := trY(plt.Y.Min)
 		fill := make([]vg.Point, 0, len(ps)+2)

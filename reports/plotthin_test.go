@@ -5,10 +5,15 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // thinFigures returns the figures of a synthetic run whose timeline has
@@ -108,5 +113,51 @@ func TestThinLinesDrawAlike(t *testing.T) {
 	}
 	if differ == 0 {
 		t.Error("no figure's pixels changed: the test does not thin")
+	}
+}
+
+// TestFigureLineDashedDrawsAlike draws dashed lines (left unthinned),
+// with fills and on linear and log axes, through newFigureLine and as
+// plotter.Line, and wants the same SVG: Plot's own placement of the
+// points is plt.Transforms's.
+func TestFigureLineDashedDrawsAlike(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 9))
+	for iter := range 50 {
+		xys := make(plotter.XYs, 1+rng.IntN(400))
+		for i := range xys {
+			xys[i] = plotter.XY{X: 1 + rng.Float64()*1e4, Y: rng.Float64()*30 - 3}
+		}
+		logX := iter%2 == 1
+		svg := func(wrap bool) []byte {
+			p := plot.New()
+			if logX {
+				p.X.Scale = plot.LogScale{}
+				p.X.Tick.Marker = plot.LogTicks{}
+			}
+			line, err := plotter.NewLine(xys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			line.LineStyle.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+			if iter%3 == 0 {
+				line.FillColor = color.Gray{Y: 200}
+			}
+			if wrap {
+				p.Add(newFigureLine(line))
+			} else {
+				p.Add(line)
+			}
+			p.Y.Min, p.Y.Max = 0, 25
+			c := vgsvg.New(figWidth, figHeight)
+			p.Draw(draw.New(c))
+			var b bytes.Buffer
+			if _, err := c.WriteTo(&b); err != nil {
+				t.Fatal(err)
+			}
+			return b.Bytes()
+		}
+		if !bytes.Equal(svg(false), svg(true)) {
+			t.Fatalf("plot %d (log x %v): the SVGs differ", iter, logX)
+		}
 	}
 }
