@@ -406,6 +406,22 @@ type Hostlister struct {
 	// list of indices needs no sort.
 	sorted bool
 	buf    []hostKey
+	// runs, when not nil, holds per name what appendKeys's grouping
+	// reads of it, for names sorted, none empty, and in each prefix
+	// either all without leading zeros or all of one width: there a
+	// number one more than the name before it always continues its
+	// range, whatever the range's first width (see appendKeys), so
+	// Append can write the list from runs alone.
+	runs []hostRun
+}
+
+// hostRun is what Append's fast path reads of name i: its group (names
+// with digits and one prefix share one; a name without digits has its
+// own) and whether it continues name i-1's range (same group, the next
+// number).
+type hostRun struct {
+	group int32
+	cont  bool
 }
 
 // NewHostlister returns a Hostlister over names (indexed as given; not
@@ -418,7 +434,44 @@ func NewHostlister(names []string) *Hostlister {
 			h.sorted = false
 		}
 	}
+	if h.sorted {
+		h.runs = hostRuns(h.keys)
+	}
 	return h
+}
+
+// hostRuns returns Hostlister.runs for sorted, distinct, non-empty keys,
+// or nil when a prefix has names of different widths some of which are
+// padded with leading zeros.
+func hostRuns(keys []hostKey) []hostRun {
+	runs := make([]hostRun, len(keys))
+	for i, k := range keys {
+		same := i > 0 && k.digits != "" && keys[i-1].digits != "" && k.prefix == keys[i-1].prefix
+		var g int32
+		if i > 0 {
+			g = runs[i-1].group
+			if !same {
+				g++
+			}
+		}
+		runs[i] = hostRun{group: g, cont: same && k.num == keys[i-1].num+1}
+	}
+	for i := 0; i < len(keys); {
+		j := i + 1
+		for j < len(keys) && runs[j].group == runs[i].group {
+			j++
+		}
+		unpadded, oneWidth := true, true
+		for _, k := range keys[i:j] {
+			unpadded = unpadded && len(k.digits) == decimalLen(k.num)
+			oneWidth = oneWidth && len(k.digits) == len(keys[i].digits)
+		}
+		if !unpadded && !oneWidth {
+			return nil
+		}
+		i = j
+	}
+	return runs
 }
 
 // Append appends CompressHostlist of the names of nodes (indices into
@@ -426,6 +479,9 @@ func NewHostlister(names []string) *Hostlister {
 func (h *Hostlister) Append(dst []byte, nodes []int32) []byte {
 	if len(nodes) == 1 {
 		return append(dst, h.keys[nodes[0]].name...)
+	}
+	if h.runs != nil {
+		return h.appendRuns(dst, nodes)
 	}
 	keys := h.buf[:0]
 	for _, n := range nodes {
@@ -435,4 +491,50 @@ func (h *Hostlister) Append(dst []byte, nodes []int32) []byte {
 	}
 	h.buf = keys
 	return appendKeys(dst, keys, h.sorted)
+}
+
+// appendRuns is Append for a Hostlister with runs: appendKeys's output
+// for the named nodes, which are in hostOrder since nodes increase.
+func (h *Hostlister) appendRuns(b []byte, nodes []int32) []byte {
+	for i := 0; i < len(nodes); {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k := &h.keys[nodes[i]]
+		g := h.runs[nodes[i]].group
+		j := i + 1
+		for j < len(nodes) && h.runs[nodes[j]].group == g {
+			j++
+		}
+		if k.digits == "" {
+			b = append(b, k.name...)
+			i = j
+			continue
+		}
+		b = append(b, k.prefix...)
+		if j == i+1 {
+			b = append(b, k.digits...)
+			i = j
+			continue
+		}
+		b = append(b, '[')
+		for r := i; r < j; {
+			e := r + 1
+			for e < j && nodes[e] == nodes[e-1]+1 && h.runs[nodes[e]].cont {
+				e++
+			}
+			if r > i {
+				b = append(b, ',')
+			}
+			b = append(b, h.keys[nodes[r]].digits...)
+			if e-1 > r {
+				b = append(b, '-')
+				b = append(b, h.keys[nodes[e-1]].digits...)
+			}
+			r = e
+		}
+		b = append(b, ']')
+		i = j
+	}
+	return b
 }

@@ -2,6 +2,7 @@ package hwmodels
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -211,8 +212,40 @@ func TestHostlisterMatchesCompress(t *testing.T) {
 		{"gpu001", "gpu002", "gpu003", "gpu010", "gpu011", "login", "x"},
 		{"b2", "a1", "a3", "a2", "b1", "a10", "a09", "c", "", "a1x"},
 		{"r1n08", "r1n9", "r1n10", "r2n1", "r2n01", "r2n2"},
+		// Sorted: Append's fast path (runs), and its fallback for a
+		// prefix that mixes a padded width with others (n08, n9, n10).
+		{"a1", "a2", "a3", "b", "c01", "c02", "c03", "c05", "d7", "d8", "d9", "d10", "d11", "e", "f0", "f1"},
+		{"n08", "n9", "n10", "n11", "p1", "p2"},
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
+	// Random sorted clusters, each prefix padded to one width or not.
+	for range 40 {
+		var names []string
+		for _, prefix := range []string{"a", "gpu", "r1n", "x-"} {
+			width := rng.IntN(4) // 0: unpadded
+			for v := range rng.IntN(30) {
+				if rng.IntN(3) == 0 {
+					continue
+				}
+				names = append(names, fmt.Sprintf("%s%0*d", prefix, width, v))
+			}
+			if rng.IntN(3) == 0 {
+				names = append(names, prefix+"login")
+			}
+		}
+		slices.SortFunc(names, func(a, b string) int { return hostOrder(splitHost(a), splitHost(b)) })
+		names = slices.Compact(names)
+		if h := NewHostlister(names); h.runs == nil && len(names) > 0 {
+			t.Fatalf("%v: no fast path", names)
+		}
+		clusters = append(clusters, names)
+	}
+	if h := NewHostlister(clusters[4]); h.runs == nil {
+		t.Errorf("%v: no fast path", clusters[4])
+	}
+	if h := NewHostlister(clusters[5]); !h.sorted || h.runs != nil {
+		t.Errorf("%v: sorted %v, fast path %v; want sorted, no fast path", clusters[5], h.sorted, h.runs != nil)
+	}
 	for ci, names := range clusters {
 		h := NewHostlister(names)
 		for trial := range 300 {

@@ -252,12 +252,31 @@ func (o *omSampler) write(w *bufio.Writer) {
 			pu.gpus += int64(cl.Nodes[n].GPUs)
 		}
 	}
+	// sums[grid][nodes] holds, per group, the integer sum of grid over
+	// the nodes (a partition's or all), made once per node list: node by
+	// node along its row, not node by node per group and family.
+	type sumKey struct {
+		grid  *[]int64
+		nodes *int32
+		n     int
+	}
+	sums := map[sumKey][]int64{}
 	sumNodes := func(grid [][]int64, nodes []int32, g int, unit float64) float64 {
-		var s int64
-		for _, n := range nodes {
-			s += grid[n][g]
+		if len(nodes) == 0 || len(grid) == 0 {
+			return 0 / unit / length(g)
 		}
-		return float64(s) / unit / length(g)
+		k := sumKey{&grid[0], &nodes[0], len(nodes)}
+		s, ok := sums[k]
+		if !ok {
+			s = make([]int64, len(o.groups))
+			for _, n := range nodes {
+				for gi, v := range grid[n] {
+					s[gi] += v
+				}
+			}
+			sums[k] = s
+		}
+		return float64(s[g]) / unit / length(g)
 	}
 	perPart := []struct {
 		f omFamily

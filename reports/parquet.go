@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -60,72 +61,171 @@ var (
 	dictType = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
 )
 
-// col is one column: its field and how to append row i to its builder.
+// col is one column: its field and the buffer its rows are added to.
 type col struct {
-	field  arrow.Field
-	append func(b array.Builder, i int)
+	field arrow.Field
+	buf   colBuf
+}
+
+// colBuf collects a column's values row by row and hands them to Arrow
+// as one array per record batch. The plain columns fill Go slices that
+// become the array's buffers as they are, instead of going through
+// arrow-go's builders (an interface call, a bounds check and a possible
+// growth per cell, and the buffers grown by doubling): the arrays hold
+// the same values and validity, so the files are the same bytes.
+type colBuf interface {
+	add(i int)
+	// take returns the rows added since the last take as an array.
+	take(mem memory.Allocator) arrow.Array
 }
 
 func strCol(name string, get func(i int) string) col {
-	return col{arrow.Field{Name: name, Type: arrow.BinaryTypes.String},
-		func(b array.Builder, i int) { b.(*array.StringBuilder).Append(get(i)) }}
+	return col{arrow.Field{Name: name, Type: arrow.BinaryTypes.String}, &strBuf{get: get, offsets: []int32{0}}}
 }
 
 func dictCol(name string, get func(i int) string) col {
-	return col{arrow.Field{Name: name, Type: dictType},
-		func(b array.Builder, i int) { _ = b.(*array.BinaryDictionaryBuilder).AppendString(get(i)) }}
+	return col{arrow.Field{Name: name, Type: dictType}, &dictBuf{get: get}}
 }
 
 // tsCol writes epoch + t as a timestamp[s, UTC]; Unknown is null.
 func tsCol(name string, epoch int64, nullable bool, get func(i int) sim.Time) col {
-	return col{arrow.Field{Name: name, Type: tsType, Nullable: nullable},
-		func(b array.Builder, i int) {
-			tb := b.(*array.TimestampBuilder)
-			if t := get(i); t != workload.Unknown {
-				tb.Append(arrow.Timestamp(epoch + int64(t)))
-			} else {
-				tb.AppendNull()
-			}
-		}}
+	return col{arrow.Field{Name: name, Type: tsType, Nullable: nullable}, &numBuf[int64]{dt: tsType,
+		get: func(i int) (int64, bool) {
+			t := get(i)
+			return epoch + int64(t), t != workload.Unknown
+		}}}
 }
 
 // durCol writes an int64 number of seconds; Unknown is null.
 func durCol(name string, get func(i int) sim.Time) col {
-	return col{arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64, Nullable: true},
-		func(b array.Builder, i int) {
-			ib := b.(*array.Int64Builder)
-			if t := get(i); t != workload.Unknown {
-				ib.Append(int64(t))
-			} else {
-				ib.AppendNull()
-			}
-		}}
+	dt := arrow.PrimitiveTypes.Int64
+	return col{arrow.Field{Name: name, Type: dt, Nullable: true}, &numBuf[int64]{dt: dt,
+		get: func(i int) (int64, bool) {
+			t := get(i)
+			return int64(t), t != workload.Unknown
+		}}}
 }
 
 func i64Col(name string, get func(i int) int64) col {
-	return col{arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64},
-		func(b array.Builder, i int) { b.(*array.Int64Builder).Append(get(i)) }}
+	dt := arrow.PrimitiveTypes.Int64
+	return col{arrow.Field{Name: name, Type: dt}, &numBuf[int64]{dt: dt,
+		get: func(i int) (int64, bool) { return get(i), true }}}
 }
 
 func i32Col(name string, get func(i int) int32) col {
-	return col{arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int32},
-		func(b array.Builder, i int) { b.(*array.Int32Builder).Append(get(i)) }}
+	dt := arrow.PrimitiveTypes.Int32
+	return col{arrow.Field{Name: name, Type: dt}, &numBuf[int32]{dt: dt,
+		get: func(i int) (int32, bool) { return get(i), true }}}
 }
 
 func f64Col(name string, nullable bool, get func(i int) (float64, bool)) col {
-	return col{arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64, Nullable: nullable},
-		func(b array.Builder, i int) {
-			fb := b.(*array.Float64Builder)
-			if v, ok := get(i); ok {
-				fb.Append(v)
-			} else {
-				fb.AppendNull()
-			}
-		}}
+	dt := arrow.PrimitiveTypes.Float64
+	return col{arrow.Field{Name: name, Type: dt, Nullable: nullable}, &numBuf[float64]{dt: dt, get: get}}
+}
+
+// numBuf is a fixed-width column: values, and the rows that are null
+// (get's false; their value slots hold 0, as a builder's AppendNull
+// leaves them).
+type numBuf[T int32 | int64 | float64] struct {
+	dt    arrow.DataType
+	get   func(i int) (T, bool)
+	vals  []T
+	nulls []int // row offsets into vals
+}
+
+func (c *numBuf[T]) add(i int) {
+	v, ok := c.get(i)
+	if !ok {
+		c.nulls = append(c.nulls, len(c.vals))
+		v = 0
+	}
+	c.vals = append(c.vals, v)
+}
+
+func (c *numBuf[T]) take(memory.Allocator) arrow.Array {
+	n := len(c.vals)
+	var size T
+	vals := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(c.vals))), n*int(unsafe.Sizeof(size)))
+	data := array.NewData(c.dt, n, []*memory.Buffer{validity(n, c.nulls), memory.NewBufferBytes(vals)}, nil, len(c.nulls), 0)
+	defer data.Release()
+	c.vals, c.nulls = nil, nil
+	return array.MakeFromData(data)
+}
+
+// validity returns the validity bitmap of n rows with nulls at the given
+// rows, or nil when there are none (every row valid).
+func validity(n int, nulls []int) *memory.Buffer {
+	if len(nulls) == 0 {
+		return nil
+	}
+	bm := make([]byte, (n+7)/8)
+	for i := range n {
+		bm[i/8] |= 1 << (i % 8)
+	}
+	for _, i := range nulls {
+		bm[i/8] &^= 1 << (i % 8)
+	}
+	return memory.NewBufferBytes(bm)
+}
+
+// strBuf is a string column: the values' bytes one after another and
+// where each ends.
+type strBuf struct {
+	get     func(i int) string
+	offsets []int32 // offsets[0] = 0
+	data    []byte
+}
+
+func (c *strBuf) add(i int) {
+	if c.data == nil {
+		// Not nil even when every value is empty: the Parquet writer
+		// takes a nil value for no value, and would leave the column's
+		// min and max out of its statistics.
+		c.data = make([]byte, 0, 64)
+	}
+	c.data = append(c.data, c.get(i)...)
+	c.offsets = append(c.offsets, int32(len(c.data)))
+}
+
+func (c *strBuf) take(memory.Allocator) arrow.Array {
+	n := len(c.offsets) - 1
+	offs := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(c.offsets))), 4*len(c.offsets))
+	data := array.NewData(arrow.BinaryTypes.String, n,
+		[]*memory.Buffer{nil, memory.NewBufferBytes(offs), memory.NewBufferBytes(c.data)}, nil, 0, 0)
+	defer data.Release()
+	c.offsets, c.data = []int32{0}, nil
+	return array.MakeFromData(data)
+}
+
+// dictBuf is a dictionary column, through arrow-go's builder (a new one
+// per batch).
+type dictBuf struct {
+	get func(i int) string
+	b   *array.BinaryDictionaryBuilder
+}
+
+func (c *dictBuf) add(i int) { _ = c.b.AppendString(c.get(i)) }
+
+func (c *dictBuf) take(memory.Allocator) arrow.Array {
+	a := c.b.NewArray()
+	c.b.Release()
+	c.b = nil
+	return a
+}
+
+// start makes the batch's builder.
+func (c *dictBuf) start(mem memory.Allocator) {
+	c.b = array.NewDictionaryBuilder(mem, dictType).(*array.BinaryDictionaryBuilder)
 }
 
 // writeParquet writes n rows of cols as one Parquet file (Snappy, one
 // row group per 64Ki rows) with the Arrow schema and meta stored in it.
+// Only the Arrow dictionary columns (dictCol: partition, state, GPU type,
+// size class) are dictionary-encoded in Parquet; the others are plain.
+// arrow-go's default (every column) hashed each number and string of
+// job ids, times and node lists for dictionaries that mostly do not pay:
+// on the 20k-job HPC2N run the plain files are 6 % smaller (jobs.parquet
+// 1,171,944 bytes against 1,242,818) and 0.23 G instructions cheaper.
 func writeParquet(w io.Writer, cols []col, n int, meta map[string]string) error {
 	fields := make([]arrow.Field, len(cols))
 	for k, c := range cols {
@@ -133,27 +233,45 @@ func writeParquet(w io.Writer, cols []col, n int, meta map[string]string) error 
 	}
 	md := arrow.MetadataFrom(meta)
 	schema := arrow.NewSchema(fields, &md)
-	props := parquet.NewWriterProperties(
+	opts := []parquet.WriterProperty{
 		parquet.WithCompression(compress.Codecs.Snappy),
 		parquet.WithCreatedBy("schedsim"),
-	)
+		parquet.WithDictionaryDefault(false),
+	}
+	for _, c := range cols {
+		if c.field.Type == dictType {
+			opts = append(opts, parquet.WithDictionaryFor(c.field.Name, true))
+		}
+	}
+	props := parquet.NewWriterProperties(opts...)
 	fw, err := pqarrow.NewFileWriter(schema, w, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		return err
 	}
 	mem := memory.NewGoAllocator()
 	const batch = 1 << 16
+	arrs := make([]arrow.Array, len(cols))
 	for lo := 0; lo < n || (n == 0 && lo == 0); lo += batch {
-		rb := array.NewRecordBuilder(mem, schema)
-		for i := lo; i < min(n, lo+batch); i++ {
-			for k, c := range cols {
-				c.append(rb.Field(k), i)
+		for _, c := range cols {
+			if d, ok := c.buf.(*dictBuf); ok {
+				d.start(mem)
 			}
 		}
-		rec := rb.NewRecordBatch()
+		hi := min(n, lo+batch)
+		for i := lo; i < hi; i++ {
+			for _, c := range cols {
+				c.buf.add(i)
+			}
+		}
+		for k, c := range cols {
+			arrs[k] = c.buf.take(mem)
+		}
+		rec := array.NewRecordBatch(schema, arrs, int64(hi-lo))
+		for _, a := range arrs {
+			a.Release()
+		}
 		err := fw.Write(rec)
 		rec.Release()
-		rb.Release()
 		if err != nil {
 			fw.Close()
 			return err

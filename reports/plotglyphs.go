@@ -1,9 +1,12 @@
 package reports
 
 import (
+	"math"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // edgeLine is a line whose GlyphBoxes holds only the boxes the plot's
@@ -30,6 +33,7 @@ import (
 type edgeLine struct {
 	*plotter.Line
 	memo *edgeMemo
+	thin bool // draw through thinPixels (newFigureLine)
 }
 
 // edgeMemo keeps a line's boxes for the axes they were found on: a
@@ -42,8 +46,18 @@ type edgeMemo struct {
 	boxes                  []plot.GlyphBox
 }
 
-// newEdgeLine returns l as an edgeLine.
-func newEdgeLine(l *plotter.Line) edgeLine { return edgeLine{l, new(edgeMemo)} }
+// newEdgeLine returns l as an edgeLine, drawn as l.
+func newEdgeLine(l *plotter.Line) edgeLine { return edgeLine{Line: l, memo: new(edgeMemo)} }
+
+// newFigureLine returns l as an edgeLine drawn with its vertices thinned
+// to the figures' pixel grid (Plot).
+func newFigureLine(l *plotter.Line) edgeLine {
+	return edgeLine{Line: l, memo: new(edgeMemo), thin: thinLines}
+}
+
+// thinLines is whether newFigureLine's lines are thinned (tests draw
+// figures both ways).
+var thinLines = true
 
 // firsts remembers the values seen at an extreme, so that only the first
 // box with each is kept: padX reads only a box's X and rectangle (padY
@@ -144,4 +158,135 @@ func (l edgeLine) GlyphBoxes(plt *plot.Plot) []plot.GlyphBox {
 		*m = edgeMemo{ok: true, xmin: plt.X.Min, xmax: plt.X.Max, ymin: plt.Y.Min, ymax: plt.Y.Max, xlog: xlog, ylog: ylog, boxes: bs}
 	}
 	return bs
+}
+
+// figPixel is a pixel of the figures' PNG (figDPI) in canvas units; the
+// SVG is laid out on the same 900 × 500 grid.
+const figPixel = vg.Inch / figDPI
+
+// Plot draws the line as plotter.Line.Plot does, with its vertices
+// thinned to the pixel grid (thinPixels) when l.thin, the line has no
+// step style and no dashes: a step line of a long timeline has about a
+// dozen vertices per pixel column (5,347 hourly bins of the 20k-job
+// HPC2N run across 800 columns), each stroked and rasterized. A dashed
+// line is drawn as it is: its dashes are laid along the path's length,
+// which thinning shortens.
+//
+// The points are placed as plt.Transforms places them, without its copy
+// of the plot.Axis per point (norm), for the lines drawn as they are too.
+func (l edgeLine) Plot(c draw.Canvas, plt *plot.Plot) {
+	if !l.thin || l.StepStyle != plotter.NoStep {
+		l.Line.Plot(c, plt)
+		return
+	}
+	xlog, xknown := scaleKind(plt.X.Scale)
+	ylog, yknown := scaleKind(plt.Y.Scale)
+	xlin, ylin := xknown && !xlog, yknown && !ylog
+	trX := func(x float64) vg.Length { return c.X(norm(&plt.X, xlin, x)) }
+	trY := func(y float64) vg.Length { return c.Y(norm(&plt.Y, ylin, y)) }
+	ps := make([]vg.Point, len(l.XYs))
+	for i, p := range l.XYs {
+		ps[i] = vg.Point{X: trX(p.X), Y: trY(p.Y)}
+	}
+	if len(l.LineStyle.Dashes) == 0 {
+		ps = thinPixels(ps, figPixel)
+	}
+	if l.FillColor != nil && len(ps) > 0 {
+		minY := trY(plt.Y.Min)
+		fill := make([]vg.Point, 0, len(ps)+2)
+		fill = append(fill, vg.Point{X: ps[0].X, Y: minY})
+		fill = append(fill, ps...)
+		fill = append(fill, vg.Point{X: ps[len(ps)-1].X, Y: minY})
+		if fill = c.ClipPolygonXY(fill); len(fill) > 0 {
+			c.SetColor(l.FillColor)
+			pa := make(vg.Path, 0, len(fill)+1)
+			pa.Move(fill[0])
+			for _, pt := range fill[1:] {
+				pa.Line(pt)
+			}
+			pa.Close()
+			c.Fill(pa)
+		}
+	}
+	if l.LineStyle.Width == 0 {
+		return
+	}
+	lines := c.ClipLinesXY(ps)
+	if len(lines) == 0 {
+		return
+	}
+	c.SetLineStyle(l.LineStyle)
+	for _, ln := range lines {
+		if len(ln) == 0 {
+			continue
+		}
+		pa := make(vg.Path, 0, len(ln))
+		pa.Move(ln[0])
+		for _, pt := range ln[1:] {
+			pa.Line(pt)
+		}
+		c.Stroke(pa)
+	}
+}
+
+// thinPixels returns ps (reusing its array) with each run of more than
+// four consecutive points in one pixel column (floor(X / px)) cut to its
+// first point, its lowest and highest (the first of each, in their
+// order) and its last. The path still enters and leaves the column where
+// it did and spans the same heights in it, so its stroke (at least a
+// pixel wide) and the area under it differ only within the column, in
+// the anti-aliasing of a few of its pixels. A point between two others
+// on one horizontal or vertical line is left out too (a step line's
+// long stretches at one value): the path covers the same segment.
+func thinPixels(ps []vg.Point, px vg.Length) []vg.Point {
+	out := ps[:0]
+	add := func(p vg.Point) {
+		if n := len(out); n >= 2 && between(out[n-2], out[n-1], p) {
+			out[n-1] = p
+			return
+		}
+		out = append(out, p)
+	}
+	for i := 0; i < len(ps); {
+		col := math.Floor(float64(ps[i].X / px))
+		j := i + 1
+		lo, hi := i, i
+		for j < len(ps) && math.Floor(float64(ps[j].X/px)) == col {
+			if ps[j].Y < ps[lo].Y {
+				lo = j
+			}
+			if ps[j].Y > ps[hi].Y {
+				hi = j
+			}
+			j++
+		}
+		if j-i <= 4 {
+			for k := i; k < j; k++ {
+				add(ps[k])
+			}
+			i = j
+			continue
+		}
+		first, last := ps[i], ps[j-1]
+		a, b := min(lo, hi), max(lo, hi)
+		pa, pb := ps[a], ps[b]
+		add(first)
+		if a != i && a != j-1 {
+			add(pa)
+		}
+		if b != a && b != i && b != j-1 {
+			add(pb)
+		}
+		add(last)
+		i = j
+	}
+	return out
+}
+
+// between reports whether b lies on the horizontal or vertical segment
+// from a to c.
+func between(a, b, c vg.Point) bool {
+	in := func(lo, v, hi vg.Length) bool { return min(lo, hi) <= v && v <= max(lo, hi) }
+	return a.Y == b.Y && b.Y == c.Y && in(a.X, b.X, c.X) ||
+		a.X == b.X && b.X == c.X && in(a.Y, b.Y, c.Y)
 }

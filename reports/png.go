@@ -1,0 +1,173 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/crc32"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"math"
+	"sync"
+
+	"git.sr.ht/~sbinet/gg"
+	"github.com/klauspost/compress/zlib"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// encodePNG writes an opaque RGBA image as an 8-bit RGB PNG whose rows
+// are all unfiltered (filter type None), deflated at zlib's fastest
+// level (klauspost/compress's, 0.62 × the time of compress/zlib's on
+// the plots' rows, 2 % larger) into one IDAT chunk. image/png tries the five filters on every
+// row and keeps the best, which cost as much as the deflating: on the
+// plots (flat colour, thin lines) the unfiltered rows compress about as
+// well (files within ±10 % of image/png's at BestSpeed) in a third of
+// the time. An image with any pixel not opaque goes to image/png, which
+// keeps its alpha.
+func encodePNG(w io.Writer, m *image.RGBA) error {
+	e := pngEncoders.Get().(*pngEnc)
+	defer pngEncoders.Put(e)
+	ok, err := e.encode(w, m)
+	if err != nil || ok {
+		return err
+	}
+	return pngEncoder.Encode(w, m)
+}
+
+// pngEnc is encodePNG's buffers, kept between figures.
+type pngEnc struct {
+	z   bytes.Buffer // the IDAT chunk: length, type, zlib stream
+	zw  *zlib.Writer
+	row []byte
+}
+
+var pngEncoders = sync.Pool{New: func() any { return new(pngEnc) }}
+
+const pngSignature = "\x89PNG\r\n\x1a\n"
+
+// encode writes m, or returns false without writing when a pixel of m
+// is not opaque.
+func (e *pngEnc) encode(w io.Writer, m *image.RGBA) (bool, error) {
+	b := m.Bounds()
+	wd, ht := b.Dx(), b.Dy()
+	e.z.Reset()
+	e.z.Write(make([]byte, 4)) // the chunk length, set below
+	e.z.WriteString("IDAT")
+	if e.zw == nil {
+		var err error
+		if e.zw, err = zlib.NewWriterLevel(&e.z, zlib.BestSpeed); err != nil {
+			return false, err
+		}
+	} else {
+		e.zw.Reset(&e.z)
+	}
+	if n := 1 + 3*wd; cap(e.row) < n {
+		e.row = make([]byte, n)
+	}
+	row := e.row[:1+3*wd]
+	row[0] = 0 // filter type None
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		pix := m.Pix[m.PixOffset(b.Min.X, y):][:4*wd]
+		alpha := byte(0xff) // the AND of the row's alpha values
+		for x, o := 0, 1; x+4 <= len(pix); x, o = x+4, o+3 {
+			p, q := pix[x:x+4:x+4], row[o:o+3:o+3]
+			q[0], q[1], q[2] = p[0], p[1], p[2]
+			alpha &= p[3]
+		}
+		if alpha != 0xff {
+			return false, nil
+		}
+		if _, err := e.zw.Write(row); err != nil {
+			return false, err
+		}
+	}
+	if err := e.zw.Close(); err != nil {
+		return false, err
+	}
+	idat := e.z.Bytes()
+	binary.BigEndian.PutUint32(idat, uint32(len(idat)-8))
+	idat = binary.BigEndian.AppendUint32(idat, crc32.ChecksumIEEE(idat[4:]))
+
+	var hdr [8 + 25]byte
+	h := append(hdr[:0], pngSignature...)
+	h = binary.BigEndian.AppendUint32(h, 13)
+	h = append(h, "IHDR"...)
+	h = binary.BigEndian.AppendUint32(h, uint32(wd))
+	h = binary.BigEndian.AppendUint32(h, uint32(ht))
+	h = append(h, 8, 2, 0, 0, 0) // 8 bits, truecolour, deflate, adaptive filtering, no interlace
+	h = binary.BigEndian.AppendUint32(h, crc32.ChecksumIEEE(h[12:]))
+	if _, err := w.Write(h); err != nil {
+		return false, err
+	}
+	if _, err := w.Write(idat); err != nil {
+		return false, err
+	}
+	_, err := w.Write([]byte{0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82})
+	return true, err
+}
+
+// newPNGCanvas returns a white vgimg canvas of figWidth × figHeight at
+// figDPI, as vgimg.NewWith(UseWH, UseDPI, UseBackgroundColor(white))
+// makes it, but drawing on the image it is made with: gg.NewContextForImage,
+// which NewWith calls, copies the new image into a second one (1.8 MB
+// allocated and copied per figure).
+func newPNGCanvas() *vgimg.Canvas {
+	w, h := int(math.Round(float64(figWidth/vg.Inch*figDPI))), int(math.Round(float64(figHeight/vg.Inch*figDPI)))
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	ctx := gg.NewContextForRGBA(img)
+	ctx.SetLineCapButt()
+	ctx.InvertY()
+	// The size is the image's at figDPI; the background is white.
+	return vgimg.NewWith(vgimg.UseImageWithContext(img, ctx), vgimg.UseDPI(figDPI))
+}
+
+// blankCanvas is a PNG's canvas, white when made, that leaves out the
+// white fills made before anything else is drawn: each plot's Draw first
+// fills its whole area with its background (white), which the rasterizer
+// paints pixel by pixel, blending white over white into the same white
+// (freetype's Over: (255·(m-α) + 65535·α/257·257)/m = 255 for every
+// coverage α). Push, Pop and any stroke, text or image end the blank
+// state; later fills are drawn as they come.
+type blankCanvas struct {
+	*vgimg.Canvas
+	drawn bool
+	white bool // the current colour is opaque white
+}
+
+func (c *blankCanvas) SetColor(clr color.Color) {
+	c.white = false
+	if clr != nil { // nil draws black
+		r, g, b, a := clr.RGBA()
+		c.white = r == 0xffff && g == 0xffff && b == 0xffff && a == 0xffff
+	}
+	c.Canvas.SetColor(clr)
+}
+
+func (c *blankCanvas) Fill(p vg.Path) {
+	if c.drawn || !c.white {
+		c.drawn = true
+		c.Canvas.Fill(p)
+	}
+}
+
+func (c *blankCanvas) Push() { c.drawn = true; c.Canvas.Push() }
+func (c *blankCanvas) Pop()  { c.drawn = true; c.Canvas.Pop() }
+
+func (c *blankCanvas) Stroke(p vg.Path) { c.drawn = true; c.Canvas.Stroke(p) }
+
+func (c *blankCanvas) FillString(f font.Face, pt vg.Point, text string) {
+	c.drawn = true
+	c.Canvas.FillString(f, pt, text)
+}
+
+func (c *blankCanvas) DrawImage(r vg.Rectangle, img image.Image) {
+	c.drawn = true
+	c.Canvas.DrawImage(r, img)
+}
+
+// pngEncoder is image/png at zlib's fastest level, for images with
+// transparency.
+var pngEncoder = png.Encoder{CompressionLevel: png.BestSpeed}

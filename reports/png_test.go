@@ -1,0 +1,75 @@
+package reports
+
+import (
+	"bytes"
+	"image"
+	"image/color"
+	"image/png"
+	"testing"
+)
+
+// TestEncodePNGPixels decodes encodePNG's files with image/png and
+// compares every pixel: a figure's (opaque: the RGB path), an odd-sized
+// opaque image, and one with transparency (image/png's path).
+func TestEncodePNGPixels(t *testing.T) {
+	var figPNG bytes.Buffer
+	figs := Figures(nil, &Timeline{}, "test")
+	if len(figs) == 0 {
+		t.Fatal("no figures")
+	}
+	if err := figs[0].WritePNG(&figPNG); err != nil {
+		t.Fatal(err)
+	}
+	fig, err := png.Decode(&figPNG)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fm := image.NewRGBA(fig.Bounds())
+	for y := range fig.Bounds().Dy() {
+		for x := range fig.Bounds().Dx() {
+			fm.Set(x, y, fig.At(x, y))
+		}
+	}
+	odd := image.NewRGBA(image.Rect(3, 5, 40, 22))
+	clear := image.NewRGBA(image.Rect(0, 0, 17, 9))
+	for y := range 30 {
+		for x := range 50 {
+			c := color.RGBA{uint8(x * 5), uint8(y * 9), uint8(x*y + 1), 0xff}
+			odd.Set(x, y, c)
+			if (x+y)%3 == 0 {
+				c = color.RGBA{uint8(x), 0, 0, uint8(y * 20)}
+			}
+			clear.Set(x, y, c)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		m    *image.RGBA
+		rgb  bool
+	}{{"figure", fm, true}, {"odd", odd, true}, {"alpha", clear, false}} {
+		var b bytes.Buffer
+		if err := encodePNG(&b, tc.m); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		got, err := png.Decode(&b)
+		if err != nil {
+			t.Fatalf("%s: decode: %v", tc.name, err)
+		}
+		if _, isRGBA := got.(*image.RGBA); isRGBA != tc.rgb {
+			t.Errorf("%s: decoded as %T", tc.name, got)
+		}
+		r := tc.m.Bounds()
+		if got.Bounds().Dx() != r.Dx() || got.Bounds().Dy() != r.Dy() {
+			t.Fatalf("%s: bounds %v, want the size of %v", tc.name, got.Bounds(), r)
+		}
+		gr := got.Bounds()
+		for y := range r.Dy() {
+			for x := range r.Dx() {
+				want := color.NRGBAModel.Convert(tc.m.At(r.Min.X+x, r.Min.Y+y))
+				if g := color.NRGBAModel.Convert(got.At(gr.Min.X+x, gr.Min.Y+y)); g != want {
+					t.Fatalf("%s: pixel (%d, %d) = %v, want %v", tc.name, x, y, g, want)
+				}
+			}
+		}
+	}
+}
