@@ -33,7 +33,10 @@ import (
 // between passes instead of rebuilt (conservative_profile.go): a pass
 // reconciles it with the view, and only the jobs whose placement may have
 // changed are placed again, each at the first start that a free-resource
-// profile (per-segment free totals) and then a node-level check admit.
+// profile (per-segment free totals) and then a node-level check admit;
+// once the totals show that no job left in the queue can start now, the
+// pass leaves those jobs stale, to be placed by a later pass or when
+// Reservations asks.
 // Another placer replans from scratch every pass (conservativeReference),
 // since the kept schedule relies on FirstFit succeeding exactly when the
 // capacity is there. Both give the same schedule; the test
@@ -93,7 +96,10 @@ func (c *Conservative) Begin(info sim.RunInfo) (sim.Timing, error) {
 
 // Reservations returns the start time the latest pass gave every queued
 // job (started ones included, at now), in queue order; jobs that could
-// never be placed are missing. The slice is reused by the next call.
+// never be placed are missing. With FirstFit a pass leaves the jobs
+// from the first one past which none can start without reservations
+// (stale), and the first call after the pass places them. The slice is
+// reused by the next call.
 func (c *Conservative) Reservations() []ConservativeReservation {
 	if c.plain != nil {
 		return c.plain.Reservations()
@@ -141,6 +147,11 @@ type consState struct {
 	queue   []int32 // queued jobs' records, in queue order
 	run     []int32 // running jobs' records, by JobRef
 	started []int32 // the records the last pass started
+	// staleAt is the queue position from which the latest pass left the
+	// jobs stale (len(queue): none); Reservations places them.
+	staleAt int
+	gmin    []int64 // noneStarts' scratch
+	unable  int     // noneStarts: the jobs up to it cannot start now
 	// Per JobRef scratch of the queue merge.
 	seen   []uint32
 	posNew []int32
@@ -177,7 +188,10 @@ type consJob struct {
 	pos     int32  // index in this pass's queue
 	oldIdx  int32  // index in the last pass's queue, -1 when new
 	fresh   bool   // new in the queue: needs a search
-	placed  bool   // has a reservation
+	// stale: left without a reservation by a pass that proved it could
+	// not start (consState.leaveStale): it needs a search.
+	stale   bool
+	placed  bool // has a reservation
 	running bool
 	started bool     // started by the last pass
 	start   sim.Time // reservation: [start, end), end = endAt(start, limit)
@@ -560,16 +574,26 @@ func appendBlocks(out []consBlock, alloc []sim.NodeAlloc, from, to sim.Time, sig
 // the jobs before the one being placed, as the search needs.
 func (s *consState) walk() {
 	prefix := true
+	s.staleAt, s.unable = len(s.queue), 0
 	for i, id := range s.queue {
 		r := &s.recs[id]
 		s.cur = int32(i)
+		search := r.fresh || r.stale || r.placed && r.start < s.now
+		// No change to fold or check: certified holds, the slack stays
+		// (and its findings for the search are not needed).
+		quiet := !search && !r.complex && len(s.sumList) == 0 && s.folded == len(s.blocks)
+		// From the walk's first search on, a job with work to do first
+		// asks whether the rest of the queue can be left stale.
+		checked := !quiet && !prefix
+		if checked && s.noneStarts(i) {
+			s.leaveStale(i)
+			break
+		}
 		keep := false
 		switch {
-		case r.fresh || r.placed && r.start < s.now:
+		case search:
 			r.hints, r.early = false, false
-		case !r.complex && len(s.sumList) == 0 && s.folded == len(s.blocks):
-			// No change to fold or check: certified holds, the slack
-			// stays (and its findings for the search are not needed).
+		case quiet:
 			keep = true
 		default:
 			keep = s.certified(r)
@@ -585,9 +609,95 @@ func (s *consState) walk() {
 			s.lazyFrom(i)
 			s.timed = true
 		}
+		if !checked && s.noneStarts(i) {
+			s.leaveStale(i)
+			break
+		}
 		s.replace(id, int32(i))
 	}
 	s.timed = false
+}
+
+// noneStarts reports whether no queued job from position i on can start
+// now, so that the walk, past its first search, may leave them stale
+// (leaveStale): each asks for more GPUs than the least over its window
+// at now of the all-nodes free GPU totals, which hold the jobs before i
+// (and so at least what the jobs before it leave: FirstFit's least free
+// state per node sums to no more than the least total). A job that asks
+// for no GPUs, or MIG or MPS, is taken as able to start. As the walk
+// goes on the totals only lose, so a job found unable stays so for the
+// pass: the jobs from i to s.unable are not looked at again.
+func (s *consState) noneStarts(i int) bool {
+	k := max(i, s.unable)
+	if k == len(s.queue) {
+		return true
+	}
+	n := len(s.times)
+	a := slices.Grow(s.gmin[:0], n)[:n]
+	s.gmin = a
+	// a: the least total from now to the end of each segment.
+	c, stride := 3*s.nclass, s.stride
+	var tot int64
+	least := int64(math.MaxInt64)
+	for m := range n {
+		tot += s.dif[m*stride+c]
+		least = min(least, tot)
+		a[m] = least
+	}
+	for ; k < len(s.queue); k++ {
+		q := &s.recs[s.queue[k]]
+		d := &q.d
+		if q.complex || d.GPUs <= 0 {
+			break
+		}
+		m, _ := s.find(EndAt(s.now, q.job.Limit))
+		if a[max(m-1, 0)] >= int64(d.Count)*int64(d.GPUs) {
+			break
+		}
+	}
+	s.unable = k
+	return k == len(s.queue)
+}
+
+// leaveStale takes the reservations of the jobs from queue position i
+// on, none of which can start now (noneStarts), out of the profile (the
+// walk is past its first search: out of the lazy timelines) and marks
+// the jobs stale: a later pass searches each when its walk comes to it
+// without leaving it stale again, and Reservations places them first
+// (finish).
+func (s *consState) leaveStale(i int) {
+	for _, id := range s.queue[i:] {
+		r := &s.recs[id]
+		if r.placed {
+			s.unplaced(r)
+			s.dropReservation(id, false)
+			r.placed = false
+		}
+		r.alloc = r.alloc[:0]
+		r.stale = true
+	}
+	s.staleAt = i
+}
+
+// finish places the jobs the latest pass left stale, in queue order, as
+// the walk would have: each is searched on the profile of the jobs before
+// it.
+func (s *consState) finish() {
+	if s.staleAt >= len(s.queue) {
+		return
+	}
+	s.lazy = slices.Grow(s.lazy[:0], s.nw)[:s.nw]
+	clear(s.lazy) // every timeline is exact: the stale jobs are out
+	s.timed = true
+	for i := s.staleAt; i < len(s.queue); i++ {
+		s.cur = int32(i)
+		id := s.queue[i]
+		r := &s.recs[id]
+		r.hints, r.early = false, false
+		s.replace(id, int32(i))
+	}
+	s.timed = false
+	s.staleAt = len(s.queue)
 }
 
 // lazyFrom takes the reservations of the jobs from queue position i on
@@ -1036,7 +1146,7 @@ func (s *consState) replace(id, pos int32) {
 	wasPlaced, oldStart := r.placed, r.start
 	s.oldBuf = append(s.oldBuf[:0], r.alloc...)
 	start, alloc, ok := s.search(r, pos)
-	r.fresh = false
+	r.fresh, r.stale = false, false
 	if ok && wasPlaced && start == oldStart && sameAllocs(alloc, s.oldBuf) {
 		s.placed(r)
 		return
@@ -1176,6 +1286,7 @@ func (s *consState) reservations() []ConservativeReservation {
 	if s.resvFor == s.passes {
 		return s.resv
 	}
+	s.finish()
 	s.resv = s.resv[:0]
 	for _, id := range s.queue {
 		if r := &s.recs[id]; r.placed {
