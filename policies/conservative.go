@@ -632,26 +632,31 @@ func (s *consState) noneStarts(i int) bool {
 	if k == len(s.queue) {
 		return true
 	}
+	// a[m]: the least total from now to the end of segment m, filled as
+	// far as a window needs (most jobs are short at now already).
 	n := len(s.times)
 	a := slices.Grow(s.gmin[:0], n)[:n]
 	s.gmin = a
-	// a: the least total from now to the end of each segment.
 	c, stride := 3*s.nclass, s.stride
-	var tot int64
-	least := int64(math.MaxInt64)
-	for m := range n {
-		tot += s.dif[m*stride+c]
-		least = min(least, tot)
-		a[m] = least
-	}
+	tot := s.dif[c]
+	a[0] = tot
+	filled := 1
 	for ; k < len(s.queue); k++ {
 		q := &s.recs[s.queue[k]]
 		d := &q.d
 		if q.complex || d.GPUs <= 0 {
 			break
 		}
+		need := int64(d.Count) * int64(d.GPUs)
+		if a[0] < need {
+			continue
+		}
 		m, _ := s.find(EndAt(s.now, q.job.Limit))
-		if a[max(m-1, 0)] >= int64(d.Count)*int64(d.GPUs) {
+		for ; filled < m; filled++ {
+			tot += s.dif[filled*stride+c]
+			a[filled] = min(a[filled-1], tot)
+		}
+		if a[max(m-1, 0)] >= need {
 			break
 		}
 	}
