@@ -620,13 +620,15 @@ func (s *consState) walk() {
 
 // noneStarts reports whether no queued job from position i on can start
 // now, so that the walk, past its first search, may leave them stale
-// (leaveStale): each asks for more GPUs than the least over its window
-// at now of the all-nodes free GPU totals, which hold the jobs before i
-// (and so at least what the jobs before it leave: FirstFit's least free
-// state per node sums to no more than the least total). A job that asks
-// for no GPUs, or MIG or MPS, is taken as able to start. As the walk
-// goes on the totals only lose, so a job found unable stays so for the
-// pass: the jobs from i to s.unable are not looked at again.
+// (leaveStale): for each, FirstFit at now fails on the profile of the
+// jobs before i, which holds at least what the jobs before it leave (a
+// GPU demand's FirstFit succeeds exactly when the least free state over
+// the window holds it, and that only grows with fewer reservations).
+// Most fail sooner, asking for more GPUs than the least over the window
+// of the all-nodes free-GPU totals. A job that asks for no GPUs, or MIG
+// or MPS, is taken as able to start. As the walk goes on the profile
+// only loses, so a job found unable stays so for the pass: the jobs from
+// i to s.unable are not looked at again.
 func (s *consState) noneStarts(i int) bool {
 	k := max(i, s.unable)
 	if k == len(s.queue) {
@@ -651,12 +653,18 @@ func (s *consState) noneStarts(i int) bool {
 		if a[0] < need {
 			continue
 		}
-		m, _ := s.find(EndAt(s.now, q.job.Limit))
+		end := EndAt(s.now, q.job.Limit)
+		m, _ := s.find(end)
 		for ; filled < m; filled++ {
 			tot += s.dif[filled*stride+c]
 			a[filled] = min(a[filled-1], tot)
 		}
-		if a[max(m-1, 0)] >= need {
+		if a[max(m-1, 0)] < need {
+			continue
+		}
+		// The totals allow it: FirstFit at now on the nodes' least free
+		// state over the window, holding the jobs before i.
+		if ok, _ := s.firstFit(q, s.now, end, int32(i), 0, m); ok {
 			break
 		}
 	}
