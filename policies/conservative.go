@@ -152,6 +152,12 @@ type consState struct {
 	staleAt int
 	gmin    []int64 // noneStarts' scratch
 	unable  int     // noneStarts: the jobs up to it cannot start now
+	// witness is the job noneStarts last found able to start now, over
+	// [now, witEnd); witDirty: a reservation meeting that window has
+	// entered the profile since.
+	witness  int
+	witEnd   sim.Time
+	witDirty bool
 	// Per JobRef scratch of the queue merge.
 	seen   []uint32
 	posNew []int32
@@ -575,6 +581,7 @@ func appendBlocks(out []consBlock, alloc []sim.NodeAlloc, from, to sim.Time, sig
 func (s *consState) walk() {
 	prefix := true
 	s.staleAt, s.unable = len(s.queue), 0
+	s.witness, s.witEnd = -1, math.MinInt64
 	for i, id := range s.queue {
 		r := &s.recs[id]
 		s.cur = int32(i)
@@ -649,6 +656,9 @@ func (s *consState) noneStarts(i int) bool {
 		if q.complex || d.GPUs <= 0 {
 			break
 		}
+		if k == s.witness && !s.witDirty {
+			break // its window is as it was: still able
+		}
 		need := int64(d.Count) * int64(d.GPUs)
 		if a[0] < need {
 			continue
@@ -665,6 +675,7 @@ func (s *consState) noneStarts(i int) bool {
 		// The totals allow it: FirstFit at now on the nodes' least free
 		// state over the window, holding the jobs before i.
 		if ok, _ := s.firstFit(q, s.now, end, int32(i), 0, m); ok {
+			s.witness, s.witEnd, s.witDirty = k, end, false
 			break
 		}
 	}

@@ -543,6 +543,9 @@ func (s *consState) aggReservation(r *consJob, sign int32) {
 // aggTotals adds r's reservation to the totals (sign -1) or takes it out
 // (sign 1), leaving the timelines.
 func (s *consState) aggTotals(r *consJob, sign int32) {
+	if sign < 0 && r.start < s.witEnd {
+		s.witDirty = true // see noneStarts
+	}
 	lo, hi := s.resRows(r)
 	i1 := -1
 	if hi < len(s.times) {
