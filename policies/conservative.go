@@ -158,6 +158,10 @@ type consState struct {
 	witness  int
 	witEnd   sim.Time
 	witDirty bool
+	// tail is the first queue position from which no job holds a
+	// reservation as the walk starts (lookahead).
+	tail    int
+	waitBuf []int32 // lookahead's scratch
 	// Per JobRef scratch of the queue merge.
 	seen   []uint32
 	posNew []int32
@@ -196,7 +200,10 @@ type consJob struct {
 	fresh   bool   // new in the queue: needs a search
 	// stale: left without a reservation by a pass that proved it could
 	// not start (consState.leaveStale): it needs a search.
-	stale   bool
+	stale bool
+	// ahead: placed at now by the walk's lookahead, ahead of stale jobs
+	// queued before it (consState.lookahead); cleared when it starts.
+	ahead   bool
 	placed  bool // has a reservation
 	running bool
 	started bool     // started by the last pass
@@ -582,10 +589,22 @@ func (s *consState) walk() {
 	prefix := true
 	s.staleAt, s.unable = len(s.queue), 0
 	s.witness, s.witEnd = -1, math.MinInt64
+	s.tail = len(s.queue)
+	for s.tail > 0 && !s.recs[s.queue[s.tail-1]].placed {
+		s.tail--
+	}
+	look := true // lookahead may be tried
+	// force: every job left is searched (after a lookahead that placed
+	// some ahead: their reservations, not in the pass's blocks, would be
+	// missed by a certificate).
+	force := false
 	for i, id := range s.queue {
 		r := &s.recs[id]
+		if r.ahead {
+			continue
+		}
 		s.cur = int32(i)
-		search := r.fresh || r.stale || r.placed && r.start < s.now
+		search := force || r.fresh || r.stale || r.placed && r.start < s.now
 		// No change to fold or check: certified holds, the slack stays
 		// (and its findings for the search are not needed).
 		quiet := !search && !r.complex && len(s.sumList) == 0 && s.folded == len(s.blocks)
@@ -620,9 +639,93 @@ func (s *consState) walk() {
 			s.leaveStale(i)
 			break
 		}
+		if look && i >= s.tail {
+			if look = false; s.lookahead(i) { // once a pass: no job from i on is ahead yet
+				s.leaveStale(i)
+				break
+			}
+			force = true
+			if r.ahead {
+				continue
+			}
+		}
 		s.replace(id, int32(i))
 	}
 	s.timed = false
+}
+
+// lookahead settles what of the jobs from queue position i on, none of
+// which holds a reservation (i >= tail), starts now, without searching
+// the ones that cannot: in queue order, a job FirstFit cannot place at
+// now on the profile (the jobs before i and those placed here) cannot
+// start now (noneStarts: those up to s.unable are known, most others
+// fail on the totals) and waits; a job FirstFit places at now starts
+// there with that allocation when every waiting job's start has a lower
+// bound at or after its window's end (startBound, taken before the job
+// is placed): the reservations of the jobs before it that were not
+// searched cannot meet the window, so the least free state FirstFit
+// reads is the one they would leave. It reports whether it settled
+// every job (the caller leaves the others stale); else, at a job it
+// could not settle, the jobs it placed stay placed (ahead) and the walk
+// searches the others in order, whose results the ahead jobs cannot
+// change: every start such a search could take lies at or after the
+// bound that let them start, past their windows.
+func (s *consState) lookahead(i int) bool {
+	bound := sim.Time(math.MaxInt64) // the least start bound so far
+	wait := s.waitBuf[:0]            // unable jobs not yet bounded
+	defer func() { s.waitBuf = wait[:0] }()
+	for k := i; k < len(s.queue); k++ {
+		id := s.queue[k]
+		r := &s.recs[id]
+		d := &r.d
+		if r.complex || d.GPUs <= 0 {
+			return false
+		}
+		if k < s.unable || int64(d.Count)*int64(d.GPUs) > s.dif[3*s.nclass] {
+			wait = append(wait, id) // noneStarts found it unable, or segment 0 is short
+			continue
+		}
+		end := EndAt(s.now, r.job.Limit)
+		m, _ := s.find(end)
+		if ok, _ := s.firstFit(r, s.now, end, math.MaxInt32, 0, m); !ok {
+			wait = append(wait, id)
+			continue
+		}
+		for _, w := range wait {
+			bound = min(bound, s.startBound(&s.recs[w]))
+		}
+		wait = wait[:0]
+		if bound < end {
+			return false
+		}
+		r.start, r.end, r.placed, r.ahead = s.now, end, true, true
+		r.stale, r.fresh = false, false
+		r.alloc = append(r.alloc[:0], s.out...)
+		r.last = 0
+		for k := range r.alloc {
+			r.last = max(r.last, r.alloc[k].Node)
+		}
+		s.addReservation(id)
+	}
+	return true
+}
+
+// startBound returns a lower bound of GPU job r's start on the profile:
+// the first segment start from which every segment its window covers
+// holds its GPUs in the all-nodes totals (math.MaxInt64: none).
+func (s *consState) startBound(r *consJob) sim.Time {
+	need := int64(r.d.Count) * int64(r.d.GPUs)
+	times, c := s.times, 3*s.nclass
+	k, m, short := 0, 0, -1
+	var acc, shortB int64
+	for k < len(times) {
+		m, acc, short, shortB = scanGPUs(times, s.dif[c:], s.stride, m, EndAt(times[k], r.job.Limit), acc, need, short, shortB)
+		if short < k {
+			return times[k]
+		}
+		k = short + 1
+	}
+	return math.MaxInt64
 }
 
 // noneStarts reports whether no queued job from position i on can start
@@ -653,6 +756,9 @@ func (s *consState) noneStarts(i int) bool {
 	for ; k < len(s.queue); k++ {
 		q := &s.recs[s.queue[k]]
 		d := &q.d
+		if q.ahead {
+			continue // starts now already (lookahead)
+		}
 		if q.complex || d.GPUs <= 0 {
 			break
 		}
@@ -692,6 +798,9 @@ func (s *consState) noneStarts(i int) bool {
 func (s *consState) leaveStale(i int) {
 	for _, id := range s.queue[i:] {
 		r := &s.recs[id]
+		if r.ahead {
+			continue
+		}
 		if r.placed {
 			s.unplaced(r)
 			s.dropReservation(id, false)
@@ -717,6 +826,9 @@ func (s *consState) finish() {
 		s.cur = int32(i)
 		id := s.queue[i]
 		r := &s.recs[id]
+		if !r.stale {
+			continue // placed ahead (lookahead)
+		}
 		r.hints, r.early = false, false
 		s.replace(id, int32(i))
 	}
@@ -1300,7 +1412,7 @@ func (s *consState) plan() sim.Plan {
 		s.allocs = append(s.allocs, r.alloc...)
 		s.starts = append(s.starts, sim.Start{Job: r.job.Ref, Alloc: s.allocs[base:len(s.allocs):len(s.allocs)]})
 		s.started = append(s.started, id)
-		r.started = true
+		r.started, r.ahead = true, false
 	}
 	return sim.Plan{Starts: s.starts}
 }
