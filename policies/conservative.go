@@ -2,6 +2,7 @@ package policies
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 
@@ -779,7 +780,11 @@ func (s *consState) noneStarts(i int) bool {
 			continue
 		}
 		// The totals allow it: FirstFit at now on the nodes' least free
-		// state over the window, holding the jobs before i.
+		// state over the window, holding the jobs before i, unless too few
+		// nodes of its partitions have a free GPU throughout it.
+		if s.fewNodes(d, m, need) {
+			continue
+		}
 		if ok, _ := s.firstFit(q, s.now, end, int32(i), 0, m); ok {
 			s.witness, s.witEnd, s.witDirty = k, end, false
 			break
@@ -787,6 +792,22 @@ func (s *consState) noneStarts(i int) bool {
 	}
 	s.unable = k
 	return k == len(s.queue)
+}
+
+// fewNodes reports whether the nodes of d's partitions with a free GPU
+// in every segment before m (and the lazy ones, whose bits may show
+// less), each holding the most GPUs of a node, hold fewer than need:
+// FirstFit at now over that window then fails.
+func (s *consState) fewNodes(d *Demand, m int, need int64) bool {
+	var c int
+	for w := range s.nw {
+		var pm uint64
+		for p := d.parts; p != 0; p &= p - 1 {
+			pm |= s.partNodes[bits.TrailingZeros64(p)][w]
+		}
+		c += bits.OnesCount64(andRows(s.fb, pm, 0, m, s.nw, w) | s.lazy[w]&pm)
+	}
+	return int64(c)*s.maxGPUs < need
 }
 
 // leaveStale takes the reservations of the jobs from queue position i
