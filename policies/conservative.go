@@ -2,6 +2,7 @@ package policies
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 
@@ -33,7 +34,10 @@ import (
 // between passes instead of rebuilt (conservative_profile.go): a pass
 // reconciles it with the view, and only the jobs whose placement may have
 // changed are placed again, each at the first start that a free-resource
-// profile (per-segment free totals) and then a node-level check admit.
+// profile (per-segment free totals) and then a node-level check admit;
+// once the totals show that no job left in the queue can start now, the
+// pass leaves those jobs stale, to be placed by a later pass or when
+// Reservations asks.
 // Another placer replans from scratch every pass (conservativeReference),
 // since the kept schedule relies on FirstFit succeeding exactly when the
 // capacity is there. Both give the same schedule; the test
@@ -93,7 +97,10 @@ func (c *Conservative) Begin(info sim.RunInfo) (sim.Timing, error) {
 
 // Reservations returns the start time the latest pass gave every queued
 // job (started ones included, at now), in queue order; jobs that could
-// never be placed are missing. The slice is reused by the next call.
+// never be placed are missing. With FirstFit a pass leaves the jobs
+// from the first one past which none can start without reservations
+// (stale), and the first call after the pass places them. The slice is
+// reused by the next call.
 func (c *Conservative) Reservations() []ConservativeReservation {
 	if c.plain != nil {
 		return c.plain.Reservations()
@@ -141,6 +148,21 @@ type consState struct {
 	queue   []int32 // queued jobs' records, in queue order
 	run     []int32 // running jobs' records, by JobRef
 	started []int32 // the records the last pass started
+	// staleAt is the queue position from which the latest pass left the
+	// jobs stale (len(queue): none); Reservations places them.
+	staleAt int
+	gmin    []int64 // noneStarts' scratch
+	unable  int     // noneStarts: the jobs up to it cannot start now
+	// witness is the job noneStarts last found able to start now, over
+	// [now, witEnd); witDirty: a reservation meeting that window has
+	// entered the profile since.
+	witness  int
+	witEnd   sim.Time
+	witDirty bool
+	// tail is the first queue position from which no job holds a
+	// reservation as the walk starts (lookahead).
+	tail    int
+	waitBuf []int32 // lookahead's scratch
 	// Per JobRef scratch of the queue merge.
 	seen   []uint32
 	posNew []int32
@@ -177,7 +199,13 @@ type consJob struct {
 	pos     int32  // index in this pass's queue
 	oldIdx  int32  // index in the last pass's queue, -1 when new
 	fresh   bool   // new in the queue: needs a search
-	placed  bool   // has a reservation
+	// stale: left without a reservation by a pass that proved it could
+	// not start (consState.leaveStale): it needs a search.
+	stale bool
+	// ahead: placed at now by the walk's lookahead, ahead of stale jobs
+	// queued before it (consState.lookahead); cleared when it starts.
+	ahead   bool
+	placed  bool // has a reservation
 	running bool
 	started bool     // started by the last pass
 	start   sim.Time // reservation: [start, end), end = endAt(start, limit)
@@ -560,16 +588,39 @@ func appendBlocks(out []consBlock, alloc []sim.NodeAlloc, from, to sim.Time, sig
 // the jobs before the one being placed, as the search needs.
 func (s *consState) walk() {
 	prefix := true
+	s.staleAt, s.unable = len(s.queue), 0
+	s.witness, s.witEnd = -1, math.MinInt64
+	s.tail = len(s.queue)
+	for s.tail > 0 && !s.recs[s.queue[s.tail-1]].placed {
+		s.tail--
+	}
+	look := true // lookahead may be tried
+	// force: every job left is searched (after a lookahead that placed
+	// some ahead: their reservations, not in the pass's blocks, would be
+	// missed by a certificate).
+	force := false
 	for i, id := range s.queue {
 		r := &s.recs[id]
+		if r.ahead {
+			continue
+		}
 		s.cur = int32(i)
+		search := force || r.fresh || r.stale || r.placed && r.start < s.now
+		// No change to fold or check: certified holds, the slack stays
+		// (and its findings for the search are not needed).
+		quiet := !search && !r.complex && len(s.sumList) == 0 && s.folded == len(s.blocks)
+		// From the walk's first search on, a job with work to do first
+		// asks whether the rest of the queue can be left stale.
+		checked := !quiet && !prefix
+		if checked && s.noneStarts(i) {
+			s.leaveStale(i)
+			break
+		}
 		keep := false
 		switch {
-		case r.fresh || r.placed && r.start < s.now:
+		case search:
 			r.hints, r.early = false, false
-		case !r.complex && len(s.sumList) == 0 && s.folded == len(s.blocks):
-			// No change to fold or check: certified holds, the slack
-			// stays (and its findings for the search are not needed).
+		case quiet:
 			keep = true
 		default:
 			keep = s.certified(r)
@@ -585,9 +636,225 @@ func (s *consState) walk() {
 			s.lazyFrom(i)
 			s.timed = true
 		}
+		if !checked && s.noneStarts(i) {
+			s.leaveStale(i)
+			break
+		}
+		if look && i >= s.tail {
+			if look = false; s.lookahead(i) { // once a pass: no job from i on is ahead yet
+				s.leaveStale(i)
+				break
+			}
+			force = true
+			if r.ahead {
+				continue
+			}
+		}
 		s.replace(id, int32(i))
 	}
 	s.timed = false
+}
+
+// lookahead settles what of the jobs from queue position i on, none of
+// which holds a reservation (i >= tail), starts now, without searching
+// the ones that cannot: in queue order, a job FirstFit cannot place at
+// now on the profile (the jobs before i and those placed here) cannot
+// start now (noneStarts: those up to s.unable are known, most others
+// fail on the totals) and waits; a job FirstFit places at now starts
+// there with that allocation when every waiting job's start has a lower
+// bound at or after its window's end (startBound, taken before the job
+// is placed): the reservations of the jobs before it that were not
+// searched cannot meet the window, so the least free state FirstFit
+// reads is the one they would leave. It reports whether it settled
+// every job (the caller leaves the others stale); else, at a job it
+// could not settle, the jobs it placed stay placed (ahead) and the walk
+// searches the others in order, whose results the ahead jobs cannot
+// change: every start such a search could take lies at or after the
+// bound that let them start, past their windows.
+func (s *consState) lookahead(i int) bool {
+	bound := sim.Time(math.MaxInt64) // the least start bound so far
+	wait := s.waitBuf[:0]            // unable jobs not yet bounded
+	defer func() { s.waitBuf = wait[:0] }()
+	for k := i; k < len(s.queue); k++ {
+		id := s.queue[k]
+		r := &s.recs[id]
+		d := &r.d
+		if r.complex || d.GPUs <= 0 {
+			return false
+		}
+		if k < s.unable || int64(d.Count)*int64(d.GPUs) > s.dif[3*s.nclass] {
+			wait = append(wait, id) // noneStarts found it unable, or segment 0 is short
+			continue
+		}
+		end := EndAt(s.now, r.job.Limit)
+		m, _ := s.find(end)
+		if ok, _ := s.firstFit(r, s.now, end, math.MaxInt32, 0, m); !ok {
+			wait = append(wait, id)
+			continue
+		}
+		for _, w := range wait {
+			bound = min(bound, s.startBound(&s.recs[w]))
+		}
+		wait = wait[:0]
+		if bound < end {
+			return false
+		}
+		r.start, r.end, r.placed, r.ahead = s.now, end, true, true
+		r.stale, r.fresh = false, false
+		r.alloc = append(r.alloc[:0], s.out...)
+		r.last = 0
+		for k := range r.alloc {
+			r.last = max(r.last, r.alloc[k].Node)
+		}
+		s.addReservation(id)
+	}
+	return true
+}
+
+// startBound returns a lower bound of GPU job r's start on the profile:
+// the first segment start from which every segment its window covers
+// holds its GPUs in the all-nodes totals (math.MaxInt64: none).
+func (s *consState) startBound(r *consJob) sim.Time {
+	need := int64(r.d.Count) * int64(r.d.GPUs)
+	times, c := s.times, 3*s.nclass
+	k, m, short := 0, 0, -1
+	var acc, shortB int64
+	for k < len(times) {
+		m, acc, short, shortB = scanGPUs(times, s.dif[c:], s.stride, m, EndAt(times[k], r.job.Limit), acc, need, short, shortB)
+		if short < k {
+			return times[k]
+		}
+		k = short + 1
+	}
+	return math.MaxInt64
+}
+
+// noneStarts reports whether no queued job from position i on can start
+// now, so that the walk, past its first search, may leave them stale
+// (leaveStale): for each, FirstFit at now fails on the profile of the
+// jobs before i, which holds at least what the jobs before it leave (a
+// GPU demand's FirstFit succeeds exactly when the least free state over
+// the window holds it, and that only grows with fewer reservations).
+// Most fail sooner, asking for more GPUs than the least over the window
+// of the all-nodes free-GPU totals. A job that asks for no GPUs, or MIG
+// or MPS, is taken as able to start. As the walk goes on the profile
+// only loses, so a job found unable stays so for the pass: the jobs from
+// i to s.unable are not looked at again.
+func (s *consState) noneStarts(i int) bool {
+	k := max(i, s.unable)
+	if k == len(s.queue) {
+		return true
+	}
+	// a[m]: the least total from now to the end of segment m, filled as
+	// far as a window needs (most jobs are short at now already).
+	n := len(s.times)
+	a := slices.Grow(s.gmin[:0], n)[:n]
+	s.gmin = a
+	c, stride := 3*s.nclass, s.stride
+	tot := s.dif[c]
+	a[0] = tot
+	filled := 1
+	for ; k < len(s.queue); k++ {
+		q := &s.recs[s.queue[k]]
+		d := &q.d
+		if q.ahead {
+			continue // starts now already (lookahead)
+		}
+		if q.complex || d.GPUs <= 0 {
+			break
+		}
+		if k == s.witness && !s.witDirty {
+			break // its window is as it was: still able
+		}
+		need := int64(d.Count) * int64(d.GPUs)
+		if a[0] < need {
+			continue
+		}
+		end := EndAt(s.now, q.job.Limit)
+		m, _ := s.find(end)
+		for ; filled < m; filled++ {
+			tot += s.dif[filled*stride+c]
+			a[filled] = min(a[filled-1], tot)
+		}
+		if a[max(m-1, 0)] < need {
+			continue
+		}
+		// The totals allow it: FirstFit at now on the nodes' least free
+		// state over the window, holding the jobs before i, unless too few
+		// nodes of its partitions have a free GPU throughout it.
+		if s.fewNodes(d, m, need) {
+			continue
+		}
+		if ok, _ := s.firstFit(q, s.now, end, int32(i), 0, m); ok {
+			s.witness, s.witEnd, s.witDirty = k, end, false
+			break
+		}
+	}
+	s.unable = k
+	return k == len(s.queue)
+}
+
+// fewNodes reports whether the nodes of d's partitions with a free GPU
+// in every segment before m (and the lazy ones, whose bits may show
+// less), each holding the most GPUs of a node, hold fewer than need:
+// FirstFit at now over that window then fails.
+func (s *consState) fewNodes(d *Demand, m int, need int64) bool {
+	var c int
+	for w := range s.nw {
+		var pm uint64
+		for p := d.parts; p != 0; p &= p - 1 {
+			pm |= s.partNodes[bits.TrailingZeros64(p)][w]
+		}
+		c += bits.OnesCount64(andRows(s.fb, pm, 0, m, s.nw, w) | s.lazy[w]&pm)
+	}
+	return int64(c)*s.maxGPUs < need
+}
+
+// leaveStale takes the reservations of the jobs from queue position i
+// on, none of which can start now (noneStarts), out of the profile (the
+// walk is past its first search: out of the lazy timelines) and marks
+// the jobs stale: a later pass searches each when its walk comes to it
+// without leaving it stale again, and Reservations places them first
+// (finish).
+func (s *consState) leaveStale(i int) {
+	for _, id := range s.queue[i:] {
+		r := &s.recs[id]
+		if r.ahead {
+			continue
+		}
+		if r.placed {
+			s.unplaced(r)
+			s.dropReservation(id, false)
+			r.placed = false
+		}
+		r.alloc = r.alloc[:0]
+		r.stale = true
+	}
+	s.staleAt = i
+}
+
+// finish places the jobs the latest pass left stale, in queue order, as
+// the walk would have: each is searched on the profile of the jobs before
+// it.
+func (s *consState) finish() {
+	if s.staleAt >= len(s.queue) {
+		return
+	}
+	s.lazy = slices.Grow(s.lazy[:0], s.nw)[:s.nw]
+	clear(s.lazy) // every timeline is exact: the stale jobs are out
+	s.timed = true
+	for i := s.staleAt; i < len(s.queue); i++ {
+		s.cur = int32(i)
+		id := s.queue[i]
+		r := &s.recs[id]
+		if !r.stale {
+			continue // placed ahead (lookahead)
+		}
+		r.hints, r.early = false, false
+		s.replace(id, int32(i))
+	}
+	s.timed = false
+	s.staleAt = len(s.queue)
 }
 
 // lazyFrom takes the reservations of the jobs from queue position i on
@@ -1036,7 +1303,7 @@ func (s *consState) replace(id, pos int32) {
 	wasPlaced, oldStart := r.placed, r.start
 	s.oldBuf = append(s.oldBuf[:0], r.alloc...)
 	start, alloc, ok := s.search(r, pos)
-	r.fresh = false
+	r.fresh, r.stale = false, false
 	if ok && wasPlaced && start == oldStart && sameAllocs(alloc, s.oldBuf) {
 		s.placed(r)
 		return
@@ -1166,7 +1433,7 @@ func (s *consState) plan() sim.Plan {
 		s.allocs = append(s.allocs, r.alloc...)
 		s.starts = append(s.starts, sim.Start{Job: r.job.Ref, Alloc: s.allocs[base:len(s.allocs):len(s.allocs)]})
 		s.started = append(s.started, id)
-		r.started = true
+		r.started, r.ahead = true, false
 	}
 	return sim.Plan{Starts: s.starts}
 }
@@ -1176,6 +1443,7 @@ func (s *consState) reservations() []ConservativeReservation {
 	if s.resvFor == s.passes {
 		return s.resv
 	}
+	s.finish()
 	s.resv = s.resv[:0]
 	for _, id := range s.queue {
 		if r := &s.recs[id]; r.placed {

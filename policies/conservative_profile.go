@@ -117,6 +117,7 @@ type consProfile struct {
 	lazy      []uint64
 	cur       int32
 	partNodes [64][]uint64
+	maxGPUs   int64 // the most GPUs of a node
 	acc       []int64
 	evs       []consEvent
 
@@ -161,10 +162,12 @@ func (s *consState) resetNodes(view []sim.NodeState) {
 		s.partNodes[p] = slices.Grow(s.partNodes[p][:0], nw)[:nw]
 		clear(s.partNodes[p])
 	}
+	s.maxGPUs = 0
 	for i := range s.nodes {
 		for m := s.nodes[i].Partitions; m != 0; m &= m - 1 {
 			s.partNodes[bits.TrailingZeros64(m)][i>>6] |= 1 << uint(i&63)
 		}
+		s.maxGPUs = max(s.maxGPUs, int64(s.nodes[i].GPUs))
 	}
 	s.stride = 3 * (s.nclass + 1) // the last: all nodes
 	s.allClasses = 1<<s.nclass - 1
@@ -543,6 +546,9 @@ func (s *consState) aggReservation(r *consJob, sign int32) {
 // aggTotals adds r's reservation to the totals (sign -1) or takes it out
 // (sign 1), leaving the timelines.
 func (s *consState) aggTotals(r *consJob, sign int32) {
+	if sign < 0 && r.start < s.witEnd {
+		s.witDirty = true // see noneStarts
+	}
 	lo, hi := s.resRows(r)
 	i1 := -1
 	if hi < len(s.times) {
