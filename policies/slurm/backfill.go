@@ -530,18 +530,49 @@ func (s *Policy) noteBackfill(v sim.View) {
 // nowMask notes when the set of reservations meeting the window
 // [now, now+limit] of a job starting now changes: a reservation in it
 // leaves once now reaches its end, and one after it enters once
-// now+limit reaches its start.
+// now+limit reaches its start. Only the earliest of each kind bounds
+// the cycle, so it is found in the kept orders: the first by start
+// after the window, and the first by end after now among those
+// starting in it (nowMaskPlain is the same over every reservation).
 func (s *Policy) nowMask(now, limit sim.Time) {
 	b := &s.bf
+	s.orderRes()
 	last := policies.EndAt(now, limit)
+	t := sim.Time(math.MaxInt64)
+	a := after(b.loKey, last, b.maskA) // loOrd[:a] start by last
+	if a < len(b.loKey) {
+		t = b.loKey[a] - limit
+	}
+	for k := after(b.hiKey, now, 0); k < len(b.hiOrd); k++ {
+		if b.rankLo[b.hiOrd[k]] < int32(a) {
+			t = min(t, b.hiKey[k])
+			break
+		}
+	}
+	if nowCheck != nil {
+		nowCheck(s, now, limit, t)
+	}
+	b.until(t)
+}
+
+// nowCheck, when set (by the package's tests), is called with every
+// bound nowMask sets, to compare it with nowMaskPlain's.
+var nowCheck func(s *Policy, now, limit, got sim.Time)
+
+// nowMaskPlain is the bound nowMask sets, made over every reservation.
+func (s *Policy) nowMaskPlain(now, limit sim.Time) sim.Time {
+	b := &s.bf
+	last := policies.EndAt(now, limit)
+	t := sim.Time(math.MaxInt64)
 	for _, r := range b.res {
 		switch {
 		case r.hi > now && r.lo <= last:
-			b.until(r.hi)
+			t = min(t, r.hi)
 		case r.lo > last:
-			b.until(r.lo - limit)
+			t = min(t, r.lo-limit)
 		}
 	}
+	return t
 }
 
 // buildRel lists the running jobs and the pass's starts by end, once per
