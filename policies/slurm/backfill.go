@@ -47,7 +47,8 @@ type backfillState struct {
 	acc      []int32 // placeUnits: per node, units gained by the jobs released
 	accSeen  []uint32
 	accStamp uint32
-	users    []int32 // records tested per user (s.users index), for bf_max_job_user
+	accBits  []uint64 // placeUnits: the nodes with an acc entry, as a node set
+	users    []int32  // records tested per user (s.users index), for bf_max_job_user
 	parts    [64]int
 	relBuilt bool
 

@@ -493,6 +493,10 @@ func (s *Policy) placeUnits(d *policies.Demand, n int) bool {
 		clear(b.accSeen)
 		b.accStamp = 1
 	}
+	// The nodes that may hold units: those with some now (upl) or
+	// gaining some from the jobs released (accBits), in the mask.
+	b.accBits = slices.Grow(b.accBits[:0], len(b.out))[:len(b.out)]
+	clear(b.accBits)
 	if n > 0 {
 		s.profileEntries(n)
 		for _, e := range w.ent[:w.entEnd[n-1]] {
@@ -502,26 +506,32 @@ func (s *Policy) placeUnits(d *policies.Demand, n int) bool {
 			if b.accSeen[e.node] != b.accStamp {
 				b.accSeen[e.node] = b.accStamp
 				b.acc[e.node] = 0
+				b.accBits[e.node>>6] |= 1 << uint(e.node&63)
 			}
 			b.acc[e.node] += e.delta
 		}
 	}
 	need := d.Count
 	b.alloc = b.alloc[:0]
-	for x, c := range w.contrib {
-		if c < 0 || !b.inMask(int32(x)) {
-			continue
+	for i, o := range b.out {
+		cand := b.accBits[i]
+		for _, pl := range w.upl {
+			cand |= pl[i]
 		}
-		if b.accSeen[x] == b.accStamp {
-			c += b.acc[x]
-		}
-		if c <= 0 {
-			continue
-		}
-		k := min(c, need)
-		b.alloc = append(b.alloc, d.Alloc(int32(x), k))
-		if need -= k; need == 0 {
-			return true
+		for cand &^= o; cand != 0; cand &= cand - 1 {
+			x := i<<6 | bits.TrailingZeros64(cand)
+			c := w.contrib[x] // eligible: upl and the entries hold none elsewhere
+			if b.accSeen[x] == b.accStamp {
+				c += b.acc[x]
+			}
+			if c <= 0 {
+				continue
+			}
+			k := min(c, need)
+			b.alloc = append(b.alloc, d.Alloc(int32(x), k))
+			if need -= k; need == 0 {
+				return true
+			}
 		}
 	}
 	b.alloc = b.alloc[:0]
