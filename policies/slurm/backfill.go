@@ -733,25 +733,35 @@ func (s *Policy) setMask(lo, last sim.Time) {
 		// A reservation is in the mask when it is among the first a by
 		// start and not among the first c by end: only those whose rank
 		// lies between the old and the new bounds can change.
+		// The rank in the order walked is the index itself.
 		a0, c0 := int32(b.maskA), int32(b.maskC)
 		a1, c1 := int32(a), int32(c)
-		change := func(r int32) {
-			was := b.rankLo[r] < a0 && b.rankHi[r] >= c0
-			is := b.rankLo[r] < a1 && b.rankHi[r] >= c1
-			switch {
-			case is && !was:
-				b.addMask(r)
-			case was && !is:
-				b.dropMask(r)
+		loL, loH := min(a0, a1), max(a0, a1)
+		for k := loL; k < loH; k++ {
+			r := b.loOrd[k]
+			h := b.rankHi[r]
+			was, is := k < a0 && h >= c0, k < a1 && h >= c1
+			if is != was {
+				if is {
+					b.addMask(r)
+				} else {
+					b.dropMask(r)
+				}
 			}
 		}
-		loL, loH := min(a0, a1), max(a0, a1)
-		for _, r := range b.loOrd[loL:loH] {
-			change(r)
-		}
-		for _, r := range b.hiOrd[min(c0, c1):max(c0, c1)] {
-			if k := b.rankLo[r]; k < loL || k >= loH {
-				change(r)
+		for k := min(c0, c1); k < max(c0, c1); k++ {
+			r := b.hiOrd[k]
+			l := b.rankLo[r]
+			if l >= loL && l < loH {
+				continue // done by start
+			}
+			was, is := l < a0 && k >= c0, l < a1 && k >= c1
+			if is != was {
+				if is {
+					b.addMask(r)
+				} else {
+					b.dropMask(r)
+				}
 			}
 		}
 	} else {
@@ -953,7 +963,10 @@ func (b *backfillState) addMask(r int32) {
 }
 
 // dropMask gives reservation r's nodes back to the mask where no other
-// masked reservation holds them: a bit-sliced decrement.
+// masked reservation holds them: a bit-sliced decrement. Only r's nodes
+// change count, and out is the nodes with a count above 0 (the mask is
+// kept only then: maskOK), so the planes are read only until the
+// decrement is done and every one of r's nodes is seen still held.
 func (b *backfillState) dropMask(r int32) {
 	for _, nw := range b.res[r].words {
 		borrow := nw.bits
@@ -966,11 +979,12 @@ func (b *backfillState) dropMask(r int32) {
 				pl[nw.w] = v
 				borrow = c
 			}
-			held |= v
+			if held |= v; borrow == 0 && nw.bits&^held == 0 {
+				break
+			}
 		}
-		old := b.out[nw.w]
-		if back := old &^ held; back != 0 {
-			b.out[nw.w] = held
+		if back := nw.bits &^ held; back != 0 {
+			b.out[nw.w] &^= back
 			b.mlog = append(b.mlog, maskChange{w: nw.w, back: back})
 		}
 	}
