@@ -91,6 +91,12 @@ type backfillState struct {
 	// The window [maskLo, maskLast] the mask was set for (setMask).
 	maskLo, maskLast sim.Time
 	nbLo, nbHi       int // nextBound's last answers, where it starts next
+	// setMask's last search of hiKey: after(hiKey, hiAt) is hiAtK,
+	// while hiAtOK (the orders unchanged since). A retry's nextBound
+	// asks the same.
+	hiAt   sim.Time
+	hiAtK  int
+	hiAtOK bool
 
 	// Will-run profiles (exact placement) of the demands reserved since
 	// the free state or rel last changed: profs[:nprof], wr the one of
@@ -726,6 +732,7 @@ func (s *Policy) setMask(lo, last sim.Time) {
 	// (end <= lo).
 	a := after(b.loKey, last, b.maskA)
 	c := after(b.hiKey, lo, b.maskC)
+	b.hiAt, b.hiAtK, b.hiAtOK = lo, c, true
 	if b.maskOK && a == b.maskA && c == b.maskC {
 		return
 	}
@@ -814,6 +821,7 @@ func (s *Policy) orderRes() {
 	if b.ordN == len(b.res) {
 		return
 	}
+	b.hiAtOK = false
 	if b.ordN >= 0 && b.ordN == len(b.res)-1 {
 		s.insertRes(int32(b.ordN))
 		b.ordN = len(b.res)
@@ -894,7 +902,11 @@ func (s *Policy) nextBound(t sim.Time) sim.Time {
 		b.nbLo = k
 		next = b.loKey[k]
 	}
-	if k := after(b.hiKey, t, b.nbHi); k < len(b.hiKey) {
+	k := b.hiAtK
+	if !b.hiAtOK || b.hiAt != t {
+		k = after(b.hiKey, t, b.nbHi)
+	}
+	if k < len(b.hiKey) {
 		b.nbHi = k
 		next = min(next, b.hiKey[k])
 	}
