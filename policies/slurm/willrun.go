@@ -198,7 +198,9 @@ func (s *Policy) ruledOut(t sim.Time) (e sim.Time, ub int64, ok bool) {
 	facts := w.facts
 	for i := 0; i < len(b.cq); {
 		q := &b.cq[i]
-		q.cur = skipFacts(facts, q.cur, q.hi, t)
+		if q.cur == q.hi || facts[q.cur].hi <= t {
+			q.cur = skipFacts(facts, q.cur, q.hi, t) // not the fact around t
+		}
 		if q.cur == q.hi {
 			// Spent: drop it.
 			b.cq[i] = b.cq[len(b.cq)-1]
@@ -1077,13 +1079,16 @@ func (s *Policy) unitsBound(t sim.Time) int64 {
 		}
 	default:
 		for _, e := range b.mlog[u.pos:] {
-			u.d -= w.units(e.w, e.gone) - w.units(e.w, e.back)
-			for m := (e.gone | e.back) & u.tbits[e.w]; m != 0; m &= m - 1 {
-				i := bits.TrailingZeros64(m)
-				if x := e.w<<6 | int32(i); e.gone&(1<<uint(i)) != 0 {
-					u.d -= int64(u.ex[x]) // left the mask
-				} else {
-					u.d += int64(u.ex[x])
+			// A change has nodes gone or nodes back, not both.
+			if e.gone != 0 {
+				u.d -= w.units(e.w, e.gone)
+				for m := e.gone & u.tbits[e.w]; m != 0; m &= m - 1 {
+					u.d -= int64(u.ex[e.w<<6|int32(bits.TrailingZeros64(m))]) // left the mask
+				}
+			} else {
+				u.d += w.units(e.w, e.back)
+				for m := e.back & u.tbits[e.w]; m != 0; m &= m - 1 {
+					u.d += int64(u.ex[e.w<<6|int32(bits.TrailingZeros64(m))])
 				}
 			}
 		}
