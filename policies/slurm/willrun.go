@@ -44,6 +44,7 @@ type wrProfile struct {
 	stamp    uint32
 	ent      []wrEntry
 	entEnd   []int32
+	entSum   []int64 // entSum[i]: the sum of rel[i]'s changes
 	reachYes int64
 	reachNo  int64
 	allElig  bool   // every node is eligible (contrib >= 0)
@@ -595,6 +596,7 @@ func (s *Policy) profile(cls int32) {
 	}
 	w.ent = w.ent[:0]
 	w.entEnd = w.entEnd[:0]
+	w.entSum = w.entSum[:0]
 	if len(w.eSeen) != n {
 		w.eSeen = make([]uint32, n)
 		w.ePrev = make([]int32, n)
@@ -780,6 +782,7 @@ func (s *Policy) profileEntries(n int) {
 	w := b.wr
 	d := &w.d
 	for i := len(w.entEnd); i < n; i++ {
+		var sum int64
 		for _, a := range b.rel[i].alloc {
 			if w.contrib[a.Node] < 0 {
 				continue
@@ -795,9 +798,11 @@ func (s *Policy) profileEntries(n int) {
 			if dc := c - w.prev[a.Node]; dc != 0 {
 				w.prev[a.Node] = c
 				w.ent = append(w.ent, wrEntry{node: a.Node, delta: dc})
+				sum += int64(dc)
 			}
 		}
 		w.entEnd = append(w.entEnd, int32(len(w.ent)))
+		w.entSum = append(w.entSum, sum)
 	}
 }
 
@@ -943,6 +948,17 @@ func (s *Policy) nextGroup(w *wrProfile) bool {
 	}
 	release := func(i int) {
 		s.profileEntries(i + 1)
+		in := true // every node of rel[i] in the mask: all its changes count
+		for _, nw := range b.rel[i].words {
+			if nw.bits&b.out[nw.w] != 0 {
+				in = false
+				break
+			}
+		}
+		if in {
+			capSum += w.entSum[i]
+			return
+		}
 		for _, e := range w.entries(i) {
 			if b.inMask(e.node) {
 				capSum += int64(e.delta)
