@@ -47,7 +47,8 @@ type backfillState struct {
 	acc      []int32 // placeUnits: per node, units gained by the jobs released
 	accSeen  []uint32
 	accStamp uint32
-	users    []int32 // records tested per user (s.users index), for bf_max_job_user
+	accBits  []uint64 // placeUnits: the nodes with an acc entry, as a node set
+	users    []int32  // records tested per user (s.users index), for bf_max_job_user
 	parts    [64]int
 	relBuilt bool
 
@@ -90,6 +91,12 @@ type backfillState struct {
 	// The window [maskLo, maskLast] the mask was set for (setMask).
 	maskLo, maskLast sim.Time
 	nbLo, nbHi       int // nextBound's last answers, where it starts next
+	// setMask's last search of hiKey: after(hiKey, hiAt) is hiAtK,
+	// while hiAtOK (the orders unchanged since). A retry's nextBound
+	// asks the same.
+	hiAt   sim.Time
+	hiAtK  int
+	hiAtOK bool
 
 	// Will-run profiles (exact placement) of the demands reserved since
 	// the free state or rel last changed: profs[:nprof], wr the one of
@@ -530,18 +537,49 @@ func (s *Policy) noteBackfill(v sim.View) {
 // nowMask notes when the set of reservations meeting the window
 // [now, now+limit] of a job starting now changes: a reservation in it
 // leaves once now reaches its end, and one after it enters once
-// now+limit reaches its start.
+// now+limit reaches its start. Only the earliest of each kind bounds
+// the cycle, so it is found in the kept orders: the first by start
+// after the window, and the first by end after now among those
+// starting in it (nowMaskPlain is the same over every reservation).
 func (s *Policy) nowMask(now, limit sim.Time) {
 	b := &s.bf
+	s.orderRes()
 	last := policies.EndAt(now, limit)
+	t := sim.Time(math.MaxInt64)
+	a := after(b.loKey, last, b.maskA) // loOrd[:a] start by last
+	if a < len(b.loKey) {
+		t = b.loKey[a] - limit
+	}
+	for k := after(b.hiKey, now, 0); k < len(b.hiOrd); k++ {
+		if b.rankLo[b.hiOrd[k]] < int32(a) {
+			t = min(t, b.hiKey[k])
+			break
+		}
+	}
+	if nowCheck != nil {
+		nowCheck(s, now, limit, t)
+	}
+	b.until(t)
+}
+
+// nowCheck, when set (by the package's tests), is called with every
+// bound nowMask sets, to compare it with nowMaskPlain's.
+var nowCheck func(s *Policy, now, limit, got sim.Time)
+
+// nowMaskPlain is the bound nowMask sets, made over every reservation.
+func (s *Policy) nowMaskPlain(now, limit sim.Time) sim.Time {
+	b := &s.bf
+	last := policies.EndAt(now, limit)
+	t := sim.Time(math.MaxInt64)
 	for _, r := range b.res {
 		switch {
 		case r.hi > now && r.lo <= last:
-			b.until(r.hi)
+			t = min(t, r.hi)
 		case r.lo > last:
-			b.until(r.lo - limit)
+			t = min(t, r.lo-limit)
 		}
 	}
+	return t
 }
 
 // buildRel lists the running jobs and the pass's starts by end, once per
@@ -694,6 +732,7 @@ func (s *Policy) setMask(lo, last sim.Time) {
 	// (end <= lo).
 	a := after(b.loKey, last, b.maskA)
 	c := after(b.hiKey, lo, b.maskC)
+	b.hiAt, b.hiAtK, b.hiAtOK = lo, c, true
 	if b.maskOK && a == b.maskA && c == b.maskC {
 		return
 	}
@@ -701,25 +740,35 @@ func (s *Policy) setMask(lo, last sim.Time) {
 		// A reservation is in the mask when it is among the first a by
 		// start and not among the first c by end: only those whose rank
 		// lies between the old and the new bounds can change.
+		// The rank in the order walked is the index itself.
 		a0, c0 := int32(b.maskA), int32(b.maskC)
 		a1, c1 := int32(a), int32(c)
-		change := func(r int32) {
-			was := b.rankLo[r] < a0 && b.rankHi[r] >= c0
-			is := b.rankLo[r] < a1 && b.rankHi[r] >= c1
-			switch {
-			case is && !was:
-				b.addMask(r)
-			case was && !is:
-				b.dropMask(r)
+		loL, loH := min(a0, a1), max(a0, a1)
+		for k := loL; k < loH; k++ {
+			r := b.loOrd[k]
+			h := b.rankHi[r]
+			was, is := k < a0 && h >= c0, k < a1 && h >= c1
+			if is != was {
+				if is {
+					b.addMask(r)
+				} else {
+					b.dropMask(r)
+				}
 			}
 		}
-		loL, loH := min(a0, a1), max(a0, a1)
-		for _, r := range b.loOrd[loL:loH] {
-			change(r)
-		}
-		for _, r := range b.hiOrd[min(c0, c1):max(c0, c1)] {
-			if k := b.rankLo[r]; k < loL || k >= loH {
-				change(r)
+		for k := min(c0, c1); k < max(c0, c1); k++ {
+			r := b.hiOrd[k]
+			l := b.rankLo[r]
+			if l >= loL && l < loH {
+				continue // done by start
+			}
+			was, is := l < a0 && k >= c0, l < a1 && k >= c1
+			if is != was {
+				if is {
+					b.addMask(r)
+				} else {
+					b.dropMask(r)
+				}
 			}
 		}
 	} else {
@@ -772,6 +821,7 @@ func (s *Policy) orderRes() {
 	if b.ordN == len(b.res) {
 		return
 	}
+	b.hiAtOK = false
 	if b.ordN >= 0 && b.ordN == len(b.res)-1 {
 		s.insertRes(int32(b.ordN))
 		b.ordN = len(b.res)
@@ -852,7 +902,11 @@ func (s *Policy) nextBound(t sim.Time) sim.Time {
 		b.nbLo = k
 		next = b.loKey[k]
 	}
-	if k := after(b.hiKey, t, b.nbHi); k < len(b.hiKey) {
+	k := b.hiAtK
+	if !b.hiAtOK || b.hiAt != t {
+		k = after(b.hiKey, t, b.nbHi)
+	}
+	if k < len(b.hiKey) {
 		b.nbHi = k
 		next = min(next, b.hiKey[k])
 	}
@@ -921,7 +975,10 @@ func (b *backfillState) addMask(r int32) {
 }
 
 // dropMask gives reservation r's nodes back to the mask where no other
-// masked reservation holds them: a bit-sliced decrement.
+// masked reservation holds them: a bit-sliced decrement. Only r's nodes
+// change count, and out is the nodes with a count above 0 (the mask is
+// kept only then: maskOK), so the planes are read only until the
+// decrement is done and every one of r's nodes is seen still held.
 func (b *backfillState) dropMask(r int32) {
 	for _, nw := range b.res[r].words {
 		borrow := nw.bits
@@ -934,11 +991,12 @@ func (b *backfillState) dropMask(r int32) {
 				pl[nw.w] = v
 				borrow = c
 			}
-			held |= v
+			if held |= v; borrow == 0 && nw.bits&^held == 0 {
+				break
+			}
 		}
-		old := b.out[nw.w]
-		if back := old &^ held; back != 0 {
-			b.out[nw.w] = held
+		if back := nw.bits &^ held; back != 0 {
+			b.out[nw.w] &^= back
 			b.mlog = append(b.mlog, maskChange{w: nw.w, back: back})
 		}
 	}

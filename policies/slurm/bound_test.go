@@ -10,7 +10,9 @@ import (
 // TRY_LATER retries (Slurm.unitsBound: kept across the retries of one
 // reservation, following the mask's change log and the releases its time
 // passes) with the same sum made from scratch, on every call over the
-// random workloads of TestSlurmBackfillReference.
+// random workloads of TestSlurmBackfillReference; and every bound on
+// skipping cycles that nowMask finds in the kept reservation orders with
+// the one made over every reservation.
 func TestSlurmReserveBound(t *testing.T) {
 	slurm.CheckBounds(true)
 	defer slurm.CheckBounds(false)
@@ -28,11 +30,15 @@ func TestSlurmReserveBound(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no bound was computed: the workloads test nothing")
 	}
+	nows := slurm.NowChecks()
+	if nows == 0 {
+		t.Fatal("no nowMask bound was compared")
+	}
 	kept := slurm.FinChecks()
 	if kept == 0 {
 		t.Fatal("no final free state was kept across passes: finKeep is not tested")
 	}
-	t.Logf("%d bounds compared, %d kept final free states", n, kept)
+	t.Logf("%d bounds compared, %d nowMask bounds, %d kept final free states", n, nows, kept)
 }
 
 // TestSlurmQueueOrder compares the queue order buildOrder keeps across

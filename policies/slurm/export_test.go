@@ -12,6 +12,7 @@ import (
 var (
 	boundChecks int
 	finChecks   int
+	nowChecks   int
 	boundErr    error
 )
 
@@ -20,8 +21,14 @@ var (
 // a call, which made the goldens run for half an hour.
 func CheckBounds(on bool) {
 	if !on {
-		boundCheck, finCheck = nil, nil
+		boundCheck, finCheck, nowCheck = nil, nil, nil
 		return
+	}
+	nowCheck = func(s *Policy, now, limit, got sim.Time) {
+		nowChecks++
+		if want := s.nowMaskPlain(now, limit); want != got && boundErr == nil {
+			boundErr = fmt.Errorf("t=%d limit=%d: nowMask's bound %d, over every reservation %d", now, limit, got, want)
+		}
 	}
 	finCheck = func(s *Policy) {
 		finChecks++
@@ -59,6 +66,14 @@ func BoundChecks() (int, error) {
 	n, err := boundChecks, boundErr
 	boundChecks, boundErr = 0, nil
 	return n, err
+}
+
+// NowChecks returns how many of nowMask's bounds were compared with
+// those made over every reservation since the last call.
+func NowChecks() int {
+	n := nowChecks
+	nowChecks = 0
+	return n
 }
 
 // FinChecks returns how many times a kept final free state was compared

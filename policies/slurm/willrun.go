@@ -44,6 +44,7 @@ type wrProfile struct {
 	stamp    uint32
 	ent      []wrEntry
 	entEnd   []int32
+	entSum   []int64 // entSum[i]: the sum of rel[i]'s changes
 	reachYes int64
 	reachNo  int64
 	allElig  bool   // every node is eligible (contrib >= 0)
@@ -198,7 +199,9 @@ func (s *Policy) ruledOut(t sim.Time) (e sim.Time, ub int64, ok bool) {
 	facts := w.facts
 	for i := 0; i < len(b.cq); {
 		q := &b.cq[i]
-		q.cur = skipFacts(facts, q.cur, q.hi, t)
+		if q.cur == q.hi || facts[q.cur].hi <= t {
+			q.cur = skipFacts(facts, q.cur, q.hi, t) // not the fact around t
+		}
 		if q.cur == q.hi {
 			// Spent: drop it.
 			b.cq[i] = b.cq[len(b.cq)-1]
@@ -493,6 +496,10 @@ func (s *Policy) placeUnits(d *policies.Demand, n int) bool {
 		clear(b.accSeen)
 		b.accStamp = 1
 	}
+	// The nodes that may hold units: those with some now (upl) or
+	// gaining some from the jobs released (accBits), in the mask.
+	b.accBits = slices.Grow(b.accBits[:0], len(b.out))[:len(b.out)]
+	clear(b.accBits)
 	if n > 0 {
 		s.profileEntries(n)
 		for _, e := range w.ent[:w.entEnd[n-1]] {
@@ -502,26 +509,32 @@ func (s *Policy) placeUnits(d *policies.Demand, n int) bool {
 			if b.accSeen[e.node] != b.accStamp {
 				b.accSeen[e.node] = b.accStamp
 				b.acc[e.node] = 0
+				b.accBits[e.node>>6] |= 1 << uint(e.node&63)
 			}
 			b.acc[e.node] += e.delta
 		}
 	}
 	need := d.Count
 	b.alloc = b.alloc[:0]
-	for x, c := range w.contrib {
-		if c < 0 || !b.inMask(int32(x)) {
-			continue
+	for i, o := range b.out {
+		cand := b.accBits[i]
+		for _, pl := range w.upl {
+			cand |= pl[i]
 		}
-		if b.accSeen[x] == b.accStamp {
-			c += b.acc[x]
-		}
-		if c <= 0 {
-			continue
-		}
-		k := min(c, need)
-		b.alloc = append(b.alloc, d.Alloc(int32(x), k))
-		if need -= k; need == 0 {
-			return true
+		for cand &^= o; cand != 0; cand &= cand - 1 {
+			x := i<<6 | bits.TrailingZeros64(cand)
+			c := w.contrib[x] // eligible: upl and the entries hold none elsewhere
+			if b.accSeen[x] == b.accStamp {
+				c += b.acc[x]
+			}
+			if c <= 0 {
+				continue
+			}
+			k := min(c, need)
+			b.alloc = append(b.alloc, d.Alloc(int32(x), k))
+			if need -= k; need == 0 {
+				return true
+			}
 		}
 	}
 	b.alloc = b.alloc[:0]
@@ -583,6 +596,7 @@ func (s *Policy) profile(cls int32) {
 	}
 	w.ent = w.ent[:0]
 	w.entEnd = w.entEnd[:0]
+	w.entSum = w.entSum[:0]
 	if len(w.eSeen) != n {
 		w.eSeen = make([]uint32, n)
 		w.ePrev = make([]int32, n)
@@ -768,6 +782,7 @@ func (s *Policy) profileEntries(n int) {
 	w := b.wr
 	d := &w.d
 	for i := len(w.entEnd); i < n; i++ {
+		var sum int64
 		for _, a := range b.rel[i].alloc {
 			if w.contrib[a.Node] < 0 {
 				continue
@@ -783,9 +798,11 @@ func (s *Policy) profileEntries(n int) {
 			if dc := c - w.prev[a.Node]; dc != 0 {
 				w.prev[a.Node] = c
 				w.ent = append(w.ent, wrEntry{node: a.Node, delta: dc})
+				sum += int64(dc)
 			}
 		}
 		w.entEnd = append(w.entEnd, int32(len(w.ent)))
+		w.entSum = append(w.entSum, sum)
 	}
 }
 
@@ -931,6 +948,17 @@ func (s *Policy) nextGroup(w *wrProfile) bool {
 	}
 	release := func(i int) {
 		s.profileEntries(i + 1)
+		in := true // every node of rel[i] in the mask: all its changes count
+		for _, nw := range b.rel[i].words {
+			if nw.bits&b.out[nw.w] != 0 {
+				in = false
+				break
+			}
+		}
+		if in {
+			capSum += w.entSum[i]
+			return
+		}
 		for _, e := range w.entries(i) {
 			if b.inMask(e.node) {
 				capSum += int64(e.delta)
@@ -1067,13 +1095,16 @@ func (s *Policy) unitsBound(t sim.Time) int64 {
 		}
 	default:
 		for _, e := range b.mlog[u.pos:] {
-			u.d -= w.units(e.w, e.gone) - w.units(e.w, e.back)
-			for m := (e.gone | e.back) & u.tbits[e.w]; m != 0; m &= m - 1 {
-				i := bits.TrailingZeros64(m)
-				if x := e.w<<6 | int32(i); e.gone&(1<<uint(i)) != 0 {
-					u.d -= int64(u.ex[x]) // left the mask
-				} else {
-					u.d += int64(u.ex[x])
+			// A change has nodes gone or nodes back, not both.
+			if e.gone != 0 {
+				u.d -= w.units(e.w, e.gone)
+				for m := e.gone & u.tbits[e.w]; m != 0; m &= m - 1 {
+					u.d -= int64(u.ex[e.w<<6|int32(bits.TrailingZeros64(m))]) // left the mask
+				}
+			} else {
+				u.d += w.units(e.w, e.back)
+				for m := e.back & u.tbits[e.w]; m != 0; m &= m - 1 {
+					u.d += int64(u.ex[e.w<<6|int32(bits.TrailingZeros64(m))])
 				}
 			}
 		}
