@@ -131,6 +131,7 @@ func (r *Run) Analyze(rec *sim.Record) (*Result, error) {
 		Build:          reports.ReadBuild(),
 		NoJobRows:      r.NoJobRows,
 		StreamJobRows:  r.StreamJobRows,
+		NoTimeline:     r.NoTimeline,
 	})
 	return &Result{Record: rec, Analysis: a, Scenario: text}, nil
 }

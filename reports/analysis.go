@@ -139,7 +139,14 @@ func analyze(rec *sim.Record, opts SummaryOptions, caller string) *Analysis {
 	s.Build = opts.Build
 	s.SampleInterval = sampleInterval(opts.SampleInterval, s.Makespan)
 	from, to := s.FirstSubmit, s.FirstSubmit+s.Makespan
-	tl := newTimeline(rec, from, to, s.SampleInterval, &s)
+	// WriteTable prints the MIG fragmentation, which only the timeline
+	// gives: a MIG cluster's timeline is swept even with NoTimeline.
+	noTimeline := opts.NoTimeline && !hasMIG(rec.Cluster)
+	binsTo := to
+	if noTimeline {
+		binsTo = from // no samples, so energyOf fills none
+	}
+	tl := newTimeline(rec, from, binsTo, s.SampleInterval, &s)
 	var setKWh func(i int, kwh float64)
 	switch {
 	case rows != nil:
@@ -154,6 +161,9 @@ func analyze(rec *sim.Record, opts SummaryOptions, caller string) *Analysis {
 	}
 	s.Energy = energyOf(rec, runs, busy, from, to, setKWh, tl.Samples)
 	tl.Power = s.Energy.Modeled
+	if noTimeline {
+		return &Analysis{Summary: s, Jobs: rows, Timeline: tl, stream: st}
+	}
 	tr := buildTimeline(rec, runs, busy, tl, from, to, s.SampleInterval)
 	s.Samples = len(tr.tl.Samples)
 	fillTimelineDerived(&s, &tr)

@@ -216,3 +216,49 @@ func TestMIGReports(t *testing.T) {
 		t.Errorf("timeline.parquet MIG columns did not read back: %+v", tl.Samples)
 	}
 }
+
+// TestNoTimelineSummary checks that SummaryOptions.NoTimeline changes
+// only the Summary fields it names, and not the text summary: on
+// energyRecord (a power model, suspended nodes) the full analysis less
+// Samples, Fragmentation and PendingReasons is the NoTimeline one; on
+// migRecord (MIG fragmentation, which WriteTable prints) it is the full
+// one; WriteTable writes the same bytes for both.
+func TestNoTimelineSummary(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rec  *sim.Record
+	}{{"mig", migRecord(t)}, {"energy", energyRecord(true)}} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := SummaryOptions{SampleInterval: 350, NoJobRows: true}
+			full := Analyze(tc.rec, opts)
+			opts.NoTimeline = true
+			short := Analyze(tc.rec, opts)
+			f := full.Summary
+			if f.Samples == 0 || !(f.Fragmentation.MIG || f.Energy.Modeled) {
+				t.Fatalf("the full summary lacks samples, or both MIG fragmentation and energy: %+v", f)
+			}
+			want := f
+			if !f.Fragmentation.MIG {
+				want.Samples = 0
+				want.Fragmentation = Fragmentation{}
+				want.PendingReasons = nil
+				if n := len(short.Timeline.Samples); n != 0 {
+					t.Errorf("NoTimeline: %d samples, want none", n)
+				}
+			}
+			if diff := cmp.Diff(want, short.Summary); diff != "" {
+				t.Errorf("NoTimeline summary (-full less the timeline's fields +NoTimeline):\n%s", diff)
+			}
+			var a, b bytes.Buffer
+			if err := WriteTable(&a, f); err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteTable(&b, short.Summary); err != nil {
+				t.Fatal(err)
+			}
+			if a.String() != b.String() {
+				t.Errorf("WriteTable differs with NoTimeline:\n%s\nwant\n%s", b.String(), a.String())
+			}
+		})
+	}
+}

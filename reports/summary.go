@@ -41,6 +41,14 @@ type SummaryOptions struct {
 	// energy (8 bytes) and each started job's wait for the figures (40
 	// bytes), instead of about 400 bytes a job. NoJobRows wins.
 	StreamJobRows bool
+	// NoTimeline makes Analyze leave the timeline unswept, for a run
+	// that writes nothing but the text summary (WriteTable): the
+	// Analysis's Timeline has no samples, and the Summary's fields that
+	// only the timeline gives keep their zero values (Samples,
+	// Fragmentation, PendingReasons). Every other field is the same. On
+	// a cluster with MIG GPUs it does nothing: WriteTable prints their
+	// fragmentation.
+	NoTimeline bool
 }
 
 // Summary holds the run-level metrics of one Record. Every count and
