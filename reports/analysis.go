@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -139,9 +140,7 @@ func analyze(rec *sim.Record, opts SummaryOptions, caller string) *Analysis {
 	s.Build = opts.Build
 	s.SampleInterval = sampleInterval(opts.SampleInterval, s.Makespan)
 	from, to := s.FirstSubmit, s.FirstSubmit+s.Makespan
-	// WriteTable prints the MIG fragmentation, which only the timeline
-	// gives: a MIG cluster's timeline is swept even with NoTimeline.
-	noTimeline := opts.NoTimeline && !hasMIG(rec.Cluster)
+	noTimeline := !sweepTimeline(opts, rec.Cluster)
 	binsTo := to
 	if noTimeline {
 		binsTo = from // no samples, so energyOf fills none
@@ -168,6 +167,13 @@ func analyze(rec *sim.Record, opts SummaryOptions, caller string) *Analysis {
 	s.Samples = len(tr.tl.Samples)
 	fillTimelineDerived(&s, &tr)
 	return &Analysis{Summary: s, Jobs: rows, Timeline: tr.tl, stream: st}
+}
+
+// sweepTimeline reports whether analyze sweeps the timeline: unless
+// opts.NoTimeline, and on a cluster with MIG GPUs anyway, since
+// WriteTable prints their fragmentation, which only the timeline gives.
+func sweepTimeline(opts SummaryOptions, cl *hwmodels.Cluster) bool {
+	return !opts.NoTimeline || hasMIG(cl)
 }
 
 // WaitBy holds wait statistics by group. Users, Accounts and GPUTypes

@@ -21,12 +21,16 @@ type nodeBusy struct {
 	first []int // node n's intervals are iv[first[n]:first[n+1]] (or wide's)
 	iv    []busySpan
 	wide  []interval
+	secs  int64 // node-seconds busy, over all nodes
 }
 
 // busySpan is an interval as offsets from nodeBusy.from.
 type busySpan struct{ from, to uint32 }
 
-func newNodeBusy(rec *sim.Record, runs *runTable, from, to sim.Time) *nodeBusy {
+// newNodeBusy finds the nodes' busy intervals in [from, to), or with
+// intervals false only their total (seconds): of must not be called on
+// the latter.
+func newNodeBusy(rec *sim.Record, runs *runTable, from, to sim.Time, intervals bool) *nodeBusy {
 	nodes := len(rec.Cluster.Nodes)
 	b := &nodeBusy{from: from, first: make([]int, nodes+1)}
 	// The runs inside the window, by start: visited in that order, each
@@ -76,7 +80,13 @@ func newNodeBusy(rec *sim.Record, runs *runTable, from, to sim.Time) *nodeBusy {
 			}
 		}
 	}
-	union(func(n int32, _ interval) { b.first[n+1]++ })
+	union(func(n int32, iv interval) {
+		b.first[n+1]++
+		b.secs += int64(iv.to - iv.from)
+	})
+	if !intervals {
+		return b
+	}
 	for n := range nodes {
 		b.first[n+1] += b.first[n]
 	}
@@ -111,13 +121,4 @@ func (b *nodeBusy) of(dst []interval, n int) []interval {
 }
 
 // seconds returns the node-seconds busy, over all nodes.
-func (b *nodeBusy) seconds() int64 {
-	var s int64
-	for _, iv := range b.iv {
-		s += int64(iv.to - iv.from)
-	}
-	for _, iv := range b.wide {
-		s += int64(iv.to - iv.from)
-	}
-	return s
-}
+func (b *nodeBusy) seconds() int64 { return b.secs }

@@ -512,7 +512,8 @@ func baseSummary(rec *sim.Record, runs *runTable, opts SummaryOptions) (Summary,
 	s.Wait = statsOf(waits)
 
 	window := int64(s.Makespan)
-	busy := newNodeBusy(rec, runs, s.FirstSubmit, s.LastEnd)
+	// The intervals are read by the timeline and the energy model.
+	busy := newNodeBusy(rec, runs, s.FirstSubmit, s.LastEnd, sweepTimeline(opts, cl) || cl.PeakPowerW() > 0)
 	nodeSec := busy.seconds()
 	s.GPU = utilization(roundGPUParts(gpuSec), s.Cluster.GPUs*window)
 	if s.GPU.Available > 0 {
