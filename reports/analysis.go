@@ -96,10 +96,25 @@ func Analyze(rec *sim.Record, opts SummaryOptions) *Analysis {
 	return analyze(rec, opts, "Analyze")
 }
 
+// CheckAndAnalyze is Analyze for a record not checked yet: it returns
+// CheckRecord's error instead of panicking, having checked rec once (a
+// check walks every job's allocation).
+func CheckAndAnalyze(rec *sim.Record, opts SummaryOptions) (*Analysis, error) {
+	if err := CheckRecord(rec); err != nil {
+		return nil, err
+	}
+	return analyzeChecked(rec, opts), nil
+}
+
 func analyze(rec *sim.Record, opts SummaryOptions, caller string) *Analysis {
 	if err := CheckRecord(rec); err != nil {
 		panic("reports: " + caller + ": " + err.Error())
 	}
+	return analyzeChecked(rec, opts)
+}
+
+// analyzeChecked is analyze of a record that satisfies CheckRecord.
+func analyzeChecked(rec *sim.Record, opts SummaryOptions) *Analysis {
 	runs := newRunTable(rec)
 	s, busy := baseSummary(rec, runs, opts)
 	// The rows are summed as they are made; only an Analysis that keeps
