@@ -388,6 +388,19 @@ func (d *derived) finish(s *Summary) {
 	s.Throughput.Finished = len(responses)
 	// Each grouping's waits, split by group in job order into one buffer.
 	buf := make([]int64, len(d.waits))
+	// A group of every wait (one account, no GPU type) has the Stats of
+	// all of them, computed once: Stats depend only on the values.
+	var whole *Stats
+	groupStats := func(xs []int64) Stats {
+		if len(xs) < len(d.waits) {
+			return statsOf(xs)
+		}
+		if whole == nil {
+			st := statsOf(xs)
+			whole = &st
+		}
+		return *whole
+	}
 	stats := func(k int, order []string) []GroupStats {
 		m := groups[k]
 		at := make([]int, len(m)) // where each group's waits begin in buf
@@ -407,7 +420,7 @@ func (d *derived) finish(s *Summary) {
 		var out []GroupStats
 		for _, name := range order {
 			if g := m[name]; g != nil {
-				out = append(out, GroupStats{Name: name, Jobs: g.jobs, Wait: statsOf(buf[first[g.index]:at[g.index]])})
+				out = append(out, GroupStats{Name: name, Jobs: g.jobs, Wait: groupStats(buf[first[g.index]:at[g.index]])})
 			}
 		}
 		return out

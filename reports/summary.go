@@ -528,6 +528,11 @@ func baseSummary(rec *sim.Record, runs *runTable, opts SummaryOptions) (Summary,
 	s.Node = utilization(nodeSec, int64(s.Cluster.Nodes)*window)
 
 	for k := range parts.rows {
+		if len(parts.waits[k]) == len(waits) {
+			// The partition has every started job: the same waits.
+			parts.rows[k].Wait = s.Wait
+			continue
+		}
 		parts.rows[k].Wait = statsOf(parts.waits[k])
 	}
 	s.Partitions = parts.rows
