@@ -305,6 +305,13 @@ type derived struct {
 	accountGPU map[string]int64
 	gpuSec     int64
 	disruption Disruption
+	// The group each grouping's last row went to, and the last user's
+	// slowdown sum: consecutive jobs often share them (a user's batch,
+	// a trace without accounts), sparing the map lookups.
+	lastName  [4]string
+	lastGroup [4]*waitGroup
+	lastUser  string
+	lastSld   *sldSum
 }
 
 type waitGroup struct {
@@ -346,10 +353,13 @@ func (d *derived) add(r *JobRow) {
 		d.waits = append(d.waits, int64(r.Wait))
 	}
 	for k, name := range [4]string{r.User, r.Account, r.SizeClass, gt} {
-		g := d.groups[k][name]
-		if g == nil {
-			g = &waitGroup{index: int32(len(d.groups[k]))}
-			d.groups[k][name] = g
+		g := d.lastGroup[k]
+		if g == nil || name != d.lastName[k] {
+			if g = d.groups[k][name]; g == nil {
+				g = &waitGroup{index: int32(len(d.groups[k]))}
+				d.groups[k][name] = g
+			}
+			d.lastName[k], d.lastGroup[k] = name, g
 		}
 		g.jobs++
 		if started {
@@ -361,10 +371,13 @@ func (d *derived) add(r *JobRow) {
 		d.responses = append(d.responses, int64(r.Response))
 	}
 	if r.HasSlowdown {
-		u := d.userSld[r.User]
-		if u == nil {
-			u = &sldSum{}
-			d.userSld[r.User] = u
+		u := d.lastSld
+		if u == nil || r.User != d.lastUser {
+			if u = d.userSld[r.User]; u == nil {
+				u = &sldSum{}
+				d.userSld[r.User] = u
+			}
+			d.lastUser, d.lastSld = r.User, u
 		}
 		u.sum += r.Slowdown
 		u.n++
