@@ -65,10 +65,10 @@ type Run struct {
 	// instead of the rows, for a run whose only reader of them is
 	// reports.OutDir.WriteRun (reports.SummaryOptions.StreamJobRows).
 	StreamJobRows bool
-	// NoTimeline makes Analyze leave the timeline unswept, for a run
-	// whose only output is the text summary
-	// (reports.SummaryOptions.NoTimeline).
-	NoTimeline bool
+	// TextOnly makes Analyze compute only what the text summary prints,
+	// for a run whose only output is that text
+	// (reports.SummaryOptions.TextOnly).
+	TextOnly bool
 	// Calibration is the applied cluster.calibration (nil without one),
 	// read from CalibrationFile; CalibrationNotes say what of it could
 	// not be applied.

@@ -128,7 +128,7 @@ func (r *Run) Analyze(rec *sim.Record) (*Result, error) {
 		Build:          reports.ReadBuild(),
 		NoJobRows:      r.NoJobRows,
 		StreamJobRows:  r.StreamJobRows,
-		NoTimeline:     r.NoTimeline,
+		TextOnly:       r.TextOnly,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w (policy %s, seed %d): inconsistent record: %w", ErrInternal, rec.Policy, r.Seed, err)

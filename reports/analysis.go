@@ -118,12 +118,13 @@ func analyzeChecked(rec *sim.Record, opts SummaryOptions) *Analysis {
 	runs := newRunTable(rec)
 	s, busy := baseSummary(rec, runs, opts)
 	// The rows are summed as they are made; only an Analysis that keeps
-	// them holds one per job.
+	// them holds one per job. The text prints none of their sums.
 	var rows []JobRow
 	var d derived
-	d.grow(len(rec.Jobs))
 	var st *rowStream
-	if opts.StreamJobRows && !opts.NoJobRows {
+	switch {
+	case opts.TextOnly:
+	case opts.StreamJobRows && !opts.NoJobRows:
 		st = &rowStream{rm: newRowMaker(rec, runs, s.Slowdown.Tau, true), n: len(rec.Jobs), cur: -1}
 		started := 0 // a row has a wait when the job's final run started (runTable.wait)
 		for i := range rec.Jobs {
@@ -132,25 +133,28 @@ func analyzeChecked(rec *sim.Record, opts SummaryOptions) *Analysis {
 			}
 		}
 		st.waits.rows = make([]waitRow, 0, started)
-	}
-	rm := newRowMaker(rec, runs, s.Slowdown.Tau, !opts.NoJobRows && st == nil)
-	if opts.NoJobRows || st != nil {
-		var r JobRow
-		for i := range rec.Jobs {
-			rm.fill(&r, i)
-			d.add(&r)
-			if st != nil && r.Wait != workload.Unknown {
-				st.waits.add(r.Partition, r.SizeClass, r.Wait)
+		fallthrough
+	default:
+		d.grow(len(rec.Jobs))
+		rm := newRowMaker(rec, runs, s.Slowdown.Tau, !opts.NoJobRows && st == nil)
+		if opts.NoJobRows || st != nil {
+			var r JobRow
+			for i := range rec.Jobs {
+				rm.fill(&r, i)
+				d.add(&r)
+				if st != nil && r.Wait != workload.Unknown {
+					st.waits.add(r.Partition, r.SizeClass, r.Wait)
+				}
+			}
+		} else {
+			rows = make([]JobRow, len(rec.Jobs))
+			for i := range rows {
+				rm.fill(&rows[i], i)
+				d.add(&rows[i])
 			}
 		}
-	} else {
-		rows = make([]JobRow, len(rec.Jobs))
-		for i := range rows {
-			rm.fill(&rows[i], i)
-			d.add(&rows[i])
-		}
+		d.finish(&s)
 	}
-	d.finish(&s)
 	s.ConfigHash = opts.ConfigHash
 	s.Build = opts.Build
 	s.SampleInterval = sampleInterval(opts.SampleInterval, s.Makespan)
@@ -185,10 +189,10 @@ func analyzeChecked(rec *sim.Record, opts SummaryOptions) *Analysis {
 }
 
 // sweepTimeline reports whether analyze sweeps the timeline: unless
-// opts.NoTimeline, and on a cluster with MIG GPUs anyway, since
-// WriteTable prints their fragmentation, which only the timeline gives.
+// opts.TextOnly, and on a cluster with MIG GPUs anyway, since WriteTable
+// prints their fragmentation, which only the timeline gives.
 func sweepTimeline(opts SummaryOptions, cl *hwmodels.Cluster) bool {
-	return !opts.NoTimeline || hasMIG(cl)
+	return !opts.TextOnly || hasMIG(cl)
 }
 
 // WaitBy holds wait statistics by group. Users, Accounts and GPUTypes

@@ -41,14 +41,16 @@ type SummaryOptions struct {
 	// energy (8 bytes) and each started job's wait for the figures (40
 	// bytes), instead of about 400 bytes a job. NoJobRows wins.
 	StreamJobRows bool
-	// NoTimeline makes Analyze leave the timeline unswept, for a run
-	// that writes nothing but the text summary (WriteTable): the
-	// Analysis's Timeline has no samples, and the Summary's fields that
-	// only the timeline gives keep their zero values (Samples,
-	// Fragmentation, PendingReasons). Every other field is the same. On
-	// a cluster with MIG GPUs it does nothing: WriteTable prints their
-	// fragmentation.
-	NoTimeline bool
+	// TextOnly makes Analyze compute only what WriteTable prints, for a
+	// run whose only output is that text: no job rows are made (it wins
+	// over NoJobRows and StreamJobRows) and the timeline is not swept, so
+	// the Analysis has no Jobs and no Timeline samples, and the Summary
+	// fields WriteTable does not print keep their zero values: Response,
+	// Throughput, WaitBy, Fairness and Disruption (from the rows),
+	// Samples, Fragmentation and PendingReasons (from the timeline).
+	// Every other field is the same. On a cluster with MIG GPUs the
+	// timeline is swept anyway: WriteTable prints their fragmentation.
+	TextOnly bool
 }
 
 // Summary holds the run-level metrics of one Record. Every count and
