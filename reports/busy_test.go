@@ -126,3 +126,34 @@ func randomRun(t *testing.T, seed uint64) *sim.Record {
 	}
 	return rec
 }
+
+// TestSortByFrom checks sortByFrom's radix path against slices.SortFunc
+// on random starts with many ties, each element kept once.
+func TestSortByFrom(t *testing.T) {
+	type item struct {
+		from sim.Time
+		id   int
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 5, radixMin, 3000, 20000} {
+		for _, span := range []sim.Time{1, 50, 1 << 20, 1<<31 - 1} {
+			lo := sim.Time(rng.Int64N(1 << 40))
+			xs := make([]item, n)
+			for i := range xs {
+				xs[i] = item{lo + sim.Time(rng.Int64N(int64(span))), i}
+			}
+			want := slices.Clone(xs)
+			slices.SortFunc(want, func(x, y item) int { return cmp.Or(cmp.Compare(x.from, y.from), cmp.Compare(x.id, y.id)) })
+			sortByFrom(xs, func(x *item) sim.Time { return x.from }, lo, lo+span)
+			for i := 1; i < len(xs); i++ {
+				if xs[i].from < xs[i-1].from {
+					t.Fatalf("n %d span %d: from %d before %d at %d", n, span, xs[i-1].from, xs[i].from, i)
+				}
+			}
+			slices.SortFunc(xs, func(x, y item) int { return cmp.Or(cmp.Compare(x.from, y.from), cmp.Compare(x.id, y.id)) })
+			if !slices.Equal(xs, want) {
+				t.Fatalf("n %d span %d: the elements changed", n, span)
+			}
+		}
+	}
+}
