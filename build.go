@@ -65,6 +65,10 @@ type Run struct {
 	// instead of the rows, for a run whose only reader of them is
 	// reports.OutDir.WriteRun (reports.SummaryOptions.StreamJobRows).
 	StreamJobRows bool
+	// TextOnly makes Analyze compute only what the text summary prints,
+	// for a run whose only output is that text
+	// (reports.SummaryOptions.TextOnly).
+	TextOnly bool
 	// Calibration is the applied cluster.calibration (nil without one),
 	// read from CalibrationFile; CalibrationNotes say what of it could
 	// not be applied.

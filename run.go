@@ -120,18 +120,19 @@ func (r *Run) ReleasePolicy() { r.Policy = nil }
 // and (unless r.NoJobRows) per-job rows, with the scenario's sample
 // interval and config hash.
 func (r *Run) Analyze(rec *sim.Record) (*Result, error) {
-	if err := reports.CheckRecord(rec); err != nil {
-		return nil, fmt.Errorf("%w (policy %s, seed %d): inconsistent record: %w", ErrInternal, rec.Policy, r.Seed, err)
-	}
 	text := slices.Concat(r.text, r.notes)
 	sum := sha256.Sum256(text)
-	a := reports.Analyze(rec, reports.SummaryOptions{
+	a, err := reports.CheckAndAnalyze(rec, reports.SummaryOptions{
 		SampleInterval: r.sample,
 		ConfigHash:     "sha256:" + hex.EncodeToString(sum[:]),
 		Build:          reports.ReadBuild(),
 		NoJobRows:      r.NoJobRows,
 		StreamJobRows:  r.StreamJobRows,
+		TextOnly:       r.TextOnly,
 	})
+	if err != nil {
+		return nil, fmt.Errorf("%w (policy %s, seed %d): inconsistent record: %w", ErrInternal, rec.Policy, r.Seed, err)
+	}
 	return &Result{Record: rec, Analysis: a, Scenario: text}, nil
 }
 

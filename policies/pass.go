@@ -127,7 +127,11 @@ func (p *Pass) sync(view []sim.NodeState, changed []int32) {
 		return
 	}
 	for _, n := range changed {
-		p.idx.update(n, p.idx.key(&p.own[n]), p.idx.key(&view[n]))
+		// A node the pass's own starts changed is as Commit left it: its
+		// key is the same, and update would do nothing.
+		if old, now := p.idx.key(&p.own[n]), p.idx.key(&view[n]); old != now {
+			p.idx.update(n, old, now)
+		}
 		p.own[n] = view[n]
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/schedsim/schedsim/hwmodels"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -95,19 +96,35 @@ func Analyze(rec *sim.Record, opts SummaryOptions) *Analysis {
 	return analyze(rec, opts, "Analyze")
 }
 
+// CheckAndAnalyze is Analyze for a record not checked yet: it returns
+// CheckRecord's error instead of panicking, having checked rec once (a
+// check walks every job's allocation).
+func CheckAndAnalyze(rec *sim.Record, opts SummaryOptions) (*Analysis, error) {
+	if err := CheckRecord(rec); err != nil {
+		return nil, err
+	}
+	return analyzeChecked(rec, opts), nil
+}
+
 func analyze(rec *sim.Record, opts SummaryOptions, caller string) *Analysis {
 	if err := CheckRecord(rec); err != nil {
 		panic("reports: " + caller + ": " + err.Error())
 	}
+	return analyzeChecked(rec, opts)
+}
+
+// analyzeChecked is analyze of a record that satisfies CheckRecord.
+func analyzeChecked(rec *sim.Record, opts SummaryOptions) *Analysis {
 	runs := newRunTable(rec)
 	s, busy := baseSummary(rec, runs, opts)
 	// The rows are summed as they are made; only an Analysis that keeps
-	// them holds one per job.
+	// them holds one per job. The text prints none of their sums.
 	var rows []JobRow
 	var d derived
-	d.grow(len(rec.Jobs))
 	var st *rowStream
-	if opts.StreamJobRows && !opts.NoJobRows {
+	switch {
+	case opts.TextOnly:
+	case opts.StreamJobRows && !opts.NoJobRows:
 		st = &rowStream{rm: newRowMaker(rec, runs, s.Slowdown.Tau, true), n: len(rec.Jobs), cur: -1}
 		started := 0 // a row has a wait when the job's final run started (runTable.wait)
 		for i := range rec.Jobs {
@@ -116,30 +133,38 @@ func analyze(rec *sim.Record, opts SummaryOptions, caller string) *Analysis {
 			}
 		}
 		st.waits.rows = make([]waitRow, 0, started)
-	}
-	rm := newRowMaker(rec, runs, s.Slowdown.Tau, !opts.NoJobRows && st == nil)
-	if opts.NoJobRows || st != nil {
-		var r JobRow
-		for i := range rec.Jobs {
-			rm.fill(&r, i)
-			d.add(&r)
-			if st != nil && r.Wait != workload.Unknown {
-				st.waits.add(r.Partition, r.SizeClass, r.Wait)
+		fallthrough
+	default:
+		d.grow(len(rec.Jobs))
+		rm := newRowMaker(rec, runs, s.Slowdown.Tau, !opts.NoJobRows && st == nil)
+		if opts.NoJobRows || st != nil {
+			var r JobRow
+			for i := range rec.Jobs {
+				rm.fill(&r, i)
+				d.add(&r)
+				if st != nil && r.Wait != workload.Unknown {
+					st.waits.add(r.Partition, r.SizeClass, r.Wait)
+				}
+			}
+		} else {
+			rows = make([]JobRow, len(rec.Jobs))
+			for i := range rows {
+				rm.fill(&rows[i], i)
+				d.add(&rows[i])
 			}
 		}
-	} else {
-		rows = make([]JobRow, len(rec.Jobs))
-		for i := range rows {
-			rm.fill(&rows[i], i)
-			d.add(&rows[i])
-		}
+		d.finish(&s)
 	}
-	d.finish(&s)
 	s.ConfigHash = opts.ConfigHash
 	s.Build = opts.Build
 	s.SampleInterval = sampleInterval(opts.SampleInterval, s.Makespan)
 	from, to := s.FirstSubmit, s.FirstSubmit+s.Makespan
-	tl := newTimeline(rec, from, to, s.SampleInterval, &s)
+	noTimeline := !sweepTimeline(opts, rec.Cluster)
+	binsTo := to
+	if noTimeline {
+		binsTo = from // no samples, so energyOf fills none
+	}
+	tl := newTimeline(rec, from, binsTo, s.SampleInterval, &s)
 	var setKWh func(i int, kwh float64)
 	switch {
 	case rows != nil:
@@ -154,10 +179,20 @@ func analyze(rec *sim.Record, opts SummaryOptions, caller string) *Analysis {
 	}
 	s.Energy = energyOf(rec, runs, busy, from, to, setKWh, tl.Samples)
 	tl.Power = s.Energy.Modeled
+	if noTimeline {
+		return &Analysis{Summary: s, Jobs: rows, Timeline: tl, stream: st}
+	}
 	tr := buildTimeline(rec, runs, busy, tl, from, to, s.SampleInterval)
 	s.Samples = len(tr.tl.Samples)
 	fillTimelineDerived(&s, &tr)
 	return &Analysis{Summary: s, Jobs: rows, Timeline: tr.tl, stream: st}
+}
+
+// sweepTimeline reports whether analyze sweeps the timeline: unless
+// opts.TextOnly, and on a cluster with MIG GPUs anyway, since WriteTable
+// prints their fragmentation, which only the timeline gives.
+func sweepTimeline(opts SummaryOptions, cl *hwmodels.Cluster) bool {
+	return !opts.TextOnly || hasMIG(cl)
 }
 
 // WaitBy holds wait statistics by group. Users, Accounts and GPUTypes
@@ -274,6 +309,13 @@ type derived struct {
 	accountGPU map[string]int64
 	gpuSec     int64
 	disruption Disruption
+	// The group each grouping's last row went to, and the last user's
+	// slowdown sum: consecutive jobs often share them (a user's batch,
+	// a trace without accounts), sparing the map lookups.
+	lastName  [4]string
+	lastGroup [4]*waitGroup
+	lastUser  string
+	lastSld   *sldSum
 }
 
 type waitGroup struct {
@@ -315,10 +357,13 @@ func (d *derived) add(r *JobRow) {
 		d.waits = append(d.waits, int64(r.Wait))
 	}
 	for k, name := range [4]string{r.User, r.Account, r.SizeClass, gt} {
-		g := d.groups[k][name]
-		if g == nil {
-			g = &waitGroup{index: int32(len(d.groups[k]))}
-			d.groups[k][name] = g
+		g := d.lastGroup[k]
+		if g == nil || name != d.lastName[k] {
+			if g = d.groups[k][name]; g == nil {
+				g = &waitGroup{index: int32(len(d.groups[k]))}
+				d.groups[k][name] = g
+			}
+			d.lastName[k], d.lastGroup[k] = name, g
 		}
 		g.jobs++
 		if started {
@@ -330,10 +375,13 @@ func (d *derived) add(r *JobRow) {
 		d.responses = append(d.responses, int64(r.Response))
 	}
 	if r.HasSlowdown {
-		u := d.userSld[r.User]
-		if u == nil {
-			u = &sldSum{}
-			d.userSld[r.User] = u
+		u := d.lastSld
+		if u == nil || r.User != d.lastUser {
+			if u = d.userSld[r.User]; u == nil {
+				u = &sldSum{}
+				d.userSld[r.User] = u
+			}
+			d.lastUser, d.lastSld = r.User, u
 		}
 		u.sum += r.Slowdown
 		u.n++
@@ -357,6 +405,19 @@ func (d *derived) finish(s *Summary) {
 	s.Throughput.Finished = len(responses)
 	// Each grouping's waits, split by group in job order into one buffer.
 	buf := make([]int64, len(d.waits))
+	// A group of every wait (one account, no GPU type) has the Stats of
+	// all of them, computed once: Stats depend only on the values.
+	var whole *Stats
+	groupStats := func(xs []int64) Stats {
+		if len(xs) < len(d.waits) {
+			return statsOf(xs)
+		}
+		if whole == nil {
+			st := statsOf(xs)
+			whole = &st
+		}
+		return *whole
+	}
 	stats := func(k int, order []string) []GroupStats {
 		m := groups[k]
 		at := make([]int, len(m)) // where each group's waits begin in buf
@@ -376,7 +437,7 @@ func (d *derived) finish(s *Summary) {
 		var out []GroupStats
 		for _, name := range order {
 			if g := m[name]; g != nil {
-				out = append(out, GroupStats{Name: name, Jobs: g.jobs, Wait: statsOf(buf[first[g.index]:at[g.index]])})
+				out = append(out, GroupStats{Name: name, Jobs: g.jobs, Wait: groupStats(buf[first[g.index]:at[g.index]])})
 			}
 		}
 		return out

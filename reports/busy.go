@@ -21,12 +21,16 @@ type nodeBusy struct {
 	first []int // node n's intervals are iv[first[n]:first[n+1]] (or wide's)
 	iv    []busySpan
 	wide  []interval
+	secs  int64 // node-seconds busy, over all nodes
 }
 
 // busySpan is an interval as offsets from nodeBusy.from.
 type busySpan struct{ from, to uint32 }
 
-func newNodeBusy(rec *sim.Record, runs *runTable, from, to sim.Time) *nodeBusy {
+// newNodeBusy finds the nodes' busy intervals in [from, to), or with
+// intervals false only their total (seconds): of must not be called on
+// the latter.
+func newNodeBusy(rec *sim.Record, runs *runTable, from, to sim.Time, intervals bool) *nodeBusy {
 	nodes := len(rec.Cluster.Nodes)
 	b := &nodeBusy{from: from, first: make([]int, nodes+1)}
 	// The runs inside the window, by start: visited in that order, each
@@ -47,7 +51,7 @@ func newNodeBusy(rec *sim.Record, runs *runTable, from, to sim.Time) *nodeBusy {
 			}
 		}
 	}
-	slices.SortFunc(inside, func(x, y clipped) int { return cmp.Compare(x.iv.from, y.iv.from) })
+	sortByFrom(inside, func(c *clipped) sim.Time { return c.iv.from }, from, to)
 	// union calls emit with each node's busy intervals, each node's in
 	// order: an interval that starts at or before the end of the node's
 	// open one extends it, any other closes it.
@@ -76,7 +80,13 @@ func newNodeBusy(rec *sim.Record, runs *runTable, from, to sim.Time) *nodeBusy {
 			}
 		}
 	}
-	union(func(n int32, _ interval) { b.first[n+1]++ })
+	union(func(n int32, iv interval) {
+		b.first[n+1]++
+		b.secs += int64(iv.to - iv.from)
+	})
+	if !intervals {
+		return b
+	}
 	for n := range nodes {
 		b.first[n+1] += b.first[n]
 	}
@@ -98,6 +108,46 @@ func newNodeBusy(rec *sim.Record, runs *runTable, from, to sim.Time) *nodeBusy {
 	return b
 }
 
+// radixSortMax bounds the slices sortByFrom sorts by radix: its keys and
+// the radix sort's buffer take 16 bytes an element for the sort, which
+// a year of a large cluster (millions of runs) is spared.
+const radixSortMax = 1 << 18
+
+// sortByFrom sorts xs by from(x), which lies in [lo, hi]: by a radix
+// sort of (from − lo, index) keys when they fit (from − lo below 2³¹,
+// at most radixSortMax elements), else by slices.SortFunc. Elements of
+// equal from may come in any order (the union of a node's intervals is
+// the same for each).
+func sortByFrom[T any](xs []T, from func(*T) sim.Time, lo, hi sim.Time) {
+	if len(xs) < radixMin || len(xs) > radixSortMax || hi < lo || int64(hi-lo) >= 1<<31 {
+		slices.SortFunc(xs, func(x, y T) int { return cmp.Compare(from(&x), from(&y)) })
+		return
+	}
+	keys := make([]int64, len(xs))
+	for i := range xs {
+		keys[i] = int64(from(&xs[i])-lo)<<32 | int64(i)
+	}
+	sortInt64s(keys)
+	// Place xs[uint32(keys[i])] at i, cycle by cycle; a placed slot's
+	// key becomes -1.
+	for i := range keys {
+		if keys[i] < 0 {
+			continue
+		}
+		tmp := xs[i]
+		for j := i; ; {
+			k := int(uint32(keys[j]))
+			keys[j] = -1
+			if k == i {
+				xs[j] = tmp
+				break
+			}
+			xs[j] = xs[k]
+			j = k
+		}
+	}
+}
+
 // of appends node n's busy intervals to dst.
 func (b *nodeBusy) of(dst []interval, n int) []interval {
 	lo, hi := b.first[n], b.first[n+1]
@@ -111,13 +161,4 @@ func (b *nodeBusy) of(dst []interval, n int) []interval {
 }
 
 // seconds returns the node-seconds busy, over all nodes.
-func (b *nodeBusy) seconds() int64 {
-	var s int64
-	for _, iv := range b.iv {
-		s += int64(iv.to - iv.from)
-	}
-	for _, iv := range b.wide {
-		s += int64(iv.to - iv.from)
-	}
-	return s
-}
+func (b *nodeBusy) seconds() int64 { return b.secs }

@@ -23,8 +23,8 @@ func TestNodeBusyWideWindow(t *testing.T) {
 	rec := fixtureRecord()
 	runs := newRunTable(rec)
 	s, _ := baseSummary(rec, runs, fixtureOptions)
-	narrow := newNodeBusy(rec, runs, s.FirstSubmit, s.LastEnd)
-	wide := newNodeBusy(rec, runs, s.FirstSubmit, s.FirstSubmit+math.MaxUint32+10)
+	narrow := newNodeBusy(rec, runs, s.FirstSubmit, s.LastEnd, true)
+	wide := newNodeBusy(rec, runs, s.FirstSubmit, s.FirstSubmit+math.MaxUint32+10, true)
 	if narrow.wide != nil || wide.wide == nil || len(narrow.iv) == 0 {
 		t.Fatalf("narrow uses wide: %v; wide uses wide: %v; %d intervals", narrow.wide != nil, wide.wide != nil, len(narrow.iv))
 	}
@@ -42,19 +42,28 @@ func TestNodeBusyWideWindow(t *testing.T) {
 // as they come, against the plain union: each node's clipped run
 // intervals sorted and merged, on EASY runs of random workloads on
 // one-CPU and four-CPU nodes (jobs sharing and spanning nodes, requeued
-// runs after node failures) and windows that cut runs at both ends.
+// runs after node failures) and windows that cut runs at both ends; and
+// the node-seconds, with and without the intervals kept.
 func TestNodeBusyUnion(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
 		rec := randomRun(t, seed)
 		runs := newRunTable(rec)
 		s, _ := baseSummary(rec, runs, SummaryOptions{})
 		for _, w := range []interval{{s.FirstSubmit, s.LastEnd}, {s.FirstSubmit + 500, s.LastEnd - 700}} {
-			got := newNodeBusy(rec, runs, w.from, w.to)
+			got := newNodeBusy(rec, runs, w.from, w.to, true)
+			var secs int64
 			for n := range rec.Cluster.Nodes {
 				want := plainUnion(rec, runs, int32(n), w)
 				if d := gocmp.Diff(want, got.of(nil, n), gocmp.AllowUnexported(interval{})); d != "" {
 					t.Fatalf("seed %d window %v node %d (-plain +got):\n%s", seed, w, n, d)
 				}
+				for _, iv := range want {
+					secs += int64(iv.to - iv.from)
+				}
+			}
+			// Without the intervals, only their total.
+			if only := newNodeBusy(rec, runs, w.from, w.to, false); got.seconds() != secs || only.seconds() != secs {
+				t.Fatalf("seed %d window %v: busy node-seconds %d, %d without intervals; want %d", seed, w, got.seconds(), only.seconds(), secs)
 			}
 		}
 	}
@@ -116,4 +125,35 @@ func randomRun(t *testing.T, seed uint64) *sim.Record {
 		t.Fatal(err)
 	}
 	return rec
+}
+
+// TestSortByFrom checks sortByFrom's radix path against slices.SortFunc
+// on random starts with many ties, each element kept once.
+func TestSortByFrom(t *testing.T) {
+	type item struct {
+		from sim.Time
+		id   int
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 5, radixMin, 3000, 20000} {
+		for _, span := range []sim.Time{1, 50, 1 << 20, 1<<31 - 1} {
+			lo := sim.Time(rng.Int64N(1 << 40))
+			xs := make([]item, n)
+			for i := range xs {
+				xs[i] = item{lo + sim.Time(rng.Int64N(int64(span))), i}
+			}
+			want := slices.Clone(xs)
+			slices.SortFunc(want, func(x, y item) int { return cmp.Or(cmp.Compare(x.from, y.from), cmp.Compare(x.id, y.id)) })
+			sortByFrom(xs, func(x *item) sim.Time { return x.from }, lo, lo+span)
+			for i := 1; i < len(xs); i++ {
+				if xs[i].from < xs[i-1].from {
+					t.Fatalf("n %d span %d: from %d before %d at %d", n, span, xs[i-1].from, xs[i].from, i)
+				}
+			}
+			slices.SortFunc(xs, func(x, y item) int { return cmp.Or(cmp.Compare(x.from, y.from), cmp.Compare(x.id, y.id)) })
+			if !slices.Equal(xs, want) {
+				t.Fatalf("n %d span %d: the elements changed", n, span)
+			}
+		}
+	}
 }

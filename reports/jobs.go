@@ -344,16 +344,19 @@ func (m *rowMaker) fill(r *JobRow, i int) {
 		r.AllocCPUs += a.CPUs * int32(n)
 		r.AllocMemMB += a.MemMB * int64(n)
 	}
-	nodes := appendAllocNodes(m.nodes[:0], j.Alloc)
-	m.nodes = nodes
-	r.AllocNodes = int32(len(nodes))
-	if len(nodes) > 0 {
-		r.AllocGPUType = rec.Cluster.Nodes[nodes[0]].GPUType
-	}
 	if m.labels {
+		nodes := appendAllocNodes(m.nodes[:0], j.Alloc)
+		m.nodes = nodes
+		r.AllocNodes = int32(len(nodes))
+		if len(nodes) > 0 {
+			r.AllocGPUType = rec.Cluster.Nodes[nodes[0]].GPUType
+		}
 		m.alloc = j.Alloc.Append(m.alloc[:0])
 		r.MIG = migLabel(rec.Cluster, m.alloc)
 		r.NodeList = jobNodeList(m.hosts, rec.Cluster, nodes, &m.list)
+	} else if n, first := m.countAllocNodes(j.Alloc); n > 0 {
+		r.AllocNodes = n
+		r.AllocGPUType = rec.Cluster.Nodes[first].GPUType
 	}
 
 	if w, ok := m.runs.wait(i); ok {
@@ -429,6 +432,25 @@ func jobPartitions(rec *sim.Record, j *sim.JobRecord) uint64 {
 		set = 1 << uint(rec.Cluster.DefaultPartition)
 	}
 	return set
+}
+
+// countAllocNodes returns how many distinct nodes a holds and the lowest
+// of them (when it holds any), as len and [0] of appendAllocNodes's list,
+// without making the list when a's runs of nodes ascend.
+func (m *rowMaker) countAllocNodes(a sim.Allocs) (n, first int32) {
+	last := int32(-1)
+	for x, k := range a.Spans() {
+		if n > 0 && x.Node <= last {
+			m.nodes = appendAllocNodes(m.nodes[:0], a)
+			return int32(len(m.nodes)), m.nodes[0]
+		}
+		if n == 0 {
+			first = x.Node
+		}
+		n += int32(k)
+		last = x.Node + int32(k) - 1
+	}
+	return n, first
 }
 
 // appendAllocNodes appends the nodes of a to dst, ascending, each once.

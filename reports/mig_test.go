@@ -216,3 +216,54 @@ func TestMIGReports(t *testing.T) {
 		t.Errorf("timeline.parquet MIG columns did not read back: %+v", tl.Samples)
 	}
 }
+
+// TestTextOnlySummary checks that SummaryOptions.TextOnly changes only
+// the Summary fields it names, and not the text summary: on energyRecord
+// (a power model, suspended nodes) the full analysis less Response,
+// Throughput, WaitBy, Fairness, Disruption, Samples, Fragmentation and
+// PendingReasons is the TextOnly one; on migRecord (MIG fragmentation,
+// which WriteTable prints) the timeline's fields are kept; WriteTable
+// writes the same bytes for both.
+func TestTextOnlySummary(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rec  *sim.Record
+	}{{"mig", migRecord(t)}, {"energy", energyRecord(true)}} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := SummaryOptions{SampleInterval: 350}
+			full := Analyze(tc.rec, opts)
+			opts.TextOnly = true
+			short := Analyze(tc.rec, opts)
+			f := full.Summary
+			if f.Samples == 0 || !(f.Fragmentation.MIG || f.Energy.Modeled) || len(f.WaitBy.Users) == 0 || f.Response.Count == 0 {
+				t.Fatalf("the full summary lacks samples, group waits, responses, or both MIG fragmentation and energy: %+v", f)
+			}
+			if short.Jobs != nil || short.JobCount() != 0 {
+				t.Errorf("TextOnly: %d job rows, want none", short.JobCount())
+			}
+			want := f
+			want.Response, want.Throughput, want.WaitBy, want.Fairness, want.Disruption = Stats{}, Throughput{}, WaitBy{}, Fairness{}, Disruption{}
+			if !f.Fragmentation.MIG {
+				want.Samples = 0
+				want.Fragmentation = Fragmentation{}
+				want.PendingReasons = nil
+				if n := len(short.Timeline.Samples); n != 0 {
+					t.Errorf("TextOnly: %d samples, want none", n)
+				}
+			}
+			if diff := cmp.Diff(want, short.Summary); diff != "" {
+				t.Errorf("TextOnly summary (-full less the fields it leaves +TextOnly):\n%s", diff)
+			}
+			var a, b bytes.Buffer
+			if err := WriteTable(&a, f); err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteTable(&b, short.Summary); err != nil {
+				t.Fatal(err)
+			}
+			if a.String() != b.String() {
+				t.Errorf("WriteTable differs with TextOnly:\n%s\nwant\n%s", b.String(), a.String())
+			}
+		})
+	}
+}

@@ -41,6 +41,16 @@ type SummaryOptions struct {
 	// energy (8 bytes) and each started job's wait for the figures (40
 	// bytes), instead of about 400 bytes a job. NoJobRows wins.
 	StreamJobRows bool
+	// TextOnly makes Analyze compute only what WriteTable prints, for a
+	// run whose only output is that text: no job rows are made (it wins
+	// over NoJobRows and StreamJobRows) and the timeline is not swept, so
+	// the Analysis has no Jobs and no Timeline samples, and the Summary
+	// fields WriteTable does not print keep their zero values: Response,
+	// Throughput, WaitBy, Fairness and Disruption (from the rows),
+	// Samples, Fragmentation and PendingReasons (from the timeline).
+	// Every other field is the same. On a cluster with MIG GPUs the
+	// timeline is swept anyway: WriteTable prints their fragmentation.
+	TextOnly bool
 }
 
 // Summary holds the run-level metrics of one Record. Every count and
@@ -504,7 +514,8 @@ func baseSummary(rec *sim.Record, runs *runTable, opts SummaryOptions) (Summary,
 	s.Wait = statsOf(waits)
 
 	window := int64(s.Makespan)
-	busy := newNodeBusy(rec, runs, s.FirstSubmit, s.LastEnd)
+	// The intervals are read by the timeline and the energy model.
+	busy := newNodeBusy(rec, runs, s.FirstSubmit, s.LastEnd, sweepTimeline(opts, cl) || cl.PeakPowerW() > 0)
 	nodeSec := busy.seconds()
 	s.GPU = utilization(roundGPUParts(gpuSec), s.Cluster.GPUs*window)
 	if s.GPU.Available > 0 {
@@ -519,6 +530,11 @@ func baseSummary(rec *sim.Record, runs *runTable, opts SummaryOptions) (Summary,
 	s.Node = utilization(nodeSec, int64(s.Cluster.Nodes)*window)
 
 	for k := range parts.rows {
+		if len(parts.waits[k]) == len(waits) {
+			// The partition has every started job: the same waits.
+			parts.rows[k].Wait = s.Wait
+			continue
+		}
 		parts.rows[k].Wait = statsOf(parts.waits[k])
 	}
 	s.Partitions = parts.rows

@@ -304,7 +304,14 @@ func TestCheckRecord(t *testing.T) {
 			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
 				t.Fatalf("CheckRecord error = %v, want it to contain %q", err, tt.wantErr)
 			}
+			a, aerr := CheckAndAnalyze(rec, SummaryOptions{})
+			if (aerr == nil) != (err == nil) || err != nil && aerr.Error() != err.Error() {
+				t.Errorf("CheckAndAnalyze error = %v, want CheckRecord's %v", aerr, err)
+			}
 			if tt.wantErr == "" {
+				if d := cmp.Diff(Analyze(rec, SummaryOptions{}), a, cmp.AllowUnexported(Analysis{})); a == nil || d != "" {
+					t.Errorf("CheckAndAnalyze differs from Analyze (-Analyze +CheckAndAnalyze):\n%s", d)
+				}
 				return
 			}
 			if err := WriteJobsCSV(new(strings.Builder), rec); err == nil {

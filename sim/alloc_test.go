@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -401,5 +403,71 @@ func TestRunAllocsReuse(t *testing.T) {
 	one := r.get(a[:1])
 	if cap(one) != 1 {
 		t.Fatalf("one node: capacity %d, want 1", cap(one))
+	}
+}
+
+// appendAllocsNodeByNode is appendAllocs as it was before it took each
+// run of nodes in one step: a node at a time, a run item grown by one
+// per node.
+func appendAllocsNodeByNode(p []byte, a []NodeAlloc) []byte {
+	run := -1 // index in p of the last item's tag when it is a run item
+	for i := range a {
+		x := &a[i]
+		if i > 0 && plainAlloc(x) && plainAlloc(&a[i-1]) {
+			prev := &a[i-1]
+			if x.GPUs == prev.GPUs && x.CPUs == prev.CPUs && x.MemMB == prev.MemMB {
+				if int64(x.Node) == int64(prev.Node)+1 {
+					if run >= 0 && p[run]>>2 < allocRunMax {
+						p[run] += 1 << 2
+					} else {
+						run = len(p)
+						p = append(p, allocRun)
+					}
+					continue
+				}
+				run = -1
+				p = append(p, allocJump)
+				p = binary.AppendVarint(p, int64(x.Node)-int64(prev.Node)-1)
+				continue
+			}
+		}
+		run = -1
+		p = append(p, appendAllocs(nil, a[i:i+1])...)
+	}
+	return p
+}
+
+// TestAllocsRunsEncodeAsBefore checks that appendAllocs writes the bytes
+// of appendAllocsNodeByNode on random allocations of long runs (past
+// several 64-node run items), jumps, share changes and MIG/MPS nodes.
+func TestAllocsRunsEncodeAsBefore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	p := mustMIG(t, "1g.10gb")
+	for iter := range 3000 {
+		a := make([]NodeAlloc, rng.IntN(400))
+		node := int32(rng.IntN(1 << 10))
+		shape := NodeAlloc{CPUs: 1}
+		for k := range a {
+			switch r := rng.IntN(100); {
+			case r < 90:
+				node++
+			case r < 95:
+				node += int32(rng.IntN(50)) - 25
+			default:
+				shape = NodeAlloc{GPUs: int32(rng.IntN(3)), CPUs: int32(rng.IntN(3))}
+			}
+			x := shape
+			x.Node = node
+			if rng.IntN(40) == 0 {
+				x.MIG = MIGInstances{Profile: p, Count: 1}
+			}
+			if rng.IntN(60) == 0 {
+				x.MPS = MPSShare{GPU: 0, Share: 50}
+			}
+			a[k] = x
+		}
+		if got, want := appendAllocs(nil, a), appendAllocsNodeByNode(nil, a); !bytes.Equal(got, want) {
+			t.Fatalf("workload %d (%d nodes): %x, want %x", iter, len(a), got, want)
+		}
 	}
 }

@@ -63,9 +63,8 @@ func plainAlloc(x *NodeAlloc) bool {
 
 // appendAllocs appends a, encoded, to p.
 func appendAllocs(p []byte, a []NodeAlloc) []byte {
-	run := -1 // index in p of the last item's tag when it is a run item
 	prevPlain := false
-	for i := range a {
+	for i := 0; i < len(a); i++ {
 		x := &a[i]
 		plain := plainAlloc(x)
 		wasPlain := prevPlain
@@ -74,21 +73,26 @@ func appendAllocs(p []byte, a []NodeAlloc) []byte {
 			prev := &a[i-1]
 			if x.GPUs == prev.GPUs && x.CPUs == prev.CPUs && x.MemMB == prev.MemMB {
 				if int64(x.Node) == int64(prev.Node)+1 {
-					if run >= 0 && p[run]>>2 < allocRunMax {
-						p[run] += 1 << 2
-					} else {
-						run = len(p)
-						p = append(p, allocRun)
+					// x and the m-1 nodes after it that go on the same way
+					// make run items of up to allocRunMax+1 nodes each.
+					m := 1
+					for ; i+m < len(a); m++ {
+						y, q := &a[i+m], &a[i+m-1]
+						if int64(y.Node) != int64(q.Node)+1 || y.GPUs != x.GPUs || y.CPUs != x.CPUs || y.MemMB != x.MemMB || !plainAlloc(y) {
+							break
+						}
+					}
+					i += m - 1
+					for ; m > 0; m -= min(m, allocRunMax+1) {
+						p = append(p, allocRun|byte(min(m, allocRunMax+1)-1)<<2)
 					}
 					continue
 				}
-				run = -1
 				p = append(p, allocJump)
 				p = binary.AppendVarint(p, int64(x.Node)-int64(prev.Node)-1)
 				continue
 			}
 		}
-		run = -1
 		if plain {
 			p = append(p, allocFull)
 		} else {

@@ -152,6 +152,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	}
 	reportCalibration(cmd, run)
 	run.NoJobRows = od == nil
+	run.TextOnly = od == nil      // reports.WriteTable's text is the only output
 	run.StreamJobRows = od != nil // od.WriteRun reads the rows one at a time
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "schedsim %s, scenario %s, cluster: %s\n", versionString(), orDefault(run.Name, "(unnamed)"), run.ClusterDesc)
