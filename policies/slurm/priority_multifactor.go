@@ -14,11 +14,18 @@ import (
 
 // ident fills in a job's user, QOS and association the first time it is
 // seen, adding the association to a derived tree.
+// The pending scan calls it for every pending job every pass: a job seen
+// before costs one test, a new one goes on to identNew.
 func (s *Policy) ident(v sim.View, ref sim.JobRef) *slurmJob {
-	js := s.job(ref)
-	if js.known {
-		return js
+	if int(ref) < len(s.st) && s.st[ref].known {
+		return &s.st[ref]
 	}
+	return s.identNew(v, ref)
+}
+
+// identNew is ident for a job not seen before.
+func (s *Policy) identNew(v sim.View, ref sim.JobRef) *slurmJob {
+	js := s.job(ref)
 	*js = slurmJob{known: true, assoc: -1}
 	j := v.Job(ref)
 	if tl := j.TimeLimit; tl >= 0 && tl < 1<<24-1 {

@@ -139,6 +139,10 @@ type Policy struct {
 	// KillWait is on, for the main pass at its kill (holdKilled).
 	kills map[sim.JobRef]*killRun
 	held  []sim.NodeAlloc // what holdKilled took from the free state this pass
+
+	// shared holds per partition its nodes that other partitions have
+	// too (sharedNodes): the main pass blocks only these.
+	shared [][]int32
 }
 
 // killRun is a multi-node run's whole allocation and the instant the
@@ -248,6 +252,7 @@ func (s *Policy) reset(c *hwmodels.Cluster) {
 	s.st = s.st[:0]
 	s.order = s.order[:0]
 	s.orderJobs = 0
+	s.shared = sharedNodes(c, s.shared)
 	s.lastCalc = -1
 	s.expRun = 0
 	s.bf.skipOK = false
