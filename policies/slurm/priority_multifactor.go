@@ -28,8 +28,10 @@ func (s *Policy) identNew(v sim.View, ref sim.JobRef) *slurmJob {
 	js := s.job(ref)
 	*js = slurmJob{known: true, assoc: -1}
 	j := v.Job(ref)
-	if tl := j.TimeLimit; tl >= 0 && tl < 1<<24-1 {
-		t := uint32(tl) + 1
+	if tl := j.TimeLimit; tl < 1<<24-1 {
+		// Unknown (negative) is kept as 0: holdReason holds only by a
+		// positive limit.
+		t := uint32(max(tl, 0)) + 1
 		js.tlim = [3]byte{byte(t), byte(t >> 8), byte(t >> 16)}
 	}
 	user := j.User
@@ -163,6 +165,7 @@ func (s *Policy) JobStarted(ref sim.JobRef, at sim.Time, alloc []sim.NodeAlloc) 
 
 // JobEnded implements sim.Policy.
 func (s *Policy) JobEnded(ref sim.JobRef, at sim.Time, _ []sim.NodeAlloc, _ sim.State) {
+	s.endsHeard = true
 	s.uncharge(ref, at)
 	delete(s.kills, ref)
 }
@@ -186,7 +189,9 @@ func (s *Policy) charge(ref sim.JobRef, at sim.Time, alloc []sim.NodeAlloc) {
 	js.charging = true
 	js.charged = at
 	s.tree.Charge(js.assoc, at, js.billable)
-	s.tracked = append(s.tracked, ref)
+	if !s.endsHeard {
+		s.tracked = append(s.tracked, ref)
+	}
 }
 
 func (s *Policy) uncharge(ref sim.JobRef, at sim.Time) {
@@ -211,7 +216,16 @@ func (s *Policy) uncharge(ref sim.JobRef, at sim.Time) {
 // callers that do not report ends (a test's hand-made view): every job end
 // triggers a pass at its instant, so a job missing from Running ended at
 // the latest now.
+//
+// A caller that reports an end reports every end (sim.Policy: JobEnded
+// reports every end as it happens, the controller as it drops the run
+// from Running), so once one is heard no charging job is missing from
+// Running and the walk over Running, every pass, is left out.
 func (s *Policy) reconcile(v sim.View) {
+	if s.endsHeard {
+		s.tracked = s.tracked[:0]
+		return
+	}
 	if len(s.tracked) == 0 {
 		return
 	}

@@ -143,6 +143,9 @@ type Policy struct {
 	// shared holds per partition its nodes that other partitions have
 	// too (sharedNodes): the main pass blocks only these.
 	shared [][]int32
+	// endsHeard is set by the run's first JobEnded: its caller reports
+	// ends, and reconcile has nothing to do.
+	endsHeard bool
 }
 
 // killRun is a multi-node run's whole allocation and the instant the
@@ -174,8 +177,9 @@ type slurmJob struct {
 	charging  bool
 	reason    sim.PendingReason // this pass
 	emitted   sim.PendingReason
-	// tlim is the job's own time limit (the view's JobInfo.TimeLimit) + 1
-	// where it fits 24 bits (194 days), 0 where not: holdReason reads it
+	// tlim is the job's own time limit (the view's JobInfo.TimeLimit, 0
+	// for unknown) + 1 where it fits 24 bits (194 days), 0 where not:
+	// holdReason reads it
 	// every pass, and the view's JobInfo is a large copy.
 	tlim [3]byte
 }
@@ -261,6 +265,7 @@ func (s *Policy) reset(c *hwmodels.Cluster) {
 	s.bf.finShapes = shapeSlots[finShape]{}
 	s.bf.fin.ok = false
 	s.tracked = s.tracked[:0]
+	s.endsHeard = false
 	s.users = map[string]int32{}
 	s.pre.out = s.pre.out[:0]
 	s.pre.waits = nil
