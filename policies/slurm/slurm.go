@@ -157,31 +157,33 @@ type killRun struct {
 
 // slurmJob is what the policy keeps per job, indexed by JobRef: one per
 // job of the run, so its fields are ordered to leave no padding (80
-// bytes, TestSlurmJobSize).
+// bytes, TestSlurmJobSize). The fields the walks of every pending job
+// read each pass come first: at 80 bytes a job, a job's first 16 bytes
+// always lie in one cache line.
 type slurmJob struct {
-	base      float64 // weighted priority sum without the partition term
-	billable  float64
-	assoc     int32 // association, -1 = none
-	qos       int32
-	user      int32
-	pi        int32 // index into the view's Pending this pass
-	epoch     uint32
-	started   uint32   // epoch of the pass that started it
-	victim    uint32   // epoch of the pass that preempted it
-	limit     int32    // time limit of its current run, seconds (saturated); 0 before it starts
+	epoch    uint32
+	pi       int32  // index into the view's Pending this pass
+	started  uint32 // epoch of the pass that started it
+	known    bool
+	reason   sim.PendingReason // this pass
+	emitted  sim.PendingReason
+	sized    bool    // tested against the nodes: the job size factor counts the CPUs it would be allocated
+	base     float64 // weighted priority sum without the partition term
+	billable float64
+	assoc    int32 // association, -1 = none
+	qos      int32
+	user     int32
+	victim   uint32 // epoch of the pass that preempted it
+	limit    int32  // time limit of its current run, seconds (saturated); 0 before it starts
+	// tlim is the job's own time limit (the view's JobInfo.TimeLimit, 0
+	// for unknown) + 1 where it fits 24 bits (194 days), 0 where not:
+	// holdReason reads it every pass, and the view's JobInfo is a large
+	// copy.
+	tlim      [3]byte
+	charging  bool
 	preempted sim.Time // 1 + when it last preempted, 0 for never
 	killed    sim.Time // start + 1 of its run that a preemption killed at once (no grace), 0 for none
 	charged   sim.Time // when its current charge began (its run's start)
-	known     bool
-	sized     bool // tested against the nodes: the job size factor counts the CPUs it would be allocated
-	charging  bool
-	reason    sim.PendingReason // this pass
-	emitted   sim.PendingReason
-	// tlim is the job's own time limit (the view's JobInfo.TimeLimit, 0
-	// for unknown) + 1 where it fits 24 bits (194 days), 0 where not:
-	// holdReason reads it
-	// every pass, and the view's JobInfo is a large copy.
-	tlim [3]byte
 }
 
 var _ sim.Policy = (*Policy)(nil)
