@@ -41,17 +41,23 @@ func (s *Policy) buildOrder(pend []sim.PendingJob, recalc bool) bool {
 		}
 		return false
 	}
+	// Jobs with records that are no longer pending: without any (every
+	// job of the last pass still pending) the records all stand.
+	gone := s.orderJobs - (len(pend) - len(s.fresh))
 	s.orderJobs = len(pend)
-	o := s.order[:0]
-	for _, r := range s.order {
-		js := &s.st[r.ref]
-		if js.epoch != s.epoch {
-			continue
+	o := s.order
+	if gone > 0 || recalc {
+		o = o[:0]
+		for _, r := range s.order {
+			js := &s.st[r.ref]
+			if js.epoch != s.epoch {
+				continue
+			}
+			if recalc {
+				r.prio = s.prio(js, r.part)
+			}
+			o = append(o, r)
 		}
-		if recalc {
-			r.prio = s.prio(js, r.part)
-		}
-		o = append(o, r)
 	}
 	// Jobs without records: those not pending at the previous pass
 	// (s.fresh, from the pending scan).
@@ -75,18 +81,18 @@ func (s *Policy) buildOrder(pend []sim.PendingJob, recalc bool) bool {
 		slices.SortFunc(o, qrecCmp)
 	case added:
 		// The kept records are in order (their keys change only with
-		// recalc): sort the new ones and merge.
+		// recalc): sort the new ones and merge, each new one after the
+		// kept ones before it (found by binary search, the few new
+		// records against the long queue), the kept ones copied in runs.
 		slices.SortFunc(o[kept:], qrecCmp)
 		m := s.orderBuf[:0]
-		a, b := o[:kept], o[kept:]
-		for len(a) > 0 && len(b) > 0 {
-			if qrecCmp(a[0], b[0]) < 0 {
-				m, a = append(m, a[0]), a[1:]
-			} else {
-				m, b = append(m, b[0]), b[1:]
-			}
+		a := o[:kept]
+		for _, r := range o[kept:] {
+			i, _ := slices.BinarySearchFunc(a, r, qrecCmp)
+			m = append(append(m, a[:i]...), r)
+			a = a[i:]
 		}
-		m = append(append(m, a...), b...)
+		m = append(m, a...)
 		s.orderBuf = o[:0]
 		o = m
 	}
@@ -226,11 +232,19 @@ func (s *Policy) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
 			continue // too young to reserve: does not block its partition
 		}
 		failed |= 1 << uint(r.part)
-		for _, n := range s.cluster.Partitions[r.part].Nodes {
-			p.Free[n] = sim.NodeState{}
-			if s.pre.blocked != nil {
+		if s.pre.blocked != nil {
+			for _, n := range s.cluster.Partitions[r.part].Nodes {
+				p.Free[n] = sim.NodeState{}
 				s.pre.blocked[n] = true
 			}
+			continue
+		}
+		// Only records of other partitions are placed from here on, each
+		// on its own partition's nodes (a record has one partition) and
+		// remembering failures per partition: of the blocked nodes only
+		// those they share can matter.
+		for _, n := range s.shared[r.part] {
+			p.Free[n] = sim.NodeState{}
 		}
 	}
 	// Give the blocked nodes back for the backfill pass: the free state is
@@ -238,4 +252,21 @@ func (s *Policy) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
 	if failed != 0 {
 		p.Rebase(v.Nodes())
 	}
+}
+
+// sharedNodes returns, per partition of c, its nodes that some other
+// partition has too: those the main pass takes from the free state when
+// the partition blocks.
+func sharedNodes(c *hwmodels.Cluster, out [][]int32) [][]int32 {
+	out = slices.Grow(out[:0], len(c.Partitions))[:len(c.Partitions)]
+	for i := range c.Partitions {
+		sh := out[i][:0]
+		for _, n := range c.Partitions[i].Nodes {
+			if c.Nodes[n].Partitions&^(1<<uint(i)) != 0 {
+				sh = append(sh, n)
+			}
+		}
+		out[i] = sh
+	}
+	return out
 }

@@ -14,15 +14,24 @@ import (
 
 // ident fills in a job's user, QOS and association the first time it is
 // seen, adding the association to a derived tree.
+// The pending scan calls it for every pending job every pass: a job seen
+// before costs one test, a new one goes on to identNew.
 func (s *Policy) ident(v sim.View, ref sim.JobRef) *slurmJob {
-	js := s.job(ref)
-	if js.known {
-		return js
+	if int(ref) < len(s.st) && s.st[ref].known {
+		return &s.st[ref]
 	}
+	return s.identNew(v, ref)
+}
+
+// identNew is ident for a job not seen before.
+func (s *Policy) identNew(v sim.View, ref sim.JobRef) *slurmJob {
+	js := s.job(ref)
 	*js = slurmJob{known: true, assoc: -1}
 	j := v.Job(ref)
-	if tl := j.TimeLimit; tl >= 0 && tl < 1<<24-1 {
-		t := uint32(tl) + 1
+	if tl := j.TimeLimit; tl < 1<<24-1 {
+		// Unknown (negative) is kept as 0: holdReason holds only by a
+		// positive limit.
+		t := uint32(max(tl, 0)) + 1
 		js.tlim = [3]byte{byte(t), byte(t >> 8), byte(t >> 16)}
 	}
 	user := j.User
@@ -156,6 +165,7 @@ func (s *Policy) JobStarted(ref sim.JobRef, at sim.Time, alloc []sim.NodeAlloc) 
 
 // JobEnded implements sim.Policy.
 func (s *Policy) JobEnded(ref sim.JobRef, at sim.Time, _ []sim.NodeAlloc, _ sim.State) {
+	s.endsHeard = true
 	s.uncharge(ref, at)
 	delete(s.kills, ref)
 }
@@ -179,7 +189,9 @@ func (s *Policy) charge(ref sim.JobRef, at sim.Time, alloc []sim.NodeAlloc) {
 	js.charging = true
 	js.charged = at
 	s.tree.Charge(js.assoc, at, js.billable)
-	s.tracked = append(s.tracked, ref)
+	if !s.endsHeard {
+		s.tracked = append(s.tracked, ref)
+	}
 }
 
 func (s *Policy) uncharge(ref sim.JobRef, at sim.Time) {
@@ -204,7 +216,16 @@ func (s *Policy) uncharge(ref sim.JobRef, at sim.Time) {
 // callers that do not report ends (a test's hand-made view): every job end
 // triggers a pass at its instant, so a job missing from Running ended at
 // the latest now.
+//
+// A caller that reports an end reports every end (sim.Policy: JobEnded
+// reports every end as it happens, the controller as it drops the run
+// from Running), so once one is heard no charging job is missing from
+// Running and the walk over Running, every pass, is left out.
 func (s *Policy) reconcile(v sim.View) {
+	if s.endsHeard {
+		s.tracked = s.tracked[:0]
+		return
+	}
 	if len(s.tracked) == 0 {
 		return
 	}

@@ -139,6 +139,13 @@ type Policy struct {
 	// KillWait is on, for the main pass at its kill (holdKilled).
 	kills map[sim.JobRef]*killRun
 	held  []sim.NodeAlloc // what holdKilled took from the free state this pass
+
+	// shared holds per partition its nodes that other partitions have
+	// too (sharedNodes): the main pass blocks only these.
+	shared [][]int32
+	// endsHeard is set by the run's first JobEnded: its caller reports
+	// ends, and reconcile has nothing to do.
+	endsHeard bool
 }
 
 // killRun is a multi-node run's whole allocation and the instant the
@@ -150,30 +157,33 @@ type killRun struct {
 
 // slurmJob is what the policy keeps per job, indexed by JobRef: one per
 // job of the run, so its fields are ordered to leave no padding (80
-// bytes, TestSlurmJobSize).
+// bytes, TestSlurmJobSize). The fields the walks of every pending job
+// read each pass come first: at 80 bytes a job, a job's first 16 bytes
+// always lie in one cache line.
 type slurmJob struct {
-	base      float64 // weighted priority sum without the partition term
-	billable  float64
-	assoc     int32 // association, -1 = none
-	qos       int32
-	user      int32
-	pi        int32 // index into the view's Pending this pass
-	epoch     uint32
-	started   uint32   // epoch of the pass that started it
-	victim    uint32   // epoch of the pass that preempted it
-	limit     int32    // time limit of its current run, seconds (saturated); 0 before it starts
+	epoch    uint32
+	pi       int32  // index into the view's Pending this pass
+	started  uint32 // epoch of the pass that started it
+	known    bool
+	reason   sim.PendingReason // this pass
+	emitted  sim.PendingReason
+	sized    bool    // tested against the nodes: the job size factor counts the CPUs it would be allocated
+	base     float64 // weighted priority sum without the partition term
+	billable float64
+	assoc    int32 // association, -1 = none
+	qos      int32
+	user     int32
+	victim   uint32 // epoch of the pass that preempted it
+	limit    int32  // time limit of its current run, seconds (saturated); 0 before it starts
+	// tlim is the job's own time limit (the view's JobInfo.TimeLimit, 0
+	// for unknown) + 1 where it fits 24 bits (194 days), 0 where not:
+	// holdReason reads it every pass, and the view's JobInfo is a large
+	// copy.
+	tlim      [3]byte
+	charging  bool
 	preempted sim.Time // 1 + when it last preempted, 0 for never
 	killed    sim.Time // start + 1 of its run that a preemption killed at once (no grace), 0 for none
 	charged   sim.Time // when its current charge began (its run's start)
-	known     bool
-	sized     bool // tested against the nodes: the job size factor counts the CPUs it would be allocated
-	charging  bool
-	reason    sim.PendingReason // this pass
-	emitted   sim.PendingReason
-	// tlim is the job's own time limit (the view's JobInfo.TimeLimit) + 1
-	// where it fits 24 bits (194 days), 0 where not: holdReason reads it
-	// every pass, and the view's JobInfo is a large copy.
-	tlim [3]byte
 }
 
 var _ sim.Policy = (*Policy)(nil)
@@ -248,6 +258,7 @@ func (s *Policy) reset(c *hwmodels.Cluster) {
 	s.st = s.st[:0]
 	s.order = s.order[:0]
 	s.orderJobs = 0
+	s.shared = sharedNodes(c, s.shared)
 	s.lastCalc = -1
 	s.expRun = 0
 	s.bf.skipOK = false
@@ -256,6 +267,7 @@ func (s *Policy) reset(c *hwmodels.Cluster) {
 	s.bf.finShapes = shapeSlots[finShape]{}
 	s.bf.fin.ok = false
 	s.tracked = s.tracked[:0]
+	s.endsHeard = false
 	s.users = map[string]int32{}
 	s.pre.out = s.pre.out[:0]
 	s.pre.waits = nil
