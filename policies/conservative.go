@@ -91,7 +91,7 @@ func (c *Conservative) Begin(info sim.RunInfo) (sim.Timing, error) {
 	if c.plain != nil {
 		return c.plain.Begin(info)
 	}
-	c.st.built = false
+	c.st.built, c.st.inRun = false, true
 	return OnEvents(), nil
 }
 
@@ -132,7 +132,11 @@ func (c *Conservative) Schedule(due sim.PassSet, v sim.View, rng *rand.Rand) sim
 // The view is read in reset and reconcile only: Now, Nodes (at the nodes
 // its Delta lists), Running, Pending, Reservations and Cluster.
 type consState struct {
-	built   bool
+	built bool
+	// inRun: Begin was called, so the passes are of one run, in which a
+	// JobRef names one job with one request (a hand-made view may reuse
+	// a JobRef for another request: appended then compares requests).
+	inRun   bool
 	cluster *hwmodels.Cluster
 	nodes   []hwmodels.Node
 	now     sim.Time
@@ -228,6 +232,9 @@ type consJob struct {
 	same, hints, early bool
 	before             consBefore // the segment start before the job's
 	rowS, rowE         int32      // hints of resRows
+	// onDelta: reconcile's stamp when the job runs on a node of the view's
+	// Delta, so that its allocation may have changed.
+	onDelta uint32
 }
 
 // consBlock is a change of this pass to the free resources of one node
@@ -343,6 +350,19 @@ func (s *consState) reconcile(v sim.View) bool {
 		s.run = slices.Insert(s.run, i, id)
 	}
 
+	// The nodes the view's Delta lists, and the running jobs on them:
+	// only those can have an allocation other than the kept one (the
+	// controller changes an allocation only by freeing or taking some of
+	// its resources, which changes their nodes' free state).
+	s.stamp++
+	delta := v.Delta().Nodes
+	for _, n := range delta {
+		s.nodeSeen[n] = s.stamp
+		for _, e := range s.node[n].rels {
+			s.recs[e.id].onDelta = s.stamp
+		}
+	}
+
 	// Running jobs: ended, or their End moved.
 	running := v.Running()
 	out := s.runBuf[:0]
@@ -358,7 +378,7 @@ func (s *consState) reconcile(v sim.View) bool {
 		}
 		id := s.run[k]
 		r := &s.recs[id]
-		if !sameAllocs(r.alloc, running[i].Alloc) {
+		if (r.onDelta == s.stamp || len(r.alloc) != len(running[i].Alloc)) && !sameAllocs(r.alloc, running[i].Alloc) {
 			return false
 		}
 		if e := running[i].End; e != r.runEnd {
@@ -399,9 +419,7 @@ func (s *consState) reconcile(v sim.View) bool {
 		s.blocks = append(s.blocks, b)
 		nd.base = view[n]
 	}
-	s.stamp++
-	for _, n := range v.Delta().Nodes {
-		s.nodeSeen[n] = s.stamp
+	for _, n := range delta {
 		check(n)
 	}
 	for _, n := range s.touched {
@@ -471,7 +489,7 @@ func (s *consState) appended(pend []sim.PendingJob) bool {
 		if r.started {
 			continue
 		}
-		if i == len(pend) || pend[i].Ref != r.job.Ref || !sameJob(&pend[i], &r.job) {
+		if i == len(pend) || pend[i].Ref != r.job.Ref || !s.inRun && !sameJob(&pend[i], &r.job) {
 			return false
 		}
 		i++
