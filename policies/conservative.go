@@ -155,6 +155,7 @@ type consState struct {
 	// staleAt is the queue position from which the latest pass left the
 	// jobs stale (len(queue): none); Reservations places them.
 	staleAt int
+	clsMemo consClassMemo
 	gmin    []int64 // noneStarts' scratch
 	unable  int     // noneStarts: the jobs up to it cannot start now
 	// witness is the job noneStarts last found able to start now, over
