@@ -148,10 +148,11 @@ type consState struct {
 	touched  []int32
 
 	recs    []consJob
-	spare   []int32 // free record ids
-	queue   []int32 // queued jobs' records, in queue order
-	run     []int32 // running jobs' records, by JobRef
-	started []int32 // the records the last pass started
+	spare   []int32      // free record ids
+	queue   []int32      // queued jobs' records, in queue order
+	qref    []sim.JobRef // their JobRefs
+	run     []int32      // running jobs' records, by JobRef
+	started []int32      // the records the last pass started
 	// staleAt is the queue position from which the latest pass left the
 	// jobs stale (len(queue): none); Reservations places them.
 	staleAt int
@@ -187,6 +188,7 @@ type consState struct {
 	// Scratch and the plan.
 	runBuf  []int32
 	queBuf  []int32
+	qrefBuf []sim.JobRef
 	oldBuf  []sim.NodeAlloc
 	starts  []sim.Start
 	allocs  []sim.NodeAlloc
@@ -261,7 +263,7 @@ func (s *consState) reset(v sim.View) {
 	for id := range s.recs {
 		s.spare = append(s.spare, int32(id))
 	}
-	s.queue, s.run, s.started, s.blocks = s.queue[:0], s.run[:0], s.started[:0], s.blocks[:0]
+	s.queue, s.qref, s.run, s.started, s.blocks = s.queue[:0], s.qref[:0], s.run[:0], s.started[:0], s.blocks[:0]
 	s.resetSums()
 	s.resetNodes(v.Nodes())
 	s.setWindows(v.Reservations())
@@ -286,6 +288,7 @@ func (s *consState) reset(v sim.View) {
 		id := s.newJob(&pend[i])
 		s.recs[id].pos = int32(i)
 		s.queue = append(s.queue, id)
+		s.qref = append(s.qref, pend[i].Ref)
 	}
 }
 
@@ -464,7 +467,7 @@ func (s *consState) reconcile(v sim.View) bool {
 		}
 		s.free(id)
 	}
-	q := s.queBuf[:0]
+	q, qr := s.queBuf[:0], s.qrefBuf[:0]
 	for i := range pend {
 		id := s.keptAt[i]
 		if id < 0 {
@@ -474,28 +477,95 @@ func (s *consState) reconcile(v sim.View) bool {
 		}
 		s.recs[id].pos = int32(i)
 		q = append(q, id)
+		qr = append(qr, pend[i].Ref)
 	}
 	s.queBuf, s.queue = s.queue[:0], q
+	s.qrefBuf, s.qref = s.qref[:0], qr
 	return true
 }
 
 // appended takes the view's queue pend when it is the kept one less the
 // jobs the last pass started, with new jobs after it, the common case,
 // and reports whether it was; else it leaves the queue for reconcile's
-// merge.
+// merge. In a run it compares JobRefs alone (qref): the started jobs
+// are those of s.started, in queue order at their positions pos, so the
+// kept queue is compared and taken a stretch between two of them at a
+// time.
 func (s *consState) appended(pend []sim.PendingJob) bool {
+	if !s.inRun {
+		return s.appendedReq(pend)
+	}
+	i, j := 0, 0
+	for _, id := range s.started {
+		p := int(s.recs[id].pos)
+		if p < j || p >= len(s.queue) || s.queue[p] != id || !refsAt(pend, i, s.qref[j:p]) {
+			return false
+		}
+		i += p - j
+		j = p + 1
+	}
+	if !refsAt(pend, i, s.qref[j:]) {
+		return false
+	}
+	q, qr := s.queBuf[:0], s.qrefBuf[:0]
+	i, j = 0, 0
+	for k := 0; k <= len(s.started); k++ {
+		p := len(s.queue)
+		if k < len(s.started) {
+			st := &s.recs[s.started[k]]
+			p = int(st.pos)
+			st.oldIdx = int32(p)
+		}
+		from := j
+		for ; j < p; j++ {
+			r := &s.recs[s.queue[j]]
+			r.oldIdx, r.fresh, r.pos = int32(j), false, int32(i)
+			i++
+		}
+		q = append(q, s.queue[from:p]...)
+		qr = append(qr, s.qref[from:p]...)
+		j = p + 1
+	}
+	for ; i < len(pend); i++ {
+		id := s.newJob(&pend[i])
+		s.recs[id].pos = int32(i)
+		q = append(q, id)
+		qr = append(qr, pend[i].Ref)
+	}
+	s.queBuf, s.queue = s.queue[:0], q
+	s.qrefBuf, s.qref = s.qref[:0], qr
+	return true
+}
+
+// refsAt reports whether pend from i on starts with the jobs refs.
+func refsAt(pend []sim.PendingJob, i int, refs []sim.JobRef) bool {
+	if len(pend)-i < len(refs) {
+		return false
+	}
+	p := pend[i : i+len(refs)]
+	for k := range refs {
+		if p[k].Ref != refs[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// appendedReq is appended for passes outside a run, where a JobRef may
+// name another request from one view to the next: it compares requests.
+func (s *consState) appendedReq(pend []sim.PendingJob) bool {
 	i := 0
 	for _, id := range s.queue {
 		r := &s.recs[id]
 		if r.started {
 			continue
 		}
-		if i == len(pend) || pend[i].Ref != r.job.Ref || !s.inRun && !sameJob(&pend[i], &r.job) {
+		if i == len(pend) || !sameJob(&pend[i], &r.job) {
 			return false
 		}
 		i++
 	}
-	q := s.queBuf[:0]
+	q, qr := s.queBuf[:0], s.qrefBuf[:0]
 	i = 0
 	for idx, id := range s.queue {
 		r := &s.recs[id]
@@ -503,6 +573,7 @@ func (s *consState) appended(pend []sim.PendingJob) bool {
 		if !r.started {
 			r.fresh, r.pos = false, int32(i)
 			q = append(q, id)
+			qr = append(qr, r.job.Ref)
 			i++
 		}
 	}
@@ -510,8 +581,10 @@ func (s *consState) appended(pend []sim.PendingJob) bool {
 		id := s.newJob(&pend[i])
 		s.recs[id].pos = int32(i)
 		q = append(q, id)
+		qr = append(qr, pend[i].Ref)
 	}
 	s.queBuf, s.queue = s.queue[:0], q
+	s.qrefBuf, s.qref = s.qref[:0], qr
 	return true
 }
 
