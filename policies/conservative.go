@@ -629,15 +629,23 @@ func (s *consState) grow(pend []sim.PendingJob) {
 func (s *consState) touch(n int32) { s.touched = append(s.touched, n) }
 
 // ended drops the running job id, which the view no longer lists.
+// Its release leaves the profile, and its resources are free from now
+// on: one change over [now, the release) per node, as dropRelease's
+// change from the release on and a change from now on would sum to.
 func (s *consState) ended(id int32) {
 	r := &s.recs[id]
-	s.dropRelease(id)
+	from := max(r.runEnd, s.now)
 	for k := range r.alloc {
 		a := r.alloc[k]
-		s.node[a.Node].base.Add(&a) // what the view should show now
-		s.addAgg(s.now, math.MaxInt64, a.Node, a.GPUs, a.CPUs, a.MemMB)
+		nd := &s.node[a.Node]
+		nd.base.Add(&a) // what the view should show now
+		if from > s.now {
+			s.addAgg(s.now, from, a.Node, a.GPUs, a.CPUs, a.MemMB)
+		}
+		nd.rels = dropEntry(nd.rels, id)
 		s.touch(a.Node)
 	}
+	s.unmark(r.runEnd)
 	if r.runEnd > s.now {
 		s.blocks = appendBlocks(s.blocks, r.alloc, s.now, r.runEnd, 1)
 	}
