@@ -690,10 +690,11 @@ func (s *consState) walk() {
 	prefix := true
 	s.staleAt, s.unable = len(s.queue), 0
 	s.witness, s.witEnd = -1, math.MinInt64
-	s.tail = len(s.queue)
-	for s.tail > 0 && !s.recs[s.queue[s.tail-1]].placed {
-		s.tail--
+	tail, q, recs := len(s.queue), s.queue, s.recs // locals: the loop kept s.tail in memory
+	for tail > 0 && !recs[q[tail-1]].placed {
+		tail--
 	}
+	s.tail = tail
 	look := true // lookahead may be tried
 	// force: every job left is searched (after a lookahead that placed
 	// some ahead: their reservations, not in the pass's blocks, would be
