@@ -1525,9 +1525,10 @@ func sort4(c *[4]sim.Time) {
 // plan returns the starts: the queued jobs reserved at now.
 func (s *consState) plan() sim.Plan {
 	s.starts, s.allocs, s.started = s.starts[:0], s.allocs[:0], s.started[:0]
+	recs, now := s.recs, s.now // locals: the loop reloaded the fields at every job
 	for _, id := range s.queue {
-		r := &s.recs[id]
-		if !r.placed || r.start != s.now {
+		r := &recs[id]
+		if !r.placed || r.start != now {
 			continue
 		}
 		base := len(s.allocs)
