@@ -91,7 +91,7 @@ func (c *Conservative) Begin(info sim.RunInfo) (sim.Timing, error) {
 	if c.plain != nil {
 		return c.plain.Begin(info)
 	}
-	c.st.built = false
+	c.st.built, c.st.inRun = false, true
 	return OnEvents(), nil
 }
 
@@ -132,7 +132,11 @@ func (c *Conservative) Schedule(due sim.PassSet, v sim.View, rng *rand.Rand) sim
 // The view is read in reset and reconcile only: Now, Nodes (at the nodes
 // its Delta lists), Running, Pending, Reservations and Cluster.
 type consState struct {
-	built   bool
+	built bool
+	// inRun: Begin was called, so the passes are of one run, in which a
+	// JobRef names one job with one request (a hand-made view may reuse
+	// a JobRef for another request: appended then compares requests).
+	inRun   bool
 	cluster *hwmodels.Cluster
 	nodes   []hwmodels.Node
 	now     sim.Time
@@ -144,13 +148,15 @@ type consState struct {
 	touched  []int32
 
 	recs    []consJob
-	spare   []int32 // free record ids
-	queue   []int32 // queued jobs' records, in queue order
-	run     []int32 // running jobs' records, by JobRef
-	started []int32 // the records the last pass started
+	spare   []int32      // free record ids
+	queue   []int32      // queued jobs' records, in queue order
+	qref    []sim.JobRef // their JobRefs
+	run     []int32      // running jobs' records, by JobRef
+	started []int32      // the records the last pass started
 	// staleAt is the queue position from which the latest pass left the
 	// jobs stale (len(queue): none); Reservations places them.
 	staleAt int
+	clsMemo consClassMemo
 	gmin    []int64 // noneStarts' scratch
 	unable  int     // noneStarts: the jobs up to it cannot start now
 	// witness is the job noneStarts last found able to start now, over
@@ -182,6 +188,7 @@ type consState struct {
 	// Scratch and the plan.
 	runBuf  []int32
 	queBuf  []int32
+	qrefBuf []sim.JobRef
 	oldBuf  []sim.NodeAlloc
 	starts  []sim.Start
 	allocs  []sim.NodeAlloc
@@ -228,6 +235,9 @@ type consJob struct {
 	same, hints, early bool
 	before             consBefore // the segment start before the job's
 	rowS, rowE         int32      // hints of resRows
+	// onDelta: reconcile's stamp when the job runs on a node of the view's
+	// Delta, so that its allocation may have changed.
+	onDelta uint32
 }
 
 // consBlock is a change of this pass to the free resources of one node
@@ -253,7 +263,7 @@ func (s *consState) reset(v sim.View) {
 	for id := range s.recs {
 		s.spare = append(s.spare, int32(id))
 	}
-	s.queue, s.run, s.started, s.blocks = s.queue[:0], s.run[:0], s.started[:0], s.blocks[:0]
+	s.queue, s.qref, s.run, s.started, s.blocks = s.queue[:0], s.qref[:0], s.run[:0], s.started[:0], s.blocks[:0]
 	s.resetSums()
 	s.resetNodes(v.Nodes())
 	s.setWindows(v.Reservations())
@@ -278,6 +288,7 @@ func (s *consState) reset(v sim.View) {
 		id := s.newJob(&pend[i])
 		s.recs[id].pos = int32(i)
 		s.queue = append(s.queue, id)
+		s.qref = append(s.qref, pend[i].Ref)
 	}
 }
 
@@ -343,6 +354,19 @@ func (s *consState) reconcile(v sim.View) bool {
 		s.run = slices.Insert(s.run, i, id)
 	}
 
+	// The nodes the view's Delta lists, and the running jobs on them:
+	// only those can have an allocation other than the kept one (the
+	// controller changes an allocation only by freeing or taking some of
+	// its resources, which changes their nodes' free state).
+	s.stamp++
+	delta := v.Delta().Nodes
+	for _, n := range delta {
+		s.nodeSeen[n] = s.stamp
+		for _, e := range s.node[n].rels {
+			s.recs[e.id].onDelta = s.stamp
+		}
+	}
+
 	// Running jobs: ended, or their End moved.
 	running := v.Running()
 	out := s.runBuf[:0]
@@ -358,7 +382,7 @@ func (s *consState) reconcile(v sim.View) bool {
 		}
 		id := s.run[k]
 		r := &s.recs[id]
-		if !sameAllocs(r.alloc, running[i].Alloc) {
+		if (r.onDelta == s.stamp || len(r.alloc) != len(running[i].Alloc)) && !sameAllocs(r.alloc, running[i].Alloc) {
 			return false
 		}
 		if e := running[i].End; e != r.runEnd {
@@ -399,9 +423,7 @@ func (s *consState) reconcile(v sim.View) bool {
 		s.blocks = append(s.blocks, b)
 		nd.base = view[n]
 	}
-	s.stamp++
-	for _, n := range v.Delta().Nodes {
-		s.nodeSeen[n] = s.stamp
+	for _, n := range delta {
 		check(n)
 	}
 	for _, n := range s.touched {
@@ -445,7 +467,7 @@ func (s *consState) reconcile(v sim.View) bool {
 		}
 		s.free(id)
 	}
-	q := s.queBuf[:0]
+	q, qr := s.queBuf[:0], s.qrefBuf[:0]
 	for i := range pend {
 		id := s.keptAt[i]
 		if id < 0 {
@@ -455,28 +477,95 @@ func (s *consState) reconcile(v sim.View) bool {
 		}
 		s.recs[id].pos = int32(i)
 		q = append(q, id)
+		qr = append(qr, pend[i].Ref)
 	}
 	s.queBuf, s.queue = s.queue[:0], q
+	s.qrefBuf, s.qref = s.qref[:0], qr
 	return true
 }
 
 // appended takes the view's queue pend when it is the kept one less the
 // jobs the last pass started, with new jobs after it, the common case,
 // and reports whether it was; else it leaves the queue for reconcile's
-// merge.
+// merge. In a run it compares JobRefs alone (qref): the started jobs
+// are those of s.started, in queue order at their positions pos, so the
+// kept queue is compared and taken a stretch between two of them at a
+// time.
 func (s *consState) appended(pend []sim.PendingJob) bool {
+	if !s.inRun {
+		return s.appendedReq(pend)
+	}
+	i, j := 0, 0
+	for _, id := range s.started {
+		p := int(s.recs[id].pos)
+		if p < j || p >= len(s.queue) || s.queue[p] != id || !refsAt(pend, i, s.qref[j:p]) {
+			return false
+		}
+		i += p - j
+		j = p + 1
+	}
+	if !refsAt(pend, i, s.qref[j:]) {
+		return false
+	}
+	q, qr := s.queBuf[:0], s.qrefBuf[:0]
+	i, j = 0, 0
+	for k := 0; k <= len(s.started); k++ {
+		p := len(s.queue)
+		if k < len(s.started) {
+			st := &s.recs[s.started[k]]
+			p = int(st.pos)
+			st.oldIdx = int32(p)
+		}
+		from := j
+		for ; j < p; j++ {
+			r := &s.recs[s.queue[j]]
+			r.oldIdx, r.fresh, r.pos = int32(j), false, int32(i)
+			i++
+		}
+		q = append(q, s.queue[from:p]...)
+		qr = append(qr, s.qref[from:p]...)
+		j = p + 1
+	}
+	for ; i < len(pend); i++ {
+		id := s.newJob(&pend[i])
+		s.recs[id].pos = int32(i)
+		q = append(q, id)
+		qr = append(qr, pend[i].Ref)
+	}
+	s.queBuf, s.queue = s.queue[:0], q
+	s.qrefBuf, s.qref = s.qref[:0], qr
+	return true
+}
+
+// refsAt reports whether pend from i on starts with the jobs refs.
+func refsAt(pend []sim.PendingJob, i int, refs []sim.JobRef) bool {
+	if len(pend)-i < len(refs) {
+		return false
+	}
+	p := pend[i : i+len(refs)]
+	for k := range refs {
+		if p[k].Ref != refs[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// appendedReq is appended for passes outside a run, where a JobRef may
+// name another request from one view to the next: it compares requests.
+func (s *consState) appendedReq(pend []sim.PendingJob) bool {
 	i := 0
 	for _, id := range s.queue {
 		r := &s.recs[id]
 		if r.started {
 			continue
 		}
-		if i == len(pend) || pend[i].Ref != r.job.Ref || !sameJob(&pend[i], &r.job) {
+		if i == len(pend) || !sameJob(&pend[i], &r.job) {
 			return false
 		}
 		i++
 	}
-	q := s.queBuf[:0]
+	q, qr := s.queBuf[:0], s.qrefBuf[:0]
 	i = 0
 	for idx, id := range s.queue {
 		r := &s.recs[id]
@@ -484,6 +573,7 @@ func (s *consState) appended(pend []sim.PendingJob) bool {
 		if !r.started {
 			r.fresh, r.pos = false, int32(i)
 			q = append(q, id)
+			qr = append(qr, r.job.Ref)
 			i++
 		}
 	}
@@ -491,8 +581,10 @@ func (s *consState) appended(pend []sim.PendingJob) bool {
 		id := s.newJob(&pend[i])
 		s.recs[id].pos = int32(i)
 		q = append(q, id)
+		qr = append(qr, pend[i].Ref)
 	}
 	s.queBuf, s.queue = s.queue[:0], q
+	s.qrefBuf, s.qref = s.qref[:0], qr
 	return true
 }
 
@@ -537,15 +629,23 @@ func (s *consState) grow(pend []sim.PendingJob) {
 func (s *consState) touch(n int32) { s.touched = append(s.touched, n) }
 
 // ended drops the running job id, which the view no longer lists.
+// Its release leaves the profile, and its resources are free from now
+// on: one change over [now, the release) per node, as dropRelease's
+// change from the release on and a change from now on would sum to.
 func (s *consState) ended(id int32) {
 	r := &s.recs[id]
-	s.dropRelease(id)
+	from := max(r.runEnd, s.now)
 	for k := range r.alloc {
 		a := r.alloc[k]
-		s.node[a.Node].base.Add(&a) // what the view should show now
-		s.addAgg(s.now, math.MaxInt64, a.Node, a.GPUs, a.CPUs, a.MemMB)
+		nd := &s.node[a.Node]
+		nd.base.Add(&a) // what the view should show now
+		if from > s.now {
+			s.addAgg(s.now, from, a.Node, a.GPUs, a.CPUs, a.MemMB)
+		}
+		nd.rels = dropEntry(nd.rels, id)
 		s.touch(a.Node)
 	}
+	s.unmark(r.runEnd)
 	if r.runEnd > s.now {
 		s.blocks = appendBlocks(s.blocks, r.alloc, s.now, r.runEnd, 1)
 	}
@@ -590,10 +690,11 @@ func (s *consState) walk() {
 	prefix := true
 	s.staleAt, s.unable = len(s.queue), 0
 	s.witness, s.witEnd = -1, math.MinInt64
-	s.tail = len(s.queue)
-	for s.tail > 0 && !s.recs[s.queue[s.tail-1]].placed {
-		s.tail--
+	tail, q, recs := len(s.queue), s.queue, s.recs // locals: the loop kept s.tail in memory
+	for tail > 0 && !recs[q[tail-1]].placed {
+		tail--
 	}
+	s.tail = tail
 	look := true // lookahead may be tried
 	// force: every job left is searched (after a lookahead that placed
 	// some ahead: their reservations, not in the pass's blocks, would be
@@ -1424,9 +1525,10 @@ func sort4(c *[4]sim.Time) {
 // plan returns the starts: the queued jobs reserved at now.
 func (s *consState) plan() sim.Plan {
 	s.starts, s.allocs, s.started = s.starts[:0], s.allocs[:0], s.started[:0]
+	recs, now := s.recs, s.now // locals: the loop reloaded the fields at every job
 	for _, id := range s.queue {
-		r := &s.recs[id]
-		if !r.placed || r.start != s.now {
+		r := &recs[id]
+		if !r.placed || r.start != now {
 			continue
 		}
 		base := len(s.allocs)

@@ -130,6 +130,7 @@ type consProfile struct {
 // resetNodes builds the per-node state from the view's free state and
 // the cluster.
 func (s *consState) resetNodes(view []sim.NodeState) {
+	s.clsMemo = consClassMemo{}
 	n := len(s.nodes)
 	s.node = slices.Grow(s.node[:0], n)[:n]
 	s.nclass = 0
@@ -179,13 +180,27 @@ func (s *consState) resetNodes(view []sim.NodeState) {
 // classesOf returns the classes of the nodes d may use in any of its
 // partitions.
 func (s *consState) classesOf(d *Demand) uint64 {
+	if c := &s.clsMemo; c.ok && c.parts == d.parts && c.gpuType == d.gpuType {
+		return c.classes
+	}
 	var m uint64
 	for i := range s.nodes {
 		if d.eligibleAny(&s.nodes[i]) {
 			m |= 1 << s.node[i].cls
 		}
 	}
+	s.clsMemo = consClassMemo{ok: true, parts: d.parts, gpuType: d.gpuType, classes: m}
 	return m
+}
+
+// consClassMemo is classesOf's last answer: the classes depend on the
+// demand's partitions and GPU type alone, which most jobs share with the
+// job queued before them.
+type consClassMemo struct {
+	ok      bool
+	parts   uint64
+	gpuType string
+	classes uint64
 }
 
 // setWindows keeps the view's maintenance windows and marks them on their
