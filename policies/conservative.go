@@ -526,6 +526,14 @@ func (s *consState) appended(pend []sim.PendingJob) bool {
 		qr = append(qr, s.qref[from:p]...)
 		j = p + 1
 	}
+	s.setQueue(q, qr, pend, i)
+	return true
+}
+
+// setQueue makes q (records) and qr (their JobRefs), the kept jobs in
+// queue order, with pend's jobs from i on appended as new ones, the queue;
+// the old slices become the buffers of the next pass.
+func (s *consState) setQueue(q []int32, qr []sim.JobRef, pend []sim.PendingJob, i int) {
 	for ; i < len(pend); i++ {
 		id := s.newJob(&pend[i])
 		s.recs[id].pos = int32(i)
@@ -534,7 +542,6 @@ func (s *consState) appended(pend []sim.PendingJob) bool {
 	}
 	s.queBuf, s.queue = s.queue[:0], q
 	s.qrefBuf, s.qref = s.qref[:0], qr
-	return true
 }
 
 // refsAt reports whether pend from i on starts with the jobs refs.
@@ -577,14 +584,7 @@ func (s *consState) appendedReq(pend []sim.PendingJob) bool {
 			i++
 		}
 	}
-	for ; i < len(pend); i++ {
-		id := s.newJob(&pend[i])
-		s.recs[id].pos = int32(i)
-		q = append(q, id)
-		qr = append(qr, pend[i].Ref)
-	}
-	s.queBuf, s.queue = s.queue[:0], q
-	s.qrefBuf, s.qref = s.qref[:0], qr
+	s.setQueue(q, qr, pend, i)
 	return true
 }
 
