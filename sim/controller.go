@@ -260,6 +260,7 @@ type controller struct {
 	rt         *runtimeState // Config.Runtime state (runtime.go); nil without
 	mig        *migState     // MIG instances (mig.go); nil without MIG GPUs
 	pw         *powerState   // power saving (power.go); nil without SuspendTime
+	shedRuns   int           // runs shed (kill.go) so far; until one is, every run holds its whole allocation
 
 	// Nodes out of service (node events, failure model).
 	off        []uint8     // per node: offDown|offDrain|offFail bits; nil until a node goes out
