@@ -261,6 +261,7 @@ type controller struct {
 	mig        *migState     // MIG instances (mig.go); nil without MIG GPUs
 	pw         *powerState   // power saving (power.go); nil without SuspendTime
 	shedRuns   int           // runs shed (kill.go) so far; until one is, every run holds its whole allocation
+	everyNode  uint64        // the partitions every node of the cluster is in
 
 	// Nodes out of service (node events, failure model).
 	off        []uint8     // per node: offDown|offDrain|offFail bits; nil until a node goes out
@@ -415,9 +416,11 @@ func newController(cfg Config, tm Timing) *controller {
 		c.settle = tm.Settle
 	}
 	c.isDirty = make([]bool, len(c.nodes))
+	c.everyNode = ^uint64(0)
 	for i := range c.nodes {
 		c.nodes[i] = Capacity(&cfg.Cluster.Nodes[i])
 		c.touch(int32(i))
+		c.everyNode &= cfg.Cluster.Nodes[i].Partitions
 	}
 	for i := range c.rec {
 		c.rec[i] = JobRecord{Ref: JobRef(i), Submit: c.js.submit(JobRef(i)), Eligible: workload.Unknown,
@@ -1187,6 +1190,7 @@ func (c *controller) plainFits(ref JobRef, alloc []NodeAlloc) (int32, bool) {
 		return -1, false
 	}
 	bit := uint64(1) << uint(part)
+	anyNode := c.everyNode&bit != 0 && req.GPUType == "" // every node is Eligible
 	var units int32
 	prev := int32(-1)
 	for k := range alloc {
@@ -1198,8 +1202,10 @@ func (c *controller) plainFits(ref JobRef, alloc []NodeAlloc) (int32, bool) {
 		if c.off != nil && c.off[a.Node] != 0 {
 			return -1, false
 		}
-		if node := &c.cluster.Nodes[a.Node]; node.Partitions&bit == 0 || req.GPUType != "" && node.GPUType != req.GPUType {
-			return -1, false // not Eligible in Part
+		if !anyNode {
+			if node := &c.cluster.Nodes[a.Node]; node.Partitions&bit == 0 || req.GPUType != "" && node.GPUType != req.GPUType {
+				return -1, false // not Eligible in Part
+			}
 		}
 		if k > 0 {
 			free := &c.nodes[a.Node]
