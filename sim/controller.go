@@ -260,6 +260,8 @@ type controller struct {
 	rt         *runtimeState // Config.Runtime state (runtime.go); nil without
 	mig        *migState     // MIG instances (mig.go); nil without MIG GPUs
 	pw         *powerState   // power saving (power.go); nil without SuspendTime
+	shedRuns   int           // runs shed (kill.go) so far; until one is, every run holds its whole allocation
+	everyNode  uint64        // the partitions every node of the cluster is in
 
 	// Nodes out of service (node events, failure model).
 	off        []uint8     // per node: offDown|offDrain|offFail bits; nil until a node goes out
@@ -414,9 +416,11 @@ func newController(cfg Config, tm Timing) *controller {
 		c.settle = tm.Settle
 	}
 	c.isDirty = make([]bool, len(c.nodes))
+	c.everyNode = ^uint64(0)
 	for i := range c.nodes {
 		c.nodes[i] = Capacity(&cfg.Cluster.Nodes[i])
 		c.touch(int32(i))
+		c.everyNode &= cfg.Cluster.Nodes[i].Partitions
 	}
 	for i := range c.rec {
 		c.rec[i] = JobRecord{Ref: JobRef(i), Submit: c.js.submit(JobRef(i)), Eligible: workload.Unknown,
@@ -1035,7 +1039,7 @@ func (c *controller) start(s *Start) error {
 	if c.status[ref] != stPending {
 		return fmt.Errorf("policy %s: job %s: started at t=%d but it is not pending", c.policy.Name(), j.ID, c.now)
 	}
-	part, err := c.checkAlloc(ref, s.Alloc)
+	part, plain, err := c.checkAlloc(ref, s.Alloc)
 	if err != nil {
 		return fmt.Errorf("policy %s: job %s at t=%d: %w", c.policy.Name(), j.ID, c.now, err)
 	}
@@ -1048,17 +1052,19 @@ func (c *controller) start(s *Start) error {
 		n.FreeGPUs -= a.GPUs
 		n.FreeCPUs -= a.CPUs
 		n.FreeMemMB -= a.MemMB
-		if a.MIG != (MIGInstances{}) {
-			delay, err := c.migTake(ref, a)
-			if err != nil {
-				return fmt.Errorf("policy %s: job %s at t=%d: %w", c.policy.Name(), j.ID, c.now, err)
+		if !plain { // plain: checkAlloc found no MIG instances and no MPS share
+			if a.MIG != (MIGInstances{}) {
+				delay, err := c.migTake(ref, a)
+				if err != nil {
+					return fmt.Errorf("policy %s: job %s at t=%d: %w", c.policy.Name(), j.ID, c.now, err)
+				}
+				begin = max(begin, c.now+delay)
 			}
-			begin = max(begin, c.now+delay)
-		}
-		if a.MPS != (MPSShare{}) {
-			var ok bool
-			if a.MPS, ok = n.takeMPS(a.MPS); !ok {
-				return fmt.Errorf("policy %s: job %s at t=%d: node %s: MPS share %d%% does not fit", c.policy.Name(), j.ID, c.now, c.cluster.Nodes[a.Node].Name, a.MPS.Share)
+			if a.MPS != (MPSShare{}) {
+				var ok bool
+				if a.MPS, ok = n.takeMPS(a.MPS); !ok {
+					return fmt.Errorf("policy %s: job %s at t=%d: node %s: MPS share %d%% does not fit", c.policy.Name(), j.ID, c.now, c.cluster.Nodes[a.Node].Name, a.MPS.Share)
+				}
 			}
 		}
 		if c.pw != nil {
@@ -1146,12 +1152,74 @@ func (c *controller) keepAlloc(a []NodeAlloc) Allocs { return c.allocPool.keep(a
 // checkAlloc verifies that alloc is a valid placement of job ref now and
 // returns the partition it runs in: the first of the job's partitions (its
 // Part, then the others by index) whose nodes hold the whole allocation.
-func (c *controller) checkAlloc(ref JobRef, alloc []NodeAlloc) (int32, error) {
-	part, err := c.allocPart(ref, alloc)
-	if err != nil {
-		return -1, err
+// plain reports that no node of alloc has MIG instances or an MPS share.
+func (c *controller) checkAlloc(ref JobRef, alloc []NodeAlloc) (part int32, plain bool, err error) {
+	if part, ok := c.plainFits(ref, alloc); ok {
+		return part, true, nil
 	}
-	return part, c.checkShares(ref, alloc)
+	if part, err = c.allocPart(ref, alloc); err != nil {
+		return -1, false, err
+	}
+	return part, false, c.checkShares(ref, alloc)
+}
+
+// plainFits is checkAlloc's one-loop path for the usual plan: a plain
+// request (no MIG, no MPS) on nodes in increasing order, none out of
+// service or reserved, all in the job's Part, each with the same plain
+// share as the first. It accepts only plans that allocPart and
+// checkShares accept, with the partition allocPart returns; ok false
+// says nothing (the full checks decide, and name what is wrong). On
+// one-CPU nodes a job of n CPUs is n NodeAllocs, so the checks per node
+// are most of a start's cost.
+func (c *controller) plainFits(ref JobRef, alloc []NodeAlloc) (int32, bool) {
+	req := c.req.get(ref)
+	part := c.part[ref]
+	if len(alloc) == 0 || req.MIGProfile != 0 || req.MPSShare != 0 || c.resvOf != nil ||
+		req.Nodes > 0 && int32(len(alloc)) != req.Nodes || part < 0 || part >= hwmodels.MaxPartitions {
+		return -1, false
+	}
+	first := &alloc[0]
+	if first.Node < 0 || int(first.Node) >= len(c.nodes) || !plainAlloc(first) {
+		return -1, false
+	}
+	// The first share is checked in full, as checkShares checks it;
+	// the others are the same share, so the same units, where they fit.
+	_, g, cp, m := Units(req)
+	var u int32
+	if c.checkShare(req, first, &c.nodes[first.Node], g, cp, m, &u) != nil {
+		return -1, false
+	}
+	bit := uint64(1) << uint(part)
+	anyNode := c.everyNode&bit != 0 && req.GPUType == "" // every node is Eligible
+	var units int32
+	prev := int32(-1)
+	for k := range alloc {
+		a := &alloc[k]
+		if a.Node <= prev || int(a.Node) >= len(c.nodes) {
+			return -1, false // out of range, or out of order (perhaps listed twice)
+		}
+		prev = a.Node
+		if c.off != nil && c.off[a.Node] != 0 {
+			return -1, false
+		}
+		if !anyNode {
+			if node := &c.cluster.Nodes[a.Node]; node.Partitions&bit == 0 || req.GPUType != "" && node.GPUType != req.GPUType {
+				return -1, false // not Eligible in Part
+			}
+		}
+		if k > 0 {
+			free := &c.nodes[a.Node]
+			if a.GPUs != first.GPUs || a.CPUs != first.CPUs || a.MemMB != first.MemMB || !plainAlloc(a) ||
+				a.GPUs > free.FreeGPUs || a.CPUs > free.FreeCPUs || a.MemMB > free.FreeMemMB {
+				return -1, false
+			}
+		}
+		units += u // 0 for a node-count request
+	}
+	if req.Nodes == 0 && units != Needed(req) {
+		return -1, false
+	}
+	return part, true
 }
 
 func (c *controller) allocPart(ref JobRef, alloc []NodeAlloc) (int32, error) {

@@ -203,6 +203,83 @@ func TestControllerRejectsBadPlans(t *testing.T) {
 	}
 }
 
+// TestControllerRejectsBadSpreadPlans covers the nodes after the first of a
+// multi-node plan, which checkAlloc's one-loop path (plainFits) sees: a
+// plan it does not accept goes to the full checks, which name the fault.
+func TestControllerRejectsBadSpreadPlans(t *testing.T) {
+	tr := func(gpuType, part string) *workload.Trace {
+		s := job("s", 0, 10, 10, 8)
+		s.Request.Nodes = 0 // 8 units of 1 GPU and 1 CPU, over any nodes
+		if gpuType != "" || part != "" {
+			// 4 units, which one node can hold
+			s.Request = workload.Request{GPUs: 4, CPUs: 4, GPUType: gpuType}
+			s.Partition = part
+		}
+		return &workload.Trace{Jobs: []workload.Job{job("x", 0, 10, 10, 4), s}}
+	}
+	spread := func(a ...NodeAlloc) func(v View) Plan {
+		return func(v View) Plan { return Plan{Starts: []Start{{Job: v.Pending()[1].Ref, Alloc: a}}} }
+	}
+	cases := []struct {
+		name, gpuType, part string
+		plan                func(v View) Plan
+		want                string
+	}{
+		{"second node full", "", "", func(v View) Plan {
+			p := v.Pending()
+			return Plan{Starts: []Start{
+				{Job: p[0].Ref, Alloc: []NodeAlloc{{Node: 1, GPUs: 4, CPUs: 4}}},
+				{Job: p[1].Ref, Alloc: []NodeAlloc{{Node: 0, GPUs: 4, CPUs: 4}, {Node: 1, GPUs: 4, CPUs: 4}}},
+			}}
+		}, "policy greedy: job s at t=0: node n2: allocation gpus=4 cpus=4 mem=0M exceeds free gpus=0 cpus=28 mem=262144M"},
+		{"listed twice", "", "", spread(NodeAlloc{Node: 0, GPUs: 4, CPUs: 4}, NodeAlloc{Node: 0, GPUs: 4, CPUs: 4}),
+			"policy greedy: job s at t=0: node n1 listed twice"},
+		{"second out of range", "", "", spread(NodeAlloc{Node: 0, GPUs: 4, CPUs: 4}, NodeAlloc{Node: 2, GPUs: 4, CPUs: 4}),
+			"node index 2 out of range"},
+		{"second ineligible", "h100", "", spread(NodeAlloc{Node: 0, GPUs: 2, CPUs: 2}, NodeAlloc{Node: 1, GPUs: 2, CPUs: 2}),
+			`node n2 is not eligible (partition a, gpu type "h100")`},
+		{"short units", "", "", spread(NodeAlloc{Node: 0, GPUs: 4, CPUs: 4}, NodeAlloc{Node: 1, GPUs: 2, CPUs: 2}),
+			"allocation holds 6 units, job needs 8"},
+		{"same share short", "", "", spread(NodeAlloc{Node: 0, GPUs: 2, CPUs: 2}, NodeAlloc{Node: 1, GPUs: 2, CPUs: 2}),
+			"allocation holds 4 units, job needs 8"},
+		{"second not whole units", "", "", spread(NodeAlloc{Node: 0, GPUs: 4, CPUs: 4}, NodeAlloc{Node: 1, GPUs: 4, CPUs: 3}),
+			"node n2: allocation gpus=4 cpus=3 mem=0M is not a whole number of units"},
+		{"second MPS share", "", "", spread(NodeAlloc{Node: 0, GPUs: 4, CPUs: 4}, NodeAlloc{Node: 1, GPUs: 4, CPUs: 4, MPS: MPSShare{Share: 50}}),
+			"node n2"},
+		{"first not in partition", "", "b", spread(NodeAlloc{Node: 0, GPUs: 2, CPUs: 2}, NodeAlloc{Node: 1, GPUs: 2, CPUs: 2}),
+			"node n1 is not eligible (partition b"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Run(Config{Cluster: twoNodes(), Trace: tr(tc.gpuType, tc.part), Policy: &greedy{bad: tc.plan}, Check: true})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestControllerAcceptsUnorderedSpread: nodes out of increasing order are
+// no fault; the full checks, not the one-loop path, accept them.
+func TestControllerAcceptsUnorderedSpread(t *testing.T) {
+	s := job("s", 0, 10, 10, 8)
+	s.Request.Nodes = 0
+	plan := func(v View) Plan {
+		if len(v.Pending()) == 0 {
+			return Plan{}
+		}
+		return Plan{Starts: []Start{{Job: v.Pending()[0].Ref, Alloc: []NodeAlloc{{Node: 1, GPUs: 4, CPUs: 4}, {Node: 0, GPUs: 4, CPUs: 4}}}}}
+	}
+	rec, err := Run(Config{Cluster: twoNodes(), Trace: &workload.Trace{Jobs: []workload.Job{s}}, Policy: &greedy{bad: plan}, Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []outcome{{"s", 0, 10, "COMPLETED", "n2,n1", "8", ""}}
+	if d := cmp.Diff(want, outcomes(rec)); d != "" {
+		t.Errorf("outcomes (-want +got):\n%s", d)
+	}
+}
+
 func TestControllerIneligibleNode(t *testing.T) {
 	j := job("x", 0, 10, 10, 4)
 	j.Partition = "b" // only n2

@@ -55,6 +55,7 @@ func (c *controller) shed(ref JobRef) {
 		}
 	}
 	rj.Alloc = keep
+	c.shedRuns++
 	c.changed()
 	c.trigger()
 }

@@ -1115,6 +1115,17 @@ func TestKillWaitKilled(t *testing.T) {
 	}
 }
 
+// endNodes is lgreedy noting how many nodes each job's end names.
+type endNodes struct {
+	*lgreedy
+	n map[JobRef]int
+}
+
+func (e *endNodes) JobEnded(ref JobRef, at Time, alloc []NodeAlloc, st State) {
+	e.n[ref] = len(alloc)
+	e.lgreedy.JobEnded(ref, at, alloc, st)
+}
+
 func TestKillWaitBatchHost(t *testing.T) {
 	// twoNodes: "big" (both nodes' 4 GPUs, start 0, limit 60, runs 120)
 	// is killed by the check at 89 (sweep 30, phase 29). With KillWait 3
@@ -1137,7 +1148,11 @@ func TestKillWaitBatchHost(t *testing.T) {
 		}
 		return nil
 	}}
-	rec := run(t, Config{Trace: tr, TimeLimitSweep: 30, TimeLimitSweepPhase: 29, KillWait: 3, Policy: probe})
+	ends := &endNodes{lgreedy: probe, n: map[JobRef]int{}}
+	rec := run(t, Config{Trace: tr, TimeLimitSweep: 30, TimeLimitSweepPhase: 29, KillWait: 3, Policy: ends})
+	if ends.n[0] != 2 {
+		t.Errorf("big's end told the policy of %d nodes, want its whole allocation, 2 (it held 1 after the kill)", ends.n[0])
+	}
 	want := []life{
 		{"big", 0, 0, 89, "TIMEOUT", "n1,n2", 0},
 		{"one", 5, 89, 99, "COMPLETED", "n2", 0},

@@ -208,7 +208,7 @@ func (c *controller) release(ref JobRef) {
 func (c *controller) releaseRun(ref JobRef, st State) {
 	held := c.running[c.runningIndex(ref)].Alloc
 	alloc := held
-	if r := c.rec[ref].Alloc; r.Len() != len(held) {
+	if r := c.rec[ref].Alloc; c.shedRuns > 0 && r.Len() != len(held) {
 		alloc = r.Append(nil) // held is less once shed (kill.go); the policy hears of the whole
 	}
 	for k := range held {

@@ -116,4 +116,23 @@ func TestExtraInterner(t *testing.T) {
 	if x.intern(nil) != nil {
 		t.Error("an empty list is not nil")
 	}
+	// Lists with the same values under other names hash alike (the hash
+	// is of the values) and stay apart.
+	other := func(a, b string) []workload.Field {
+		return []workload.Field{{Name: "requested_processors", Value: a}, {Name: "average_cpu_time", Value: b}}
+	}
+	var renamed *workload.Field
+	for i := range 2 {
+		got, want := x.intern(other("1", "2")), other("1", "2")
+		if !reflect.DeepEqual(got, want) || &got[0] == first["1|2"] {
+			t.Fatalf("renamed list %d: %q, want %q, not shared with %q", i, got, want, list("1", "2"))
+		}
+		if renamed != nil && &got[0] != renamed {
+			t.Fatalf("renamed list %d: not shared with the first equal list", i)
+		}
+		renamed = &got[0]
+		if p := x.intern(list("1", "2")); &p[0] != first["1|2"] {
+			t.Fatalf("renamed list %d: %q is no longer shared", i, p)
+		}
+	}
 }

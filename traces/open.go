@@ -355,7 +355,7 @@ func chunkCap(k int) int {
 // columns (requested and allocated processors, ReqTRES), and each list
 // costs 32 bytes a field plus its slice. It remembers up to
 // maxExtraSets lists; a list not among them is kept as it is. The lists
-// are found by a hash of their fields and compared field by field, so
+// are found by a hash of their values and compared field by field, so
 // that remembering one costs a map entry and no copy of its bytes (an
 // SWF log's lists hardly repeat: 14,305 distinct of the HPC2N log's
 // 20,000).
@@ -364,7 +364,7 @@ type extraInterner struct {
 	first map[uint64]int32 // by hash: the latest list remembered with it
 	lists [][]workload.Field
 	next  []int32 // per list: the one remembered before it with its hash, or -1
-	key   []byte  // scratch: the bytes hashed
+	key   []byte  // scratch: the bytes hashed (the values)
 }
 
 const maxExtraSets = 1 << 16
@@ -395,11 +395,12 @@ func (x *extraInterner) intern(f []workload.Field) []workload.Field {
 	if x.first == nil {
 		x.seed, x.first = maphash.MakeSeed(), map[uint64]int32{}
 	}
+	// The hash is of the values alone: lists that differ only in their
+	// names share a chain, and the comparison below tells them apart
+	// (the names of one format's lists are few and repeat).
 	b := x.key[:0]
-	for _, e := range f {
-		b = append(b, e.Name...)
-		b = append(b, 0)
-		b = append(b, e.Value...)
+	for k := range f {
+		b = append(b, f[k].Value...)
 		b = append(b, 0)
 	}
 	x.key = b

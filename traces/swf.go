@@ -141,7 +141,10 @@ type SWFReader struct {
 	header   SWFHeader
 	pending  []byte // first record, read while reading the header
 	pendLine int
-	toks     [18][]byte
+	// toks are where the fields of the record parseRecord last read lie
+	// in its line: field f is line[toks[f-1][0]:toks[f-1][1]]. Offsets,
+	// not slices: a store of one is no pointer write.
+	toks     [18][2]int
 	in       [19]*interner
 	ints     []string // decimal strings of small numbers (intString)
 	err      error    // sticky
@@ -555,11 +558,9 @@ func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bo
 	var slow uint32
 	n, i := 0, 0
 	for i < len(line) {
-		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		if c := line[i]; c == ' ' || c == '\t' {
 			i++
-		}
-		if i == len(line) {
-			break
+			continue
 		}
 		if n == 18 {
 			n++
@@ -567,16 +568,20 @@ func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bo
 		}
 		s := i
 		var x int64
-		digits := true
-		for i < len(line) && line[i] != ' ' && line[i] != '\t' {
-			d := line[i] - '0' // wraps above 9 for a byte below '0'
-			digits = digits && d <= 9
+		nd := 0 // negative once a byte is not a digit: 9 - d < 0 for d > 9
+		for i < len(line) {
+			c := line[i]
+			if c == ' ' || c == '\t' {
+				break
+			}
+			d := c - '0' // wraps above 9 for a byte below '0'
+			nd |= 9 - int(d)
 			x = x*10 + int64(d)
 			i++
 		}
-		sr.toks[n] = line[s:i]
+		sr.toks[n] = [2]int{s, i}
 		switch {
-		case digits && i-s <= 15:
+		case nd >= 0 && i-s <= 15:
 			v[n+1] = x
 		case i-s == 2 && line[s] == '-' && line[s+1] == '1':
 			v[n+1] = -1
@@ -595,9 +600,9 @@ func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bo
 	scanned := ^slow // fields the scan read: digits only, or -1
 	for f := 1; slow != 0; f++ {
 		if slow&1 != 0 {
-			x, err := parseSWFNum(sr.toks[f-1])
+			x, err := parseSWFNum(sr.tok(line, f))
 			if err != nil {
-				return j, false, sr.bad(lineNo, f, err)
+				return j, false, sr.bad(line, lineNo, f, err)
 			}
 			v[f] = x
 		}
@@ -608,10 +613,10 @@ func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bo
 		if v[8] > math.MaxInt32 {
 			f = 8
 		}
-		return j, false, sr.bad(lineNo, f, errCountBig)
+		return j, false, sr.bad(line, lineNo, f, errCountBig)
 	}
 	if v[12] > math.MaxInt32 {
-		return j, false, sr.bad(lineNo, 12, errCountBig)
+		return j, false, sr.bad(line, lineNo, 12, errCountBig)
 	}
 	procs := v[8]
 	if procs <= 0 {
@@ -702,7 +707,7 @@ func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bo
 				continue
 			}
 			var val string
-			tok := sr.toks[i-1]
+			tok := sr.tok(line, i)
 			switch {
 			case scanned&(1<<(i-1)) != 0 && v[i] >= 0 && v[i] < swfIntStrings && (len(tok) == 1 || tok[0] != '0'):
 				val = sr.intString(v[i]) // tok is v's decimal digits
@@ -765,8 +770,15 @@ func (sr *SWFReader) userName(n int64) string {
 	return s
 }
 
-func (sr *SWFReader) bad(lineNo, field int, err error) *ParseError {
-	return &ParseError{Path: sr.path, Line: lineNo, Field: swfFieldNames[field], Value: string(sr.toks[field-1]), Err: err}
+// tok returns field f (1-based) of line, the record parseRecord is
+// reading.
+func (sr *SWFReader) tok(line []byte, f int) []byte {
+	t := &sr.toks[f-1]
+	return line[t[0]:t[1]]
+}
+
+func (sr *SWFReader) bad(line []byte, lineNo, field int, err error) *ParseError {
+	return &ParseError{Path: sr.path, Line: lineNo, Field: swfFieldNames[field], Value: string(sr.tok(line, field)), Err: err}
 }
 
 // Notes returns human-readable remarks on what the reader did, for
