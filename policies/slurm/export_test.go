@@ -216,3 +216,10 @@ func (s *Policy) plainOrder(pend []sim.PendingJob) error {
 	}
 	return nil
 }
+
+// WalkAll makes s's emitReasons visit every pending job at every pass,
+// and WalkCandidates only its candidates (TestSlurmReasonsCandidates).
+func WalkAll(s *Policy) { s.reasonsWalk = walkAll }
+
+// WalkCandidates: see WalkAll.
+func WalkCandidates(s *Policy) { s.reasonsWalk = walkCandidates }

@@ -247,6 +247,7 @@ func (s *Policy) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
 			p.Free[n] = sim.NodeState{}
 		}
 	}
+	s.mainSeen = depth
 	// Give the blocked nodes back for the backfill pass: the free state is
 	// the view's less the starts.
 	if failed != 0 {

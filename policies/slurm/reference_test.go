@@ -74,6 +74,22 @@ func checkReference(t *testing.T, seed uint64) int {
 	return reserved
 }
 
+// TestSlurmReasonsCandidates checks emitReasons' candidates: on the
+// random workloads of TestSlurmBackfillReference, a policy that visits
+// only the candidates for its pending reasons must make the same
+// decisions and the same pending-reason changes as one that visits every
+// pending job at every pass.
+func TestSlurmReasonsCandidates(t *testing.T) {
+	for seed := uint64(1); seed <= uint64(*referenceRuns); seed++ {
+		c := randomBackfillCase(seed)
+		all := c.run(t, false, slurm.WalkAll)
+		cand := c.run(t, false, slurm.WalkCandidates)
+		if msg := policytest.DiffDecisions(all.rec, cand.rec); msg != "" {
+			t.Fatalf("seed %d (%s): reasons of the candidates and of the whole queue differ: %s", seed, c, msg)
+		}
+	}
+}
+
 // TestSlurmBackfillReferenceSeeds replays the workloads beyond the
 // default 1,000 that once told the fast and the reference cycle apart:
 // 2984, where a job in two partitions preempted in the backfill cycle for

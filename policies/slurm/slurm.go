@@ -2,6 +2,7 @@ package slurm
 
 import (
 	"cmp"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 
@@ -134,6 +135,15 @@ type Policy struct {
 	pre     preemptState
 	reasons []sim.Reason
 	passNew bool
+	// mainSeen is how many records of order the main pass looked at this
+	// pass (0 when it did not run); lastStarts are the jobs the last pass
+	// started; cand is emitReasons' scratch; reasonsWalk, set by tests,
+	// makes emitReasons always walk the whole queue (walkAll) or visit
+	// the candidates only (walkCandidates). See emitReasons.
+	mainSeen    int
+	lastStarts  []sim.JobRef
+	cand        []uint64
+	reasonsWalk int8
 
 	// kills holds the allocation of every running multi-node job while
 	// KillWait is on, for the main pass at its kill (holdKilled).
@@ -258,6 +268,7 @@ func (s *Policy) reset(c *hwmodels.Cluster) {
 	s.st = s.st[:0]
 	s.order = s.order[:0]
 	s.orderJobs = 0
+	s.lastStarts = s.lastStarts[:0]
 	s.shared = sharedNodes(c, s.shared)
 	s.lastCalc = -1
 	s.expRun = 0
@@ -396,6 +407,7 @@ func (s *Policy) Schedule(due sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 		s.loadLimits(v)
 	}
 	s.holdKilled(v, bf && (changed || full))
+	s.mainSeen = 0
 	if changed || full {
 		s.mainPass(v, pend, full)
 	}
@@ -419,28 +431,102 @@ func (s *Policy) Schedule(due sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 	for _, st := range p.Starts {
 		s.charge(st.Job, now, st.Alloc)
 	}
-	s.reasons = s.reasons[:0]
-	for i := range pend {
-		js := &s.st[pend[i].Ref]
-		if js.started == s.epoch {
-			continue
-		}
-		r := js.reason
-		if r == sim.ReasonNone {
-			if js.emitted != sim.ReasonNone {
-				continue // not looked at this pass: keeps its reason
-			}
-			r = sim.ReasonPriority // behind the records this pass looked at
-		}
-		if r != js.emitted {
-			js.emitted = r
-			s.reasons = append(s.reasons, sim.Reason{Job: pend[i].Ref, Reason: r})
-		}
+	s.emitReasons(pend, bf)
+	s.lastStarts = s.lastStarts[:0]
+	for _, st := range p.Starts {
+		s.lastStarts = append(s.lastStarts, st.Job)
 	}
 	plan := p.Plan()
 	plan.Reasons = s.reasons
 	plan.Preempts = s.pre.out
 	return plan
+}
+
+// emitReasons sets s.reasons to the pending reasons that changed this
+// pass, in the view's pending order: a job not started this pass whose
+// reason this pass differs from the one last emitted, or, for one that
+// no pass looked at yet, Priority (behind the records the pass looked
+// at). A job that this pass did not look at keeps its reason.
+//
+// Only these jobs can emit: those whose reason a pass set (the first
+// mainSeen records of order, and, when the backfill cycle was due, the
+// records its why log names: bfReason and skipBackfill set reasons from
+// it), and those never emitted. A job pending at the last pass and not
+// started by it left that pass emitted (emitting makes emitted a reason),
+// so the never-emitted are among fresh (not pending at the last pass) and
+// lastStarts (started by the last pass, pending again). Where those
+// candidates are under half the queue, only they are visited, in pending
+// order (a bit per index into pend), each once; otherwise, where visiting
+// every pending job costs less, every one is. Both emit the same reasons
+// (TestSlurmReasonsCandidates).
+func (s *Policy) emitReasons(pend []sim.PendingJob, bf bool) {
+	s.reasons = s.reasons[:0]
+	n := s.mainSeen + len(s.fresh) + len(s.lastStarts)
+	if bf {
+		n += len(s.bf.why)
+	}
+	if s.reasonsWalk == walkAll || s.reasonsWalk != walkCandidates && n > len(pend)/2 {
+		for i := range pend {
+			s.emitReason(pend[i].Ref)
+		}
+		return
+	}
+	c := s.cand[:0]
+	c = append(c, make([]uint64, (len(pend)+63)/64)...)
+	for _, i := range s.fresh {
+		c[uint32(i)>>6] |= 1 << (uint32(i) & 63)
+	}
+	add := func(ref sim.JobRef) {
+		if js := &s.st[ref]; js.epoch == s.epoch { // pending now
+			c[uint32(js.pi)>>6] |= 1 << (uint32(js.pi) & 63)
+		}
+	}
+	for k := range s.order[:s.mainSeen] {
+		add(s.order[k].ref)
+	}
+	if bf {
+		for _, w := range s.bf.why {
+			add(w.ref)
+		}
+	}
+	for _, ref := range s.lastStarts {
+		add(ref)
+	}
+	for w, word := range c {
+		for word != 0 {
+			i := w*64 + bits.TrailingZeros64(word)
+			word &= word - 1
+			s.emitReason(pend[i].Ref)
+		}
+	}
+	s.cand = c
+}
+
+// The reasonsWalk settings (see emitReasons).
+const (
+	walkAuto int8 = iota
+	walkAll
+	walkCandidates
+)
+
+// emitReason appends the reason of pending job ref to s.reasons if it
+// changed (see emitReasons).
+func (s *Policy) emitReason(ref sim.JobRef) {
+	js := &s.st[ref]
+	if js.started == s.epoch {
+		return
+	}
+	r := js.reason
+	if r == sim.ReasonNone {
+		if js.emitted != sim.ReasonNone {
+			return // not looked at this pass: keeps its reason
+		}
+		r = sim.ReasonPriority // behind the records this pass looked at
+	}
+	if r != js.emitted {
+		js.emitted = r
+		s.reasons = append(s.reasons, sim.Reason{Job: ref, Reason: r})
+	}
 }
 
 // pendingJob returns the record's job as placement sees it: in the
