@@ -58,16 +58,22 @@ func TestEdgeLineDrawsAlike(t *testing.T) {
 				p.X.Min, p.X.Max = 3, 40
 				p.Y.Min, p.Y.Max = 0, 12
 			}
-			c := vgsvg.New(4*vg.Inch, 3*vg.Inch)
-			p.Draw(draw.New(c))
-			var b bytes.Buffer
-			if _, err := c.WriteTo(&b); err != nil {
-				t.Fatal(err)
-			}
-			return b.Bytes()
+			return plotSVG(t, p, 4*vg.Inch, 3*vg.Inch)
 		}
 		if !bytes.Equal(svg(false), svg(true)) {
 			t.Fatalf("plot %d (log x %v, limits %v): the SVGs differ", iter, logX, limits)
 		}
 	}
+}
+
+// plotSVG draws p on a w × h SVG canvas and returns the file's bytes.
+func plotSVG(t *testing.T, p *plot.Plot, w, h vg.Length) []byte {
+	t.Helper()
+	c := vgsvg.New(w, h)
+	p.Draw(draw.New(c))
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }

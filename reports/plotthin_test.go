@@ -13,7 +13,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // thinFigures returns the figures of a synthetic run whose timeline has
@@ -148,13 +147,7 @@ func TestFigureLineDashedDrawsAlike(t *testing.T) {
 				p.Add(line)
 			}
 			p.Y.Min, p.Y.Max = 0, 25
-			c := vgsvg.New(figWidth, figHeight)
-			p.Draw(draw.New(c))
-			var b bytes.Buffer
-			if _, err := c.WriteTo(&b); err != nil {
-				t.Fatal(err)
-			}
-			return b.Bytes()
+			return plotSVG(t, p, figWidth, figHeight)
 		}
 		if !bytes.Equal(svg(false), svg(true)) {
 			t.Fatalf("plot %d (log x %v): the SVGs differ", iter, logX)
