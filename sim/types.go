@@ -136,8 +136,9 @@ type Delta struct {
 	// jobs that entered the pending list since the previous pass
 	// (submitted, released by a dependency, a begin time or an array
 	// throttle, back from a requeue hold). A job leaves the pending list
-	// only by starting (Started), so the list a pass sees is the last
-	// pass's, less the jobs started since, with these inserted.
+	// only by starting (Started), and its entry does not change while it
+	// stays there, so the list a pass sees is the last pass's, less the
+	// jobs started since, with these inserted.
 	Queued []int32
 }
 
