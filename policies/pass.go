@@ -41,6 +41,10 @@ type Pass struct {
 	synced   bool
 	mirrored bool // own and idx mirror the view as of the last pass; begin clears it
 	idx      freeIndex
+	// blocked lists the nodes Block emptied this pass (isBlocked marks
+	// them), for Rebase to give back.
+	blocked   []int32
+	isBlocked []bool
 
 	// lastD is newDemand(&lastJob), which depends on its Part, Parts and
 	// Req alone (demandOf).
@@ -107,6 +111,14 @@ func (p *Pass) Reset(v sim.View) {
 	p.synced = false
 	if p.mirror {
 		p.sync(p.Free, v.Delta().Nodes)
+		// Nodes the last pass blocked and never gave back are the view's
+		// again.
+		if len(p.blocked) > 0 {
+			p.sync(p.Free, p.blocked)
+			for _, n := range p.blocked {
+				p.isBlocked[n] = false
+			}
+		}
 		p.Free, p.synced = p.own, true
 	}
 	p.mirrored = p.synced
@@ -116,6 +128,7 @@ func (p *Pass) Reset(v sim.View) {
 	p.noCap = p.noCap[:0]
 	p.noCapLim = p.noCapLim[:0]
 	p.noPlace = p.noPlace[:0]
+	p.blocked = p.blocked[:0]
 }
 
 // sync brings own and idx up to view, which differs from the last view
@@ -292,12 +305,18 @@ func (p *Pass) OwnFree() {
 }
 
 // Rebase makes Free a private copy of nodes less the pass's starts and
-// forgets the failures, which nodes may no longer explain.
+// forgets the failures, which nodes may no longer explain. A mirrored
+// Free (Mirror), which differs from nodes less the starts only at the
+// nodes Block emptied, gets those back.
 func (p *Pass) Rebase(nodes []sim.NodeState) {
-	p.own = append(p.own[:0], nodes...)
-	p.Free = p.own
-	for _, st := range p.Starts {
-		Take(p.Free, st.Alloc)
+	if p.synced {
+		p.unblock(nodes)
+	} else {
+		p.own = append(p.own[:0], nodes...)
+		p.Free = p.own
+		for _, st := range p.Starts {
+			Take(p.Free, st.Alloc)
+		}
 	}
 	p.noCap = p.noCap[:0]
 	p.noCapLim = p.noCapLim[:0]
@@ -353,4 +372,63 @@ func NewPass(placer Placer, remember bool) Pass {
 		placer = FirstFit{}
 	}
 	return Pass{placer: placer, Exact: placer.InOrder(), remember: remember}
+}
+
+// Mirror makes the passes of a run keep Free as a copy of the view that
+// follows its Delta, with an index over it, instead of copying every node
+// each pass (see Free). A policy that empties a node's free state itself
+// then does it by Block; it takes effect from the run's next pass.
+func (p *Pass) Mirror(on bool) {
+	p.mirror = on
+	p.mirrored = false
+}
+
+// Mirrored reports whether Free is the mirrored copy this pass (Mirror),
+// already private: OwnFree is then not needed.
+func (p *Pass) Mirrored() bool { return p.synced }
+
+// Block empties node n's free state for the rest of the pass, or until
+// Rebase gives it back.
+func (p *Pass) Block(n int32) {
+	f := &p.Free[n]
+	if !p.synced {
+		*f = sim.NodeState{}
+		return
+	}
+	if len(p.isBlocked) != len(p.Free) {
+		p.isBlocked = make([]bool, len(p.Free))
+	}
+	old := p.idx.key(f)
+	*f = sim.NodeState{}
+	p.idx.update(n, old, p.idx.key(f))
+	if !p.isBlocked[n] {
+		p.isBlocked[n] = true
+		p.blocked = append(p.blocked, n)
+	}
+}
+
+// unblock gives the nodes Block emptied back to the mirrored Free: each
+// as nodes has it, less the pass's starts on it.
+func (p *Pass) unblock(nodes []sim.NodeState) {
+	if len(p.blocked) == 0 {
+		return
+	}
+	for _, n := range p.blocked {
+		p.Free[n] = nodes[n]
+	}
+	for _, st := range p.Starts {
+		for i := range st.Alloc {
+			if a := &st.Alloc[i]; p.isBlocked[a.Node] {
+				p.Free[a.Node].Sub(a)
+			}
+		}
+	}
+	empty := p.idx.key(&sim.NodeState{})
+	for _, n := range p.blocked {
+		p.isBlocked[n] = false
+		if k := p.idx.key(&p.Free[n]); k != empty {
+			p.idx.update(n, empty, k)
+		}
+	}
+	p.blocked = p.blocked[:0]
 }

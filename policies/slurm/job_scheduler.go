@@ -234,7 +234,7 @@ func (s *Policy) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
 		failed |= 1 << uint(r.part)
 		if s.pre.blocked != nil {
 			for _, n := range s.cluster.Partitions[r.part].Nodes {
-				p.Free[n] = sim.NodeState{}
+				p.Block(n)
 				s.pre.blocked[n] = true
 			}
 			continue
@@ -244,7 +244,7 @@ func (s *Policy) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
 		// remembering failures per partition: of the blocked nodes only
 		// those they share can matter.
 		for _, n := range s.shared[r.part] {
-			p.Free[n] = sim.NodeState{}
+			p.Block(n)
 		}
 	}
 	s.mainSeen = depth

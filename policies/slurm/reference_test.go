@@ -122,6 +122,21 @@ func TestSlurmPendingScan(t *testing.T) {
 	}
 }
 
+// TestSlurmMirroredFree replays random workloads with the free state
+// mirrored from the view's Delta (the main pass blocking a partition's
+// nodes through the pass, given back for the backfill cycle) and copied
+// every pass: the decisions and reasons must be the same.
+func TestSlurmMirroredFree(t *testing.T) {
+	for seed := uint64(1); seed <= uint64(*referenceRuns); seed++ {
+		c := randomBackfillCase(seed)
+		copied := c.run(t, false, slurm.CopyFree)
+		mirrored := c.run(t, false, func(*slurm.Policy) {})
+		if msg := policytest.DiffDecisions(copied.rec, mirrored.rec); msg != "" {
+			t.Fatalf("seed %d (%s): the mirrored and the copied free state differ: %s", seed, c, msg)
+		}
+	}
+}
+
 // TestSlurmBackfillReferenceSeeds replays the workloads beyond the
 // default 1,000 that once told the fast and the reference cycle apart:
 // 2984, where a job in two partitions preempted in the backfill cycle for

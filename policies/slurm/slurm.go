@@ -112,10 +112,13 @@ type Policy struct {
 	// every pending job every pass. pqFree lists the free slots, pqUsed
 	// counts the others; scanAll, set by tests, makes every pass scan
 	// the whole queue.
-	pq       []sim.PendingJob
-	pqFree   []int32
-	pqUsed   int
-	scanAll  bool
+	pq      []sim.PendingJob
+	pqFree  []int32
+	pqUsed  int
+	scanAll bool
+	// copyFree, set by tests, copies the free state every pass in place
+	// of the mirrored one (policies.Pass.Mirror).
+	copyFree bool
 	lastCalc sim.Time
 	// passFull and passBF are the indices of the full main pass and the
 	// backfill cycle among the passes Begin declared, or -1.
@@ -246,6 +249,10 @@ func (s *Policy) Begin(info sim.RunInfo) (sim.Timing, error) {
 		return sim.Timing{}, err
 	}
 	s.pre.quiet = quiet
+	// The free state follows the view's Delta, not copied each pass,
+	// where the policy changes it only by blocking nodes (mainPass):
+	// preemption and KillWait's held nodes change it otherwise.
+	s.pass.Mirror(s.cfg.preempt == preemptNone && info.KillWait == 0)
 	if cap(s.st) < info.Jobs {
 		s.st = make([]slurmJob, 0, info.Jobs)
 	}
@@ -369,7 +376,9 @@ func (s *Policy) Schedule(due sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 	pend := v.Pending()
 	p := &s.pass
 	p.Reset(v)
-	p.OwnFree()
+	if !p.Mirrored() {
+		p.OwnFree()
+	}
 	s.pre.out = s.pre.out[:0]
 
 	// 1. Pending jobs: identify, priorities.
