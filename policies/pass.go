@@ -45,6 +45,10 @@ type Pass struct {
 	// them), for Rebase to give back.
 	blocked   []int32
 	isBlocked []bool
+	// clog lists the nodes of the mirrored Free each change touched, in
+	// order (FreeChanged); marks below clogBase are no longer kept.
+	clog     []int32
+	clogBase FreeMark
 
 	// lastD is newDemand(&lastJob), which depends on its Part, Parts and
 	// Req alone (demandOf).
@@ -137,8 +141,10 @@ func (p *Pass) sync(view []sim.NodeState, changed []int32) {
 	if !p.mirrored || len(p.own) != len(view) {
 		p.own = append(p.own[:0], view...)
 		p.idx.reset(p.Nodes, p.own)
+		p.forgetChanges()
 		return
 	}
+	p.logChanges(changed...)
 	for _, n := range changed {
 		// A node the pass's own starts changed is as Commit left it: its
 		// key is the same, and update would do nothing.
@@ -335,6 +341,7 @@ func (p *Pass) Commit(job *sim.PendingJob, base int) {
 			old := p.idx.key(f)
 			f.Sub(&a[i])
 			p.idx.update(a[i].Node, old, p.idx.key(f))
+			p.logChanges(a[i].Node)
 		}
 	} else {
 		if len(p.Starts) == 0 {
@@ -401,6 +408,7 @@ func (p *Pass) Block(n int32) {
 	old := p.idx.key(f)
 	*f = sim.NodeState{}
 	p.idx.update(n, old, p.idx.key(f))
+	p.logChanges(n)
 	if !p.isBlocked[n] {
 		p.isBlocked[n] = true
 		p.blocked = append(p.blocked, n)
@@ -413,6 +421,7 @@ func (p *Pass) unblock(nodes []sim.NodeState) {
 	if len(p.blocked) == 0 {
 		return
 	}
+	p.logChanges(p.blocked...)
 	for _, n := range p.blocked {
 		p.Free[n] = nodes[n]
 	}
@@ -431,4 +440,40 @@ func (p *Pass) unblock(nodes []sim.NodeState) {
 		}
 	}
 	p.blocked = p.blocked[:0]
+}
+
+// FreeMark is a point in the changes of a mirrored Free (FreeChanged).
+type FreeMark uint64
+
+// maxChangeLog bounds the changes kept, in nodes per node of the cluster
+// (and at least 1,024): a mark older than that is answered "not known".
+const maxChangeLog = 8
+
+// FreeMark returns the point Free's changes have reached.
+func (p *Pass) FreeMark() FreeMark { return p.clogBase + FreeMark(len(p.clog)) }
+
+// FreeChanged returns the nodes whose Free may have changed since mark m,
+// each once or more, with true; false when that is not known: Free is
+// not mirrored (Mirror), or the changes since m are no longer kept. Free
+// at the other nodes is as it was at m. The zero mark is never known.
+func (p *Pass) FreeChanged(m FreeMark) ([]int32, bool) {
+	if !p.synced || m < p.clogBase || m > p.FreeMark() {
+		return nil, false
+	}
+	return p.clog[m-p.clogBase:], true
+}
+
+// logChanges notes that Free may have changed at nodes.
+func (p *Pass) logChanges(nodes ...int32) {
+	if len(p.clog)+len(nodes) > max(maxChangeLog*len(p.own), 1024) {
+		p.forgetChanges()
+	}
+	p.clog = append(p.clog, nodes...)
+}
+
+// forgetChanges drops the changes kept: every mark taken before is no
+// longer known.
+func (p *Pass) forgetChanges() {
+	p.clogBase += FreeMark(len(p.clog)) + 1
+	p.clog = p.clog[:0]
 }
