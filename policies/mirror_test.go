@@ -13,8 +13,8 @@ import (
 )
 
 // plainView hides what changed since the last pass from a policy: its
-// Delta lists every node, so a policy that keeps its own copy of the free
-// state rebuilds it every pass.
+// Delta lists every node and no queue changes, so a policy that keeps its
+// own copy of the free state or of the queue rebuilds it every pass.
 type plainView struct{ sim.View }
 
 func (v plainView) Delta() sim.Delta {
@@ -23,6 +23,7 @@ func (v plainView) Delta() sim.Delta {
 	for n := range d.Nodes {
 		d.Nodes[n] = int32(n)
 	}
+	d.QueueKnown, d.Queued = false, nil
 	return d
 }
 
@@ -34,7 +35,8 @@ func (p plainPolicy) Schedule(due sim.PassSet, v sim.View, rng *rand.Rand) sim.P
 
 // TestMirrorSameDecisions runs the policies that keep their own copy of
 // the free state between passes (from the view's Delta) and a free-GPU
-// index with and without the list of changed nodes, on workloads that
+// index, and slurm's copy of the queue, with and without the lists of
+// changed nodes and queued jobs, on workloads that
 // change nodes in every way the controller does (starts, ends, node
 // failures with requeue, drains, maintenance windows, MIG and MPS, nodes
 // of 0 to 20 GPUs), and requires identical records.
@@ -68,7 +70,7 @@ func TestMirrorSameDecisions(t *testing.T) {
 	cases = append(cases, tc{"mig", sim.Config{Cluster: catalogCluster(t, migMixedSpec), Trace: migMixedTrace(t), Seed: 1}})
 	cases = append(cases, tc{"mps", sim.Config{Cluster: catalogCluster(t, mpsSpec(2, 4)), Trace: mpsMixedTrace(), Seed: 1}})
 
-	for _, name := range []string{"fifo", "easy"} {
+	for _, name := range []string{"fifo", "easy", "slurm"} {
 		for _, k := range cases {
 			t.Run(name+"/"+k.name, func(t *testing.T) {
 				run := func(plain bool) *sim.Record {

@@ -41,6 +41,14 @@ type Pass struct {
 	synced   bool
 	mirrored bool // own and idx mirror the view as of the last pass; begin clears it
 	idx      freeIndex
+	// blocked lists the nodes Block emptied this pass (isBlocked marks
+	// them), for Rebase to give back.
+	blocked   []int32
+	isBlocked []bool
+	// clog lists the nodes of the mirrored Free each change touched, in
+	// order (FreeChanged); marks below clogBase are no longer kept.
+	clog     []int32
+	clogBase FreeMark
 
 	// lastD is newDemand(&lastJob), which depends on its Part, Parts and
 	// Req alone (demandOf).
@@ -107,6 +115,14 @@ func (p *Pass) Reset(v sim.View) {
 	p.synced = false
 	if p.mirror {
 		p.sync(p.Free, v.Delta().Nodes)
+		// Nodes the last pass blocked and never gave back are the view's
+		// again.
+		if len(p.blocked) > 0 {
+			p.sync(p.Free, p.blocked)
+			for _, n := range p.blocked {
+				p.isBlocked[n] = false
+			}
+		}
 		p.Free, p.synced = p.own, true
 	}
 	p.mirrored = p.synced
@@ -116,6 +132,7 @@ func (p *Pass) Reset(v sim.View) {
 	p.noCap = p.noCap[:0]
 	p.noCapLim = p.noCapLim[:0]
 	p.noPlace = p.noPlace[:0]
+	p.blocked = p.blocked[:0]
 }
 
 // sync brings own and idx up to view, which differs from the last view
@@ -124,8 +141,10 @@ func (p *Pass) sync(view []sim.NodeState, changed []int32) {
 	if !p.mirrored || len(p.own) != len(view) {
 		p.own = append(p.own[:0], view...)
 		p.idx.reset(p.Nodes, p.own)
+		p.forgetChanges()
 		return
 	}
+	p.logChanges(changed...)
 	for _, n := range changed {
 		// A node the pass's own starts changed is as Commit left it: its
 		// key is the same, and update would do nothing.
@@ -292,12 +311,18 @@ func (p *Pass) OwnFree() {
 }
 
 // Rebase makes Free a private copy of nodes less the pass's starts and
-// forgets the failures, which nodes may no longer explain.
+// forgets the failures, which nodes may no longer explain. A mirrored
+// Free (Mirror), which differs from nodes less the starts only at the
+// nodes Block emptied, gets those back.
 func (p *Pass) Rebase(nodes []sim.NodeState) {
-	p.own = append(p.own[:0], nodes...)
-	p.Free = p.own
-	for _, st := range p.Starts {
-		Take(p.Free, st.Alloc)
+	if p.synced {
+		p.unblock(nodes)
+	} else {
+		p.own = append(p.own[:0], nodes...)
+		p.Free = p.own
+		for _, st := range p.Starts {
+			Take(p.Free, st.Alloc)
+		}
 	}
 	p.noCap = p.noCap[:0]
 	p.noCapLim = p.noCapLim[:0]
@@ -316,6 +341,7 @@ func (p *Pass) Commit(job *sim.PendingJob, base int) {
 			old := p.idx.key(f)
 			f.Sub(&a[i])
 			p.idx.update(a[i].Node, old, p.idx.key(f))
+			p.logChanges(a[i].Node)
 		}
 	} else {
 		if len(p.Starts) == 0 {
@@ -353,4 +379,101 @@ func NewPass(placer Placer, remember bool) Pass {
 		placer = FirstFit{}
 	}
 	return Pass{placer: placer, Exact: placer.InOrder(), remember: remember}
+}
+
+// Mirror makes the passes of a run keep Free as a copy of the view that
+// follows its Delta, with an index over it, instead of copying every node
+// each pass (see Free). A policy that empties a node's free state itself
+// then does it by Block; it takes effect from the run's next pass.
+func (p *Pass) Mirror(on bool) {
+	p.mirror = on
+	p.mirrored = false
+}
+
+// Mirrored reports whether Free is the mirrored copy this pass (Mirror),
+// already private: OwnFree is then not needed.
+func (p *Pass) Mirrored() bool { return p.synced }
+
+// Block empties node n's free state for the rest of the pass, or until
+// Rebase gives it back.
+func (p *Pass) Block(n int32) {
+	f := &p.Free[n]
+	if !p.synced {
+		*f = sim.NodeState{}
+		return
+	}
+	if len(p.isBlocked) != len(p.Free) {
+		p.isBlocked = make([]bool, len(p.Free))
+	}
+	old := p.idx.key(f)
+	*f = sim.NodeState{}
+	p.idx.update(n, old, p.idx.key(f))
+	p.logChanges(n)
+	if !p.isBlocked[n] {
+		p.isBlocked[n] = true
+		p.blocked = append(p.blocked, n)
+	}
+}
+
+// unblock gives the nodes Block emptied back to the mirrored Free: each
+// as nodes has it, less the pass's starts on it.
+func (p *Pass) unblock(nodes []sim.NodeState) {
+	if len(p.blocked) == 0 {
+		return
+	}
+	p.logChanges(p.blocked...)
+	for _, n := range p.blocked {
+		p.Free[n] = nodes[n]
+	}
+	for _, st := range p.Starts {
+		for i := range st.Alloc {
+			if a := &st.Alloc[i]; p.isBlocked[a.Node] {
+				p.Free[a.Node].Sub(a)
+			}
+		}
+	}
+	empty := p.idx.key(&sim.NodeState{})
+	for _, n := range p.blocked {
+		p.isBlocked[n] = false
+		if k := p.idx.key(&p.Free[n]); k != empty {
+			p.idx.update(n, empty, k)
+		}
+	}
+	p.blocked = p.blocked[:0]
+}
+
+// FreeMark is a point in the changes of a mirrored Free (FreeChanged).
+type FreeMark uint64
+
+// maxChangeLog bounds the changes kept, in nodes per node of the cluster
+// (and at least 1,024): a mark older than that is answered "not known".
+const maxChangeLog = 8
+
+// FreeMark returns the point Free's changes have reached.
+func (p *Pass) FreeMark() FreeMark { return p.clogBase + FreeMark(len(p.clog)) }
+
+// FreeChanged returns the nodes whose Free may have changed since mark m,
+// each once or more, with true; false when that is not known: Free is
+// not mirrored (Mirror), or the changes since m are no longer kept. Free
+// at the other nodes is as it was at m. The zero mark is never known.
+func (p *Pass) FreeChanged(m FreeMark) ([]int32, bool) {
+	if !p.synced || m < p.clogBase || m > p.FreeMark() {
+		return nil, false
+	}
+	return p.clog[m-p.clogBase:], true
+}
+
+// logChanges notes that Free may have changed at nodes.
+func (p *Pass) logChanges(nodes ...int32) {
+	if len(p.clog)+len(nodes) > max(maxChangeLog*len(p.own), 1024) {
+		p.forgetChanges()
+	}
+	p.clog = append(p.clog, nodes...)
+}
+
+// forgetChanges drops the changes kept: every mark taken before is no
+// longer known.
+func (p *Pass) forgetChanges() {
+	p.clogBase += FreeMark(len(p.clog)) + 1
+	p.clog = p.clog[:0]
 }

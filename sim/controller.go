@@ -218,10 +218,14 @@ type controller struct {
 	dirty                []int32
 	isDirty              []bool
 	startedRun, endedRun []JobRef
-	delta                Delta
-	rec                  []JobRecord
-	allocPool            allocPool
-	runAllocs            runAllocs
+	// queued lists the jobs made eligible since the last pass, by their
+	// place in pending (Delta.Queued); queuedIdx is the Delta's list.
+	queued    []queuedJob
+	queuedIdx []int32
+	delta     Delta
+	rec       []JobRecord
+	allocPool allocPool
+	runAllocs runAllocs
 
 	passAt     Time // instant of the pending event-triggered pass, or -1
 	passLateAt Time // instant of the pending pass after late ends (classPassLate), or -1
@@ -759,6 +763,7 @@ func (c *controller) makeEligible(ref JobRef) {
 	}
 	pj := PendingJob{Ref: ref, Submit: sub, Eligible: c.now, Limit: c.limit[ref],
 		Part: c.part[ref], Parts: c.partsMask(ref), Req: *c.req.get(ref)}
+	c.queued = append(c.queued, queuedJob{sub: sub, ref: ref})
 	n := len(c.pending)
 	if n == 0 || !queuedBefore(sub, ref, &c.pending[n-1]) {
 		c.pending = append(c.pending, pj) // the usual case: submits come in order
@@ -767,6 +772,12 @@ func (c *controller) makeEligible(ref JobRef) {
 		c.pending = slices.Insert(c.pending, k, pj)
 	}
 	c.trigger()
+}
+
+// queuedJob is a job's place in the pending list: its (Submit, Ref).
+type queuedJob struct {
+	sub Time
+	ref JobRef
 }
 
 // queuedBefore reports whether a job submitted at sub with ref ref goes

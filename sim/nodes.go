@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 )
 
 // Why a node is out of service: bits of controller.off.
@@ -252,8 +253,41 @@ func (c *controller) takeDelta() {
 		c.isDirty[n] = false
 	}
 	old := c.delta
-	c.delta = Delta{Nodes: c.dirty, Started: c.startedRun, Ended: c.endedRun}
+	q, ok := c.queuedIndices()
+	c.delta = Delta{Nodes: c.dirty, Started: c.startedRun, Ended: c.endedRun, QueueKnown: ok, Queued: q}
 	c.dirty, c.startedRun, c.endedRun = old.Nodes[:0], old.Started[:0], old.Ended[:0]
+}
+
+// queuedIndices returns the places in pending of the jobs made eligible
+// since the last pass, ascending, and starts their list over; ok is false
+// when one is not found (it cannot be: jobs leave pending only at a pass,
+// by starting, and pending is compact between passes). Submits come in
+// order, so the list taken backwards usually meets pending's tail.
+func (c *controller) queuedIndices() (q []int32, ok bool) {
+	q = c.queuedIdx[:0]
+	n := len(c.pending)
+	ok = true
+	for i := len(c.queued) - 1; i >= 0; i-- {
+		j := c.queued[i]
+		if k := n - 1; k >= 0 && c.pending[k].Ref == j.ref {
+			q = append(q, int32(k))
+			n = k
+			continue
+		}
+		k := sort.Search(len(c.pending), func(i int) bool {
+			p := &c.pending[i]
+			return p.Submit > j.sub || p.Submit == j.sub && p.Ref >= j.ref
+		})
+		if k == len(c.pending) || c.pending[k].Ref != j.ref {
+			ok = false
+			continue
+		}
+		q = append(q, int32(k))
+	}
+	c.queued = c.queued[:0]
+	slices.Sort(q)
+	c.queuedIdx = q
+	return q, ok
 }
 
 // Delta implements View.

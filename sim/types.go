@@ -129,6 +129,17 @@ type Delta struct {
 	// preempted, failed with their node, requeued), in end order. A job
 	// may be in both, and a requeued job may be in Started again.
 	Started, Ended []JobRef
+	// QueueKnown says Queued is kept: a hand-made view leaves it false,
+	// and a policy then takes any pending job to be possibly new.
+	QueueKnown bool
+	// Queued lists, in ascending order, the indices into Pending of the
+	// jobs that entered the pending list since the previous pass
+	// (submitted, released by a dependency, a begin time or an array
+	// throttle, back from a requeue hold). A job leaves the pending list
+	// only by starting (Started), and its entry does not change while it
+	// stays there, so the list a pass sees is the last pass's, less the
+	// jobs started since, with these inserted.
+	Queued []int32
 }
 
 // JobInfo is what a policy may know of a job beyond its PendingJob: who

@@ -347,7 +347,7 @@ func (s *Policy) backfill(v sim.View, pend []sim.PendingJob) {
 		}
 		b.parts[r.part]++
 		job := &b.job
-		*job = s.pendingJob(pend, r)
+		*job = s.pendingJob(r)
 		if why := s.holdReason(v, job, js); why != sim.ReasonNone {
 			s.bfReason(js, r.ref, why)
 			continue
@@ -695,17 +695,17 @@ func (s *Policy) materialize(v sim.View, pend []sim.PendingJob) {
 		if w := s.pre.waits[ref]; w != nil && w.held == s.epoch {
 			r := qrec{ref: ref, part: b.dparts[i]}
 			job := &b.djob
-			*job = s.pendingJob(pend, &r)
+			*job = s.pendingJob(&r)
 			s.preemptRes(job, w)
 			continue
 		}
-		k := outcomeKey{cls: b.dcls[i], limit: pend[s.st[ref].pi].Limit}
+		k := outcomeKey{cls: b.dcls[i], limit: s.pendOf(ref).Limit}
 		if b.noRes.has(k) {
 			continue // its until bounds are in place from the first time
 		}
 		r := qrec{ref: ref, part: b.dparts[i]}
 		job := &b.djob
-		*job = s.pendingJob(pend, &r)
+		*job = s.pendingJob(&r)
 		if !s.reserve(v.Now(), job, k.cls) {
 			b.noRes.add(k)
 		}

@@ -65,7 +65,7 @@ func (s *Policy) referenceBackfill(v sim.View, pend []sim.PendingJob) {
 			users[js.user]++
 		}
 		parts[r.part]++
-		job := s.pendingJob(pend, r)
+		job := s.pendingJob(r)
 		if why := s.holdReason(v, &job, js); why != sim.ReasonNone {
 			s.bfReason(js, r.ref, why)
 			continue

@@ -223,3 +223,11 @@ func WalkAll(s *Policy) { s.reasonsWalk = walkAll }
 
 // WalkCandidates: see WalkAll.
 func WalkCandidates(s *Policy) { s.reasonsWalk = walkCandidates }
+
+// ScanWhole makes s's pending scan visit every pending job at every pass
+// instead of the queue changes of the view's Delta (TestSlurmPendingScan).
+func ScanWhole(s *Policy) { s.scanAll = true }
+
+// CopyFree makes s copy the free state every pass instead of mirroring
+// the view's (TestSlurmMirroredFree).
+func CopyFree(s *Policy) { s.copyFree = true }

@@ -50,8 +50,8 @@ func (s *Policy) buildOrder(pend []sim.PendingJob, recalc bool) bool {
 		o = o[:0]
 		for _, r := range s.order {
 			js := &s.st[r.ref]
-			if js.epoch != s.epoch {
-				continue
+			if js.pi == 0 {
+				continue // no longer pending
 			}
 			if recalc {
 				r.prio = s.prio(js, r.part)
@@ -62,8 +62,8 @@ func (s *Policy) buildOrder(pend []sim.PendingJob, recalc bool) bool {
 	// Jobs without records: those not pending at the previous pass
 	// (s.fresh, from the pending scan).
 	kept := len(o)
-	for _, i := range s.fresh {
-		pj := &pend[i]
+	for _, k := range s.fresh {
+		pj := &s.pq[k]
 		js := &s.st[pj.Ref]
 		parts := pj.Parts | 1<<uint(pj.Part)
 		for p := int32(0); parts != 0 && p < hwmodels.MaxPartitions; p++ {
@@ -190,7 +190,7 @@ func (s *Policy) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
 			js.reason = sim.ReasonPriority
 			continue
 		}
-		job := s.pendingJob(pend, r)
+		job := s.pendingJob(r)
 		if why := s.holdReason(v, &job, js); why != sim.ReasonNone {
 			js.reason = why
 			continue
@@ -234,7 +234,7 @@ func (s *Policy) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
 		failed |= 1 << uint(r.part)
 		if s.pre.blocked != nil {
 			for _, n := range s.cluster.Partitions[r.part].Nodes {
-				p.Free[n] = sim.NodeState{}
+				p.Block(n)
 				s.pre.blocked[n] = true
 			}
 			continue
@@ -244,7 +244,7 @@ func (s *Policy) mainPass(v sim.View, pend []sim.PendingJob, full bool) {
 		// remembering failures per partition: of the blocked nodes only
 		// those they share can matter.
 		for _, n := range s.shared[r.part] {
-			p.Free[n] = sim.NodeState{}
+			p.Block(n)
 		}
 	}
 	s.mainSeen = depth

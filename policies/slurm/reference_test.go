@@ -90,6 +90,53 @@ func TestSlurmReasonsCandidates(t *testing.T) {
 	}
 }
 
+// TestSlurmPendingScan replays random workloads with the pending scan
+// visiting only the queue's changes (sim.Delta.Queued, Started) and
+// visiting every pending job: the decisions and reasons must be the same.
+// The workloads requeue jobs (back from their hold in the middle of the
+// queue: jobs submitted during the hold are behind), and a third of the
+// jobs of every other workload wait for an earlier one (afterany, after),
+// entering the queue behind jobs submitted later: the changes are not
+// just the queue's tail.
+func TestSlurmPendingScan(t *testing.T) {
+	for seed := uint64(1); seed <= uint64(*referenceRuns); seed++ {
+		c := randomBackfillCase(seed)
+		if seed%2 == 0 {
+			jobs := slices.Clone(c.cfg.Trace.Jobs)
+			for i := 1; i < len(jobs); i++ {
+				if (int(seed)+i)%3 == 0 {
+					typ := workload.DepAfterAny
+					if i%2 == 0 {
+						typ = workload.DepAfter
+					}
+					jobs[i].Deps = []workload.Dependency{{Type: typ, JobID: jobs[(i*7+int(seed))%i].ID}}
+				}
+			}
+			c.cfg.Trace = &workload.Trace{Jobs: jobs}
+		}
+		whole := c.run(t, false, slurm.ScanWhole)
+		delta := c.run(t, false, func(*slurm.Policy) {})
+		if msg := policytest.DiffDecisions(whole.rec, delta.rec); msg != "" {
+			t.Fatalf("seed %d (%s): the pending scan of the queue's changes and of the whole queue differ: %s", seed, c, msg)
+		}
+	}
+}
+
+// TestSlurmMirroredFree replays random workloads with the free state
+// mirrored from the view's Delta (the main pass blocking a partition's
+// nodes through the pass, given back for the backfill cycle) and copied
+// every pass: the decisions and reasons must be the same.
+func TestSlurmMirroredFree(t *testing.T) {
+	for seed := uint64(1); seed <= uint64(*referenceRuns); seed++ {
+		c := randomBackfillCase(seed)
+		copied := c.run(t, false, slurm.CopyFree)
+		mirrored := c.run(t, false, func(*slurm.Policy) {})
+		if msg := policytest.DiffDecisions(copied.rec, mirrored.rec); msg != "" {
+			t.Fatalf("seed %d (%s): the mirrored and the copied free state differ: %s", seed, c, msg)
+		}
+	}
+}
+
 // TestSlurmBackfillReferenceSeeds replays the workloads beyond the
 // default 1,000 that once told the fast and the reference cycle apart:
 // 2984, where a job in two partitions preempted in the backfill cycle for

@@ -2,7 +2,6 @@ package slurm
 
 import (
 	"cmp"
-	"math/bits"
 	"math/rand/v2"
 	"slices"
 
@@ -105,8 +104,22 @@ type Policy struct {
 	order     []qrec
 	orderBuf  []qrec  // buildOrder's merge buffer
 	orderJobs int     // the jobs order has records of: those pending at the last pass
-	fresh     []int32 // indices into Pending of the jobs without queue records this pass
-	lastCalc  sim.Time
+	fresh     []int32 // slots (pq) of the jobs without queue records this pass
+	// pq holds a copy of each pending job's PendingJob (a pending entry
+	// does not change while the job stays pending), in the slot its
+	// slurmJob's pi names: the pending scan then visits only the jobs
+	// that entered or left the queue (sim.Delta.Queued, Started), not
+	// every pending job every pass. pqFree lists the free slots, pqUsed
+	// counts the others; scanAll, set by tests, makes every pass scan
+	// the whole queue.
+	pq      []sim.PendingJob
+	pqFree  []int32
+	pqUsed  int
+	scanAll bool
+	// copyFree, set by tests, copies the free state every pass in place
+	// of the mirrored one (policies.Pass.Mirror).
+	copyFree bool
+	lastCalc sim.Time
 	// passFull and passBF are the indices of the full main pass and the
 	// backfill cycle among the passes Begin declared, or -1.
 	passFull, passBF int
@@ -142,7 +155,7 @@ type Policy struct {
 	// the candidates only (walkCandidates). See emitReasons.
 	mainSeen    int
 	lastStarts  []sim.JobRef
-	cand        []uint64
+	emit        []int32 // emitReasons' scratch: slots of the jobs whose reason changed
 	reasonsWalk int8
 
 	// kills holds the allocation of every running multi-node job while
@@ -171,8 +184,8 @@ type killRun struct {
 // read each pass come first: at 80 bytes a job, a job's first 16 bytes
 // always lie in one cache line.
 type slurmJob struct {
-	epoch    uint32
-	pi       int32  // index into the view's Pending this pass
+	epoch    uint32 // stamp of the last pending scan that saw it (0: none)
+	pi       int32  // 1 + its slot in pq while pending, else 0
 	started  uint32 // epoch of the pass that started it
 	known    bool
 	reason   sim.PendingReason // this pass
@@ -236,6 +249,10 @@ func (s *Policy) Begin(info sim.RunInfo) (sim.Timing, error) {
 		return sim.Timing{}, err
 	}
 	s.pre.quiet = quiet
+	// The free state follows the view's Delta, not copied each pass,
+	// where the policy changes it only by blocking nodes (mainPass):
+	// preemption and KillWait's held nodes change it otherwise.
+	s.pass.Mirror(s.cfg.preempt == preemptNone && info.KillWait == 0)
 	if cap(s.st) < info.Jobs {
 		s.st = make([]slurmJob, 0, info.Jobs)
 	}
@@ -268,6 +285,7 @@ func (s *Policy) reset(c *hwmodels.Cluster) {
 	s.st = s.st[:0]
 	s.order = s.order[:0]
 	s.orderJobs = 0
+	s.pq, s.pqFree, s.pqUsed = s.pq[:0], s.pqFree[:0], 0
 	s.lastStarts = s.lastStarts[:0]
 	s.shared = sharedNodes(c, s.shared)
 	s.lastCalc = -1
@@ -358,25 +376,13 @@ func (s *Policy) Schedule(due sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 	pend := v.Pending()
 	p := &s.pass
 	p.Reset(v)
-	p.OwnFree()
+	if !p.Mirrored() {
+		p.OwnFree()
+	}
 	s.pre.out = s.pre.out[:0]
 
-	// 1. Pending jobs: stamp, identify, priorities.
-	newJobs := false
-	s.fresh = s.fresh[:0]
-	for i := range pend {
-		js := s.ident(v, pend[i].Ref)
-		if js.epoch == 0 {
-			newJobs = true // first pass to see it
-			js.started = 1 // scratch: new, priority not computed yet
-		}
-		if js.epoch == 0 || js.epoch != s.epoch-2 {
-			s.fresh = append(s.fresh, int32(i)) // not pending at the last pass: no queue record
-		}
-		js.pi = int32(i)
-		js.epoch = s.epoch
-		js.reason = sim.ReasonNone
-	}
+	// 1. Pending jobs: identify, priorities.
+	newJobs := s.scanPending(v, pend)
 	recalc := false
 	if k := s.calcInstant(now); k > s.lastCalc {
 		recalc = true
@@ -389,11 +395,12 @@ func (s *Policy) Schedule(due sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 		// has the priority of its submit or of the last calculation since,
 		// whose age factor was 0: it accrues age only once eligible
 		// (accrue_time), and nothing recomputes it when it becomes so.
-		for _, i := range s.fresh {
-			if js := &s.st[pend[i].Ref]; js.started == 1 {
+		for _, k := range s.fresh {
+			pj := &s.pq[k]
+			if js := &s.st[pj.Ref]; js.started == 1 {
 				js.started = 0
 				if !recalc {
-					s.computeBase(&pend[i], js, max(pend[i].Submit, s.lastCalc))
+					s.computeBase(pj, js, max(pj.Submit, s.lastCalc))
 				}
 			}
 		}
@@ -442,6 +449,108 @@ func (s *Policy) Schedule(due sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 	return plan
 }
 
+// scanPending brings the pending jobs' state up to this pass's queue:
+// every job pending now has a slot in pq holding its PendingJob and a
+// stamp, those no longer pending have none, and s.fresh lists the slots
+// of the jobs not pending at the last pass (no queue record yet). It
+// reports whether some job is pending for the first time; such a job has
+// started set to 1 (its priority is not computed yet).
+//
+// With the view's queue changes (sim.Delta.Queued) only the jobs that
+// entered and those started since the last pass are visited; a job both
+// started and queued since then was requeued, so is pending. Without them,
+// or when the count of slots disagrees with the queue, every pending job
+// is.
+func (s *Policy) scanPending(v sim.View, pend []sim.PendingJob) bool {
+	s.fresh = s.fresh[:0]
+	d := v.Delta()
+	if !d.QueueKnown || s.scanAll || s.epoch <= 2 {
+		return s.scanWhole(v, pend)
+	}
+	newJobs := false
+	for _, i := range d.Queued {
+		if int(i) >= len(pend) {
+			return s.scanWhole(v, pend)
+		}
+		pj := &pend[i]
+		js := s.ident(v, pj.Ref)
+		if js.epoch == 0 {
+			newJobs = true
+			js.started = 1
+		}
+		js.epoch = s.epoch
+		if js.pi == 0 {
+			s.fresh = append(s.fresh, s.takeSlot(js))
+		}
+		s.pq[js.pi-1] = *pj
+	}
+	for _, ref := range d.Started {
+		if js := &s.st[ref]; js.pi != 0 && js.epoch != s.epoch {
+			s.dropSlot(js)
+		}
+	}
+	if s.pqUsed != len(pend) {
+		return s.scanWhole(v, pend)
+	}
+	return newJobs
+}
+
+// scanWhole is scanPending visiting every pending job.
+func (s *Policy) scanWhole(v sim.View, pend []sim.PendingJob) bool {
+	s.fresh = s.fresh[:0]
+	newJobs := false
+	for i := range pend {
+		pj := &pend[i]
+		js := s.ident(v, pj.Ref)
+		if js.epoch == 0 {
+			newJobs = true
+			js.started = 1
+		}
+		js.epoch = s.epoch
+		if js.pi == 0 {
+			s.fresh = append(s.fresh, s.takeSlot(js))
+		}
+		s.pq[js.pi-1] = *pj
+	}
+	for k := range s.pq {
+		if ref := s.pq[k].Ref; ref >= 0 {
+			if js := &s.st[ref]; js.pi == int32(k)+1 && js.epoch != s.epoch {
+				s.dropSlot(js)
+			}
+		}
+	}
+	return newJobs
+}
+
+// takeSlot gives pending job js a slot in pq and returns it.
+func (s *Policy) takeSlot(js *slurmJob) int32 {
+	var k int32
+	if n := len(s.pqFree); n > 0 {
+		k = s.pqFree[n-1]
+		s.pqFree = s.pqFree[:n-1]
+	} else {
+		k = int32(len(s.pq))
+		s.pq = append(s.pq, sim.PendingJob{})
+	}
+	js.pi = k + 1
+	s.pqUsed++
+	return k
+}
+
+// dropSlot frees the slot of js, no longer pending.
+func (s *Policy) dropSlot(js *slurmJob) {
+	k := js.pi - 1
+	s.pq[k].Ref = -1
+	s.pqFree = append(s.pqFree, k)
+	js.pi = 0
+	s.pqUsed--
+}
+
+// pendOf returns pending job ref's PendingJob, as the view lists it.
+func (s *Policy) pendOf(ref sim.JobRef) *sim.PendingJob {
+	return &s.pq[s.st[ref].pi-1]
+}
+
 // emitReasons sets s.reasons to the pending reasons that changed this
 // pass, in the view's pending order: a job not started this pass whose
 // reason this pass differs from the one last emitted, or, for one that
@@ -455,10 +564,13 @@ func (s *Policy) Schedule(due sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 // started by it left that pass emitted (emitting makes emitted a reason),
 // so the never-emitted are among fresh (not pending at the last pass) and
 // lastStarts (started by the last pass, pending again). Where those
-// candidates are under half the queue, only they are visited, in pending
-// order (a bit per index into pend), each once; otherwise, where visiting
-// every pending job costs less, every one is. Both emit the same reasons
-// (TestSlurmReasonsCandidates).
+// candidates are under half the queue, only they are visited, each once,
+// and those whose reason changed are put in pending order ((Submit, Ref),
+// sim.View) by sorting them alone; otherwise, where visiting every
+// pending job costs less, every one is, in order. Both emit the same
+// reasons (TestSlurmReasonsCandidates). Every job visited has its reason
+// of this pass cleared: the jobs with one set are all visited, so each
+// pass starts with none set.
 func (s *Policy) emitReasons(pend []sim.PendingJob, bf bool) {
 	s.reasons = s.reasons[:0]
 	n := s.mainSeen + len(s.fresh) + len(s.lastStarts)
@@ -467,39 +579,46 @@ func (s *Policy) emitReasons(pend []sim.PendingJob, bf bool) {
 	}
 	if s.reasonsWalk == walkAll || s.reasonsWalk != walkCandidates && n > len(pend)/2 {
 		for i := range pend {
-			s.emitReason(pend[i].Ref)
+			if js := &s.st[pend[i].Ref]; s.reasonOf(js) != sim.ReasonNone {
+				s.reasons = append(s.reasons, sim.Reason{Job: pend[i].Ref, Reason: js.emitted})
+			}
 		}
 		return
 	}
-	c := s.cand[:0]
-	c = append(c, make([]uint64, (len(pend)+63)/64)...)
-	for _, i := range s.fresh {
-		c[uint32(i)>>6] |= 1 << (uint32(i) & 63)
-	}
-	add := func(ref sim.JobRef) {
-		if js := &s.st[ref]; js.epoch == s.epoch { // pending now
-			c[uint32(js.pi)>>6] |= 1 << (uint32(js.pi) & 63)
+	e := s.emit[:0]
+	add := func(js *slurmJob) {
+		if js.pi != 0 && s.reasonOf(js) != sim.ReasonNone { // pending now, and changed
+			e = append(e, js.pi-1)
 		}
 	}
+	for _, k := range s.fresh {
+		add(&s.st[s.pq[k].Ref])
+	}
 	for k := range s.order[:s.mainSeen] {
-		add(s.order[k].ref)
+		add(&s.st[s.order[k].ref])
 	}
 	if bf {
 		for _, w := range s.bf.why {
-			add(w.ref)
+			add(&s.st[w.ref])
 		}
 	}
 	for _, ref := range s.lastStarts {
-		add(ref)
+		add(&s.st[ref])
 	}
-	for w, word := range c {
-		for word != 0 {
-			i := w*64 + bits.TrailingZeros64(word)
-			word &= word - 1
-			s.emitReason(pend[i].Ref)
-		}
+	if len(e) > 1 {
+		slices.SortFunc(e, func(a, b int32) int {
+			x, y := &s.pq[a], &s.pq[b]
+			if c := cmp.Compare(x.Submit, y.Submit); c != 0 {
+				return c
+			}
+			return cmp.Compare(x.Ref, y.Ref)
+		})
 	}
-	s.cand = c
+	for _, k := range e {
+		ref := s.pq[k].Ref
+		s.reasons = append(s.reasons, sim.Reason{Job: ref, Reason: s.st[ref].emitted})
+	}
+	s.emit = e
 }
 
 // The reasonsWalk settings (see emitReasons).
@@ -509,32 +628,35 @@ const (
 	walkCandidates
 )
 
-// emitReason appends the reason of pending job ref to s.reasons if it
-// changed (see emitReasons).
-func (s *Policy) emitReason(ref sim.JobRef) {
-	js := &s.st[ref]
-	if js.started == s.epoch {
-		return
-	}
+// reasonOf returns a pending job's reason if it changed this pass (see
+// emitReasons), making it the one emitted, and ReasonNone if not; it
+// clears the reason of this pass. A second call in the pass returns
+// ReasonNone.
+func (s *Policy) reasonOf(js *slurmJob) sim.PendingReason {
 	r := js.reason
+	js.reason = sim.ReasonNone
+	if js.started == s.epoch {
+		return sim.ReasonNone
+	}
 	if r == sim.ReasonNone {
 		if js.emitted != sim.ReasonNone {
-			return // not looked at this pass: keeps its reason
+			return sim.ReasonNone // not looked at this pass: keeps its reason
 		}
 		r = sim.ReasonPriority // behind the records this pass looked at
 	}
-	if r != js.emitted {
-		js.emitted = r
-		s.reasons = append(s.reasons, sim.Reason{Job: ref, Reason: r})
+	if r == js.emitted {
+		return sim.ReasonNone
 	}
+	js.emitted = r
+	return r
 }
 
 // pendingJob returns the record's job as placement sees it: in the
 // record's partition only, so that a record of a multi-partition job is
 // placed, limited and reserved in its own partition (the job's other
 // partitions have their own records).
-func (s *Policy) pendingJob(pend []sim.PendingJob, r *qrec) sim.PendingJob {
-	j := pend[s.st[r.ref].pi]
+func (s *Policy) pendingJob(r *qrec) sim.PendingJob {
+	j := *s.pendOf(r.ref)
 	j.Part = r.part
 	j.Parts = 1 << uint(r.part)
 	return j

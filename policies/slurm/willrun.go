@@ -647,6 +647,7 @@ func (s *Policy) maskedUnits() int64 {
 type baseShape struct {
 	ok      bool
 	snap    []sim.NodeState
+	mark    policies.FreeMark // the free state's changes when snap was taken
 	contrib []int32
 	upl     [][]uint64
 	base    int64
@@ -683,9 +684,22 @@ func (s *Policy) baseShape(d policies.Demand) *baseShape {
 		}
 		e.base = base
 		e.upl = setPlanes(e.upl, e.contrib)
+		e.mark = p.FreeMark()
 		return e
 	}
-	for x := range p.Free {
+	// Only the nodes whose free state changed since snap can differ from
+	// it, where the pass says which (a mirrored free state).
+	changed, known := p.FreeChanged(e.mark)
+	e.mark = p.FreeMark()
+	all := len(p.Free)
+	if known {
+		all = len(changed)
+	}
+	for k := range all {
+		x := k
+		if known {
+			x = int(changed[k])
+		}
 		f := &p.Free[x]
 		if sameState(&e.snap[x], f) {
 			continue
@@ -1323,6 +1337,7 @@ type finCache struct {
 	ok    bool
 	plain bool
 	snap  []sim.NodeState
+	mark  policies.FreeMark // the free state's changes when snap was last equal to it
 	jobs  []finJob
 	alloc []sim.NodeAlloc
 	dead  int
@@ -1418,15 +1433,35 @@ func (s *Policy) finKeep(free []sim.NodeState) bool {
 			touch(a.Node).Add(&a)
 		}
 	}
-	for x := range free {
+	// snap is the free state as of c.mark: where the pass says which
+	// nodes changed since (a mirrored free state), only they and the
+	// touched can differ from what is wanted.
+	check := func(x int32) bool {
 		want := &c.snap[x]
 		if c.seen[x] == call {
 			want = &c.exp[x]
 		}
-		if !sameState(want, &free[x]) {
-			return false
+		return sameState(want, &free[x])
+	}
+	if changed, known := s.pass.FreeChanged(c.mark); known && len(changed)+len(c.touch) < len(free) {
+		for _, x := range changed {
+			if !check(x) {
+				return false
+			}
+		}
+		for _, x := range c.touch {
+			if !check(x) {
+				return false
+			}
+		}
+	} else {
+		for x := range free {
+			if !check(int32(x)) {
+				return false
+			}
 		}
 	}
+	c.mark = s.pass.FreeMark()
 	// Kept: bring the record to free and b.rel. A node a joining run took
 	// from that had no rel job before gets its final state, the free
 	// state it had then.
@@ -1474,6 +1509,7 @@ func (s *Policy) finRecord(free []sim.NodeState) {
 	c := &b.fin
 	c.jobs, c.alloc, c.dead = c.jobs[:0], c.alloc[:0], 0
 	c.snap = append(c.snap[:0], free...)
+	c.mark = s.pass.FreeMark()
 	c.ok, c.plain = true, true
 	for i := range b.rel {
 		s.finAdd(&b.rel[i])
