@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"unsafe"
 
@@ -69,6 +70,8 @@ type col struct {
 // colBuf collects a column's values row by row, typed, and writes them
 // as the column's chunk of a row group (pqfile.go).
 type colBuf interface {
+	// reserve makes room for n rows (a batch) before they are added.
+	reserve(n int)
 	add(i int)
 	// flush writes the rows added since the last flush as the next
 	// column chunk of p's row group, named by f, and forgets them.
@@ -125,6 +128,8 @@ type numBuf[T int32 | int64 | float64] struct {
 	nulls []int // row offsets into vals
 }
 
+func (c *numBuf[T]) reserve(n int) { c.vals = slices.Grow(c.vals, n) }
+
 func (c *numBuf[T]) add(i int) {
 	v, ok := c.get(i)
 	if !ok {
@@ -166,6 +171,13 @@ type strBuf struct {
 	get  func(i int) string
 	ends []int32
 	data []byte
+}
+
+// reserve makes room for n rows of 16 bytes; a batch of longer values
+// grows data once or twice more.
+func (c *strBuf) reserve(n int) {
+	c.ends = slices.Grow(c.ends, n)
+	c.data = slices.Grow(c.data, 16*n)
 }
 
 func (c *strBuf) add(i int) {
@@ -216,6 +228,8 @@ type dictBuf struct {
 	rows   []uint32
 	last   int32 // the index of the last row added
 }
+
+func (c *dictBuf) reserve(n int) { c.rows = slices.Grow(c.rows, n) }
 
 func (c *dictBuf) add(i int) {
 	s := c.get(i)
@@ -274,6 +288,9 @@ func writeParquet(w io.Writer, cols []col, n int, meta map[string]string) error 
 	const batch = 1 << 16
 	for lo := 0; lo < n || (n == 0 && lo == 0); lo += batch {
 		hi := min(n, lo+batch)
+		for _, c := range cols {
+			c.buf.reserve(hi - lo)
+		}
 		for i := lo; i < hi; i++ {
 			for _, c := range cols {
 				c.buf.add(i)
