@@ -64,20 +64,31 @@ func (e *pngEnc) encode(w io.Writer, m *image.RGBA) (bool, error) {
 	} else {
 		e.zw.Reset(&e.z)
 	}
-	if n := 1 + 3*wd; cap(e.row) < n {
+	// The row, and 2 bytes the last pair of pixels' 8-byte store spills
+	// into.
+	if n := 1 + 3*wd + 2; cap(e.row) < n {
 		e.row = make([]byte, n)
 	}
-	row := e.row[:1+3*wd]
+	buf := e.row[:1+3*wd+2]
+	row := buf[:1+3*wd]
 	row[0] = 0 // filter type None
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		pix := m.Pix[m.PixOffset(b.Min.X, y):][:4*wd]
-		alpha := byte(0xff) // the AND of the row's alpha values
-		for x, o := 0, 1; x+4 <= len(pix); x, o = x+4, o+3 {
-			p, q := pix[x:x+4:x+4], row[o:o+3:o+3]
-			q[0], q[1], q[2] = p[0], p[1], p[2]
-			alpha &= p[3]
+		// Two pixels at a time: RGBA RGBA in, RGB RGB out (and 2 bytes
+		// the next store overwrites); alpha is the AND of the pixels.
+		alpha := uint64(math.MaxUint64)
+		x, o := 0, 1
+		for ; x+8 <= len(pix); x, o = x+8, o+6 {
+			v := binary.LittleEndian.Uint64(pix[x:])
+			alpha &= v
+			binary.LittleEndian.PutUint64(buf[o:], v&0xffffff|v>>8&0xffffff000000)
 		}
-		if alpha != 0xff {
+		if x < len(pix) { // an odd width's last pixel
+			p := pix[x : x+4 : x+4]
+			row[o], row[o+1], row[o+2] = p[0], p[1], p[2]
+			alpha &= uint64(p[3])<<24 | uint64(p[3])<<56 | 0x00ffffff00ffffff
+		}
+		if alpha|0x00ffffff00ffffff != math.MaxUint64 {
 			return false, nil
 		}
 		if _, err := e.zw.Write(row); err != nil {

@@ -42,11 +42,26 @@ func TestEncodePNGPixels(t *testing.T) {
 			clear.Set(x, y, c)
 		}
 	}
+	// One pixel not opaque, where the two-pixel loop reads it: the last
+	// of an odd row, and the second of a pair.
+	lastClear := image.NewRGBA(image.Rect(0, 0, 7, 3))
+	pairClear := image.NewRGBA(image.Rect(0, 0, 8, 3))
+	for _, m := range []*image.RGBA{lastClear, pairClear} {
+		for i := range m.Pix {
+			m.Pix[i] = uint8(i*7 + 1)
+			if i%4 == 3 {
+				m.Pix[i] = 0xff
+			}
+		}
+	}
+	lastClear.SetRGBA(6, 1, color.RGBA{1, 2, 3, 0xfe})
+	pairClear.SetRGBA(3, 2, color.RGBA{1, 2, 3, 0x7f})
 	for _, tc := range []struct {
 		name string
 		m    *image.RGBA
 		rgb  bool
-	}{{"figure", fm, true}, {"odd", odd, true}, {"alpha", clear, false}} {
+	}{{"figure", fm, true}, {"odd", odd, true}, {"alpha", clear, false},
+		{"last clear", lastClear, false}, {"pair clear", pairClear, false}} {
 		var b bytes.Buffer
 		if err := encodePNG(&b, tc.m); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
