@@ -152,6 +152,7 @@ func (c *numBuf[T]) flush(p *pqWriter, f *arrow.Field) {
 			k++
 		}
 		p.startPage(f.Nullable, lo, hi, nulls[:k])
+		p.page = slices.Grow(p.page, (hi-lo)*int(unsafe.Sizeof(z)))
 		p.page = appendPlain(p.page, c.vals[lo:hi], nulls[:k], lo)
 		p.flushPage(pageData, hi-lo)
 		nulls = nulls[k:]
@@ -165,41 +166,31 @@ func (c *numBuf[T]) flush(p *pqWriter, f *arrow.Field) {
 	c.vals, c.nulls = c.vals[:0], c.nulls[:0]
 }
 
-// strBuf is a string column: the values' bytes one after another and
-// where each ends.
+// strBuf is a string column: its values (strings are immutable, so
+// they are kept as they come rather than copied).
 type strBuf struct {
 	get  func(i int) string
-	ends []int32
-	data []byte
+	vals []string
 }
 
-// reserve makes room for n rows of 16 bytes; a batch of longer values
-// grows data once or twice more.
-func (c *strBuf) reserve(n int) {
-	c.ends = slices.Grow(c.ends, n)
-	c.data = slices.Grow(c.data, 16*n)
-}
+func (c *strBuf) reserve(n int) { c.vals = slices.Grow(c.vals, n) }
 
-func (c *strBuf) add(i int) {
-	c.data = append(c.data, c.get(i)...)
-	c.ends = append(c.ends, int32(len(c.data)))
-}
+func (c *strBuf) add(i int) { c.vals = append(c.vals, c.get(i)) }
 
 func (c *strBuf) flush(p *pqWriter, f *arrow.Field) {
-	p.column(f.Name, kindString, len(c.ends))
-	var mn, mx []byte
-	rows, start := 0, int32(0)
-	for i, end := range c.ends {
-		v := c.data[start:end]
-		start = end
+	p.column(f.Name, kindString, len(c.vals))
+	size := 0
+	for _, v := range c.vals {
+		size += 4 + len(v)
+	}
+	p.page = slices.Grow(p.page[:0], min(size, pqPageBytes))
+	var mn, mx string
+	rows := 0
+	for i, v := range c.vals {
 		if i == 0 {
 			mn, mx = v, v
-		} else if len(v) != len(mx) || string(v) != string(mx) {
-			if string(v) < string(mn) {
-				mn = v
-			} else if string(v) > string(mx) {
-				mx = v
-			}
+		} else if v != mx {
+			mn, mx = min(mn, v), max(mx, v)
 		}
 		p.page = binary.LittleEndian.AppendUint32(p.page, uint32(len(v)))
 		p.page = append(p.page, v...)
@@ -213,10 +204,11 @@ func (c *strBuf) flush(p *pqWriter, f *arrow.Field) {
 		p.flushPage(pageData, rows)
 	}
 	st := &p.chunk.stats
-	if len(c.ends) > 0 {
-		st.min, st.max, st.has = bytes.Clone(mn), bytes.Clone(mx), true
+	if len(c.vals) > 0 {
+		st.min, st.max, st.has = []byte(mn), []byte(mx), true
 	}
-	c.ends, c.data = c.ends[:0], c.data[:0]
+	clear(c.vals) // let the strings go
+	c.vals = c.vals[:0]
 }
 
 // dictBuf is a dictionary column: its distinct values in the order they
