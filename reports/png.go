@@ -13,6 +13,7 @@ import (
 
 	"git.sr.ht/~sbinet/gg"
 	"github.com/klauspost/compress/zlib"
+	xdraw "golang.org/x/image/draw"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -136,10 +137,21 @@ func newPNGCanvas() *vgimg.Canvas {
 	}
 	ctx := gg.NewContextForRGBA(img)
 	ctx.SetLineCapButt()
+	ctx.SetInterpolator(pngTextInterpolator)
 	ctx.InvertY()
 	// The size is the image's at figDPI; the background is white.
 	return vgimg.NewWith(vgimg.UseImageWithContext(img, ctx), vgimg.UseDPI(figDPI))
 }
+
+// pngTextInterpolator is how gg places the text's glyph masks: every
+// glyph is drawn through the interpolator's Transform, and gg's default,
+// bilinear, takes x/image/draw's generic per-pixel path (an interface
+// call per pixel: 75 M instructions for the HPC2N run's five figures).
+// The figures place their text at whole pixels, upright or turned a
+// quarter, where nearest-neighbour sampling picks the pixels bilinear
+// does and Transform becomes a plain DrawMask
+// (TestFigurePNGTextInterpolator: the same pixels).
+var pngTextInterpolator xdraw.Interpolator = xdraw.NearestNeighbor
 
 // pngImages are the images of PNG canvases whose figures were encoded.
 var pngImages sync.Pool
