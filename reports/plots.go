@@ -564,6 +564,7 @@ func plotWaitBySize(jobs *waitRows, title string) *plot.Plot {
 		}
 		b.FillColor = fade(seriesColor(len(names)))
 		b.GlyphStyle.Radius = vg.Points(1.5)
+		b.GlyphStyle.Shape = ringGlyph{}
 		p.Add(boxPlotter(b))
 		label := class + " GPUs"
 		if class == "1" {

@@ -77,6 +77,57 @@ func TestFigurePNGTextInterpolator(t *testing.T) {
 	}
 }
 
+// TestRingGlyphDrawsAlike draws wait_by_size's PNG with the box plots'
+// outlier rings filled as annuli (ringGlyph) and stroked (draw.RingGlyph),
+// for the 2,500 outliers of outlierWaits (every ring drawn, and one per
+// quarter pixel row) and the fixture's, and wants them within 8 of 255
+// at every pixel and under 0.1 % of the pixels different (the HPC2N
+// log's wait_by_size: 41 pixels, by 4 at most).
+func TestRingGlyphDrawsAlike(t *testing.T) {
+	a := Analyze(fixtureRecord(), fixtureOptions)
+	saved := boxPlotter
+	defer func() { boxPlotter = saved }()
+	every := func(b *plotter.BoxPlot) plot.Plotter { return b }
+	differ := 0
+	for _, tc := range []struct {
+		w    *waitRows
+		box  func(*plotter.BoxPlot) plot.Plotter
+		most int
+	}{{outlierWaits(), every, 48}, {outlierWaits(), saved, 16}, {a.waitRows(), saved, 16}} {
+		boxPlotter = tc.box // the plots are built at their first draw
+		f := figures(tc.w, &Timeline{}, "easy")[3]
+		filled := pngPixels(t, &f)
+		ringFill = false
+		stroked := pngPixels(t, &f)
+		ringFill = true
+		r := filled.Bounds()
+		n, most := 0, 0
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			for x := r.Min.X; x < r.Max.X; x++ {
+				p, q := color.NRGBAModel.Convert(filled.At(x, y)).(color.NRGBA), color.NRGBAModel.Convert(stroked.At(x, y)).(color.NRGBA)
+				if p == q {
+					continue
+				}
+				n++
+				for _, d := range []int{int(p.R) - int(q.R), int(p.G) - int(q.G), int(p.B) - int(q.B)} {
+					most = max(most, d, -d)
+				}
+				if most > tc.most {
+					t.Fatalf("%s: pixel (%d, %d) is %v filled, %v stroked", f.Name, x, y, p, q)
+				}
+			}
+		}
+		if n > r.Dx()*r.Dy()/1000 {
+			t.Errorf("%s: %d pixels differ", f.Name, n)
+		}
+		t.Logf("%s: %d pixels differ, by %d at most", f.Name, n, most)
+		differ += n
+	}
+	if differ == 0 {
+		t.Error("no pixel differs: the figures draw no rings")
+	}
+}
+
 // TestFigurePNGBlankFills draws each figure through WritePNG (whose
 // canvas leaves out the white fills on the blank image) and on a plain
 // vgimg canvas, and wants the same pixels.
