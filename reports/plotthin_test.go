@@ -54,35 +54,39 @@ func TestFigurePNGTextInterpolator(t *testing.T) {
 		pngTextInterpolator = xdraw.BiLinear
 		bl := pngPixels(t, &f)
 		pngTextInterpolator = saved
-		r := nn.Bounds()
-		n := 0
-		for y := r.Min.Y; y < r.Max.Y; y++ {
-			for x := r.Min.X; x < r.Max.X; x++ {
-				p, q := color.NRGBAModel.Convert(nn.At(x, y)).(color.NRGBA), color.NRGBAModel.Convert(bl.At(x, y)).(color.NRGBA)
-				if p == q {
-					continue
-				}
-				n++
-				for _, d := range []int{int(p.R) - int(q.R), int(p.G) - int(q.G), int(p.B) - int(q.B), int(p.A) - int(q.A)} {
-					if d < -1 || d > 1 {
-						t.Errorf("%s: pixel (%d, %d) is %v, %v bilinear", f.Name, x, y, p, q)
-						break
-					}
-				}
-			}
-		}
-		if n > 10 {
-			t.Errorf("%s: %d pixels differ by rounding, want at most 10", f.Name, n)
+		if n, most := pixelDiff(nn, bl); most > 1 || n > 10 {
+			t.Errorf("%s: %d pixels differ, by %d at most; want at most 10, by 1", f.Name, n, most)
 		}
 	}
 }
 
+// pixelDiff returns how many pixels of a and b (of the same bounds)
+// differ and by how much at most in a channel (0 to 255).
+func pixelDiff(a, b image.Image) (n, most int) {
+	r := a.Bounds()
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			p, q := color.NRGBAModel.Convert(a.At(x, y)).(color.NRGBA), color.NRGBAModel.Convert(b.At(x, y)).(color.NRGBA)
+			if p == q {
+				continue
+			}
+			n++
+			for _, d := range []int{int(p.R) - int(q.R), int(p.G) - int(q.G), int(p.B) - int(q.B), int(p.A) - int(q.A)} {
+				most = max(most, d, -d)
+			}
+		}
+	}
+	return n, most
+}
+
 // TestRingGlyphDrawsAlike draws wait_by_size's PNG with the box plots'
 // outlier rings filled as annuli (ringGlyph) and stroked (draw.RingGlyph),
-// for the 2,500 outliers of outlierWaits (every ring drawn, and one per
-// quarter pixel row) and the fixture's, and wants them within 8 of 255
-// at every pixel and under 0.1 % of the pixels different (the HPC2N
-// log's wait_by_size: 41 pixels, by 4 at most).
+// for the 2,500 outliers of outlierWaits (one ring per quarter pixel row,
+// as the figures draw them, and every ring) and the fixture's, and wants
+// under 0.1 % of the pixels different, within 16 of 255 (a lone ring's
+// edge differs by up to 4; where a few overlap, by up to 10; the HPC2N
+// log's wait_by_size: 41 pixels, by 4 at most), or 48 where hundreds of
+// rings are drawn over one another.
 func TestRingGlyphDrawsAlike(t *testing.T) {
 	a := Analyze(fixtureRecord(), fixtureOptions)
 	saved := boxPlotter
@@ -100,25 +104,10 @@ func TestRingGlyphDrawsAlike(t *testing.T) {
 		ringFill = false
 		stroked := pngPixels(t, &f)
 		ringFill = true
+		n, most := pixelDiff(filled, stroked)
 		r := filled.Bounds()
-		n, most := 0, 0
-		for y := r.Min.Y; y < r.Max.Y; y++ {
-			for x := r.Min.X; x < r.Max.X; x++ {
-				p, q := color.NRGBAModel.Convert(filled.At(x, y)).(color.NRGBA), color.NRGBAModel.Convert(stroked.At(x, y)).(color.NRGBA)
-				if p == q {
-					continue
-				}
-				n++
-				for _, d := range []int{int(p.R) - int(q.R), int(p.G) - int(q.G), int(p.B) - int(q.B)} {
-					most = max(most, d, -d)
-				}
-				if most > tc.most {
-					t.Fatalf("%s: pixel (%d, %d) is %v filled, %v stroked", f.Name, x, y, p, q)
-				}
-			}
-		}
-		if n > r.Dx()*r.Dy()/1000 {
-			t.Errorf("%s: %d pixels differ", f.Name, n)
+		if n > r.Dx()*r.Dy()/1000 || most > tc.most {
+			t.Errorf("%s: %d pixels differ, by %d at most; want under %d, by %d", f.Name, n, most, r.Dx()*r.Dy()/1000, tc.most)
 		}
 		t.Logf("%s: %d pixels differ, by %d at most", f.Name, n, most)
 		differ += n

@@ -36,14 +36,7 @@ func arrowWritten(t *testing.T, data []byte) []byte {
 		t.Fatal(err)
 	}
 	defer pf.Close()
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := readTable(t, pf)
 	defer tbl.Release()
 	schema := storedSchema(t, pf)
 	tbl = asStored(t, tbl, schema)
@@ -77,6 +70,20 @@ func arrowWritten(t *testing.T, data []byte) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// readTable reads pf's table with pqarrow.
+func readTable(t *testing.T, pf *file.Reader) arrow.Table {
+	t.Helper()
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
 }
 
 // storedSchema decodes the file's ARROW:schema.
@@ -173,14 +180,7 @@ func parquetFacts(t *testing.T, data []byte, check bool) string {
 			s.WriteString("\n")
 		}
 	}
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := readTable(t, pf)
 	defer tbl.Release()
 	fmt.Fprintf(&s, "arrow schema %s\n", tbl.Schema())
 	for i := range int(tbl.NumCols()) {
