@@ -105,7 +105,18 @@ func newOMSampler(rec *sim.Record, tl *Timeline) *omSampler {
 		}
 		return out
 	}
-	o.gpu, o.cpu = grid(len(cl.Nodes)), grid(len(cl.Nodes))
+	o.gpu, o.cpu = make([][]int64, len(cl.Nodes)), grid(len(cl.Nodes))
+	// A node without GPUs has no GPU-seconds (a start with GPUs there
+	// fails the controller's checks): its GPU row is a shared row of
+	// zeros, not its own (3.4 MB on the 240 CPU nodes of the HPC2N log).
+	zeros := make([]int64, len(o.groups))
+	for i := range o.gpu {
+		if cl.Nodes[i].GPUs == 0 {
+			o.gpu[i] = zeros
+		} else {
+			o.gpu[i] = make([]int64, len(o.groups))
+		}
+	}
 	o.running, o.queued = grid(len(cl.Partitions)), grid(len(cl.Partitions))
 	return o
 }

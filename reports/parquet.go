@@ -3,17 +3,17 @@ package reports
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
@@ -67,39 +67,39 @@ type col struct {
 	buf   colBuf
 }
 
-// colBuf collects a column's values row by row and hands them to Arrow
-// as one array per record batch. The plain columns fill Go slices that
-// become the array's buffers as they are, instead of going through
-// arrow-go's builders (an interface call, a bounds check and a possible
-// growth per cell, and the buffers grown by doubling): the arrays hold
-// the same values and validity, so the files are the same bytes.
+// colBuf collects a column's values row by row, typed, and writes them
+// as the column's chunk of a row group (pqfile.go).
 type colBuf interface {
+	// reserve makes room for n rows (a batch) before they are added.
+	reserve(n int)
 	add(i int)
-	// take returns the rows added since the last take as an array.
-	take(mem memory.Allocator) arrow.Array
+	// flush writes the rows added since the last flush as the next
+	// column chunk of p's row group, named by f, and forgets them.
+	flush(p *pqWriter, f *arrow.Field)
 }
 
 func strCol(name string, get func(i int) string) col {
-	return col{arrow.Field{Name: name, Type: arrow.BinaryTypes.String}, &strBuf{get: get, offsets: []int32{0}}}
+	return col{arrow.Field{Name: name, Type: arrow.BinaryTypes.String}, &strBuf{get: get}}
 }
 
 func dictCol(name string, get func(i int) string) col {
-	return col{arrow.Field{Name: name, Type: dictType}, &dictBuf{get: get}}
+	return col{arrow.Field{Name: name, Type: dictType}, &dictBuf{get: get, index: map[string]int32{}}}
 }
 
-// tsCol writes epoch + t as a timestamp[s, UTC]; Unknown is null.
+// tsCol writes epoch + t as a timestamp[s, UTC]; Unknown is null. The
+// Parquet column is in milliseconds, as pqarrow writes a timestamp[s]
+// (Parquet has no second unit).
 func tsCol(name string, epoch int64, nullable bool, get func(i int) sim.Time) col {
-	return col{arrow.Field{Name: name, Type: tsType, Nullable: nullable}, &numBuf[int64]{dt: tsType,
+	return col{arrow.Field{Name: name, Type: tsType, Nullable: nullable}, &numBuf[int64]{
 		get: func(i int) (int64, bool) {
 			t := get(i)
-			return epoch + int64(t), t != workload.Unknown
+			return (epoch + int64(t)) * 1000, t != workload.Unknown
 		}}}
 }
 
 // durCol writes an int64 number of seconds; Unknown is null.
 func durCol(name string, get func(i int) sim.Time) col {
-	dt := arrow.PrimitiveTypes.Int64
-	return col{arrow.Field{Name: name, Type: dt, Nullable: true}, &numBuf[int64]{dt: dt,
+	return col{arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64, Nullable: true}, &numBuf[int64]{
 		get: func(i int) (int64, bool) {
 			t := get(i)
 			return int64(t), t != workload.Unknown
@@ -107,31 +107,28 @@ func durCol(name string, get func(i int) sim.Time) col {
 }
 
 func i64Col(name string, get func(i int) int64) col {
-	dt := arrow.PrimitiveTypes.Int64
-	return col{arrow.Field{Name: name, Type: dt}, &numBuf[int64]{dt: dt,
+	return col{arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64}, &numBuf[int64]{
 		get: func(i int) (int64, bool) { return get(i), true }}}
 }
 
 func i32Col(name string, get func(i int) int32) col {
-	dt := arrow.PrimitiveTypes.Int32
-	return col{arrow.Field{Name: name, Type: dt}, &numBuf[int32]{dt: dt,
+	return col{arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int32}, &numBuf[int32]{
 		get: func(i int) (int32, bool) { return get(i), true }}}
 }
 
 func f64Col(name string, nullable bool, get func(i int) (float64, bool)) col {
-	dt := arrow.PrimitiveTypes.Float64
-	return col{arrow.Field{Name: name, Type: dt, Nullable: nullable}, &numBuf[float64]{dt: dt, get: get}}
+	return col{arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64, Nullable: nullable}, &numBuf[float64]{get: get}}
 }
 
 // numBuf is a fixed-width column: values, and the rows that are null
-// (get's false; their value slots hold 0, as a builder's AppendNull
-// leaves them).
+// (get's false; their value slots hold 0 and are not written).
 type numBuf[T int32 | int64 | float64] struct {
-	dt    arrow.DataType
 	get   func(i int) (T, bool)
 	vals  []T
 	nulls []int // row offsets into vals
 }
+
+func (c *numBuf[T]) reserve(n int) { c.vals = slices.Grow(c.vals, n) }
 
 func (c *numBuf[T]) add(i int) {
 	v, ok := c.get(i)
@@ -142,90 +139,135 @@ func (c *numBuf[T]) add(i int) {
 	c.vals = append(c.vals, v)
 }
 
-func (c *numBuf[T]) take(memory.Allocator) arrow.Array {
+func (c *numBuf[T]) flush(p *pqWriter, f *arrow.Field) {
 	n := len(c.vals)
-	var size T
-	vals := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(c.vals))), n*int(unsafe.Sizeof(size)))
-	data := array.NewData(c.dt, n, []*memory.Buffer{validity(n, c.nulls), memory.NewBufferBytes(vals)}, nil, len(c.nulls), 0)
-	defer data.Release()
-	c.vals, c.nulls = nil, nil
-	return array.MakeFromData(data)
+	p.column(f.Name, kindOf(f.Type), n)
+	var z T
+	per := pqPageBytes / int(unsafe.Sizeof(z))
+	nulls := c.nulls
+	for lo := 0; lo < n || lo == 0; lo += per {
+		hi := min(n, lo+per)
+		k := 0
+		for k < len(nulls) && nulls[k] < hi {
+			k++
+		}
+		p.startPage(f.Nullable, lo, hi, nulls[:k])
+		p.page = slices.Grow(p.page, (hi-lo)*int(unsafe.Sizeof(z)))
+		p.page = appendPlain(p.page, c.vals[lo:hi], nulls[:k], lo)
+		p.flushPage(pageData, hi-lo)
+		nulls = nulls[k:]
+		if n == 0 {
+			break
+		}
+	}
+	st := &p.chunk.stats
+	st.min, st.max, st.has = numStats(c.vals, c.nulls)
+	st.nulls = int64(len(c.nulls))
+	c.vals, c.nulls = c.vals[:0], c.nulls[:0]
 }
 
-// validity returns the validity bitmap of n rows with nulls at the given
-// rows, or nil when there are none (every row valid).
-func validity(n int, nulls []int) *memory.Buffer {
-	if len(nulls) == 0 {
-		return nil
-	}
-	bm := make([]byte, (n+7)/8)
-	for i := range n {
-		bm[i/8] |= 1 << (i % 8)
-	}
-	for _, i := range nulls {
-		bm[i/8] &^= 1 << (i % 8)
-	}
-	return memory.NewBufferBytes(bm)
-}
-
-// strBuf is a string column: the values' bytes one after another and
-// where each ends.
+// strBuf is a string column: its values (strings are immutable, so
+// they are kept as they come rather than copied).
 type strBuf struct {
-	get     func(i int) string
-	offsets []int32 // offsets[0] = 0
-	data    []byte
+	get  func(i int) string
+	vals []string
 }
 
-func (c *strBuf) add(i int) {
-	if c.data == nil {
-		// Not nil even when every value is empty: the Parquet writer
-		// takes a nil value for no value, and would leave the column's
-		// min and max out of its statistics.
-		c.data = make([]byte, 0, 64)
+func (c *strBuf) reserve(n int) { c.vals = slices.Grow(c.vals, n) }
+
+func (c *strBuf) add(i int) { c.vals = append(c.vals, c.get(i)) }
+
+func (c *strBuf) flush(p *pqWriter, f *arrow.Field) {
+	p.column(f.Name, kindString, len(c.vals))
+	size := 0
+	for _, v := range c.vals {
+		size += 4 + len(v)
 	}
-	c.data = append(c.data, c.get(i)...)
-	c.offsets = append(c.offsets, int32(len(c.data)))
+	p.page = slices.Grow(p.page[:0], min(size, pqPageBytes))
+	var mn, mx string
+	rows := 0
+	for i, v := range c.vals {
+		if i == 0 {
+			mn, mx = v, v
+		} else if v != mx {
+			mn, mx = min(mn, v), max(mx, v)
+		}
+		p.page = binary.LittleEndian.AppendUint32(p.page, uint32(len(v)))
+		p.page = append(p.page, v...)
+		rows++
+		if len(p.page) >= pqPageBytes {
+			p.flushPage(pageData, rows)
+			rows = 0
+		}
+	}
+	if rows > 0 || p.chunk.dataPages == 0 {
+		p.flushPage(pageData, rows)
+	}
+	st := &p.chunk.stats
+	if len(c.vals) > 0 {
+		st.min, st.max, st.has = []byte(mn), []byte(mx), true
+	}
+	clear(c.vals) // let the strings go
+	c.vals = c.vals[:0]
 }
 
-func (c *strBuf) take(memory.Allocator) arrow.Array {
-	n := len(c.offsets) - 1
-	offs := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(c.offsets))), 4*len(c.offsets))
-	data := array.NewData(arrow.BinaryTypes.String, n,
-		[]*memory.Buffer{nil, memory.NewBufferBytes(offs), memory.NewBufferBytes(c.data)}, nil, 0, 0)
-	defer data.Release()
-	c.offsets, c.data = []int32{0}, nil
-	return array.MakeFromData(data)
-}
-
-// dictBuf is a dictionary column, through arrow-go's builder (a new one
-// per batch).
+// dictBuf is a dictionary column: its distinct values in the order they
+// first came, and each row's index into them.
 type dictBuf struct {
-	get func(i int) string
-	b   *array.BinaryDictionaryBuilder
+	get    func(i int) string
+	index  map[string]int32
+	values []string
+	rows   []uint32
+	last   int32 // the index of the last row added
 }
 
-func (c *dictBuf) add(i int) { _ = c.b.AppendString(c.get(i)) }
+func (c *dictBuf) reserve(n int) { c.rows = slices.Grow(c.rows, n) }
 
-func (c *dictBuf) take(memory.Allocator) arrow.Array {
-	a := c.b.NewArray()
-	c.b.Release()
-	c.b = nil
-	return a
+func (c *dictBuf) add(i int) {
+	s := c.get(i)
+	if len(c.rows) == 0 || s != c.values[c.last] {
+		k, ok := c.index[s]
+		if !ok {
+			k = int32(len(c.values))
+			c.index[s] = k
+			c.values = append(c.values, s)
+		}
+		c.last = k
+	}
+	c.rows = append(c.rows, uint32(c.last))
 }
 
-// start makes the batch's builder.
-func (c *dictBuf) start(mem memory.Allocator) {
-	c.b = array.NewDictionaryBuilder(mem, dictType).(*array.BinaryDictionaryBuilder)
+func (c *dictBuf) flush(p *pqWriter, f *arrow.Field) {
+	p.column(f.Name, kindDict, len(c.rows))
+	p.page = p.page[:0]
+	var mn, mx string
+	for i, v := range c.values {
+		if i == 0 {
+			mn, mx = v, v
+		}
+		mn, mx = min(mn, v), max(mx, v)
+		p.page = binary.LittleEndian.AppendUint32(p.page, uint32(len(v)))
+		p.page = append(p.page, v...)
+	}
+	p.flushPage(pageDictionary, len(c.values))
+	w := bitWidth(len(c.values))
+	p.page = append(p.page, byte(w))
+	p.page = appendHybrid(p.page, c.rows, w)
+	p.flushPage(pageData, len(c.rows))
+	st := &p.chunk.stats
+	if len(c.values) > 0 {
+		st.min, st.max, st.has = []byte(mn), []byte(mx), true
+	}
+	clear(c.index)
+	c.values, c.rows = c.values[:0], c.rows[:0]
 }
 
-// writeParquet writes n rows of cols as one Parquet file (Snappy, one
-// row group per 64Ki rows) with the Arrow schema and meta stored in it.
-// Only the Arrow dictionary columns (dictCol: partition, state, GPU type,
-// size class) are dictionary-encoded in Parquet; the others are plain.
-// arrow-go's default (every column) hashed each number and string of
-// job ids, times and node lists for dictionaries that mostly do not pay:
-// on the 20k-job HPC2N run the plain files are 6 % smaller (jobs.parquet
-// 1,171,944 bytes against 1,242,818) and 0.23 G instructions cheaper.
+// writeParquet writes n rows of cols as one Parquet file (pqfile.go:
+// Snappy, one row group per 64Ki rows) with the Arrow schema and meta
+// stored in it. Only the Arrow dictionary columns (dictCol: partition,
+// state, GPU type, size class) are dictionary-encoded in Parquet; the
+// others are plain: dictionaries of job ids, times and node lists mostly
+// do not pay (on the 20k-job HPC2N run the plain files were 6 % smaller).
 func writeParquet(w io.Writer, cols []col, n int, meta map[string]string) error {
 	fields := make([]arrow.Field, len(cols))
 	for k, c := range cols {
@@ -233,54 +275,29 @@ func writeParquet(w io.Writer, cols []col, n int, meta map[string]string) error 
 	}
 	md := arrow.MetadataFrom(meta)
 	schema := arrow.NewSchema(fields, &md)
-	opts := []parquet.WriterProperty{
-		parquet.WithCompression(compress.Codecs.Snappy),
-		parquet.WithCreatedBy("schedsim"),
-		parquet.WithDictionaryDefault(false),
-	}
-	for _, c := range cols {
-		if c.field.Type == dictType {
-			opts = append(opts, parquet.WithDictionaryFor(c.field.Name, true))
-		}
-	}
-	props := parquet.NewWriterProperties(opts...)
-	fw, err := pqarrow.NewFileWriter(schema, w, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
-	if err != nil {
-		return err
-	}
-	mem := memory.NewGoAllocator()
+	p := &pqWriter{w: w}
+	p.write([]byte("PAR1"))
 	const batch = 1 << 16
-	arrs := make([]arrow.Array, len(cols))
 	for lo := 0; lo < n || (n == 0 && lo == 0); lo += batch {
-		for _, c := range cols {
-			if d, ok := c.buf.(*dictBuf); ok {
-				d.start(mem)
-			}
-		}
 		hi := min(n, lo+batch)
+		for _, c := range cols {
+			c.buf.reserve(hi - lo)
+		}
 		for i := lo; i < hi; i++ {
 			for _, c := range cols {
 				c.buf.add(i)
 			}
 		}
+		p.rowGroup(hi - lo)
 		for k, c := range cols {
-			arrs[k] = c.buf.take(mem)
-		}
-		rec := array.NewRecordBatch(schema, arrs, int64(hi-lo))
-		for _, a := range arrs {
-			a.Release()
-		}
-		err := fw.Write(rec)
-		rec.Release()
-		if err != nil {
-			fw.Close()
-			return err
+			c.buf.flush(p, &fields[k])
 		}
 		if n == 0 {
 			break
 		}
 	}
-	return fw.Close()
+	p.footer(schema, int64(n))
+	return p.err
 }
 
 // baseMeta is the metadata both Parquet files carry.

@@ -105,13 +105,33 @@ func scaleKind(s plot.Normalizer) (log, known bool) {
 	return false, false
 }
 
-// norm is a.Norm(v) (a.Scale.Normalize(a.Min, a.Max, v)) without
-// copying the Axis, the linear scale's arithmetic inlined.
-func norm(a *plot.Axis, linear bool, v float64) float64 {
-	if linear {
-		return (v - a.Min) / (a.Max - a.Min)
+// axisNorm is a.Norm (a.Scale.Normalize(a.Min, a.Max, v)) without
+// copying the Axis per value: the linear scale's arithmetic inlined, and
+// the log scale's with the logarithms of Min and Max taken once
+// (LogScale.Normalize takes three a value, the same results).
+type axisNorm struct {
+	a              *plot.Axis
+	linear, log    bool
+	logMin, logMax float64
+}
+
+func newAxisNorm(a *plot.Axis) axisNorm {
+	log, known := scaleKind(a.Scale)
+	n := axisNorm{a: a, linear: known && !log, log: log && a.Min > 0 && a.Max > 0}
+	if n.log {
+		n.logMin, n.logMax = math.Log(a.Min), math.Log(a.Max)
 	}
-	return a.Scale.Normalize(a.Min, a.Max, v)
+	return n
+}
+
+func (n *axisNorm) at(v float64) float64 {
+	switch {
+	case n.linear:
+		return (v - n.a.Min) / (n.a.Max - n.a.Min)
+	case n.log && v > 0:
+		return (math.Log(v) - n.logMin) / (n.logMax - n.logMin)
+	}
+	return n.a.Scale.Normalize(n.a.Min, n.a.Max, v) // panics as a.Norm would
 }
 
 // GlyphBoxes returns the boxes of plotter.Line.GlyphBoxes that the
@@ -128,13 +148,13 @@ func (l edgeLine) GlyphBoxes(plt *plot.Plot) []plot.GlyphBox {
 	if memo && m.ok && m.xmin == plt.X.Min && m.xmax == plt.X.Max && m.ymin == plt.Y.Min && m.ymax == plt.Y.Max && m.xlog == xlog && m.ylog == ylog {
 		return m.boxes
 	}
-	xlin, ylin := xknown && !xlog, yknown && !ylog
+	nX, nY := newAxisNorm(&plt.X), newAxisNorm(&plt.Y)
 	rect := vg.Rectangle{Min: vg.Point{X: -r, Y: -r}, Max: vg.Point{X: +r, Y: +r}}
 	in := func(v float64) bool { return v >= 0 && v <= 1 } // false for NaN
 	minX, maxX, minY, maxY := 2.0, -1.0, 2.0, -1.0
 	xys := l.XYs
 	for i := range xys {
-		nx, ny := norm(&plt.X, xlin, xys[i].X), norm(&plt.Y, ylin, xys[i].Y)
+		nx, ny := nX.at(xys[i].X), nY.at(xys[i].Y)
 		if !in(nx) || !in(ny) {
 			continue
 		}
@@ -144,7 +164,7 @@ func (l edgeLine) GlyphBoxes(plt *plot.Plot) []plot.GlyphBox {
 	var bs []plot.GlyphBox
 	var xs, ys firsts
 	for i := range xys {
-		nx, ny := norm(&plt.X, xlin, xys[i].X), norm(&plt.Y, ylin, xys[i].Y)
+		nx, ny := nX.at(xys[i].X), nY.at(xys[i].Y)
 		if !in(nx) || !in(ny) {
 			continue
 		}
@@ -179,11 +199,9 @@ func (l edgeLine) Plot(c draw.Canvas, plt *plot.Plot) {
 		l.Line.Plot(c, plt)
 		return
 	}
-	xlog, xknown := scaleKind(plt.X.Scale)
-	ylog, yknown := scaleKind(plt.Y.Scale)
-	xlin, ylin := xknown && !xlog, yknown && !ylog
-	trX := func(x float64) vg.Length { return c.X(norm(&plt.X, xlin, x)) }
-	trY := func(y float64) vg.Length { return c.Y(norm(&plt.Y, ylin, y)) }
+	nX, nY := newAxisNorm(&plt.X), newAxisNorm(&plt.Y)
+	trX := func(x float64) vg.Length { return c.X(nX.at(x)) }
+	trY := func(y float64) vg.Length { return c.Y(nY.at(y)) }
 	ps := make([]vg.Point, len(l.XYs))
 	for i, p := range l.XYs {
 		ps[i] = vg.Point{X: trX(p.X), Y: trY(p.Y)}
@@ -289,4 +307,52 @@ func between(a, b, c vg.Point) bool {
 	in := func(lo, v, hi vg.Length) bool { return min(lo, hi) <= v && v <= max(lo, hi) }
 	return a.Y == b.Y && b.Y == c.Y && in(a.X, b.X, c.X) ||
 		a.X == b.X && b.X == c.X && in(a.Y, b.Y, c.Y)
+}
+
+// ringGlyph is draw.RingGlyph (a circle stroked 0.5 pt wide) but on a
+// PNG canvas, where it fills the annulus the stroke covers instead: the
+// same ring to within the rasterizer's curve flattening, at a sixth of
+// the instructions (gg strokes the flattened circle through freetype's
+// stroker, round joins and all: 120 k instructions a ring, 57 M for the
+// HPC2N run's wait_by_size outliers). TestRingGlyphDrawsAlike bounds the
+// difference.
+type ringGlyph struct{}
+
+// ringFill makes ringGlyph fill its rings on PNG canvases (a test hook).
+var ringFill = true
+
+func (ringGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	if !ringFill || !onPNG(c) {
+		draw.RingGlyph{}.DrawGlyph(c, sty, pt)
+		return
+	}
+	w := vg.Points(0.5)
+	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: w})
+	ro, ri := sty.Radius+w/2, sty.Radius-w/2
+	p := make(vg.Path, 0, 6)
+	p.Move(vg.Point{X: pt.X + ro, Y: pt.Y})
+	p.Arc(pt, ro, 0, 2*math.Pi)
+	p.Close()
+	p.Move(vg.Point{X: pt.X + ri, Y: pt.Y})
+	p.Arc(pt, ri, 0, -2*math.Pi)
+	p.Close()
+	c.Fill(p)
+}
+
+// onPNG reports whether c draws on a PNG canvas (a blankCanvas, under
+// any draw.Canvas wrappers).
+func onPNG(c *draw.Canvas) bool {
+	var v vg.Canvas = c.Canvas
+	for {
+		switch cv := v.(type) {
+		case *blankCanvas:
+			return true
+		case draw.Canvas:
+			v = cv.Canvas
+		case *draw.Canvas:
+			v = cv.Canvas
+		default:
+			return false
+		}
+	}
 }

@@ -67,7 +67,9 @@ func (f *Figure) WritePNG(w io.Writer) error {
 	c := newPNGCanvas()
 	f.draw(draw.New(&blankCanvas{Canvas: c}))
 	if m, ok := c.Image().(*image.RGBA); ok {
-		return encodePNG(w, m)
+		err := encodePNG(w, m)
+		pngImages.Put(m)
+		return err
 	}
 	b := bufio.NewWriter(w)
 	if err := pngEncoder.Encode(b, c.Image()); err != nil {
@@ -562,6 +564,7 @@ func plotWaitBySize(jobs *waitRows, title string) *plot.Plot {
 		}
 		b.FillColor = fade(seriesColor(len(names)))
 		b.GlyphStyle.Radius = vg.Points(1.5)
+		b.GlyphStyle.Shape = ringGlyph{}
 		p.Add(boxPlotter(b))
 		label := class + " GPUs"
 		if class == "1" {

@@ -21,23 +21,13 @@ import (
 // the same pixels), and there only by the lighter edges of rings that
 // had many others drawn over them.
 func TestSparseBoxPlotRaster(t *testing.T) {
-	// Two classes of 5,000 jobs: most start at once, a long tail of
-	// outliers spread log-uniformly over 10 min to 2 d, many per pixel.
-	rng := rand.New(rand.NewPCG(18, 4))
-	var w waitRows
-	for k := range 10000 {
-		wait := sim.Time(0)
-		if rng.IntN(4) == 0 {
-			wait = sim.Time(600 * math.Pow(288, rng.Float64()))
-		}
-		w.add("all", []string{"0", "1"}[k%2], wait)
-	}
+	w := outlierWaits()
 	draw := func(wrap func(*plotter.BoxPlot) plot.Plotter) (image.Image, int) {
 		saved := boxPlotter
 		defer func() { boxPlotter = saved }()
 		n := 0
 		boxPlotter = func(b *plotter.BoxPlot) plot.Plotter { n += len(b.Outside); return wrap(b) }
-		f := figures(&w, &Timeline{}, "easy")[3]
+		f := figures(w, &Timeline{}, "easy")[3]
 		var buf bytes.Buffer
 		if err := f.WritePNG(&buf); err != nil {
 			t.Fatal(err)
@@ -88,4 +78,20 @@ func absDiff(a, b uint32) uint32 {
 		return a - b
 	}
 	return b - a
+}
+
+// outlierWaits are two classes of 5,000 jobs: most start at once, a long
+// tail of outliers spread log-uniformly over 10 min to 2 d, many per
+// pixel.
+func outlierWaits() *waitRows {
+	rng := rand.New(rand.NewPCG(18, 4))
+	var w waitRows
+	for k := range 10000 {
+		wait := sim.Time(0)
+		if rng.IntN(4) == 0 {
+			wait = sim.Time(600 * math.Pow(288, rng.Float64()))
+		}
+		w.add("all", []string{"0", "1"}[k%2], wait)
+	}
+	return &w
 }

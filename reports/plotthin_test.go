@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	xdraw "golang.org/x/image/draw"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -38,10 +39,93 @@ func pngPixels(t *testing.T, f *Figure) image.Image {
 	return m
 }
 
+// TestFigurePNGTextInterpolator draws each figure's PNG with the text
+// placed by nearest-neighbour sampling (pngTextInterpolator) and by gg's
+// default, bilinear, and wants the same pixels but for rounding: the text
+// lies at whole pixels, where both sample the glyph masks alike, and the
+// two compositors (image/draw's DrawMask, x/image/draw's Over) may round
+// a blend 1 apart (1 pixel of the 14 figures' 6.3 million here).
+func TestFigurePNGTextInterpolator(t *testing.T) {
+	a := Analyze(fixtureRecord(), fixtureOptions)
+	figs := append(thinFigures(), figures(a.waitRows(), &a.Timeline, "fifo")...)
+	for _, f := range figs {
+		nn := pngPixels(t, &f)
+		saved := pngTextInterpolator
+		pngTextInterpolator = xdraw.BiLinear
+		bl := pngPixels(t, &f)
+		pngTextInterpolator = saved
+		if n, most := pixelDiff(nn, bl); most > 1 || n > 10 {
+			t.Errorf("%s: %d pixels differ, by %d at most; want at most 10, by 1", f.Name, n, most)
+		}
+	}
+}
+
+// pixelDiff returns how many pixels of a and b (of the same bounds)
+// differ and by how much at most in a channel (0 to 255).
+func pixelDiff(a, b image.Image) (n, most int) {
+	r := a.Bounds()
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			p, q := color.NRGBAModel.Convert(a.At(x, y)).(color.NRGBA), color.NRGBAModel.Convert(b.At(x, y)).(color.NRGBA)
+			if p == q {
+				continue
+			}
+			n++
+			for _, d := range []int{int(p.R) - int(q.R), int(p.G) - int(q.G), int(p.B) - int(q.B), int(p.A) - int(q.A)} {
+				most = max(most, d, -d)
+			}
+		}
+	}
+	return n, most
+}
+
+// TestRingGlyphDrawsAlike draws wait_by_size's PNG with the box plots'
+// outlier rings filled as annuli (ringGlyph) and stroked (draw.RingGlyph),
+// for the 2,500 outliers of outlierWaits (one ring per quarter pixel row,
+// as the figures draw them, and every ring) and the fixture's, and wants
+// under 0.1 % of the pixels different, within 16 of 255 (a lone ring's
+// edge differs by up to 4; where a few overlap, by up to 10; the HPC2N
+// log's wait_by_size: 41 pixels, by 4 at most), or 48 where hundreds of
+// rings are drawn over one another.
+func TestRingGlyphDrawsAlike(t *testing.T) {
+	a := Analyze(fixtureRecord(), fixtureOptions)
+	saved := boxPlotter
+	defer func() { boxPlotter = saved }()
+	every := func(b *plotter.BoxPlot) plot.Plotter { return b }
+	differ := 0
+	for _, tc := range []struct {
+		w    *waitRows
+		box  func(*plotter.BoxPlot) plot.Plotter
+		most int
+	}{{outlierWaits(), every, 48}, {outlierWaits(), saved, 16}, {a.waitRows(), saved, 16}} {
+		boxPlotter = tc.box // the plots are built at their first draw
+		f := figures(tc.w, &Timeline{}, "easy")[3]
+		filled := pngPixels(t, &f)
+		ringFill = false
+		stroked := pngPixels(t, &f)
+		ringFill = true
+		n, most := pixelDiff(filled, stroked)
+		r := filled.Bounds()
+		if n > r.Dx()*r.Dy()/1000 || most > tc.most {
+			t.Errorf("%s: %d pixels differ, by %d at most; want under %d, by %d", f.Name, n, most, r.Dx()*r.Dy()/1000, tc.most)
+		}
+		t.Logf("%s: %d pixels differ, by %d at most", f.Name, n, most)
+		differ += n
+	}
+	if differ == 0 {
+		t.Error("no pixel differs: the figures draw no rings")
+	}
+}
+
 // TestFigurePNGBlankFills draws each figure through WritePNG (whose
 // canvas leaves out the white fills on the blank image) and on a plain
 // vgimg canvas, and wants the same pixels.
 func TestFigurePNGBlankFills(t *testing.T) {
+	// The plain canvas places text as gg does by default
+	// (TestFigurePNGTextInterpolator compares the two).
+	saved := pngTextInterpolator
+	defer func() { pngTextInterpolator = saved }()
+	pngTextInterpolator = xdraw.BiLinear
 	for _, f := range thinFigures() {
 		got := pngPixels(t, &f)
 		c := vgimg.NewWith(vgimg.UseWH(figWidth, figHeight), vgimg.UseDPI(figDPI), vgimg.UseBackgroundColor(color.White))

@@ -2,9 +2,11 @@ package reports
 
 import (
 	"bytes"
+	"hash/adler32"
 	"image"
 	"image/color"
 	"image/png"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -42,11 +44,26 @@ func TestEncodePNGPixels(t *testing.T) {
 			clear.Set(x, y, c)
 		}
 	}
+	// One pixel not opaque, where the two-pixel loop reads it: the last
+	// of an odd row, and the second of a pair.
+	lastClear := image.NewRGBA(image.Rect(0, 0, 7, 3))
+	pairClear := image.NewRGBA(image.Rect(0, 0, 8, 3))
+	for _, m := range []*image.RGBA{lastClear, pairClear} {
+		for i := range m.Pix {
+			m.Pix[i] = uint8(i*7 + 1)
+			if i%4 == 3 {
+				m.Pix[i] = 0xff
+			}
+		}
+	}
+	lastClear.SetRGBA(6, 1, color.RGBA{1, 2, 3, 0xfe})
+	pairClear.SetRGBA(3, 2, color.RGBA{1, 2, 3, 0x7f})
 	for _, tc := range []struct {
 		name string
 		m    *image.RGBA
 		rgb  bool
-	}{{"figure", fm, true}, {"odd", odd, true}, {"alpha", clear, false}} {
+	}{{"figure", fm, true}, {"odd", odd, true}, {"alpha", clear, false},
+		{"last clear", lastClear, false}, {"pair clear", pairClear, false}} {
 		var b bytes.Buffer
 		if err := encodePNG(&b, tc.m); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
@@ -69,6 +86,30 @@ func TestEncodePNGPixels(t *testing.T) {
 				if g := color.NRGBAModel.Convert(got.At(gr.Min.X+x, gr.Min.Y+y)); g != want {
 					t.Fatalf("%s: pixel (%d, %d) = %v, want %v", tc.name, x, y, g, want)
 				}
+			}
+		}
+	}
+}
+
+// TestAdler32Update compares adler32Update with hash/adler32 on random
+// bytes and on runs of 0xff (the largest sums) of many lengths, whole
+// and in pieces.
+func TestAdler32Update(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	random := make([]byte, 40_000)
+	for i := range random {
+		random[i] = byte(rng.Uint32())
+	}
+	ones := bytes.Repeat([]byte{0xff}, 40_000)
+	for _, data := range [][]byte{random, ones} {
+		for _, n := range []int{0, 1, 7, 8, 9, 63, 5551, 5552, 5553, 11104, 11111, 40_000} {
+			p := data[:n]
+			if got, want := adler32Update(1, p), adler32.Checksum(p); got != want {
+				t.Errorf("%d bytes: %08x, want %08x", n, got, want)
+			}
+			cut := n / 3
+			if got, want := adler32Update(adler32Update(1, p[:cut]), p[cut:]), adler32.Checksum(p); got != want {
+				t.Errorf("%d bytes in two: %08x, want %08x", n, got, want)
 			}
 		}
 	}
