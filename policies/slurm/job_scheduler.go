@@ -63,7 +63,7 @@ func (s *Policy) buildOrder(pend []sim.PendingJob, recalc bool) bool {
 	// (s.fresh, from the pending scan).
 	kept := len(o)
 	for _, k := range s.fresh {
-		pj := &s.pq[k]
+		pj := s.pendAt(k)
 		js := &s.st[pj.Ref]
 		parts := pj.Parts | 1<<uint(pj.Part)
 		for p := int32(0); parts != 0 && p < hwmodels.MaxPartitions; p++ {

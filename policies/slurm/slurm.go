@@ -105,14 +105,14 @@ type Policy struct {
 	orderBuf  []qrec  // buildOrder's merge buffer
 	orderJobs int     // the jobs order has records of: those pending at the last pass
 	fresh     []int32 // slots (pq) of the jobs without queue records this pass
-	// pq holds a copy of each pending job's PendingJob (a pending entry
-	// does not change while the job stays pending), in the slot its
-	// slurmJob's pi names: the pending scan then visits only the jobs
-	// that entered or left the queue (sim.Delta.Queued, Started), not
-	// every pending job every pass. pqFree lists the free slots, pqUsed
-	// counts the others; scanAll, set by tests, makes every pass scan
-	// the whole queue.
-	pq      []sim.PendingJob
+	// pq holds each pending job's place in the view's Pending, in the
+	// slot its slurmJob's pi names: the pending scan then visits only the
+	// jobs that entered or left the queue (sim.Delta.Queued, Started),
+	// not every pending job every pass. pend is this pass's Pending.
+	// pqFree lists the free slots, pqUsed counts the others; scanAll, set
+	// by tests, makes every pass scan the whole queue.
+	pq      []pqEntry
+	pend    []sim.PendingJob
 	pqFree  []int32
 	pqUsed  int
 	scanAll bool
@@ -169,6 +169,15 @@ type Policy struct {
 	// endsHeard is set by the run's first JobEnded: its caller reports
 	// ends, and reconcile has nothing to do.
 	endsHeard bool
+}
+
+// pqEntry is a pending job's place in the view's Pending, which lists
+// jobs by (Submit, Ref): its key, and its index there when last looked
+// up (an index moves as jobs before it start or are queued before it).
+type pqEntry struct {
+	sub sim.Time
+	ref sim.JobRef
+	at  int32
 }
 
 // killRun is a multi-node run's whole allocation and the instant the
@@ -396,7 +405,7 @@ func (s *Policy) Schedule(due sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 		// whose age factor was 0: it accrues age only once eligible
 		// (accrue_time), and nothing recomputes it when it becomes so.
 		for _, k := range s.fresh {
-			pj := &s.pq[k]
+			pj := s.pendAt(k)
 			if js := &s.st[pj.Ref]; js.started == 1 {
 				js.started = 0
 				if !recalc {
@@ -444,6 +453,7 @@ func (s *Policy) Schedule(due sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 		s.lastStarts = append(s.lastStarts, st.Job)
 	}
 	plan := p.Plan()
+	s.pend = nil // the view's, valid during the pass only
 	plan.Reasons = s.reasons
 	plan.Preempts = s.pre.out
 	return plan
@@ -463,6 +473,7 @@ func (s *Policy) Schedule(due sim.PassSet, v sim.View, _ *rand.Rand) sim.Plan {
 // is.
 func (s *Policy) scanPending(v sim.View, pend []sim.PendingJob) bool {
 	s.fresh = s.fresh[:0]
+	s.pend = pend
 	d := v.Delta()
 	if !d.QueueKnown || s.scanAll || s.epoch <= 2 {
 		return s.scanWhole(v, pend)
@@ -482,7 +493,7 @@ func (s *Policy) scanPending(v sim.View, pend []sim.PendingJob) bool {
 		if js.pi == 0 {
 			s.fresh = append(s.fresh, s.takeSlot(js))
 		}
-		s.pq[js.pi-1] = *pj
+		s.pq[js.pi-1] = pqEntry{sub: pj.Submit, ref: pj.Ref, at: int32(i)}
 	}
 	for _, ref := range d.Started {
 		if js := &s.st[ref]; js.pi != 0 && js.epoch != s.epoch {
@@ -510,10 +521,10 @@ func (s *Policy) scanWhole(v sim.View, pend []sim.PendingJob) bool {
 		if js.pi == 0 {
 			s.fresh = append(s.fresh, s.takeSlot(js))
 		}
-		s.pq[js.pi-1] = *pj
+		s.pq[js.pi-1] = pqEntry{sub: pj.Submit, ref: pj.Ref, at: int32(i)}
 	}
 	for k := range s.pq {
-		if ref := s.pq[k].Ref; ref >= 0 {
+		if ref := s.pq[k].ref; ref >= 0 {
 			if js := &s.st[ref]; js.pi == int32(k)+1 && js.epoch != s.epoch {
 				s.dropSlot(js)
 			}
@@ -530,7 +541,7 @@ func (s *Policy) takeSlot(js *slurmJob) int32 {
 		s.pqFree = s.pqFree[:n-1]
 	} else {
 		k = int32(len(s.pq))
-		s.pq = append(s.pq, sim.PendingJob{})
+		s.pq = append(s.pq, pqEntry{})
 	}
 	js.pi = k + 1
 	s.pqUsed++
@@ -540,15 +551,40 @@ func (s *Policy) takeSlot(js *slurmJob) int32 {
 // dropSlot frees the slot of js, no longer pending.
 func (s *Policy) dropSlot(js *slurmJob) {
 	k := js.pi - 1
-	s.pq[k].Ref = -1
+	s.pq[k].ref = -1
 	s.pqFree = append(s.pqFree, k)
 	js.pi = 0
 	s.pqUsed--
 }
 
-// pendOf returns pending job ref's PendingJob, as the view lists it.
+// pendOf returns pending job ref's entry in this pass's Pending: at its
+// last index if still there, else found by its key.
 func (s *Policy) pendOf(ref sim.JobRef) *sim.PendingJob {
-	return &s.pq[s.st[ref].pi-1]
+	return s.pendAt(s.st[ref].pi - 1)
+}
+
+// pendAt is pendOf of the job in slot k.
+func (s *Policy) pendAt(k int32) *sim.PendingJob {
+	e := &s.pq[k]
+	if i := int(e.at); i < len(s.pend) && s.pend[i].Ref == e.ref {
+		return &s.pend[i]
+	}
+	// Jobs before it that started move it back by as many places: the
+	// few starts of a pass or two are looked for first.
+	for i := min(int(e.at), len(s.pend)) - 1; i >= 0 && i >= int(e.at)-4; i-- {
+		if s.pend[i].Ref == e.ref {
+			e.at = int32(i)
+			return &s.pend[i]
+		}
+	}
+	i, _ := slices.BinarySearchFunc(s.pend, *e, func(p sim.PendingJob, e pqEntry) int {
+		if c := cmp.Compare(p.Submit, e.sub); c != 0 {
+			return c
+		}
+		return cmp.Compare(p.Ref, e.ref)
+	})
+	e.at = int32(i)
+	return &s.pend[i]
 }
 
 // emitReasons sets s.reasons to the pending reasons that changed this
@@ -592,7 +628,7 @@ func (s *Policy) emitReasons(pend []sim.PendingJob, bf bool) {
 		}
 	}
 	for _, k := range s.fresh {
-		add(&s.st[s.pq[k].Ref])
+		add(&s.st[s.pq[k].ref])
 	}
 	for k := range s.order[:s.mainSeen] {
 		add(&s.st[s.order[k].ref])
@@ -608,14 +644,14 @@ func (s *Policy) emitReasons(pend []sim.PendingJob, bf bool) {
 	if len(e) > 1 {
 		slices.SortFunc(e, func(a, b int32) int {
 			x, y := &s.pq[a], &s.pq[b]
-			if c := cmp.Compare(x.Submit, y.Submit); c != 0 {
+			if c := cmp.Compare(x.sub, y.sub); c != 0 {
 				return c
 			}
-			return cmp.Compare(x.Ref, y.Ref)
+			return cmp.Compare(x.ref, y.ref)
 		})
 	}
 	for _, k := range e {
-		ref := s.pq[k].Ref
+		ref := s.pq[k].ref
 		s.reasons = append(s.reasons, sim.Reason{Job: ref, Reason: s.st[ref].emitted})
 	}
 	s.emit = e
