@@ -557,10 +557,12 @@ func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bo
 	var v [19]int64
 	var slow uint32
 	n, i := 0, 0
-	for i < len(line) {
-		if c := line[i]; c == ' ' || c == '\t' {
+	for {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
 			i++
-			continue
+		}
+		if i == len(line) {
+			break
 		}
 		if n == 18 {
 			n++
@@ -568,26 +570,34 @@ func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bo
 		}
 		s := i
 		var x int64
-		nd := 0 // negative once a byte is not a digit: 9 - d < 0 for d > 9
 		for i < len(line) {
-			c := line[i]
-			if c == ' ' || c == '\t' {
+			d := line[i] - '0' // wraps above 9 for a byte below '0'
+			if d > 9 {
 				break
 			}
-			d := c - '0' // wraps above 9 for a byte below '0'
-			nd |= 9 - int(d)
 			x = x*10 + int64(d)
 			i++
 		}
-		sr.toks[n] = [2]int{s, i}
 		switch {
-		case nd >= 0 && i-s <= 15:
-			v[n+1] = x
-		case i-s == 2 && line[s] == '-' && line[s+1] == '1':
-			v[n+1] = -1
+		case i == len(line) || line[i] == ' ' || line[i] == '\t':
+			// Digits alone, at least one: a field begins at a byte that is
+			// not blank, and any but a digit would have ended the loop.
+			if i-s <= 15 {
+				v[n+1] = x
+			} else {
+				slow |= 1 << n
+			}
 		default:
-			slow |= 1 << n
+			for i < len(line) && line[i] != ' ' && line[i] != '\t' {
+				i++
+			}
+			if i-s == 2 && line[s] == '-' && line[s+1] == '1' {
+				v[n+1] = -1
+			} else {
+				slow |= 1 << n
+			}
 		}
+		sr.toks[n] = [2]int{s, i}
 		n++
 	}
 	if n != 18 {
