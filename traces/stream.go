@@ -363,6 +363,9 @@ func (s *Stream) Next() (workload.Job, error) {
 	if s.loc != nil {
 		wallToZone(&j, s.loc)
 	}
+	if s.opts.NoExtra {
+		j.Extra = nil
+	}
 	return j, nil
 }
 
@@ -510,6 +513,7 @@ func (s *Stream) startText(p *pass, pre prepass) (formatReader, error) {
 		if err != nil {
 			return nil, err
 		}
+		sr.noExtra = s.opts.NoExtra
 		h := sr.Header()
 		res.SWF = &h
 		t.TimeZone = sr.TimeZone()

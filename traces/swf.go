@@ -163,6 +163,8 @@ type SWFReader struct {
 	lastNum    int64
 	recLine    int // its line
 	lastLine   int // the line of the job Next returned last
+
+	noExtra bool // Options.NoExtra: no Extra lists
 }
 
 // NewSWFReader returns a reader of the SWF log r, having read its header
@@ -704,6 +706,9 @@ func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bo
 		j.Request.CPUs = int32(procs)
 	}
 
+	if sr.noExtra {
+		return j, true, nil
+	}
 	cnt := 0
 	for _, i := range swfExtra {
 		if v[i] != -1 && !(i == 11 && (v[i] == 0 || v[i] == 1 || v[i] == 5)) {
