@@ -170,8 +170,9 @@ func readWhole(s *Stream) (*Result, error) {
 	var from int
 	var at int64
 	var ok bool
+	var j workload.Job
 	for {
-		j, err := s.Next()
+		err := s.next(&j)
 		if err == io.EOF {
 			break
 		}
