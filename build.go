@@ -160,6 +160,7 @@ func (s *Scenario) traceOptions() (traces.Options, error) {
 		Sacct:   traces.SacctOptions{Delimiter: s.Trace.Sacct.Delimiter, Fields: s.Trace.Sacct.Fields, TimeZone: s.Trace.TimeZone},
 		SWF:     traces.SWFOptions{ProcsPerNode: s.Trace.SWF.ProcsPerNode, ProcsPerGPU: s.Trace.SWF.ProcsPerGPU},
 		Head:    s.readHead(),
+		NoExtra: s.NoTraceExtra,
 	}
 	o.PackAbove = traces.PackAboveForBudget()
 	if n := packAbove.Load(); n != 0 {

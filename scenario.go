@@ -51,8 +51,13 @@ type Scenario struct {
 	// Path is the file the scenario came from ("" for the embedded one);
 	// src is its text, for positions inside inline sections.
 	Path string `yaml:"-"`
-	src  []byte
-	root *yaml.Node
+	// NoTraceExtra makes Build read the trace file without the columns
+	// the replay does not interpret (workload.Job.Extra; see
+	// traces.Options.NoExtra), which no run output shows: schedsim run
+	// sets it. A trace given in Go (Trace.Jobs) keeps them.
+	NoTraceExtra bool `yaml:"-"`
+	src          []byte
+	root         *yaml.Node
 }
 
 // Cluster names the cluster: exactly one of File, Builtin, Inline or

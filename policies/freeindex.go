@@ -118,6 +118,9 @@ func firstFitOn(nodes []hwmodels.Node, free []sim.NodeState, cand []uint64, d *D
 	base := len(out)
 	need := d.Count
 	plain := d.plain()
+	// Units of CPUs alone (an SWF log's jobs): a node that is not short
+	// holds FreeCPUs / CPUs of them, which is what fitUnits computes then.
+	cpuUnits := plain && d.spread && d.GPUs == 0 && d.MemMB == 0 && d.CPUs > 0
 	for w, m := range cand {
 		for ; m != 0; m &= m - 1 {
 			i := w<<6 | bits.TrailingZeros64(m)
@@ -126,7 +129,12 @@ func firstFitOn(nodes []hwmodels.Node, free []sim.NodeState, cand []uint64, d *D
 			}
 			if plain { // as in firstFit
 				n := int32(1)
-				if d.spread {
+				switch {
+				case cpuUnits && d.CPUs == 1:
+					n = min(free[i].FreeCPUs, need)
+				case cpuUnits:
+					n = min(free[i].FreeCPUs/d.CPUs, need)
+				case d.spread:
 					n = min(d.fitUnits(&free[i]), need)
 				}
 				out = append(out, sim.NodeAlloc{Node: int32(i), GPUs: n * d.GPUs, CPUs: n * d.CPUs, MemMB: int64(n) * d.MemMB})

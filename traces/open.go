@@ -67,6 +67,13 @@ type Options struct {
 	// a caller that reads the trace through Trace.Len, At and All may
 	// set it. A Stream ignores it.
 	PackAbove int
+	// NoExtra leaves every job's Extra nil, for a caller that reads no
+	// trace column the replay does not interpret (schedsim run: no output
+	// shows them). The SWF reader then makes no lists at all; the other
+	// formats' readers make theirs as they parse, and a Stream drops them
+	// job by job. Every value is parsed and checked as before, so the
+	// errors are the same.
+	NoExtra bool
 }
 
 // Result is a whole trace read by Open or Read, with what callers need
@@ -163,8 +170,9 @@ func readWhole(s *Stream) (*Result, error) {
 	var from int
 	var at int64
 	var ok bool
+	var j workload.Job
 	for {
-		j, err := s.Next()
+		err := s.next(&j)
 		if err == io.EOF {
 			break
 		}

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func gz(t testing.TB, b []byte) []byte {
@@ -172,5 +175,49 @@ func TestParseErrorMessage(t *testing.T) {
 		if !errors.Is(tt.err, errors.Unwrap(tt.err)) {
 			t.Errorf("%q does not unwrap", tt.err)
 		}
+	}
+}
+
+// TestOpenNoExtra reads SWF, sacct and CSV excerpts with and without
+// Options.NoExtra: the jobs, notes and counts are the same but for Extra,
+// which NoExtra leaves nil, and the trace has some Extra lists to drop.
+func TestOpenNoExtra(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		opts Options
+	}{
+		{file: "hpc2n_head.swf"},
+		{file: "kth_head.swf"},
+		{file: "thunder_excerpt.swf", opts: Options{SWF: SWFOptions{ProcsPerGPU: 10}}},
+		{file: "habrok_excerpt.sacct", opts: Options{Sacct: SacctOptions{Fields: JobinfoFields}}},
+		{file: "synthetic_header.psv"},
+		{file: "eagle_excerpt.csv", opts: Options{Format: FormatEagle}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			path := filepath.Join("testdata", tc.file)
+			want, err := Open(path, tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := tc.opts
+			o.NoExtra = true
+			got, err := Open(path, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lists := 0
+			for i := range want.Trace.Jobs {
+				if len(want.Trace.Jobs[i].Extra) > 0 {
+					lists++
+				}
+				want.Trace.Jobs[i].Extra = nil
+			}
+			if lists == 0 {
+				t.Fatalf("%s: no job has Extra: the test shows nothing", tc.file)
+			}
+			if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(Result{})); diff != "" {
+				t.Errorf("NoExtra (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

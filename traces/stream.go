@@ -45,7 +45,9 @@ type Stream struct {
 
 // formatReader is one pass over the input in one format.
 type formatReader interface {
-	Next() (workload.Job, error)
+	// next reads the next job into j (io.EOF after the last); on an error
+	// j holds what the format's reader returned with it.
+	next(j *workload.Job) error
 	// line is the line (row) of the job Next returned last.
 	line() int
 	// finish fills res's counts and notes; called at io.EOF.
@@ -340,30 +342,44 @@ func (s *Stream) Jobs() int64 { return s.jobs }
 // Next returns the next job, or io.EOF after the last. Errors are
 // *ParseError; a stream stops at its first error.
 func (s *Stream) Next() (workload.Job, error) {
+	var j workload.Job
+	err := s.next(&j)
+	return j, err
+}
+
+// next is Next reading into j, which readWhole fills in place (a Job is
+// 288 bytes, and the SWF reader parses into its own slot and copies from
+// there once). On an error j is as Next would return it.
+func (s *Stream) next(j *workload.Job) error {
 	if s.err != nil {
-		return workload.Job{}, s.err
+		*j = workload.Job{}
+		return s.err
 	}
-	j, err := s.cur.Next()
+	err := s.cur.next(j)
 	if err == io.EOF {
 		s.err = io.EOF
 		s.cur.finish(s.res)
 		s.res.Trace.Source = s.source()
-		return j, io.EOF
+		return io.EOF
 	}
 	if err != nil {
 		s.err = err
-		return j, err
+		return err
 	}
 	s.jobs++
 	if s.jobs > s.lim.MaxJobs {
 		s.err = &ParseError{Path: s.name, Line: s.cur.line(), Err: &LimitError{Flag: "max-jobs", Limit: s.lim.MaxJobs,
 			Msg: fmt.Sprintf("the trace holds more than %s jobs", fmtCount(int(s.lim.MaxJobs)))}}
-		return workload.Job{}, s.err
+		*j = workload.Job{}
+		return s.err
 	}
 	if s.loc != nil {
-		wallToZone(&j, s.loc)
+		wallToZone(j, s.loc)
 	}
-	return j, nil
+	if s.opts.NoExtra {
+		j.Extra = nil
+	}
+	return nil
 }
 
 // Rewind starts the stream again from its first job.
@@ -483,10 +499,10 @@ type arrowPass struct {
 	done func()
 }
 
-func (a *arrowPass) Next() (workload.Job, error) {
-	j, err := a.as.Next()
+func (a *arrowPass) next(j *workload.Job) (err error) {
+	*j, err = a.as.Next()
 	a.s.rows = a.as.rows
-	return j, err
+	return err
 }
 func (a *arrowPass) line() int      { return a.as.row }
 func (a *arrowPass) finish(*Result) {}
@@ -510,6 +526,7 @@ func (s *Stream) startText(p *pass, pre prepass) (formatReader, error) {
 		if err != nil {
 			return nil, err
 		}
+		sr.noExtra = s.opts.NoExtra
 		h := sr.Header()
 		res.SWF = &h
 		t.TimeZone = sr.TimeZone()
@@ -574,9 +591,9 @@ type sacctPass struct {
 	zone string
 }
 
-func (x *sacctPass) Next() (workload.Job, error) { return x.sr.Next() }
-func (x *sacctPass) line() int                   { return x.sr.lastLine }
-func (x *sacctPass) close()                      { x.p.done() }
+func (x *sacctPass) next(j *workload.Job) (err error) { *j, err = x.sr.Next(); return err }
+func (x *sacctPass) line() int                        { return x.sr.lastLine }
+func (x *sacctPass) close()                           { x.p.done() }
 func (x *sacctPass) finish(res *Result) {
 	st := x.sr.Stats()
 	res.Skipped = st.OrphanSteps + st.SkippedPending + st.Duplicates
@@ -601,10 +618,10 @@ type swfPass struct {
 	p  *pass
 }
 
-func (x *swfPass) Next() (workload.Job, error) { return x.sr.Next() }
-func (x *swfPass) line() int                   { return x.sr.lastLine }
-func (x *swfPass) close()                      { x.p.done() }
-func (x *swfPass) consumed() int64             { return x.sr.lr.read }
+func (x *swfPass) next(j *workload.Job) error { return x.sr.next(j) }
+func (x *swfPass) line() int                  { return x.sr.lastLine }
+func (x *swfPass) close()                     { x.p.done() }
+func (x *swfPass) consumed() int64            { return x.sr.lr.read }
 func (x *swfPass) finish(res *Result) {
 	st := x.sr.Stats()
 	res.Skipped = st.Skipped
@@ -620,9 +637,9 @@ type csvPass struct {
 	p  *pass
 }
 
-func (x *csvPass) Next() (workload.Job, error) { return x.cr.Next() }
-func (x *csvPass) line() int                   { return x.cr.rec.start }
-func (x *csvPass) close()                      { x.p.done() }
+func (x *csvPass) next(j *workload.Job) (err error) { *j, err = x.cr.Next(); return err }
+func (x *csvPass) line() int                        { return x.cr.rec.start }
+func (x *csvPass) close()                           { x.p.done() }
 func (x *csvPass) finish(res *Result) {
 	st := x.cr.Stats()
 	res.Skipped = st.Duplicates + st.NoSubmit
@@ -643,12 +660,12 @@ type alibabaPass struct {
 	finish0 bool // pods are finished against the end found by the first pass
 }
 
-func (x *alibabaPass) Next() (workload.Job, error) {
-	j, err := x.ar.Next()
+func (x *alibabaPass) next(j *workload.Job) (err error) {
+	*j, err = x.ar.Next()
 	if err == nil && x.finish0 && x.end != workload.Unknown {
-		x.ar.stats.add(FinishAlibabaPod(&j, x.end))
+		x.ar.stats.add(FinishAlibabaPod(j, x.end))
 	}
-	return j, err
+	return err
 }
 func (x *alibabaPass) line() int { return x.ar.rec.start }
 func (x *alibabaPass) close()    { x.p.done() }
@@ -664,9 +681,9 @@ type phillyPass struct {
 	p  *pass
 }
 
-func (x *phillyPass) Next() (workload.Job, error) { return x.pr.Next() }
-func (x *phillyPass) line() int                   { return x.pr.lastLine }
-func (x *phillyPass) close()                      { x.p.done() }
+func (x *phillyPass) next(j *workload.Job) (err error) { *j, err = x.pr.Next(); return err }
+func (x *phillyPass) line() int                        { return x.pr.lastLine }
+func (x *phillyPass) close()                           { x.p.done() }
 func (x *phillyPass) finish(res *Result) {
 	st := x.pr.Stats()
 	res.Skipped = st.NoSubmit

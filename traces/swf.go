@@ -163,6 +163,8 @@ type SWFReader struct {
 	lastNum    int64
 	recLine    int // its line
 	lastLine   int // the line of the job Next returned last
+
+	noExtra bool // Options.NoExtra: no Extra lists
 }
 
 // NewSWFReader returns a reader of the SWF log r, having read its header
@@ -378,16 +380,28 @@ func (sr *SWFReader) Skipped() int { return sr.stats.Skipped }
 // in strict mode (the default) an error ends the reading and is returned
 // again by later calls.
 func (sr *SWFReader) Next() (workload.Job, error) {
+	var j workload.Job
+	err := sr.next(&j)
+	return j, err
+}
+
+// next is Next reading into dst (zero on an error). Each record is
+// parsed into the slot not holding the waiting job, and a job is copied
+// once, from its slot into dst.
+func (sr *SWFReader) next(dst *workload.Job) error {
 	for {
 		if sr.err != nil {
 			if sr.have {
 				sr.have = false
 				sr.stats.Jobs++
-				return sr.finishSlot(sr.hi), nil
+				sr.finishSlot(sr.hi, dst)
+				return nil
 			}
-			return workload.Job{}, sr.err
+			*dst = workload.Job{}
+			return sr.err
 		}
-		j, ok, err := sr.nextRecord()
+		free := &sr.slots[sr.hi^1] // with no job waiting, either slot is
+		ok, err := sr.nextRecord(&free.job)
 		if err != nil {
 			sr.err = err
 			if err != io.EOF && sr.have {
@@ -402,24 +416,22 @@ func (sr *SWFReader) Next() (workload.Job, error) {
 		status, num := sr.lastStatus, sr.lastNum
 		partial := status == 2 || status == 3 || status == 4
 		if sr.have && partial && num == sr.slots[sr.hi].num {
-			sr.foldPart(&j, status)
+			sr.foldPart(&free.job, status)
 			continue
 		}
 		had, prev := sr.have, sr.hi
-		if had {
-			sr.hi ^= 1 // the new job waits in the other slot
-		}
-		h := &sr.slots[sr.hi]
-		*h = swfHeld{job: j, num: num, line: sr.recLine}
+		sr.hi ^= 1 // the new job waits in the slot it was parsed into
+		free.num, free.line, free.parts, free.fromParts = num, sr.recLine, 0, false
 		sr.have = true
 		if partial {
-			h.fromParts = true
-			h.parts = 1
+			free.fromParts = true
+			free.parts = 1
 			sr.stats.PartialRecords++
 		}
 		if had {
 			sr.stats.Jobs++
-			return sr.finishSlot(prev), nil
+			sr.finishSlot(prev, dst)
+			return nil
 		}
 	}
 }
@@ -455,21 +467,21 @@ func (sr *SWFReader) foldPart(p *workload.Job, status int64) {
 	}
 }
 
-// finishSlot returns the job held in slot k and counts it when partial
-// executions were folded into it.
-func (sr *SWFReader) finishSlot(k int) workload.Job {
+// finishSlot copies the job held in slot k into dst and counts it when
+// partial executions were folded into it.
+func (sr *SWFReader) finishSlot(k int, dst *workload.Job) {
 	h := &sr.slots[k]
 	sr.lastLine = h.line
 	if h.parts > 0 {
 		sr.stats.FoldedJobs++
 	}
-	return h.job
+	*dst = h.job
 }
 
-// nextRecord returns the next parsed job record. ok is false for skipped
-// records; err is io.EOF at the end, or a *ParseError (counted when
-// Lenient).
-func (sr *SWFReader) nextRecord() (j workload.Job, ok bool, err error) {
+// nextRecord parses the next job record into j. ok is false for skipped
+// records (j is then as it was); err is io.EOF at the end, or a
+// *ParseError (counted when Lenient).
+func (sr *SWFReader) nextRecord(j *workload.Job) (ok bool, err error) {
 	var line []byte
 	var lineNo int
 	if sr.pending != nil {
@@ -477,32 +489,32 @@ func (sr *SWFReader) nextRecord() (j workload.Job, ok bool, err error) {
 		sr.pending = nil
 	} else {
 		if line, err = sr.lr.next(); err != nil {
-			return j, false, sr.withPath(err)
+			return false, sr.withPath(err)
 		}
 		lineNo = sr.lr.line
 		sr.stats.Lines = lineNo
 	}
 	t := bytes.TrimLeft(line, " \t")
 	if len(t) == 0 {
-		return j, false, nil
+		return false, nil
 	}
 	if t[0] == ';' {
 		sr.stats.Comments++
-		return j, false, nil
+		return false, nil
 	}
 	sr.stats.Records++
-	j, ok, perr := sr.parseRecord(line, lineNo)
+	ok, perr := sr.parseRecord(line, lineNo, j)
 	if perr != nil {
 		if sr.opts.Lenient {
 			sr.stats.Bad++
 			if len(sr.badErrs) < maxNotedErrors {
 				sr.badErrs = append(sr.badErrs, perr)
 			}
-			return j, false, nil
+			return false, nil
 		}
-		return j, false, perr
+		return false, perr
 	}
-	return j, ok, nil
+	return ok, nil
 }
 
 // parseSWFNum parses an SWF field: -1 (unknown) or a non-negative number,
@@ -547,8 +559,9 @@ func parseSWFNum(b []byte) (int64, error) {
 	return n, nil
 }
 
-// parseRecord parses one job line. ok is false for a skipped record.
-func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bool, _ *ParseError) {
+// parseRecord parses one job line into j. ok is false for a skipped
+// record or an error, and j is then as it was.
+func (sr *SWFReader) parseRecord(line []byte, lineNo int, j *workload.Job) (ok bool, _ *ParseError) {
 	// Fields are runs of bytes other than space and tab; one scan, no
 	// per-field search. The scan also reads the usual fields' values: up
 	// to 15 digits (which parseSWFNum takes as they are, far below its
@@ -557,10 +570,12 @@ func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bo
 	var v [19]int64
 	var slow uint32
 	n, i := 0, 0
-	for i < len(line) {
-		if c := line[i]; c == ' ' || c == '\t' {
+	for {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
 			i++
-			continue
+		}
+		if i == len(line) {
+			break
 		}
 		if n == 18 {
 			n++
@@ -568,26 +583,34 @@ func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bo
 		}
 		s := i
 		var x int64
-		nd := 0 // negative once a byte is not a digit: 9 - d < 0 for d > 9
 		for i < len(line) {
-			c := line[i]
-			if c == ' ' || c == '\t' {
+			d := line[i] - '0' // wraps above 9 for a byte below '0'
+			if d > 9 {
 				break
 			}
-			d := c - '0' // wraps above 9 for a byte below '0'
-			nd |= 9 - int(d)
 			x = x*10 + int64(d)
 			i++
 		}
-		sr.toks[n] = [2]int{s, i}
 		switch {
-		case nd >= 0 && i-s <= 15:
-			v[n+1] = x
-		case i-s == 2 && line[s] == '-' && line[s+1] == '1':
-			v[n+1] = -1
+		case i == len(line) || line[i] == ' ' || line[i] == '\t':
+			// Digits alone, at least one: a field begins at a byte that is
+			// not blank, and any but a digit would have ended the loop.
+			if i-s <= 15 {
+				v[n+1] = x
+			} else {
+				slow |= 1 << n
+			}
 		default:
-			slow |= 1 << n
+			for i < len(line) && line[i] != ' ' && line[i] != '\t' {
+				i++
+			}
+			if i-s == 2 && line[s] == '-' && line[s+1] == '1' {
+				v[n+1] = -1
+			} else {
+				slow |= 1 << n
+			}
 		}
+		sr.toks[n] = [2]int{s, i}
 		n++
 	}
 	if n != 18 {
@@ -595,14 +618,14 @@ func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bo
 		if n > 18 {
 			what = "more than 18"
 		}
-		return j, false, &ParseError{Path: sr.path, Line: lineNo, Err: errKind(ErrFieldCount, what+" fields, want 18")}
+		return false, &ParseError{Path: sr.path, Line: lineNo, Err: errKind(ErrFieldCount, what+" fields, want 18")}
 	}
 	scanned := ^slow // fields the scan read: digits only, or -1
 	for f := 1; slow != 0; f++ {
 		if slow&1 != 0 {
 			x, err := parseSWFNum(sr.tok(line, f))
 			if err != nil {
-				return j, false, sr.bad(line, lineNo, f, err)
+				return false, sr.bad(line, lineNo, f, err)
 			}
 			v[f] = x
 		}
@@ -613,10 +636,10 @@ func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bo
 		if v[8] > math.MaxInt32 {
 			f = 8
 		}
-		return j, false, sr.bad(line, lineNo, f, errCountBig)
+		return false, sr.bad(line, lineNo, f, errCountBig)
 	}
 	if v[12] > math.MaxInt32 {
-		return j, false, sr.bad(line, lineNo, 12, errCountBig)
+		return false, sr.bad(line, lineNo, 12, errCountBig)
 	}
 	procs := v[8]
 	if procs <= 0 {
@@ -629,7 +652,7 @@ func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bo
 	if v[2] < 0 {
 		sr.stats.Skipped++
 		sr.stats.NoSubmit++
-		return j, false, nil
+		return false, nil
 	}
 	noRun, noProcs := v[4] < 0, procs <= 0
 	if noRun {
@@ -646,7 +669,7 @@ func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bo
 	}
 
 	sr.lastStatus, sr.lastNum, sr.recLine = v[11], v[1], lineNo
-	j = workload.NewJob(strconv.FormatInt(v[1], 10))
+	*j = workload.NewJob(strconv.FormatInt(v[1], 10))
 	j.Submit = workload.Time(sr.header.UnixStartTime + v[2])
 	j.Runtime = workload.Time(v[4])
 	if v[9] > 0 {
@@ -694,6 +717,9 @@ func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bo
 		j.Request.CPUs = int32(procs)
 	}
 
+	if sr.noExtra {
+		return true, nil
+	}
 	cnt := 0
 	for _, i := range swfExtra {
 		if v[i] != -1 && !(i == 11 && (v[i] == 0 || v[i] == 1 || v[i] == 5)) {
@@ -719,7 +745,7 @@ func (sr *SWFReader) parseRecord(line []byte, lineNo int) (j workload.Job, ok bo
 			j.Extra = append(j.Extra, workload.Field{Name: swfFieldNames[i], Value: val})
 		}
 	}
-	return j, true, nil
+	return true, nil
 }
 
 // swfIntStrings bounds the numbers whose decimal strings a reader keeps

@@ -232,7 +232,14 @@ func (t *Trace) Rebase(base int64) {
 		t.Packed.shift(-first) // trace start and end are stored relative to the submit
 		return
 	}
-	slices.SortStableFunc(t.Jobs, func(a, b Job) int { return cmp.Compare(a.Submit, b.Submit) })
+	// A trace in submit order (most logs) is left as it is: a stable
+	// sort would keep that order, after moving 288-byte jobs about.
+	for i := 1; i < len(t.Jobs); i++ {
+		if t.Jobs[i].Submit < t.Jobs[i-1].Submit {
+			slices.SortStableFunc(t.Jobs, func(a, b Job) int { return cmp.Compare(a.Submit, b.Submit) })
+			break
+		}
+	}
 	if len(t.Jobs) == 0 {
 		t.Epoch = base
 		return

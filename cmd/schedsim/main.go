@@ -1,6 +1,18 @@
 // Command schedsim replays job traces on modeled GPU clusters under the
 // scheduling policies being compared, and reports what would have happened.
 // It holds flags and wiring only; the logic lives in the library packages.
+//
+// default.pgo is a CPU profile that go build uses for profile-guided
+// optimization (-pgo=auto): it inlines the hot calls of the small-end run
+// (EASY on the HPC2N 20,000-job log, BENCHMARKS.md) and changes no
+// output. It was made with
+//
+//	go test -c -o /tmp/cmd.test ./cmd/schedsim && cd cmd/schedsim
+//	GOMAXPROCS=1 /tmp/cmd.test -test.run '^$' -test.bench 'BenchmarkSmallRun/plain' \
+//	    -test.benchtime 120x -test.cpuprofile default.pgo
+//
+// and may be made again so after the code changes; build with -pgo=off
+// to leave it out.
 package main
 
 import (

@@ -142,6 +142,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		setMemoryBudget(b, desc, abort)
 	}
 	defer setMemoryBudget(0, "", nil)
+	s.NoTraceExtra = true // no output shows the trace's other columns
 	run, err := s.Build(catalog.Builtin())
 	if err != nil {
 		return badInput(scenarioFlagError(cmd, f.set, err))
