@@ -62,6 +62,7 @@ type backfillState struct {
 	relEnd   []int32
 	relEndOK bool
 	cq       []factCursor // the facts reserve consults (openFacts)
+	cqLo     sim.Time     // no span of cq starts before it (ruledOut)
 
 	// The free state with every rel job released (finalFree), valid
 	// while finOK, on finNodes (finSeen); finUnits is finalBound's
@@ -792,6 +793,19 @@ func (s *Policy) setMask(lo, last sim.Time) {
 	}
 }
 
+// maskReach returns how far after lo the latest reservation the mask
+// leaves out starts (0: none starts after lo): setMask's window may end
+// there or later for the same reservations to meet it.
+func (s *Policy) maskReach(lo sim.Time) sim.Time {
+	b := &s.bf
+	for k := b.maskA - 1; k >= 0; k-- {
+		if b.rankHi[b.loOrd[k]] >= int32(b.maskC) {
+			return max(0, b.loKey[k]-lo)
+		}
+	}
+	return 0
+}
+
 // ensureMask sizes b.mask to the cluster, every node in, when it is not.
 func (s *Policy) ensureMask() {
 	b := &s.bf
@@ -1202,9 +1216,10 @@ func (s *Policy) reserveFrom(now sim.Time, job *sim.PendingJob, cls int32, start
 		}
 		first := startRes == now // the window and next depend on now
 		if useFacts {
-			if e, ub, ok := s.ruledOut(startRes); ok {
+			if f, ok := s.ruledOut(startRes, limit); ok {
 				// Every retry point in [startRes, e) is TRY_LATER by the
 				// bound; their only effects are the bounds on skipping.
+				e := f.hi
 				if factCheck != nil {
 					factCheck(s, startRes, e, limit, horizon)
 				}
@@ -1212,7 +1227,7 @@ func (s *Policy) reserveFrom(now sim.Time, job *sim.PendingJob, cls int32, start
 					s.nowMask(now, limit)
 					b.until(s.nextBound(now))
 				}
-				s.addFact(bfFact{lo: startRes, hi: e, ub: ub})
+				s.addFact(f)
 				if e < horizon {
 					startRes = e // a boundary: the next point
 					continue
@@ -1247,7 +1262,7 @@ func (s *Policy) reserveFrom(now sim.Time, job *sim.PendingJob, cls int32, start
 		}
 		if useFacts {
 			ub := s.unitsBound(next)
-			s.addFact(bfFact{lo: startRes, hi: nextRaw, ub: ub})
+			s.addFact(bfFact{lo: startRes, hi: nextRaw, ub: ub, lim: s.maskReach(startRes)})
 			if !first && ub < b.need {
 				if next == math.MaxInt64 {
 					return false

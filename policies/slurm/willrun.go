@@ -76,17 +76,9 @@ type wrProfile struct {
 	eStamp  uint32
 
 	// What the reservation searches of this profile learnt (bfFact):
-	// per search (certs, oldest first), its limit and its facts,
-	// facts[lo:hi].
+	// per search (certs, oldest first), its facts, facts[lo:hi].
 	facts []bfFact
 	certs []bfCert
-	// run[k], for the facts of the searches before the current one, is
-	// the first fact after k of its search that starts a new span (its
-	// start is not the previous fact's end) or has a larger bound, or the
-	// search's end: facts[k:run[k]] tile one span with bounds at most
-	// facts[k].ub, so a run of TRY_LATER points crosses them at once.
-	run []int32
-	stk []int32 // closeFacts' scratch
 
 	// fin is the profile with every rel job released, for the bound
 	// past every end (finalBound).
@@ -101,32 +93,48 @@ type wrProfile struct {
 // bfFact is what a retry of reserve at start lo learnt: with lo's next
 // reservation boundary hi (math.MaxInt64: none), the units on the mask's
 // nodes once every job ending by then is released were at most ub
-// (unitsBound, by hi or, past the horizon, by any time). It holds for
-// every later search of the cycle with the same profile and a limit at
-// least the search's, at any start t in [lo, hi): reservations are only
-// added in a cycle, so a reservation meeting lo's window ends after lo,
-// so at or after hi, so after t, and begins by lo+limit, so within t's
-// longer window: t's mask lies within lo's. And t's next boundary is at
-// most hi (a boundary then is one now), by which no more jobs end, and
-// units only grow as jobs end. So when ub is short of a search's need,
-// the bound, and with it the will-run test (see unitsBound), finds no
-// start by next at any retry in [lo, hi): they are all TRY_LATER.
+// (unitsBound, by hi or, past the horizon, by any time). The mask left
+// out the reservations meeting lo's window, the latest of them starting
+// at lo+lim (lim 0: none starts after lo). It holds for every later
+// search of the cycle with the same profile and a limit of at least lim,
+// at any start t in [lo, hi): reservations are only added in a cycle, so
+// a reservation the mask left out ends after lo, so at or after hi, so
+// after t, and begins by lo+lim, so within t's window: t's mask lies
+// within lo's. And t's next boundary is at most hi (a boundary then is
+// one now), by which no more jobs end, and units only grow as jobs end.
+// So when ub is short of a search's need, the bound, and with it the
+// will-run test (see unitsBound), finds no start by next at any retry in
+// [lo, hi): they are all TRY_LATER. lim is at most the limit of the
+// search that learnt it, and often well below it: a search with a
+// shorter limit uses the facts of a longer one whose window met no
+// reservation starting past its own.
 type bfFact struct {
 	lo, hi sim.Time
 	ub     int64
+	lim    sim.Time
 }
 
 // bfCert is one reservation search's facts: facts[lo:hi] of its
-// profile, made for limit, in the order of their starts.
+// profile, in the order of their starts; lim and ub are the least of
+// their lims and bounds.
 type bfCert struct {
-	limit  sim.Time
+	lim    sim.Time
+	ub     int64
 	lo, hi int32
 }
 
 // factCursor walks one bfCert's facts as a search's start advances:
-// facts[cur:hi] are those still ahead or around it.
+// facts[next:hi] are those not looked at yet, and [lo, e) is the span
+// the usable ones before them (bound short of the search's need, lim at
+// most its limit) cover, each starting within the union of those before
+// it, ub and lim the largest of theirs (e <= lo: none yet). Every retry
+// point of the span lies in one of those facts, so the span is a fact
+// with that bound and lim.
 type factCursor struct {
-	cur, hi int32
+	next, hi int32
+	lo, e    sim.Time
+	ub       int64
+	lim      sim.Time
 }
 
 // maxCerts bounds the searches whose facts a search consults: the later
@@ -134,131 +142,87 @@ type factCursor struct {
 const maxCerts = 16
 
 // openFacts starts a search of b.wr's profile with limit: it consults
-// the facts of the last maxCerts searches with a limit at most limit,
-// and records its own.
+// the facts of the last maxCerts searches that have one for a limit at
+// most limit and a bound short of the need, and records its own.
 func (s *Policy) openFacts(limit sim.Time) {
 	b := &s.bf
 	w := b.wr
-	if k := len(w.certs) - 1; k >= 0 {
-		w.closeFacts(&w.certs[k])
-	}
 	b.cq = b.cq[:0]
 	for k := len(w.certs) - 1; k >= 0 && k >= len(w.certs)-maxCerts; k-- {
-		if c := &w.certs[k]; c.limit <= limit && c.hi > c.lo {
-			b.cq = append(b.cq, factCursor{cur: c.lo, hi: c.hi})
+		if c := &w.certs[k]; c.lim <= limit && c.ub < b.need && c.hi > c.lo {
+			b.cq = append(b.cq, factCursor{next: c.lo, hi: c.hi, lo: math.MinInt64, e: math.MinInt64})
 		}
 	}
+	b.cqLo = math.MinInt64 // the cursors have found no span yet
 	n := int32(len(w.facts))
-	w.certs = append(w.certs, bfCert{limit: limit, lo: n, hi: n})
-}
-
-// closeFacts sets run for the facts of c, a search that has ended
-// (a monotonic stack: each fact waits for the first later one with a
-// larger bound, or a new span).
-func (w *wrProfile) closeFacts(c *bfCert) {
-	if int32(len(w.run)) >= c.hi {
-		return // closed already
-	}
-	w.run = slices.Grow(w.run, int(c.hi)-len(w.run))[:c.hi]
-	stk := w.stk[:0]
-	for j := c.lo; j < c.hi; j++ {
-		if j > c.lo && w.facts[j].lo != w.facts[j-1].hi {
-			for _, k := range stk {
-				w.run[k] = j
-			}
-			stk = stk[:0]
-		}
-		for len(stk) > 0 && w.facts[stk[len(stk)-1]].ub < w.facts[j].ub {
-			w.run[stk[len(stk)-1]] = j
-			stk = stk[:len(stk)-1]
-		}
-		stk = append(stk, j)
-	}
-	for _, k := range stk {
-		w.run[k] = c.hi
-	}
-	w.stk = stk
+	w.certs = append(w.certs, bfCert{lim: math.MaxInt64, ub: math.MaxInt64, lo: n, hi: n})
 }
 
 // addFact records f as a fact of the current search (openFacts).
 func (s *Policy) addFact(f bfFact) {
 	w := s.bf.wr
 	w.facts = append(w.facts, f)
-	w.certs[len(w.certs)-1].hi = int32(len(w.facts))
+	c := &w.certs[len(w.certs)-1]
+	c.hi = int32(len(w.facts))
+	c.lim, c.ub = min(c.lim, f.lim), min(c.ub, f.ub)
 }
 
 // ruledOut reports whether the facts consulted show every retry point
-// of the current search in [t, e) TRY_LATER (ub, short of the need, is
-// the bound of the fact that shows it), for the largest such e. t only
-// advances during a search. A fact shadowed by an overlapping one (a
-// retry from a will-run start inside an earlier retry's span) is passed
-// over: the answer may miss a point, never rule one out wrongly.
-func (s *Policy) ruledOut(t sim.Time) (e sim.Time, ub int64, ok bool) {
+// of the current search, with limit, in [t, e) TRY_LATER, for the
+// largest such e that one cursor's span shows: f is [t, e) with the
+// span's bound and lim. t only advances during a search, so each cursor
+// reads its facts once a search, and the call returns at once while
+// every span found starts after t (b.cqLo).
+func (s *Policy) ruledOut(t, limit sim.Time) (f bfFact, ok bool) {
 	b := &s.bf
-	w := b.wr
-	facts := w.facts
+	if t < b.cqLo {
+		return f, false
+	}
+	lo := sim.Time(math.MaxInt64)
 	for i := 0; i < len(b.cq); {
 		q := &b.cq[i]
-		if q.cur == q.hi || facts[q.cur].hi <= t {
-			q.cur = skipFacts(facts, q.cur, q.hi, t) // not the fact around t
-		}
-		if q.cur == q.hi {
+		if q.e <= t && !s.nextSpan(q, t, limit) {
 			// Spent: drop it.
 			b.cq[i] = b.cq[len(b.cq)-1]
 			b.cq = b.cq[:len(b.cq)-1]
 			continue
 		}
-		if f := &facts[q.cur]; f.lo <= t && t < f.hi && f.ub < b.need {
-			// Cross the facts after it that tile on with bounds short
-			// of the need too (run).
-			k := q.cur
-			for {
-				j := w.run[k]
-				if j >= q.hi || facts[j].lo != facts[j-1].hi || facts[j].ub >= b.need {
-					q.cur = j - 1
-					break
-				}
-				k = j
-			}
-			if end := facts[q.cur].hi; !ok || end > e {
-				e, ub, ok = end, facts[k].ub, true
-			}
+		if q.lo <= t && (!ok || q.e > f.hi) {
+			f, ok = bfFact{lo: t, hi: q.e, ub: q.ub, lim: q.lim}, true
 		}
+		lo = min(lo, q.lo)
 		i++
 	}
-	return e, ub, ok
+	b.cqLo = lo
+	return f, ok
 }
 
-// skipFacts returns the first index in [cur, hi) from cur on of a fact
-// ending after t, or hi: a few steps, then galloping and a binary search
-// (a search's facts end in order but where a retry starts inside an
-// earlier span; a fact passed over there only goes unused).
-func skipFacts(facts []bfFact, cur, hi int32, t sim.Time) int32 {
-	for range 4 {
-		if cur == hi || facts[cur].hi > t {
-			return cur
+// nextSpan moves q to the first span of usable facts that ends after t
+// (a span grows while the next usable fact starts within it), reporting
+// false when there is none.
+func (s *Policy) nextSpan(q *factCursor, t, limit sim.Time) bool {
+	b := &s.bf
+	facts := b.wr.facts
+	have := false
+	for ; q.next < q.hi; q.next++ {
+		g := &facts[q.next]
+		usable := g.ub < b.need && g.lim <= limit
+		if have {
+			if usable && g.lo <= q.e {
+				q.e, q.ub, q.lim = max(q.e, g.hi), max(q.ub, g.ub), max(q.lim, g.lim)
+				continue
+			}
+			if q.e > t {
+				return true
+			}
+			have = false
 		}
-		cur++
-	}
-	if cur == hi || facts[cur].hi > t {
-		return cur
-	}
-	step := int32(1)
-	for cur+step < hi && facts[cur+step].hi <= t {
-		cur += step
-		step *= 2
-	}
-	// facts[cur].hi <= t; the first ending after t is in (cur, cur+step].
-	lo, up := cur+1, min(cur+step, hi)
-	for lo < up {
-		m := int32(uint32(lo+up) >> 1)
-		if facts[m].hi <= t {
-			lo = m + 1
-		} else {
-			up = m
+		if usable {
+			have = true
+			q.lo, q.e, q.ub, q.lim = g.lo, g.hi, g.ub, g.lim
 		}
 	}
-	return lo
+	return have && q.e > t
 }
 
 // unitsBound is the state of the bound reserve tests its TRY_LATER
@@ -580,7 +544,7 @@ func (s *Policy) profile(cls int32) {
 	w.d = d
 	w.reachYes, w.reachNo = 0, math.MaxInt64
 	w.maskVer, w.grpVer = 0, 0
-	w.facts, w.certs, w.run = w.facts[:0], w.certs[:0], w.run[:0]
+	w.facts, w.certs = w.facts[:0], w.certs[:0]
 	n := len(p.Nodes)
 	e := s.baseShape(d)
 	w.contrib, w.upl, w.base, w.allElig = e.contrib, e.upl, e.base, e.allElig
