@@ -119,7 +119,39 @@ func TestSlurmPendingScan(t *testing.T) {
 		if msg := policytest.DiffDecisions(whole.rec, delta.rec); msg != "" {
 			t.Fatalf("seed %d (%s): the pending scan of the queue's changes and of the whole queue differ: %s", seed, c, msg)
 		}
+		// A view whose Delta lists only some of the jobs queued: the
+		// count of slots disagrees and the pass scans the whole queue.
+		s, err := slurm.New(c.args, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := c.cfg
+		cfg.Policy = halfQueued{s}
+		cfg.Trace = &workload.Trace{Jobs: slices.Clone(c.cfg.Trace.Jobs)}
+		rec, err := sim.Run(cfg)
+		if err != nil {
+			t.Fatalf("seed %d (%s): %v", seed, c, err)
+		}
+		if msg := policytest.DiffDecisions(whole.rec, rec); msg != "" {
+			t.Fatalf("seed %d (%s): with half the queued jobs listed, the pending scan differs from the whole queue's: %s", seed, c, msg)
+		}
 	}
+}
+
+// halfQueued is a slurm policy whose views list only the first half of
+// the jobs queued since the last pass (sim.Delta.Queued).
+type halfQueued struct{ *slurm.Policy }
+
+func (p halfQueued) Schedule(due sim.PassSet, v sim.View, rng *rand.Rand) sim.Plan {
+	return p.Policy.Schedule(due, halfQueuedView{v}, rng)
+}
+
+type halfQueuedView struct{ sim.View }
+
+func (v halfQueuedView) Delta() sim.Delta {
+	d := v.View.Delta()
+	d.Queued = d.Queued[:len(d.Queued)/2]
+	return d
 }
 
 // TestSlurmMirroredFree replays random workloads with the free state

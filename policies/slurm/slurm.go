@@ -481,47 +481,38 @@ func (s *Policy) scanPending(v sim.View, pend []sim.PendingJob) bool {
 	newJobs := false
 	for _, i := range d.Queued {
 		if int(i) >= len(pend) {
-			return s.scanWhole(v, pend)
+			return s.scanWhole(v, pend) || newJobs
 		}
-		pj := &pend[i]
-		js := s.ident(v, pj.Ref)
-		if js.epoch == 0 {
-			newJobs = true
-			js.started = 1
+		newJobs = s.see(v, pend, int(i)) || newJobs
+	}
+	// The started jobs' slots go unless they were queued again. Counted
+	// first: where the slots left would not match the queue, the whole
+	// scan starts from the slots of the last pass's queue (the jobs
+	// without one are those not pending then, whatever the view said).
+	gone := 0
+	for _, ref := range d.Started {
+		if js := &s.st[ref]; js.pi != 0 && js.epoch != s.epoch {
+			gone++
 		}
-		js.epoch = s.epoch
-		if js.pi == 0 {
-			s.fresh = append(s.fresh, s.takeSlot(js))
-		}
-		s.pq[js.pi-1] = pqEntry{sub: pj.Submit, ref: pj.Ref, at: int32(i)}
+	}
+	if s.pqUsed-gone != len(pend) {
+		return s.scanWhole(v, pend) || newJobs
 	}
 	for _, ref := range d.Started {
 		if js := &s.st[ref]; js.pi != 0 && js.epoch != s.epoch {
 			s.dropSlot(js)
 		}
 	}
-	if s.pqUsed != len(pend) {
-		return s.scanWhole(v, pend)
-	}
 	return newJobs
 }
 
-// scanWhole is scanPending visiting every pending job.
+// scanWhole is scanPending visiting every pending job. Called after part
+// of the queue's changes were taken, it keeps what they did: the jobs
+// given a slot then are in fresh already.
 func (s *Policy) scanWhole(v sim.View, pend []sim.PendingJob) bool {
-	s.fresh = s.fresh[:0]
 	newJobs := false
 	for i := range pend {
-		pj := &pend[i]
-		js := s.ident(v, pj.Ref)
-		if js.epoch == 0 {
-			newJobs = true
-			js.started = 1
-		}
-		js.epoch = s.epoch
-		if js.pi == 0 {
-			s.fresh = append(s.fresh, s.takeSlot(js))
-		}
-		s.pq[js.pi-1] = pqEntry{sub: pj.Submit, ref: pj.Ref, at: int32(i)}
+		newJobs = s.see(v, pend, i) || newJobs
 	}
 	for k := range s.pq {
 		if ref := s.pq[k].ref; ref >= 0 {
@@ -531,6 +522,24 @@ func (s *Policy) scanWhole(v sim.View, pend []sim.PendingJob) bool {
 		}
 	}
 	return newJobs
+}
+
+// see notes pend[i] pending this pass: stamped, with a slot holding its
+// place (a new slot makes it fresh). It reports whether the job is pending
+// for the first time (started set to 1: priority not computed yet).
+func (s *Policy) see(v sim.View, pend []sim.PendingJob, i int) bool {
+	pj := &pend[i]
+	js := s.ident(v, pj.Ref)
+	first := js.epoch == 0
+	if first {
+		js.started = 1
+	}
+	js.epoch = s.epoch
+	if js.pi == 0 {
+		s.fresh = append(s.fresh, s.takeSlot(js))
+	}
+	s.pq[js.pi-1] = pqEntry{sub: pj.Submit, ref: pj.Ref, at: int32(i)}
+	return first
 }
 
 // takeSlot gives pending job js a slot in pq and returns it.
