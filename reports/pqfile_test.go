@@ -199,14 +199,7 @@ func parquetFacts(t *testing.T, data []byte, check bool) string {
 // with nulls in runs and scattered, NaNs, string pages over 1 MiB and a
 // dictionary of 300 values (9-bit indices).
 func TestParquetMatchesArrowWriter(t *testing.T) {
-	a := Analyze(fixtureRecord(), fixtureOptions)
-	var jobs, tl bytes.Buffer
-	if err := WriteJobsParquet(&jobs, a); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteTimelineParquet(&tl, a); err != nil {
-		t.Fatal(err)
-	}
+	_, jobs, tl := fixtureParquet(t)
 	const n = 70_000
 	cols := []col{
 		strCol("s", func(i int) string { return fmt.Sprintf("value-%020d", i*7919%n) }),
@@ -264,11 +257,7 @@ func TestParquetMatchesArrowWriter(t *testing.T) {
 // and max of its values, the empty string included (the fixture's
 // gpu_type is "" for CPU jobs and "h100").
 func TestParquetDictStats(t *testing.T) {
-	a := Analyze(fixtureRecord(), fixtureOptions)
-	var jobs bytes.Buffer
-	if err := WriteJobsParquet(&jobs, a); err != nil {
-		t.Fatal(err)
-	}
+	_, jobs, _ := fixtureParquet(t)
 	pf, err := file.NewParquetReader(bytes.NewReader(jobs.Bytes()))
 	if err != nil {
 		t.Fatal(err)

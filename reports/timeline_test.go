@@ -112,18 +112,26 @@ func TestSampleInterval(t *testing.T) {
 	}
 }
 
+// fixtureParquet returns the fixture's analysis and its jobs.parquet and
+// timeline.parquet.
+func fixtureParquet(t *testing.T) (a *Analysis, jobs, tl *bytes.Buffer) {
+	t.Helper()
+	a = Analyze(fixtureRecord(), fixtureOptions)
+	jobs, tl = new(bytes.Buffer), new(bytes.Buffer)
+	if err := WriteJobsParquet(jobs, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteTimelineParquet(tl, a); err != nil {
+		t.Fatal(err)
+	}
+	return a, jobs, tl
+}
+
 // TestParquetRoundTrip writes the fixture's jobs.parquet and
 // timeline.parquet and reads them back unchanged, with the seed and
 // config hash in the metadata.
 func TestParquetRoundTrip(t *testing.T) {
-	a := Analyze(fixtureRecord(), fixtureOptions)
-	var jobs, tl bytes.Buffer
-	if err := WriteJobsParquet(&jobs, a); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteTimelineParquet(&tl, a); err != nil {
-		t.Fatal(err)
-	}
+	a, jobs, tl := fixtureParquet(t)
 	rows, meta, err := ReadJobsParquet("jobs.parquet", jobs.Bytes())
 	if err != nil {
 		t.Fatal(err)
